@@ -25,9 +25,6 @@ __all__ = [
     "__version__",
 ]
 
-try:  # the public surface; api.py is filled in stage by stage
-    from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: F401
+from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
 
-    __all__ += ["aot", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]
-except ImportError:  # pragma: no cover - only while bootstrapping
-    pass
+__all__ += ["aot", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]

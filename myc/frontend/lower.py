@@ -1,0 +1,918 @@
+"""Lowering a Python function's AST to graph IR.
+
+The frontend is a whitelist: one method per supported AST node, everything else is
+rejected by name with its location.  Control flow follows Myia's block-to-graph
+scheme, itself the functional reading of SSA (Appel, "SSA is functional programming"):
+every basic block becomes a graph, a jump becomes a tail call, and a phi node becomes a
+parameter of the graph jumped to.  Concretely:
+
+* ``if c: A else: B; rest`` -> ``switch(truth(c), A', B')()`` where ``A'``/``B'`` end by
+  tail-calling the join graph ``rest'(v1, ..., vn)`` whose parameters are the variables
+  the branches assign.  A branch that returns simply does not call the join.
+* ``while c: body; rest`` -> a header graph ``h(vars)`` whose output is
+  ``switch(truth(c), body', exit')()``; ``body'`` ends with ``h(vars')`` (``continue``
+  too), ``break`` and ``exit'`` call ``rest'(vars)``.  ``for`` loops are ``while`` loops
+  over a hidden counter.
+* nested ``def``/``lambda`` become graphs whose ``parent`` is the graph of the block
+  they appear in; the enclosing variables they read are free variables, captured by
+  value when the closure is created.
+
+Variables are tracked per block in an environment; because every block graph is
+nested in the graphs that dominate it, a value defined earlier is simply a free
+variable of the later block (no phi needed unless it is reassigned).
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins as _builtins
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from myc.errors import Location, MycError, MycNameError, MycSyntaxError, MycTypeError
+from myc.frontend import builtins as B
+from myc.frontend.scope import assigned_names
+from myc.frontend.source import SourceInfo, read_function
+from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.prims import UNDEF, P, Primitive
+
+_UNSUPPORTED_STMT = {
+    "Try": "'try' statement", "TryStar": "'try' statement", "With": "'with' statement",
+    "AsyncWith": "'async with' statement", "Global": "'global' declaration",
+    "Nonlocal": "'nonlocal' declaration", "Delete": "'del' statement",
+    "Import": "'import' statement", "ImportFrom": "'import' statement",
+    "ClassDef": "class definition", "AsyncFunctionDef": "'async def'",
+    "Raise": "'raise' statement", "Assert": "'assert' statement", "Match": "'match' statement",
+    "AsyncFor": "'async for' loop",
+}
+_UNSUPPORTED_EXPR = {
+    "ListComp": "list comprehension", "SetComp": "set comprehension",
+    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
+    "Dict": "dict literal", "Set": "set literal", "JoinedStr": "f-string",
+    "Yield": "'yield'", "YieldFrom": "'yield from'", "Await": "'await'",
+    "NamedExpr": "assignment expression (:=)", "Starred": "star-args (*x)",
+    "FormattedValue": "f-string",
+}
+_BINOPS = {
+    ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+    ast.FloorDiv: "floordiv", ast.Mod: "mod", ast.Pow: "pow", ast.MatMult: "matmul",
+    ast.BitAnd: "and_", ast.BitOr: "or_", ast.BitXor: "xor",
+}
+_CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
+           ast.GtE: "ge"}
+_UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "invert"}
+
+_GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+@dataclass
+class Signature:
+    """Parameter names and default-value nodes of a graph built from a ``def``."""
+
+    names: list[str]
+    defaults: dict[str, Node] = field(default_factory=dict)
+
+
+@dataclass
+class Env:
+    vars: dict[str, Node]
+    maybe_undef: set[str] = field(default_factory=set)
+
+    def copy(self) -> Env:
+        return Env(dict(self.vars), set(self.maybe_undef))
+
+
+@dataclass
+class Block:
+    """The insertion point: the graph being filled and the variables visible there."""
+
+    graph: Graph
+    env: Env
+
+
+@dataclass
+class Loop:
+    header: Graph
+    after: Graph
+    names: list[str]
+
+
+class _Module:
+    """A Python module seen at parse time (``np``, ``math``): only its attributes are values."""
+
+    def __init__(self, module: types.ModuleType):
+        self.module = module
+
+
+def parse(fn: Any) -> Graph:
+    """The graph of Python function ``fn``, parsing it (and what it calls) once."""
+    fn = _unwrap(fn)
+    if not isinstance(fn, types.FunctionType):
+        raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
+    g = _GRAPHS.get(fn)
+    if g is None:
+        info = read_function(fn)
+        g = Graph(fn.__name__, None, info.loc(info.tree))
+        _GRAPHS[fn] = g
+        try:
+            FunctionLowerer(info, fn, None).lower_into(g)
+        except BaseException:
+            del _GRAPHS[fn]
+            raise
+    return g
+
+
+def _unwrap(fn: Any) -> Any:
+    """The plain Python function behind a ``myc.jit`` wrapper."""
+    while hasattr(fn, "__myc_function__"):
+        fn = fn.__myc_function__
+    return fn
+
+
+class FunctionLowerer:
+    """Lowers one Python function (top-level, nested ``def`` or ``lambda``)."""
+
+    def __init__(self, info: SourceInfo, py_fn: types.FunctionType,
+                 outer: tuple[FunctionLowerer, Env] | None):
+        self.info = info
+        self.py_fn = py_fn
+        self.outer = outer
+        tree = info.tree
+        body = tree.body if isinstance(tree.body, list) else []
+        self.locals = assigned_names(body) | {a.arg for a in self._all_args(tree.args)}
+        self.loops: list[Loop] = []
+        self.n_loops = 0
+
+    # ------------------------------------------------------------------ helpers
+    def loc(self, node: ast.AST | None) -> Location | None:
+        return self.info.loc(node)
+
+    def error(self, cls: type[MycError], msg: str, node: ast.AST | None, hint: str | None = None):
+        return cls(msg, self.loc(node), hint)
+
+    @staticmethod
+    def _all_args(args: ast.arguments) -> list[ast.arg]:
+        return list(args.posonlyargs) + list(args.args)
+
+    def apply(self, block: Block, fn: Any, *args: Any, node: ast.AST | None = None) -> Apply:
+        return block.graph.apply(fn, *args, loc=self.loc(node))
+
+    def new_graph(self, name: str, parent: Graph, node: ast.AST | None, kind: str) -> Graph:
+        g = Graph(name, parent, self.loc(node))
+        g.kind = kind
+        return g
+
+    # ------------------------------------------------------------------ function level
+    def lower_into(self, g: Graph, defaults_block: Block | None = None) -> None:
+        tree = self.info.tree
+        args = tree.args
+        self._check_arguments(args)
+        env = Env({})
+        names = []
+        for a in self._all_args(args):
+            env.vars[a.arg] = g.add_parameter(a.arg, self.loc(a))
+            names.append(a.arg)
+        sig = Signature(names)
+        pos = self._all_args(args)
+        defaults = list(args.defaults)
+        for a, d in zip(pos[len(pos) - len(defaults):], defaults, strict=True):
+            if defaults_block is None:
+                sig.defaults[a.arg] = Constant(self._default_value(a.arg), self.loc(d))
+            else:
+                sig.defaults[a.arg] = self.expr(d, defaults_block)
+        g.flags["signature"] = sig
+        if all(isinstance(n, Constant) for n in sig.defaults.values()):
+            g.flags["defaults"] = [sig.defaults[n].value for n in names if n in sig.defaults]
+        block = Block(g, env)
+        if isinstance(tree, ast.Lambda):
+            g.output = self.expr(tree.body, block)
+            return
+        end = self.stmts(tree.body, block)
+        if end is not None:
+            end.graph.output = Constant(None, self.loc(tree))
+
+    def _default_value(self, name: str) -> Any:
+        sig = self.py_fn.__defaults__ or ()
+        pos = self.py_fn.__code__.co_varnames[: self.py_fn.__code__.co_argcount]
+        idx = list(pos).index(name) - (len(pos) - len(sig))
+        value = sig[idx]
+        self._check_constant_value(value, name, self.info.tree)
+        return value
+
+    def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
+        if isinstance(value, (bool, int, float, np.generic, type(None))):
+            return
+        if isinstance(value, tuple):
+            for v in value:
+                self._check_constant_value(v, name, node)
+            return
+        if isinstance(value, np.ndarray):
+            return
+        raise self.error(MycTypeError, f"default value of '{name}' has unsupported type "
+                         f"{type(value).__name__}", node)
+
+    def _check_arguments(self, args: ast.arguments) -> None:
+        if args.vararg is not None:
+            raise self.error(MycSyntaxError, "star-args (*args) are not supported", args.vararg)
+        if args.kwarg is not None:
+            raise self.error(MycSyntaxError, "keyword star-args (**kwargs) are not supported",
+                             args.kwarg)
+        if args.kwonlyargs:
+            raise self.error(MycSyntaxError, "keyword-only arguments are not supported",
+                             args.kwonlyargs[0])
+
+    # ------------------------------------------------------------------ statements
+    def stmts(self, stmts: list[ast.stmt], block: Block | None) -> Block | None:
+        """Lower a statement list; ``None`` once control cannot reach the end."""
+        i = 0
+        while i < len(stmts):
+            s = stmts[i]
+            if block is None:
+                # unreachable code is still checked against the subset
+                self.check_subset(s)
+                i += 1
+                continue
+            if isinstance(s, ast.FunctionDef):
+                j = i
+                while j < len(stmts) and isinstance(stmts[j], ast.FunctionDef):
+                    j += 1
+                self.stmt_defs(stmts[i:j], block)
+                i = j
+                continue
+            block = self.stmt(s, block)
+            i += 1
+        return block
+
+    def check_subset(self, node: ast.AST) -> None:
+        for sub in ast.walk(node):
+            name = type(sub).__name__
+            if name in _UNSUPPORTED_STMT:
+                raise self.error(MycSyntaxError, f"{_UNSUPPORTED_STMT[name]} is not supported",
+                                 sub)
+            if name in _UNSUPPORTED_EXPR:
+                raise self.error(MycSyntaxError, f"{_UNSUPPORTED_EXPR[name]} is not supported",
+                                 sub)
+
+    def stmt(self, s: ast.stmt, block: Block) -> Block | None:
+        method = getattr(self, "stmt_" + type(s).__name__, None)
+        if method is None:
+            what = _UNSUPPORTED_STMT.get(type(s).__name__, f"'{type(s).__name__}' statement")
+            raise self.error(MycSyntaxError, f"{what} is not supported", s)
+        return method(s, block)
+
+    def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
+        return block
+
+    def stmt_Expr(self, s: ast.Expr, block: Block) -> Block:
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return block  # docstring
+        self.check_subset(s.value)
+        self.expr(s.value, block)  # evaluated for its errors; results are pure
+        return block
+
+    def stmt_Return(self, s: ast.Return, block: Block) -> None:
+        value = (self.expr(s.value, block) if s.value is not None
+                 else Constant(None, self.loc(s)))
+        block.graph.output = value
+        return None
+
+    def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:
+        value = self.expr(s.value, block)
+        for target in s.targets:
+            self.assign(target, value, block)
+        return block
+
+    def stmt_AnnAssign(self, s: ast.AnnAssign, block: Block) -> Block:
+        if s.value is None:
+            return block
+        self.assign(s.target, self.expr(s.value, block), block)
+        return block
+
+    def stmt_AugAssign(self, s: ast.AugAssign, block: Block) -> Block:
+        if not isinstance(s.target, ast.Name):
+            self._reject_target(s.target)
+        op = _BINOPS.get(type(s.op))
+        if op is None:
+            raise self.error(MycSyntaxError,
+                             f"operator '{type(s.op).__name__}=' is not supported", s)
+        current = self.read_name(s.target.id, s.target, block)
+        value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
+        self.assign(s.target, value, block)
+        return block
+
+    def _reject_target(self, target: ast.AST) -> None:
+        if isinstance(target, ast.Subscript):
+            raise self.error(MycSyntaxError,
+                             "item assignment (x[i] = ...) is not supported: arrays are "
+                             "immutable in myc", target,
+                             hint="build a new array, e.g. with np.where")
+        if isinstance(target, ast.Attribute):
+            raise self.error(MycSyntaxError, "attribute assignment is not supported", target)
+        if isinstance(target, ast.Starred):
+            raise self.error(MycSyntaxError, "starred assignment (*x) is not supported", target)
+        raise self.error(MycSyntaxError,
+                         f"assignment to {type(target).__name__} is not supported", target)
+
+    def assign(self, target: ast.AST, value: Node, block: Block) -> None:
+        if isinstance(target, ast.Name):
+            value_named = value
+            if isinstance(value, Apply) and value.debug_name is None:
+                value.debug_name = target.id
+            block.env.vars[target.id] = value_named
+            block.env.maybe_undef.discard(target.id)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for elt in target.elts:
+                if isinstance(elt, ast.Starred):
+                    self._reject_target(elt)
+            n = len(target.elts)
+            checked = self.apply(block, P.unpack, value, n, node=target)
+            for i, elt in enumerate(target.elts):
+                self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
+        else:
+            self._reject_target(target)
+
+    # -- if ----------------------------------------------------------------------
+    def stmt_If(self, s: ast.If, block: Block) -> Block | None:
+        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        g = block.graph
+        tg = self.new_graph(f"{g.name}:if", g, s, "branch")
+        fg = self.new_graph(f"{g.name}:else", g, s, "branch")
+        t_end = self.stmts(s.body, Block(tg, block.env.copy()))
+        f_end = self.stmts(s.orelse, Block(fg, block.env.copy()))
+        g.output = self.apply(block, self.apply(block, P.switch, cond, tg, fg, node=s), node=s)
+        return self.join([t_end, f_end], s.body + s.orelse, block, s, "endif")
+
+    def join(self, ends: list[Block | None], stmts: list[ast.stmt], block: Block,
+             node: ast.AST, label: str) -> Block | None:
+        """Make the graph where ``ends`` meet again, with a parameter per changed variable."""
+        live = [e for e in ends if e is not None]
+        if not live:
+            return None
+        changed = sorted(n for n in assigned_names(stmts) & self.locals
+                         if any(n in e.env.vars for e in live))
+        g = block.graph
+        jg = self.new_graph(f"{g.name}:{label}", g, node, "join")
+        env = block.env.copy()
+        for name in changed:
+            env.vars[name] = jg.add_parameter(name, self.loc(node))
+            undef = any(name not in e.env.vars or name in e.env.maybe_undef for e in live)
+            if undef:
+                env.maybe_undef.add(name)
+            else:
+                env.maybe_undef.discard(name)
+        for e in live:
+            vals = [e.env.vars.get(n, Constant(UNDEF)) for n in changed]
+            e.graph.output = e.graph.apply(jg, *vals, loc=self.loc(node))
+        return Block(jg, env)
+
+    # -- loops -------------------------------------------------------------------
+    def stmt_While(self, s: ast.While, block: Block) -> Block | None:
+        return self._loop(s, block, s.test, None)
+
+    def stmt_For(self, s: ast.For, block: Block) -> Block | None:
+        it = s.iter
+        rng = self._static_callee(it.func, block) if isinstance(it, ast.Call) else None
+        if rng is B.RANGE:
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                raise self.error(MycTypeError, "range() takes 1 to 3 positional arguments", it)
+            vals = [self.expr(a, block) for a in it.args]
+            if len(vals) == 1:
+                start, stop, step = Constant(0), vals[0], Constant(1)
+            elif len(vals) == 2:
+                start, stop, step = vals[0], vals[1], Constant(1)
+            else:
+                start, stop, step = vals
+            count = self.apply(block, P.range_len, start, stop, step, node=it)
+            seq = None
+        else:
+            seq = self.expr(it, block)
+            count = self.apply(block, P.len, seq, node=it)
+            start = step = None
+        return self._loop(s, block, None, (count, seq, start, step))
+
+    def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
+              for_info: tuple | None) -> Block | None:
+        g = block.graph
+        self.n_loops += 1
+        counter = f"$i{self.n_loops}"
+        names = sorted(assigned_names(s.body) & self.locals)
+        if for_info is not None:
+            names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
+            names.append(counter)
+        header = self.new_graph(f"{g.name}:loop", g, s, "loop_header")
+        after = self.new_graph(f"{g.name}:endloop", g, s, "join")
+        henv = block.env.copy()
+        init = []
+        for name in names:
+            if name == counter:
+                init.append(Constant(0))
+            elif name in block.env.vars:
+                init.append(block.env.vars[name])
+            else:
+                init.append(Constant(UNDEF))
+                henv.maybe_undef.add(name)
+            henv.vars[name] = header.add_parameter(name, self.loc(s))
+        g.output = self.apply(block, header, *init, node=s)
+        hblock = Block(header, henv)
+        if for_info is None:
+            cond = self.apply(hblock, P.truth, self.expr(test, hblock), node=test)
+        else:
+            count = for_info[0]
+            cond = self.apply(hblock, P.lt, henv.vars[counter], count, node=s.iter)
+        body = self.new_graph(f"{g.name}:body", header, s, "loop_body")
+        exit_ = self.new_graph(f"{g.name}:exit", header, s, "branch")
+        bblock = Block(body, henv.copy())
+        if for_info is not None:
+            _, seq, start, step = for_info
+            k = henv.vars[counter]
+            if seq is None:
+                item = self.apply(bblock, P.add, start,
+                                  self.apply(bblock, P.mul, k, step, node=s.iter), node=s.iter)
+            else:
+                item = self.apply(bblock, P.getitem, seq, k, node=s.iter)
+            bblock.env.vars[counter] = self.apply(bblock, P.add, k, 1, node=s.iter)
+            self.assign(s.target, item, bblock)
+        header.output = self.apply(
+            hblock, self.apply(hblock, P.switch, cond, body, exit_, node=s), node=s)
+        self.loops.append(Loop(header, after, names))
+        try:
+            b_end = self.stmts(s.body, bblock)
+        finally:
+            self.loops.pop()
+        if b_end is not None:
+            b_end.graph.output = b_end.graph.apply(
+                header, *[b_end.env.vars.get(n, Constant(UNDEF)) for n in names],
+                loc=self.loc(s))
+        x_end = self.stmts(s.orelse, Block(exit_, henv.copy()))
+        if x_end is not None:
+            x_end.graph.output = x_end.graph.apply(
+                after, *[x_end.env.vars.get(n, Constant(UNDEF)) for n in names],
+                loc=self.loc(s))
+        aenv = block.env.copy()
+        for name in names:
+            aenv.vars[name] = after.add_parameter(name, self.loc(s))
+            if name not in block.env.vars or name in block.env.maybe_undef:
+                aenv.maybe_undef.add(name)
+        if x_end is None and not self._has_break(s.body):
+            after.output = Constant(None)
+            return None
+        return Block(after, aenv)
+
+    @staticmethod
+    def _has_break(stmts: list[ast.stmt]) -> bool:
+        def visit(node: ast.AST) -> bool:
+            if isinstance(node, ast.Break):
+                return True
+            if isinstance(node, (ast.While, ast.For, ast.FunctionDef, ast.Lambda)):
+                return False
+            return any(visit(c) for c in ast.iter_child_nodes(node))
+
+        return any(visit(s) for s in stmts)
+
+    def _jump(self, s: ast.stmt, block: Block, to_header: bool) -> None:
+        if not self.loops:
+            word = "continue" if to_header else "break"
+            raise self.error(MycSyntaxError, f"'{word}' outside a loop", s)
+        loop = self.loops[-1]
+        target = loop.header if to_header else loop.after
+        vals = [block.env.vars.get(n, Constant(UNDEF)) for n in loop.names]
+        block.graph.output = block.graph.apply(target, *vals, loc=self.loc(s))
+
+    def stmt_Break(self, s: ast.Break, block: Block) -> None:
+        self._jump(s, block, False)
+
+    def stmt_Continue(self, s: ast.Continue, block: Block) -> None:
+        self._jump(s, block, True)
+
+    # -- nested functions --------------------------------------------------------
+    def stmt_defs(self, defs: list[ast.FunctionDef], block: Block) -> None:
+        """Consecutive ``def``s are bound together, so they may call each other."""
+        graphs = []
+        for d in defs:
+            if d.decorator_list:
+                raise self.error(MycSyntaxError, "decorators on nested functions are not "
+                                 "supported", d.decorator_list[0])
+            g = self.new_graph(d.name, block.graph, d, "function")
+            block.env.vars[d.name] = Constant(g, self.loc(d))
+            block.env.maybe_undef.discard(d.name)
+            graphs.append(g)
+        for d, g in zip(defs, graphs, strict=True):
+            self.lower_nested(d, g, block)
+
+    def lower_nested(self, tree: ast.FunctionDef | ast.Lambda, g: Graph, block: Block) -> None:
+        info = SourceInfo(tree, self.info.filename, self.info.line_offset,
+                          self.info.col_offset, getattr(tree, "name", "<lambda>"))
+        inner = FunctionLowerer(info, self.py_fn, (self, block.env.copy()))
+        inner.lower_into(g, defaults_block=block)
+
+    # ------------------------------------------------------------------ names
+    def read_name(self, name: str, node: ast.AST, block: Block) -> Node:
+        if name in self.locals:
+            if name not in block.env.vars:
+                raise self.error(MycNameError,
+                                 f"local variable '{name}' is referenced before assignment",
+                                 node)
+            value = block.env.vars[name]
+            if name in block.env.maybe_undef:
+                value = self.apply(block, P.check_defined, value, name, node=node)
+                block.env.vars[name] = value
+                block.env.maybe_undef.discard(name)
+            return value
+        outer = self.outer
+        while outer is not None:
+            lowerer, env = outer
+            if name in lowerer.locals:
+                if name not in env.vars:
+                    raise self.error(
+                        MycNameError,
+                        f"free variable '{name}' is referenced before it is assigned in the "
+                        "enclosing function", node,
+                        hint="myc closures capture values when they are created; assign "
+                        f"'{name}' before this function is defined")
+                value = env.vars[name]
+                if name in env.maybe_undef:
+                    value = self.apply(block, P.check_defined, value, name, node=node)
+                return value
+            outer = lowerer.outer
+        found, value = self.lookup_python(name)
+        if not found:
+            raise self.error(MycNameError, f"name '{name}' is not defined", node)
+        return self.python_value(value, name, node, block)
+
+    def lookup_python(self, name: str) -> tuple[bool, Any]:
+        fn = self.py_fn
+        code = fn.__code__
+        if fn.__closure__ and name in code.co_freevars:
+            cell = fn.__closure__[code.co_freevars.index(name)]
+            try:
+                return True, cell.cell_contents
+            except ValueError:
+                return False, None
+        if name in fn.__globals__:
+            return True, fn.__globals__[name]
+        if hasattr(_builtins, name):
+            return True, getattr(_builtins, name)
+        return False, None
+
+    def python_value(self, value: Any, name: str, node: ast.AST, block: Block) -> Node:
+        """A Python object found at parse time (a global, a closure cell) as an IR node."""
+        loc = self.loc(node)
+        if isinstance(value, types.ModuleType):
+            raise self.error(MycTypeError, f"module '{name}' cannot be used as a value", node)
+        if isinstance(value, (bool, int, float, type(None), np.generic)):
+            return Constant(value, loc)
+        if isinstance(value, np.ndarray):
+            if value.dtype.kind not in "biuf":
+                raise self.error(MycTypeError, f"global array '{name}' has unsupported dtype "
+                                 f"{value.dtype}", node)
+            const = value.copy()
+            const.flags.writeable = False
+            return Constant(const, loc)
+        if isinstance(value, tuple):
+            elems = [self.python_value(v, name, node, block) for v in value]
+            if all(isinstance(e, Constant) and not isinstance(e.value, (Graph, Primitive))
+                   for e in elems):
+                return Constant(tuple(e.value for e in elems), loc)
+            return self.apply(block, P.make_tuple, *elems, node=node)
+        prim = B.PRIMITIVE_OF.get(id(value))
+        if prim is not None:
+            return Constant(prim, loc)
+        if id(value) in B.DTYPES:
+            return Constant(value, loc)
+        if isinstance(value, type) and id(value) in B.BUILTIN_DTYPES:
+            return Constant(value, loc)
+        inner = _unwrap(value)
+        if isinstance(inner, types.FunctionType):
+            return Constant(parse(inner), loc)
+        if value is B.RANGE:
+            raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
+                             "'for' loop", node)
+        kind = type(value).__name__
+        raise self.error(MycNameError, f"'{name}' refers to a {kind}, which myc cannot use",
+                         node)
+
+    def _static_callee(self, node: ast.expr, block: Block) -> Any:
+        """The Python object an expression names at parse time, or ``None``."""
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                return None
+            outer = self.outer
+            while outer is not None:
+                if node.id in outer[0].locals:
+                    return None
+                outer = outer[0].outer
+            found, value = self.lookup_python(node.id)
+            return value if found else None
+        if isinstance(node, ast.Attribute):
+            base = self._static_callee(node.value, block)
+            if isinstance(base, types.ModuleType):
+                if not hasattr(base, node.attr):
+                    raise self.error(MycNameError,
+                                     f"module '{base.__name__}' has no attribute '{node.attr}'",
+                                     node)
+                return getattr(base, node.attr)
+        return None
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, e: ast.expr, block: Block) -> Node:
+        method = getattr(self, "expr_" + type(e).__name__, None)
+        if method is None:
+            what = _UNSUPPORTED_EXPR.get(type(e).__name__, f"'{type(e).__name__}' expression")
+            raise self.error(MycSyntaxError, f"{what} is not supported", e)
+        return method(e, block)
+
+    def expr_Constant(self, e: ast.Constant, block: Block) -> Node:
+        v = e.value
+        if isinstance(v, (complex, bytes)):
+            raise self.error(MycTypeError, f"{type(v).__name__} constants are not supported", e)
+        return Constant(v, self.loc(e))
+
+    def expr_Name(self, e: ast.Name, block: Block) -> Node:
+        return self.read_name(e.id, e, block)
+
+    def expr_Tuple(self, e: ast.Tuple | ast.List, block: Block) -> Node:
+        for elt in e.elts:
+            if isinstance(elt, ast.Starred):
+                raise self.error(MycSyntaxError, "star-args (*x) are not supported", elt)
+        elems = [self.expr(x, block) for x in e.elts]
+        if all(isinstance(x, Constant) and not isinstance(x.value, (Graph, Primitive))
+               for x in elems):
+            return Constant(tuple(x.value for x in elems), self.loc(e))
+        return self.apply(block, P.make_tuple, *elems, node=e)
+
+    # list literals are immutable sequences in myc: they behave as tuples
+    expr_List = expr_Tuple
+
+    def expr_BinOp(self, e: ast.BinOp, block: Block) -> Node:
+        op = _BINOPS.get(type(e.op))
+        if op is None:
+            raise self.error(MycSyntaxError,
+                             f"operator '{type(e.op).__name__}' is not supported", e)
+        return self.apply(block, getattr(P, op), self.expr(e.left, block),
+                          self.expr(e.right, block), node=e)
+
+    def expr_UnaryOp(self, e: ast.UnaryOp, block: Block) -> Node:
+        return self.apply(block, getattr(P, _UNARYOPS[type(e.op)]),
+                          self.expr(e.operand, block), node=e)
+
+    def _lazy(self, block: Block, e: ast.AST, label: str, fn) -> Graph:
+        """A parameterless branch graph whose output ``fn(block)`` computes."""
+        g = self.new_graph(f"{block.graph.name}:{label}", block.graph, e, "branch")
+        g.output = fn(Block(g, block.env.copy()))
+        return g
+
+    def _select(self, block: Block, cond: Node, t: Graph, f: Graph, e: ast.AST) -> Node:
+        sw = self.apply(block, P.switch, self.apply(block, P.truth, cond, node=e), t, f, node=e)
+        return self.apply(block, sw, node=e)
+
+    def expr_IfExp(self, e: ast.IfExp, block: Block) -> Node:
+        cond = self.expr(e.test, block)
+        t = self._lazy(block, e.body, "then", lambda b: self.expr(e.body, b))
+        f = self._lazy(block, e.orelse, "else", lambda b: self.expr(e.orelse, b))
+        return self._select(block, cond, t, f, e)
+
+    def expr_BoolOp(self, e: ast.BoolOp, block: Block) -> Node:
+        is_and = isinstance(e.op, ast.And)
+
+        def chain(values: list[ast.expr], b: Block) -> Node:
+            first = self.expr(values[0], b)
+            if len(values) == 1:
+                return first
+            rest = self._lazy(b, values[1], "rhs", lambda bb: chain(values[1:], bb))
+            keep = self._lazy(b, values[0], "short", lambda bb: first)
+            return self._select(b, first, rest, keep, e) if is_and else \
+                self._select(b, first, keep, rest, e)
+
+        return chain(e.values, block)
+
+    def expr_Compare(self, e: ast.Compare, block: Block) -> Node:
+        for op in e.ops:
+            if type(op) not in _CMPOPS:
+                raise self.error(MycSyntaxError,
+                                 f"comparison '{type(op).__name__}' is not supported", e)
+
+        def chain(left: Node, i: int, b: Block) -> Node:
+            right = self.expr(e.comparators[i], b)
+            res = self.apply(b, getattr(P, _CMPOPS[type(e.ops[i])]), left, right, node=e)
+            if i == len(e.ops) - 1:
+                return res
+            rest = self._lazy(b, e, "cmp", lambda bb: chain(right, i + 1, bb))
+            keep = self._lazy(b, e, "short", lambda bb: res)
+            return self._select(b, res, rest, keep, e)
+
+        return chain(self.expr(e.left, block), 0, block)
+
+    def expr_Lambda(self, e: ast.Lambda, block: Block) -> Node:
+        g = self.new_graph(f"{block.graph.name}:lambda", block.graph, e, "function")
+        self.lower_nested(e, g, block)
+        return Constant(g, self.loc(e))
+
+    def expr_Slice(self, e: ast.Slice, block: Block) -> Node:
+        parts = [self.expr(p, block) if p is not None else Constant(None)
+                 for p in (e.lower, e.upper, e.step)]
+        if all(isinstance(p, Constant) for p in parts):
+            return Constant(slice(*(p.value for p in parts)), self.loc(e))
+        return self.apply(block, P.make_slice, *parts, node=e)
+
+    def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
+        value = self.expr(e.value, block)
+        index = self.expr(e.slice, block)
+        return self.apply(block, P.getitem, value, index, node=e)
+
+    def expr_Attribute(self, e: ast.Attribute, block: Block) -> Node:
+        static = self._static_callee(e.value, block)
+        if isinstance(static, types.ModuleType):
+            obj = self._static_callee(e, block)
+            return self.python_value(obj, f"{static.__name__}.{e.attr}", e, block)
+        value = self.expr(e.value, block)
+        attr = e.attr
+        if attr == "T":
+            return self.apply(block, P.transpose, value, None, node=e)
+        if attr in ("shape", "ndim", "size"):
+            return self.apply(block, getattr(P, attr), value, node=e)
+        raise self.error(MycSyntaxError, f"attribute '.{attr}' is not supported", e,
+                         hint="supported: .T .shape .ndim .size and the methods .sum .mean "
+                         ".max .min .reshape .astype .transpose")
+
+    # -- calls -------------------------------------------------------------------
+    def expr_Call(self, e: ast.Call, block: Block) -> Node:
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(MycSyntaxError, "star-args (*x) in calls are not supported", a)
+        for k in e.keywords:
+            if k.arg is None:
+                raise self.error(MycSyntaxError, "keyword star-args (**x) in calls are not "
+                                 "supported", k)
+        if isinstance(e.func, ast.Attribute):
+            static_base = self._static_callee(e.func.value, block)
+            if not isinstance(static_base, types.ModuleType):
+                return self.method_call(e, block)
+        callee = self._static_callee(e.func, block)
+        if callee is not None:
+            return self.static_call(callee, e, block)
+        fn = self.expr(e.func, block)
+        return self.call_node(fn, e, block)
+
+    def _args(self, e: ast.Call, block: Block) -> tuple[list[Node], dict[str, Node]]:
+        args = [self.expr(a, block) for a in e.args]
+        kwargs = {k.arg: self.expr(k.value, block) for k in e.keywords}
+        return args, kwargs
+
+    def call_node(self, fn: Node, e: ast.Call, block: Block) -> Node:
+        args, kwargs = self._args(e, block)
+        if isinstance(fn, Constant) and isinstance(fn.value, Graph):
+            return self.call_graph(fn.value, fn, args, kwargs, e, block)
+        if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
+            return self.call_prim(fn.value, args, kwargs, e, block)
+        if kwargs:
+            raise self.error(MycTypeError, "keyword arguments are only supported when the "
+                             "called function is known where it is called", e)
+        return self.apply(block, fn, *args, node=e)
+
+    def call_graph(self, g: Graph, fn: Node, args: list[Node], kwargs: dict[str, Node],
+                   e: ast.Call, block: Block) -> Node:
+        sig: Signature | None = g.flags.get("signature")
+        if sig is None:  # still being parsed (recursion): positional only
+            if kwargs:
+                raise self.error(MycTypeError, "keyword arguments in a recursive call are not "
+                                 "supported", e)
+            return self.apply(block, fn, *args, node=e)
+        if len(args) > len(sig.names):
+            raise self.error(MycTypeError, f"{g.name}() takes {len(sig.names)} positional "
+                             f"arguments but {len(args)} were given", e)
+        bound: dict[str, Node] = dict(zip(sig.names, args, strict=False))
+        for k, v in kwargs.items():
+            if k not in sig.names:
+                raise self.error(MycTypeError, f"{g.name}() got an unexpected keyword argument "
+                                 f"'{k}'", e)
+            if k in bound:
+                raise self.error(MycTypeError, f"{g.name}() got multiple values for argument "
+                                 f"'{k}'", e)
+            bound[k] = v
+        full = []
+        for name in sig.names:
+            if name in bound:
+                full.append(bound[name])
+            elif name in sig.defaults:
+                d = sig.defaults[name]
+                if d.graph is not None and not block.graph.is_within(d.graph):
+                    raise self.error(MycTypeError, f"pass argument '{name}' of {g.name}() "
+                                     "explicitly here (its default is not visible)", e)
+                full.append(d)
+            else:
+                raise self.error(MycTypeError, f"{g.name}() missing required argument "
+                                 f"'{name}'", e)
+        return self.apply(block, fn, *full, node=e)
+
+    def call_prim(self, prim: Primitive, args: list[Node], kwargs: dict[str, Node],
+                  e: ast.AST, block: Block, aliases: dict[str, str] | None = None) -> Node:
+        if prim.variadic:
+            if kwargs:
+                raise self.error(MycTypeError, f"{prim.name}() takes no keyword arguments", e)
+            return self.apply(block, prim, *args, node=e)
+        params = prim.params
+        if len(args) > len(params):
+            raise self.error(MycTypeError, f"{prim.name}() takes at most {len(params)} "
+                             f"arguments but {len(args)} were given", e)
+        bound = dict(zip(params, args, strict=False))
+        for k, v in kwargs.items():
+            k2 = (aliases or {}).get(k, k)
+            if k2 == "a" and params:
+                k2 = params[0]
+            if k2 not in params:
+                raise self.error(MycTypeError, f"{prim.name}() got an unsupported keyword "
+                                 f"argument '{k}'", e)
+            bound[k2] = v
+        full = []
+        for p in params:
+            if p in bound:
+                full.append(bound[p])
+            elif p in prim.defaults:
+                full.append(Constant(prim.defaults[p]))
+            else:
+                raise self.error(MycTypeError, f"{prim.name}() missing argument '{p}'", e)
+        return self.apply(block, prim, *full, node=e)
+
+    def static_call(self, callee: Any, e: ast.Call, block: Block) -> Node:
+        if callee is B.RANGE:
+            raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
+                             "'for' loop", e)
+        if id(callee) in B.DTYPES or (isinstance(callee, type) and id(callee) in (
+                id(np.float32), id(np.float64))):
+            args, kwargs = self._args(e, block)
+            if len(args) != 1 or kwargs:
+                raise self.error(MycTypeError, f"{callee.__name__}() takes one argument", e)
+            return self.apply(block, P.astype, args[0], callee, node=e)
+        if id(callee) in B.MATH_FUNCS:
+            return self.math_call(B.MATH_FUNCS[id(callee)], e, block)
+        if callee is min or callee is max:
+            args, kwargs = self._args(e, block)
+            if len(args) < 2 or kwargs:
+                raise self.error(MycTypeError, f"{callee.__name__}() of a single sequence is "
+                                 "not supported; pass two or more values", e)
+            prim = P.minimum if callee is min else P.maximum
+            acc = args[0]
+            for a in args[1:]:
+                acc = self.apply(block, prim, acc, a, node=e)
+            return acc
+        if callee is np.array or callee is np.asarray:
+            args, kwargs = self._args(e, block)
+            return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+        prim = B.PRIMITIVE_OF.get(id(callee))
+        if prim is not None:
+            args, kwargs = self._args(e, block)
+            if prim in (P.reshape,) and len(args) > 2:
+                args = [args[0], self.apply(block, P.make_tuple, *args[1:], node=e)]
+            return self.call_prim(prim, args, kwargs, e, block,
+                                  {"a": prim.params[0] if prim.params else "a",
+                                   "a_min": "lo", "a_max": "hi", "newshape": "shape",
+                                   "condition": "cond", "fill_value": "fill_value"})
+        name = getattr(callee, "__name__", type(callee).__name__)
+        fn = self.python_value(callee, name, e.func, block)
+        return self.call_node(fn, e, block)
+
+    def math_call(self, name: str, e: ast.Call, block: Block) -> Node:
+        args, kwargs = self._args(e, block)
+        if kwargs:
+            raise self.error(MycTypeError, f"math.{name}() takes no keyword arguments", e)
+        floats = [self.apply(block, P.to_float, a, node=e) for a in args]
+        expected = 2 if name == "pow" else (1, 2) if name == "log" else 1
+        ok = len(args) in expected if isinstance(expected, tuple) else len(args) == expected
+        if not ok:
+            raise self.error(MycTypeError, f"math.{name}() got {len(args)} arguments", e)
+        if name == "log" and len(floats) == 2:
+            return self.apply(block, P.truediv, self.apply(block, P.log, floats[0], node=e),
+                              self.apply(block, P.log, floats[1], node=e), node=e)
+        prim = B.PRIMITIVE_OF[id(getattr(__import__("math"), name))]
+        out = self.apply(block, prim, *floats, node=e)
+        if name in ("floor", "ceil"):
+            out = self.apply(block, P.to_int, out, node=e)
+        return out
+
+    _METHODS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "argmax": "argmax",
+                "argmin": "argmin", "astype": "astype", "dot": "dot", "clip": "clip"}
+
+    def method_call(self, e: ast.Call, block: Block) -> Node:
+        attr = e.func.attr  # type: ignore[attr-defined]
+        obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        args, kwargs = self._args(e, block)
+        if attr in ("reshape", "transpose"):
+            prim = getattr(P, attr)
+            if kwargs and attr == "reshape":
+                kwargs = {("shape" if k == "newshape" else k): v for k, v in kwargs.items()}
+            if len(args) > 1:
+                args = [self.apply(block, P.make_tuple, *args, node=e)]
+            return self.call_prim(prim, [obj, *args], kwargs, e, block)
+        if attr == "copy" and not args and not kwargs:
+            return self.apply(block, P.pos, obj, node=e)
+        if attr in self._METHODS:
+            return self.call_prim(getattr(P, self._METHODS[attr]), [obj, *args], kwargs, e,
+                                  block, {"a_min": "lo", "a_max": "hi", "min": "lo",
+                                          "max": "hi"})
+        raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
+                         hint="supported methods: .sum .mean .max .min .argmax .argmin "
+                         ".reshape .astype .transpose .dot .clip .copy")

@@ -1,0 +1,42 @@
+"""Scope analysis: which names a function assigns (its locals, in Python's rule)."""
+
+from __future__ import annotations
+
+import ast
+
+
+def _target_names(target: ast.AST, out: set[str]) -> None:
+    if isinstance(target, ast.Name):
+        out.add(target.id)
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            _target_names(elt, out)
+    elif isinstance(target, ast.Starred):
+        _target_names(target.value, out)
+
+
+def assigned_names(stmts: list[ast.stmt]) -> set[str]:
+    """Names bound by ``stmts`` (not descending into nested functions or lambdas)."""
+    out: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(node.name)
+            return
+        if isinstance(node, ast.Lambda):
+            return
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                _target_names(t, out)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            _target_names(node.target, out)
+        elif isinstance(node, (ast.For, ast.AsyncFor)):
+            _target_names(node.target, out)
+        elif isinstance(node, ast.NamedExpr):
+            _target_names(node.target, out)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out

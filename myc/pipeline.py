@@ -1,0 +1,37 @@
+"""The compilation pipeline, stage by stage, as DESIGN.md draws it.
+
+    parse -> (ad) -> infer -> opt -> lower -> backend
+
+Each stage is a named function here; ``myc.ir`` prints the value after any of them.
+Stages that have not landed yet pass their input through unchanged and say so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from myc.errors import MycValueError
+from myc.frontend.lower import parse
+from myc.ir.nodes import Graph
+from myc.ir.verify import verify
+
+STAGES = ("parsed", "ad", "typed", "optimized", "kernels")
+BACKENDS = ("interp", "cpu")
+
+
+def parsed(fn: Any) -> Graph:
+    g = parse(fn)
+    verify(g)
+    return g
+
+
+def make_executable(graph: Graph, backend: str):
+    """A callable running ``graph`` on ``backend``.
+
+    ``cpu`` runs on the reference evaluator until the LLVM backend lands (see README).
+    """
+    if backend not in BACKENDS:
+        raise MycValueError(f"unknown backend '{backend}'; available: {', '.join(BACKENDS)}")
+    from myc.backends.interp import Interpreter
+
+    return Interpreter(graph).run

@@ -1,0 +1,13 @@
+"""The primitive set.  ``P.<name>`` is the primitive called ``name``."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from myc.prims import ops as _ops  # noqa: F401  (registers the primitives)
+from myc.prims.registry import REGISTRY, Primitive, get
+from myc.prims.values import UNDEF
+
+P = SimpleNamespace(**REGISTRY)
+
+__all__ = ["P", "REGISTRY", "Primitive", "UNDEF", "get"]

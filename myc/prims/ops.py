@@ -1,0 +1,198 @@
+"""Primitive definitions with their NumPy reference implementations.
+
+The reference implementations *are* the semantics: plain Python operators on scalars and
+tuples, NumPy on arrays, so NumPy's dtype promotion applies (float32 stays float32
+against Python floats).  Shape/dtype rules and derivative rules live in their own
+modules and attach to these entries.
+"""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+
+from myc.errors import MycIndexError, MycNameError, MycTypeError, MycValueError
+from myc.prims.registry import register
+from myc.prims.values import UNDEF
+
+# ---------------------------------------------------------------- arithmetic operators
+for _name, _fn in [
+    ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+    ("truediv", operator.truediv), ("floordiv", operator.floordiv), ("mod", operator.mod),
+    ("pow", operator.pow), ("matmul", operator.matmul),
+]:
+    register(_name, "x y", _fn)
+
+for _name, _fn in [
+    ("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt), ("le", operator.le),
+    ("gt", operator.gt), ("ge", operator.ge),
+    ("and_", operator.and_), ("or_", operator.or_), ("xor", operator.xor),
+]:
+    register(_name, "x y", _fn, differentiable=False)
+
+register("neg", "x", operator.neg)
+register("pos", "x", operator.pos)
+register("invert", "x", operator.invert, differentiable=False)
+register("not_", "x", operator.not_, differentiable=False)
+register("truth", "x", lambda x: bool(x), differentiable=False,
+         doc="Python truth value of a condition; arrays of size > 1 are ambiguous.")
+
+# ---------------------------------------------------------------- elementwise math
+_UNARY = {
+    "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
+    "square": np.square, "abs": np.abs, "sign": np.sign, "sin": np.sin, "cos": np.cos,
+    "tan": np.tan, "tanh": np.tanh, "arctan": np.arctan, "floor": np.floor, "ceil": np.ceil,
+}
+for _name, _fn in _UNARY.items():
+    register(_name, "x", _fn)
+
+register("maximum", "x y", np.maximum)
+register("minimum", "x y", np.minimum)
+register("clip", "x lo hi", np.clip)
+register("where", "cond x y", np.where)
+
+# ---------------------------------------------------------------- casts and scalars
+
+
+def _astype(x, dtype):
+    dt = np.dtype(dtype)
+    if isinstance(x, np.ndarray):
+        return x.astype(dt)
+    return dt.type(x)
+
+
+register("astype", "x dtype", _astype)
+register("to_float", "x", float)
+register("to_int", "x", int, differentiable=False)
+register("to_bool", "x", bool, differentiable=False)
+
+# ---------------------------------------------------------------- reductions
+for _name, _fn in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)]:
+    register(_name, "x axis keepdims", (lambda f: lambda x, axis, keepdims: f(
+        x, axis=axis, keepdims=keepdims))(_fn), defaults={"axis": None, "keepdims": False})
+register("argmax", "x axis", lambda x, axis: np.argmax(x, axis=axis),
+         defaults={"axis": None}, differentiable=False)
+register("argmin", "x axis", lambda x, axis: np.argmin(x, axis=axis),
+         defaults={"axis": None}, differentiable=False)
+
+# ---------------------------------------------------------------- linear algebra, shapes
+register("dot", "x y", np.dot)
+register("transpose", "x axes", lambda x, axes: np.transpose(x, axes), defaults={"axes": None})
+register("reshape", "x shape", lambda x, shape: np.reshape(x, shape))
+register("broadcast_to", "x shape", lambda x, shape: np.broadcast_to(x, shape).copy())
+
+
+def _sum_to(x, shape):
+    """Sum ``x`` down to ``shape`` (the adjoint of broadcasting)."""
+    shape = tuple(shape)
+    xs = np.shape(x)
+    if xs == shape:
+        return x
+    lead = len(xs) - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        i + lead for i, d in enumerate(shape) if d == 1 and xs[i + lead] != 1)
+    r = np.sum(x, axis=axes, keepdims=True)
+    return np.reshape(r, shape)
+
+
+register("sum_to", "x shape", _sum_to)
+register("shape", "x", np.shape, differentiable=False)
+register("ndim", "x", np.ndim, differentiable=False)
+register("size", "x", np.size, differentiable=False)
+register("len", "x", len, differentiable=False)
+
+# ---------------------------------------------------------------- indexing
+
+
+def _check_index(x, idx):
+    return x[idx]
+
+
+register("getitem", "x index", _check_index)
+
+
+def _index_add(base, index, value):
+    """``base`` with ``value`` added at ``index`` (repeats accumulate): the adjoint of getitem."""
+    out = np.array(base, copy=True)
+    np.add.at(out, index, value)
+    return out
+
+
+register("index_add", "base index value", _index_add)
+register("make_slice", "start stop step", slice, differentiable=False)
+
+# ---------------------------------------------------------------- array creation
+
+
+def _dt(dtype):
+    return None if dtype is None else np.dtype(dtype)
+
+
+register("zeros", "shape dtype", lambda shape, dtype: np.zeros(shape, _dt(dtype) or float),
+         defaults={"dtype": None}, differentiable=False)
+register("ones", "shape dtype", lambda shape, dtype: np.ones(shape, _dt(dtype) or float),
+         defaults={"dtype": None}, differentiable=False)
+register("full", "shape fill_value dtype",
+         lambda shape, v, dtype: np.full(shape, v, _dt(dtype)), defaults={"dtype": None})
+register("zeros_like", "x dtype", lambda x, dtype: np.zeros_like(x, _dt(dtype)),
+         defaults={"dtype": None}, differentiable=False)
+register("ones_like", "x dtype", lambda x, dtype: np.ones_like(x, _dt(dtype)),
+         defaults={"dtype": None}, differentiable=False)
+register("arange", "start stop step dtype",
+         lambda a, b, s, dtype: np.arange(a, b, s, dtype=_dt(dtype)) if b is not None
+         else np.arange(a, dtype=_dt(dtype)),
+         defaults={"stop": None, "step": 1, "dtype": None}, differentiable=False)
+register("linspace", "start stop num endpoint dtype",
+         lambda a, b, n, e, dtype: np.linspace(a, b, n, endpoint=e, dtype=_dt(dtype)),
+         defaults={"num": 50, "endpoint": True, "dtype": None})
+register("array", "obj dtype", lambda obj, dtype: np.array(obj, dtype=_dt(dtype)),
+         defaults={"dtype": None})
+
+# ---------------------------------------------------------------- structure and control
+
+
+def _range_len(start, stop, step):
+    if step == 0:
+        raise MycValueError("range() arg 3 must not be zero")
+    for v in (start, stop, step):
+        if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)):
+            raise MycTypeError(
+                f"range() arguments must be integers, got {type(v).__name__}")
+    return len(range(int(start), int(stop), int(step)))
+
+
+register("range_len", "start stop step", _range_len, differentiable=False)
+register("make_tuple", "", lambda *xs: xs, variadic=True)
+register("switch", "cond x y", lambda c, x, y: x if c else y)
+
+
+def _check_defined(value, name):
+    if value is UNDEF:
+        raise MycNameError(f"local variable '{name}' is referenced before assignment")
+    return value
+
+
+register("check_defined", "value name", _check_defined)
+
+
+def _unpack(value, n):
+    if not isinstance(value, tuple):
+        if isinstance(value, np.ndarray) and value.ndim > 0:
+            if value.shape[0] != n:
+                raise MycValueError(
+                    f"cannot unpack an array of length {value.shape[0]} into {n} targets")
+            return tuple(value)
+        raise MycTypeError(f"cannot unpack a value of type {type(value).__name__}")
+    if len(value) != n:
+        raise MycValueError(f"cannot unpack a tuple of length {len(value)} into {n} targets")
+    return value
+
+
+register("unpack", "value n", _unpack)
+
+
+def _tuple_index_check(t, i):
+    if not -len(t) <= i < len(t):
+        raise MycIndexError(f"tuple index {i} out of range for a tuple of length {len(t)}")
+    return t[i]

@@ -1,0 +1,1 @@
+"""Calling compiled code: argument checking and conversion, outputs."""

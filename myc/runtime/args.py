@@ -1,0 +1,69 @@
+"""Checking and converting the arguments of a myc function, and protecting its outputs.
+
+Accepted: Python ``bool``/``int``/``float``, NumPy scalars and arrays of dtype float32,
+float64, int64 or bool, and (nested) tuples of these.  Arrays are handed to the program
+as read-only views so no stage can mutate a caller's array; outputs that share memory
+with an input or a constant are copied so the caller owns what it gets.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.errors import MycTypeError
+
+ALLOWED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64),
+                  np.dtype(np.bool_))
+
+
+def _describe(path: str) -> str:
+    return f"argument {path}"
+
+
+def check_arg(value: Any, path: str) -> Any:
+    """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
+    if isinstance(value, (bool, int, float)):
+        if isinstance(value, int) and not isinstance(value, bool) and not (
+                -(2**63) <= value < 2**63):
+            raise MycTypeError(f"{_describe(path)} is an int too large for int64")
+        return value
+    if isinstance(value, np.generic):
+        if value.dtype not in ALLOWED_DTYPES:
+            raise MycTypeError(f"{_describe(path)} has unsupported dtype {value.dtype}; myc "
+                               "supports float32, float64, int64 and bool")
+        return value
+    if isinstance(value, np.ndarray):
+        if value.dtype not in ALLOWED_DTYPES:
+            raise MycTypeError(f"{_describe(path)} is an array of unsupported dtype "
+                               f"{value.dtype}; myc supports float32, float64, int64 and bool",
+                               hint="convert it first, e.g. x.astype(np.float64)")
+        view = value.view()
+        view.flags.writeable = False
+        return view
+    if isinstance(value, tuple):
+        return tuple(check_arg(v, f"{path}[{i}]") for i, v in enumerate(value))
+    if isinstance(value, list):
+        raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
+    raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
+                       "accepts numbers, NumPy arrays and tuples of these")
+
+
+def check_args(names: list[str], args: tuple[Any, ...]) -> list[Any]:
+    out = []
+    for i, a in enumerate(args):
+        name = names[i] if i < len(names) else str(i)
+        out.append(check_arg(a, f"{i + 1} ('{name}')"))
+    return out
+
+
+def own_outputs(value: Any) -> Any:
+    """Arrays the caller may freely mutate: copies of anything not owned and writeable."""
+    if isinstance(value, np.ndarray):
+        if value.base is not None or not value.flags.writeable or not value.flags.owndata:
+            return np.array(value, copy=True)
+        return value
+    if isinstance(value, tuple):
+        return tuple(own_outputs(v) for v in value)
+    return value
