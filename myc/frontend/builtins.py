@@ -18,7 +18,8 @@ from myc.prims import P, Primitive
 _NP = {
     "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
     "square": "square", "abs": "abs", "absolute": "abs", "sign": "sign", "sin": "sin",
-    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "arctan", "floor": "floor",
+    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "arctan", "arctan2": "arctan2",
+    "floor": "floor",
     "ceil": "ceil", "power": "pow", "maximum": "maximum", "minimum": "minimum",
     "clip": "clip", "where": "where", "sum": "sum", "mean": "mean", "max": "max",
     "amax": "max", "min": "min", "amin": "min", "argmax": "argmax", "argmin": "argmin",
@@ -34,7 +35,7 @@ _NP = {
 _MATH = {
     "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
     "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "atan": "arctan", "fabs": "abs",
-    "floor": "floor", "ceil": "ceil", "pow": "pow",
+    "floor": "floor", "ceil": "ceil", "pow": "pow", "atan2": "arctan2",
 }
 
 _BUILTINS = {
@@ -57,7 +58,7 @@ DTYPES: dict[int, type] = {
 BUILTIN_DTYPES = {id(float): np.float64, id(int): np.int64, id(bool): np.bool_}
 
 # ``math`` functions operate on Python floats (and floor/ceil return ints)
-MATH_FUNCS: dict[int, str] = {id(getattr(math, k)): k for k in _MATH}
+MATH_FUNCS: dict[int, str] = {id(getattr(math, k)): k for k in (*_MATH, "hypot")}
 
 RANGE = builtins.range
 MODULES = (np, math)

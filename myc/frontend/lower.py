@@ -592,8 +592,7 @@ class FunctionLowerer:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", node)
         kind = type(value).__name__
-        raise self.error(MycNameError, f"'{name}' refers to a {kind}, which myc cannot use",
-                         node)
+        raise self.error(MycNameError, f"'{name}' ({kind}) is not supported by myc", node)
 
     def _static_callee(self, node: ast.expr, block: Block) -> Any:
         """The Python object an expression names at parse time, or ``None``."""
@@ -880,7 +879,13 @@ class FunctionLowerer:
         if kwargs:
             raise self.error(MycTypeError, f"math.{name}() takes no keyword arguments", e)
         floats = [self.apply(block, P.to_float, a, node=e) for a in args]
-        expected = 2 if name == "pow" else (1, 2) if name == "log" else 1
+        if name == "hypot":
+            acc = None
+            for f in floats:
+                sq = self.apply(block, P.mul, f, f, node=e)
+                acc = sq if acc is None else self.apply(block, P.add, acc, sq, node=e)
+            return self.apply(block, P.sqrt, acc if acc is not None else 0.0, node=e)
+        expected = 2 if name in ("pow", "atan2") else (1, 2) if name == "log" else 1
         ok = len(args) in expected if isinstance(expected, tuple) else len(args) == expected
         if not ok:
             raise self.error(MycTypeError, f"math.{name}() got {len(args)} arguments", e)

@@ -47,6 +47,7 @@ _UNARY = {
 for _name, _fn in _UNARY.items():
     register(_name, "x", _fn)
 
+register("arctan2", "y x", np.arctan2)
 register("maximum", "x y", np.maximum)
 register("minimum", "x y", np.minimum)
 register("clip", "x lo hi", np.clip)
