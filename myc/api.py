@@ -78,18 +78,128 @@ def jit(fn: Callable | None = None, *, backend: str = "cpu"):
     return Jitted(fn, backend)
 
 
-def _not_yet(name: str):
-    def stub(*args, **kwargs):
-        raise NotImplementedError(f"myc.{name} lands with the AD issue")
-    stub.__name__ = name
-    return stub
+class Transformed:
+    """A function made by a transform (``grad``, ``value_and_grad``, ``jvp_fn``...).
+
+    It is callable like the function it came from, and it is a graph: ``jit``, ``grad``
+    and the frontend (when it is called inside another myc function) all see
+    ``__myc_graph__``.
+    """
+
+    def __init__(self, build: Callable[[], Any], name: str, backend: str = "interp"):
+        self._build = build
+        self._graph = None
+        self.__name__ = name
+        self.__qualname__ = name
+        self.backend = backend
+
+    def __myc_graph__(self):
+        if self._graph is None:
+            self._graph = self._build()
+        return self._graph
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            graph = self.__myc_graph__()
+            full = _bind_call(graph, args, kwargs)
+            names = [p.name for p in graph.parameters]
+            run = pipeline.make_executable(graph, self.backend)
+            return own_outputs(run(*check_args(names, tuple(full))))
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+
+    def __repr__(self) -> str:
+        return f"<myc {self.__name__}>"
 
 
-grad = _not_yet("grad")
-value_and_grad = _not_yet("value_and_grad")
-vjp = _not_yet("vjp")
-jvp = _not_yet("jvp")
-aot = _not_yet("aot")
+def _graph_of(fn: Any):
+    from myc.frontend.lower import parse
+    from myc.prims import Primitive
+
+    if isinstance(fn, Primitive):
+        return fn
+    return parse(fn)
+
+
+def _fn_name(fn: Any) -> str:
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+def grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
+    """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``."""
+    from myc.ad.grad import grad_graph
+
+    return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
+                       f"grad({_fn_name(fn)})", _backend_of(fn))
+
+
+def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
+    """``(fn(*args), grad(fn)(*args))`` computed together."""
+    from myc.ad.grad import grad_graph
+
+    return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
+                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn))
+
+
+def _backend_of(fn: Any) -> str:
+    return getattr(fn, "backend", "cpu")
+
+
+def _located(build: Callable[[], Any]) -> Any:
+    try:
+        return build()
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def _grad_transform(fn, argnums=0):
+    from myc.ad.grad import grad_graph
+
+    return grad_graph(fn, argnums, False)
+
+
+def _value_and_grad_transform(fn, argnums=0):
+    from myc.ad.grad import grad_graph
+
+    return grad_graph(fn, argnums, True)
+
+
+grad.__myc_transform__ = _grad_transform  # type: ignore[attr-defined]
+value_and_grad.__myc_transform__ = _value_and_grad_transform  # type: ignore[attr-defined]
+
+
+def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
+    """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal."""
+    from myc.ad.vjp import make_vjp
+
+    try:
+        graph = _graph_of(fn)
+        names = [p.name for p in graph.parameters]
+        return make_vjp(graph, check_args(names, primals), list(primals))
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
+    """``(fn(*primals), J·tangents)`` by forward mode."""
+    from myc.ad.forward import run_jvp
+
+    try:
+        graph = _graph_of(fn)
+        names = [p.name for p in graph.parameters]
+        if not isinstance(primals, tuple) or not isinstance(tangents, tuple):
+            raise MycTypeError("jvp takes primals and tangents as tuples")
+        if len(primals) != len(tangents):
+            raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
+        out = run_jvp(graph, check_args(names, primals), check_args(names, tangents))
+        return own_outputs(out)
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
+
+
+def aot(fn: Callable, signature: Any, output: str):
+    """Ahead-of-time compilation to a shared library (lands with the LLVM backend)."""
+    raise NotImplementedError("myc.aot lands with the LLVM CPU backend (issue 5)")
 
 
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:

@@ -30,6 +30,7 @@ class Manager:
         self.owned: dict[Graph, list[Node]] = defaultdict(list)
         self.users: dict[Node, list[tuple[Apply, int]]] = defaultdict(list)
         self.constants: dict[Graph, list[Constant]] = defaultdict(list)
+        self._fvs: dict[Graph, list[Node]] | None = None
         self._collect()
 
     def _collect(self) -> None:
@@ -73,26 +74,53 @@ class Manager:
                         stack.append(inp)
 
     def free_variables(self, g: Graph) -> list[Node]:
-        """Nodes owned by a lexical ancestor and used by ``g`` or graphs nested in it."""
-        fvs: dict[int, Node] = {}
+        """Nodes of enclosing graphs that ``g`` needs: those it or graphs nested in it use,
+        and those needed by any closure it builds (a graph constant it uses), transitively.
+
+        These are exactly the values whose sensitivities a closure of ``g`` carries.
+        """
+        if self._fvs is None:
+            self._fvs = self._compute_free_variables()
+        return self._fvs[g]
+
+    def _compute_free_variables(self) -> dict[Graph, list[Node]]:
+        direct: dict[Graph, dict[int, Node]] = {g: {} for g in self.graphs}
+        uses: dict[Graph, set[Graph]] = {g: set() for g in self.graphs}
         for h in self.graphs:
-            if not h.is_within(g):
-                continue
-            for n in self.owned.get(h, []):
-                if isinstance(n, Apply):
-                    for inp in n.inputs:
-                        if inp.graph is not None and not inp.graph.is_within(g):
-                            fvs[inp.id] = inp
-            out = h.output
-            if out is not None and out.graph is not None and not out.graph.is_within(g):
-                fvs[out.id] = out
-        return list(fvs.values())
+            nodes = [n for n in self.owned.get(h, []) if isinstance(n, Apply)]
+            inputs = [i for n in nodes for i in n.inputs]
+            if h.output is not None:
+                inputs.append(h.output)
+            for inp in inputs:
+                if isinstance(inp, Constant):
+                    sub = graphs_used_by(inp)
+                    if sub is not None and sub in uses:
+                        uses[h].add(sub)
+                elif inp.graph is not None and inp.graph is not h:
+                    direct[h][inp.id] = inp
+        fvs: dict[Graph, dict[int, Node]] = {g: dict(direct[g]) for g in self.graphs}
+        changed = True
+        while changed:
+            changed = False
+            for h in self.graphs:
+                acc = fvs[h]
+                sources = list(uses[h]) + [c for c in self.graphs if c.parent is h]
+                for src in sources:
+                    for nid, n in fvs[src].items():
+                        if nid not in acc and not _owned_within(n, h):
+                            acc[nid] = n
+                            changed = True
+        return {g: sorted(fvs[g].values(), key=lambda n: n.id) for g in self.graphs}
 
     def children(self, g: Graph) -> list[Graph]:
         return [h for h in self.graphs if h.parent is g]
 
     def applies(self, g: Graph) -> list[Apply]:
         return [n for n in self.owned.get(g, []) if isinstance(n, Apply)]
+
+
+def _owned_within(n: Node, g: Graph) -> bool:
+    return n.graph is not None and n.graph.is_within(g)
 
 
 def schedule(g: Graph, owned: list[Node]) -> list[Apply]:

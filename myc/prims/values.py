@@ -21,3 +21,27 @@ class _Undefined:
 
 
 UNDEF = _Undefined()
+
+
+class _Zero:
+    """The symbolic zero sensitivity: the additive identity of every gradient value.
+
+    AD produces it for inputs an output does not depend on; it keeps reverse mode from
+    materializing zero arrays whose shape it would have to know.
+    """
+
+    _instance = None
+
+    def __new__(cls):
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ZERO"
+
+    def __reduce__(self):
+        return (_Zero, ())
+
+
+ZERO = _Zero()

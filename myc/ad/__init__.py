@@ -1,0 +1,1 @@
+"""Automatic differentiation by source transformation (reverse and forward mode)."""

@@ -1,0 +1,67 @@
+"""``grad`` and ``value_and_grad`` as graphs, so they compose with every transform.
+
+``grad(f)`` is the graph::
+
+    r  = J(f)(make_tuple, *xs)
+    y  = check_scalar_output(r[0])
+    d  = r[1](seed_like(y))                   # (env, dx1, ..., dxn)
+    return grad_cast(d[i + 1], xs[i])         # for i in argnums
+
+which is an ordinary graph: J applies to it again (grad of grad), jit compiles it.
+"""
+
+from __future__ import annotations
+
+from myc.ad.reverse import reverse_transform, tuple_k
+from myc.errors import MycTypeError
+from myc.ir.nodes import Constant, Graph
+from myc.prims import P, Primitive
+
+_CACHE: dict[tuple, Graph] = {}
+
+
+def prim_graph(prim: Primitive) -> Graph:
+    """A primitive wrapped in a graph (``grad(np.sin)``)."""
+    g = Graph(prim.name)
+    xs = [g.add_parameter(p) for p in prim.params]
+    g.output = g.apply(prim, *xs)
+    return g
+
+
+def normalize_argnums(argnums, nparams: int, name: str) -> tuple[int, ...]:
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if not nums:
+        raise MycTypeError("argnums must name at least one argument")
+    for a in nums:
+        if not isinstance(a, int) or isinstance(a, bool):
+            raise MycTypeError(f"argnums must be ints, got {a!r}")
+        if not -nparams <= a < nparams:
+            raise MycTypeError(f"argnums {a} is out of range for {name}() with {nparams} "
+                               "arguments")
+    return tuple(a % nparams for a in nums)
+
+
+def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Graph:
+    if isinstance(f, Primitive):
+        f = prim_graph(f)
+    key = (f, argnums if isinstance(argnums, int) else tuple(argnums), has_value)
+    cached = _CACHE.get(key)
+    if cached is not None:
+        return cached
+    nums = normalize_argnums(argnums, len(f.parameters), f.name)
+    jf = reverse_transform(f)
+    label = "value_and_grad" if has_value else "grad"
+    g = Graph(f"{label}({f.name})", None, f.loc)
+    xs = [g.add_parameter(p.name, p.loc) for p in f.parameters]
+    for flag in ("signature", "defaults"):
+        if flag in f.flags:
+            g.flags[flag] = f.flags[flag]
+    r = g.apply(Constant(jf), Constant(tuple_k(len(xs) + 1)), *xs)
+    y = g.apply(P.check_scalar_output, g.apply(P.getitem, r, 0))
+    back = g.apply(P.getitem, r, 1)
+    d = g.apply(back, g.apply(P.seed_like, y))
+    grads = [g.apply(P.grad_cast, g.apply(P.getitem, d, i + 1), xs[i]) for i in nums]
+    res = grads[0] if isinstance(argnums, int) else g.apply(P.make_tuple, *grads)
+    g.output = g.apply(P.make_tuple, y, res) if has_value else res
+    _CACHE[key] = g
+    return g

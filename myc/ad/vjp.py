@@ -1,0 +1,46 @@
+"""``vjp``: run ``J(f)`` once, hand back the backpropagator as a Python pullback."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.ad.reverse import reverse_transform, tuple_k
+from myc.backends.interp import Interpreter
+from myc.errors import MycShapeError, MycTypeError
+from myc.ir.nodes import Closure, Graph
+from myc.prims import P
+from myc.runtime.args import check_arg, own_outputs
+
+
+def _check_cotangent(ct: Any, out: Any, path: str = "cotangent") -> None:
+    if isinstance(out, tuple):
+        if not isinstance(ct, tuple) or len(ct) != len(out):
+            raise MycTypeError(f"{path} must be a tuple of {len(out)} values like the output")
+        for i, (c, o) in enumerate(zip(ct, out, strict=True)):
+            _check_cotangent(c, o, f"{path}[{i}]")
+        return
+    if np.shape(ct) != np.shape(out):
+        raise MycShapeError(f"{path} has shape {np.shape(ct)} but the output has shape "
+                            f"{np.shape(out)}")
+
+
+def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
+    jg = reverse_transform(graph)
+    interp = Interpreter(jg)
+    out, back = interp.run(Closure(tuple_k(len(args) + 1), None), *args)
+
+    def pullback(cotangent: Any) -> tuple[Any, ...]:
+        from myc.errors import MycError
+
+        try:
+            ct = check_arg(cotangent, "cotangent")
+            _check_cotangent(ct, out)
+            d = interp.call_value(back, [ct])
+            return own_outputs(tuple(P.grad_cast.impl(d[i + 1], a)
+                                     for i, a in enumerate(args)))
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+
+    return own_outputs(out), pullback

@@ -1,0 +1,203 @@
+"""Primitives that automatic differentiation emits.
+
+Sensitivities are values like any other: arrays, scalars, tuples of sensitivities,
+*environments* (a dict from a free variable's key to its sensitivity: the sensitivity
+of a closure), and the symbolic ``ZERO``.  These primitives add, select and reshape
+them; each has its own derivative rules so transforms compose to any order.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from myc.errors import MycTypeError
+from myc.prims.registry import register
+from myc.prims.values import ZERO
+
+
+def gadd(x, y):
+    """Add two sensitivities of the same value (ZERO is the identity)."""
+    if x is ZERO:
+        return y
+    if y is ZERO:
+        return x
+    if isinstance(x, tuple):
+        return tuple(gadd(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, dict):
+        out = dict(x)
+        for k, v in y.items():
+            out[k] = gadd(out[k], v) if k in out else v
+        return out
+    return x + y
+
+
+register("gadd", "x y", gadd)
+register("is_zero", "x", lambda x: x is ZERO, differentiable=False)
+register("mask_zero", "x d", lambda x, d: ZERO if x is ZERO else d,
+         doc="``d`` unless ``x`` is ZERO: the sensitivity of an input that may be ZERO.")
+
+
+def env_get(env, key):
+    if env is ZERO:
+        return ZERO
+    return env.get(key, ZERO)
+
+
+def env_add(env, key, value):
+    if value is ZERO:
+        return env
+    out = {} if env is ZERO else dict(env)
+    out[key] = gadd(out[key], value) if key in out else value
+    return out
+
+
+register("env_get", "env key", env_get)
+register("env_add", "env key value", env_add)
+
+
+def _is_float(x) -> bool:
+    return np.result_type(x).kind == "f" if not isinstance(x, (bool, int)) else False
+
+
+def cast_grad(d, x):
+    """Sensitivity ``d`` in the dtype of primal ``x``; ZERO for integer/bool primals."""
+    if d is ZERO or isinstance(x, tuple) or isinstance(x, dict):
+        return d
+    if isinstance(x, float):
+        return d
+    if not _is_float(x):
+        return ZERO
+    dt = np.result_type(x)
+    if isinstance(d, np.ndarray):
+        return d.astype(dt, copy=False)
+    return dt.type(d)
+
+
+register("cast_grad", "d x", cast_grad)
+
+
+def grad_cast(d, x):
+    """A gradient materialized in the structure and dtype of its argument ``x``."""
+    if isinstance(x, tuple):
+        if d is ZERO:
+            d = (ZERO,) * len(x)
+        return tuple(grad_cast(a, b) for a, b in zip(d, x, strict=True))
+    if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer))) or (
+            isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
+        raise MycTypeError("cannot differentiate with respect to an integer or bool argument "
+                           f"(got {type(x).__name__}{'' if not isinstance(x, np.ndarray) else ' of dtype ' + str(x.dtype)})",
+                           hint="pass floats, or exclude it with argnums=")
+    if isinstance(x, np.ndarray):
+        if d is ZERO:
+            return np.zeros_like(x)
+        return np.array(np.broadcast_to(d, x.shape), dtype=x.dtype)
+    if isinstance(x, np.generic):
+        return x.dtype.type(0 if d is ZERO else d)
+    return 0.0 if d is ZERO else float(d)
+
+
+register("grad_cast", "d x", grad_cast)
+
+
+def check_scalar_output(y):
+    if isinstance(y, float) and not isinstance(y, bool):
+        return y
+    if isinstance(y, (np.floating, np.ndarray)) and np.ndim(y) == 0 and \
+            np.result_type(y).kind == "f":
+        return y
+    if isinstance(y, np.ndarray):
+        raise MycTypeError(f"grad needs a function returning a float scalar, but it returned "
+                           f"an array of shape {y.shape}", hint="reduce it, e.g. with np.sum")
+    raise MycTypeError(f"grad needs a function returning a float scalar, but it returned "
+                       f"{type(y).__name__}")
+
+
+register("check_scalar_output", "y", check_scalar_output)
+register("seed_like", "y", lambda y: np.ones_like(y)[()] if isinstance(y, (np.generic, np.ndarray))
+         else 1.0, differentiable=False)
+
+
+def expand_reduced(d, shape, axis, keepdims):
+    """Broadcast a reduction's output sensitivity back to the reduced input's ``shape``."""
+    shape = tuple(shape)
+    if axis is not None and not keepdims:
+        axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+        axes = tuple(a % len(shape) for a in axes)
+        d = np.expand_dims(d, axes)
+    return np.broadcast_to(d, shape).copy() if np.ndim(d) or shape else d
+
+
+register("expand_reduced", "d shape axis keepdims", expand_reduced)
+
+
+def reduced_count(shape, axis):
+    shape = tuple(shape)
+    if axis is None:
+        return int(np.prod(shape)) if shape else 1
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    return int(np.prod([shape[a] for a in axes]))
+
+
+register("reduced_count", "shape axis", reduced_count, differentiable=False)
+
+
+def inverse_axes(axes, ndim):
+    if axes is None:
+        return None
+    return tuple(int(i) for i in np.argsort([a % ndim for a in axes]))
+
+
+register("inverse_axes", "axes ndim", inverse_axes, differentiable=False)
+register("mT", "x", lambda x: np.swapaxes(x, -1, -2) if np.ndim(x) >= 2 else x)
+
+
+def getitem_grad(x, index, d):
+    """Sensitivity of ``x`` from that of ``x[index]``: placed into a tuple, or scattered."""
+    if isinstance(x, tuple):
+        n = len(x)
+        out = [ZERO] * n
+        if isinstance(index, slice):
+            for pos, v in zip(range(*index.indices(n)), d, strict=True):
+                out[pos] = v
+        else:
+            out[index] = d
+        return tuple(out)
+    if not _is_float(x):
+        return ZERO
+    base = np.zeros(np.shape(x), dtype=np.result_type(x))
+    np.add.at(base, index, d)
+    return base
+
+
+register("getitem_grad", "x index d", getitem_grad)
+
+
+def unpack_grad(value, d):
+    """The sensitivity of an unpacked value: a tuple, or an array's rows stacked back."""
+    if isinstance(value, tuple) or d is ZERO:
+        return d
+    rows = [np.zeros(value.shape[1:], value.dtype) if r is ZERO else r for r in d]
+    return np.stack(rows)
+
+
+register("unpack_grad", "value d", unpack_grad)
+
+
+def array_grad(obj, d):
+    """The sensitivity of ``np.array(obj)``'s nested-tuple argument ``obj``."""
+    if isinstance(obj, tuple):
+        return tuple(array_grad(o, d[i]) for i, o in enumerate(obj))
+    return d[()] if isinstance(d, np.ndarray) else d
+
+
+register("array_grad", "obj d", array_grad)
+
+
+def zeros_grad_like(x):
+    """Materialized zero sensitivity for ``x`` (forward mode's seed for unused inputs)."""
+    if isinstance(x, tuple):
+        return tuple(zeros_grad_like(v) for v in x)
+    return ZERO
+
+
+register("zeros_grad_like", "x", zeros_grad_like, differentiable=False)

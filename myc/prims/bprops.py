@@ -1,0 +1,286 @@
+"""Reverse rules (bprops), one per differentiable primitive, in the myc subset.
+
+``bprop_<name>(*inputs, out, dout)`` returns one sensitivity per input of ``<name>``.
+They are parsed by myc's own frontend, so the rules are graphs like user code and can
+themselves be differentiated (grad of grad).  ``ZERO`` is the symbolic zero.
+Conventions: a broadcast input's sensitivity is summed back to its shape (``_unb``);
+``maximum``/``minimum`` split the sensitivity evenly on ties (as JAX and PyTorch do);
+``abs`` has derivative 0 at 0; ``sign``, ``floor`` and ``ceil`` have derivative zero.
+"""
+
+# ruff: noqa: ARG001
+from __future__ import annotations
+
+import numpy as np
+
+from myc.prims import P, ZERO
+
+
+def _unb(d, x):
+    return P.sum_to(d, np.shape(x))
+
+
+def bprop_add(x, y, out, dout):
+    return (_unb(dout, x), _unb(dout, y))
+
+
+def bprop_sub(x, y, out, dout):
+    return (_unb(dout, x), _unb(-dout, y))
+
+
+def bprop_mul(x, y, out, dout):
+    return (_unb(dout * y, x), _unb(dout * x, y))
+
+
+def bprop_truediv(x, y, out, dout):
+    return (_unb(dout / y, x), _unb(-dout * out / y, y))
+
+
+def bprop_pow(x, y, out, dout):
+    dx = dout * y * x ** (y - 1)
+    dy = dout * out * np.log(np.where(x > 0, x, 1))
+    return (_unb(dx, x), _unb(dy, y))
+
+
+def bprop_floordiv(x, y, out, dout):
+    return (ZERO, ZERO)
+
+
+def bprop_mod(x, y, out, dout):
+    return (_unb(dout, x), _unb(-dout * np.floor(x / y), y))
+
+
+def bprop_neg(x, out, dout):
+    return (-dout,)
+
+
+def bprop_pos(x, out, dout):
+    return (dout,)
+
+
+def bprop_matmul(x, y, out, dout):
+    if np.ndim(x) == 1 and np.ndim(y) == 1:
+        return (dout * y, dout * x)
+    if np.ndim(x) == 1:
+        return (_unb(P.matmul(y, dout), x), _unb(P.reshape(x, (-1, 1)) * dout, y))
+    if np.ndim(y) == 1:
+        return (_unb(P.reshape(dout, (-1, 1)) * y, x), _unb(P.matmul(P.mT(x), dout), y))
+    return (_unb(P.matmul(dout, P.mT(y)), x), _unb(P.matmul(P.mT(x), dout), y))
+
+
+def bprop_dot(x, y, out, dout):
+    if np.ndim(x) == 0 or np.ndim(y) == 0:
+        return bprop_mul(x, y, out, dout)
+    return bprop_matmul(x, y, out, dout)
+
+
+def bprop_exp(x, out, dout):
+    return (dout * out,)
+
+
+def bprop_log(x, out, dout):
+    return (dout / x,)
+
+
+def bprop_log1p(x, out, dout):
+    return (dout / (1.0 + x),)
+
+
+def bprop_expm1(x, out, dout):
+    return (dout * (out + 1.0),)
+
+
+def bprop_sqrt(x, out, dout):
+    return (dout / (2.0 * out),)
+
+
+def bprop_square(x, out, dout):
+    return (dout * (2.0 * x),)
+
+
+def bprop_abs(x, out, dout):
+    return (dout * np.sign(x),)
+
+
+def bprop_sign(x, out, dout):
+    return (ZERO,)
+
+
+def bprop_floor(x, out, dout):
+    return (ZERO,)
+
+
+def bprop_ceil(x, out, dout):
+    return (ZERO,)
+
+
+def bprop_sin(x, out, dout):
+    return (dout * np.cos(x),)
+
+
+def bprop_cos(x, out, dout):
+    return (-dout * np.sin(x),)
+
+
+def bprop_tan(x, out, dout):
+    return (dout * (1.0 + out * out),)
+
+
+def bprop_tanh(x, out, dout):
+    return (dout * (1.0 - out * out),)
+
+
+def bprop_arctan(x, out, dout):
+    return (dout / (1.0 + x * x),)
+
+
+def bprop_arctan2(y, x, out, dout):
+    r = x * x + y * y
+    return (_unb(dout * x / r, y), _unb(-dout * y / r, x))
+
+
+def bprop_maximum(x, y, out, dout):
+    zero = np.zeros_like(dout)
+    dx = np.where(x > y, dout, np.where(x == y, 0.5 * dout, zero))
+    dy = np.where(y > x, dout, np.where(x == y, 0.5 * dout, zero))
+    return (_unb(dx, x), _unb(dy, y))
+
+
+def bprop_minimum(x, y, out, dout):
+    zero = np.zeros_like(dout)
+    dx = np.where(x < y, dout, np.where(x == y, 0.5 * dout, zero))
+    dy = np.where(y < x, dout, np.where(x == y, 0.5 * dout, zero))
+    return (_unb(dx, x), _unb(dy, y))
+
+
+def bprop_clip(x, lo, hi, out, dout):
+    zero = np.zeros_like(dout)
+    dx = np.where((x >= lo) & (x <= hi), dout, zero)
+    dlo = np.where(x < lo, dout, zero)
+    dhi = np.where(x > hi, dout, zero)
+    return (_unb(dx, x), _unb(dlo, lo), _unb(dhi, hi))
+
+
+def bprop_where(cond, x, y, out, dout):
+    zero = np.zeros_like(dout)
+    return (ZERO, _unb(np.where(cond, dout, zero), x), _unb(np.where(cond, zero, dout), y))
+
+
+def bprop_astype(x, dtype, out, dout):
+    return (P.cast_grad(dout, x), ZERO)
+
+
+def bprop_to_float(x, out, dout):
+    return (P.cast_grad(dout, x),)
+
+
+def bprop_sum(x, axis, keepdims, out, dout):
+    return (P.expand_reduced(dout, np.shape(x), axis, keepdims), ZERO, ZERO)
+
+
+def bprop_mean(x, axis, keepdims, out, dout):
+    n = P.reduced_count(np.shape(x), axis)
+    return (P.expand_reduced(dout, np.shape(x), axis, keepdims) / n, ZERO, ZERO)
+
+
+def _extremum_grad(x, axis, keepdims, out, dout):
+    hit = P.cast_grad(np.where(x == P.expand_reduced(out, np.shape(x), axis, keepdims),
+                               1.0, 0.0), x)
+    count = np.sum(hit, axis=axis, keepdims=keepdims)
+    return hit * P.expand_reduced(dout / count, np.shape(x), axis, keepdims)
+
+
+def bprop_max(x, axis, keepdims, out, dout):
+    return (_extremum_grad(x, axis, keepdims, out, dout), ZERO, ZERO)
+
+
+def bprop_min(x, axis, keepdims, out, dout):
+    return (_extremum_grad(x, axis, keepdims, out, dout), ZERO, ZERO)
+
+
+def bprop_transpose(x, axes, out, dout):
+    return (P.transpose(dout, P.inverse_axes(axes, np.ndim(x))), ZERO)
+
+
+def bprop_mT(x, out, dout):
+    return (P.mT(dout),)
+
+
+def bprop_reshape(x, shape, out, dout):
+    return (np.reshape(dout, np.shape(x)), ZERO)
+
+
+def bprop_broadcast_to(x, shape, out, dout):
+    return (P.sum_to(dout, np.shape(x)), ZERO)
+
+
+def bprop_sum_to(x, shape, out, dout):
+    return (P.broadcast_to(dout, np.shape(x)), ZERO)
+
+
+def bprop_getitem(x, index, out, dout):
+    return (P.getitem_grad(x, index, dout), ZERO)
+
+
+def bprop_getitem_grad(x, index, d, out, dout):
+    return (ZERO, ZERO, dout[index])
+
+
+def bprop_index_add(base, index, value, out, dout):
+    return (dout, ZERO, dout[index])
+
+
+def bprop_switch(cond, x, y, out, dout):
+    return (ZERO, dout if cond else ZERO, ZERO if cond else dout)
+
+
+def bprop_check_defined(value, name, out, dout):
+    return (dout, ZERO)
+
+
+def bprop_unpack(value, n, out, dout):
+    return (P.unpack_grad(value, dout), ZERO)
+
+
+def bprop_unpack_grad(value, d, out, dout):
+    return (ZERO, P.unpack(dout, len(value)))
+
+
+def bprop_full(shape, fill_value, dtype, out, dout):
+    return (ZERO, P.cast_grad(np.sum(dout), fill_value), ZERO)
+
+
+def bprop_array(obj, dtype, out, dout):
+    return (P.array_grad(obj, dout), ZERO)
+
+
+def bprop_gadd(x, y, out, dout):
+    return (P.mask_zero(x, dout), P.mask_zero(y, dout))
+
+
+def bprop_mask_zero(x, d, out, dout):
+    return (ZERO, P.mask_zero(d, dout))
+
+
+def bprop_env_get(env, key, out, dout):
+    return (P.env_add(ZERO, key, dout), ZERO)
+
+
+def bprop_env_add(env, key, value, out, dout):
+    return (dout, ZERO, P.env_get(dout, key))
+
+
+def bprop_cast_grad(d, x, out, dout):
+    return (P.cast_grad(dout, d), ZERO)
+
+
+def bprop_grad_cast(d, x, out, dout):
+    return (P.mask_zero(d, dout), ZERO)
+
+
+def bprop_check_scalar_output(y, out, dout):
+    return (dout,)
+
+
+def bprop_expand_reduced(d, shape, axis, keepdims, out, dout):
+    return (np.sum(dout, axis=axis, keepdims=keepdims), ZERO, ZERO, ZERO)
