@@ -133,7 +133,14 @@ class Interpreter:
                 vals[p.id] = a
             for node in self.plans[g]:
                 inputs = [self.value(i, frame) for i in node.inputs]
-                vals[node.id] = self.call(inputs[0], inputs[1:], node.loc)
+                try:
+                    vals[node.id] = self.call(inputs[0], inputs[1:], node.loc)
+                except RecursionError:
+                    if not isinstance(inputs[0], Closure):
+                        raise
+                    # located at the innermost non-tail call of a graph: the recursive call
+                    raise MycRuntimeError("maximum recursion depth exceeded in the program",
+                                          node.loc) from None
             out = g.output
             if not self.tail[g]:
                 return self.value(out, frame)

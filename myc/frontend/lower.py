@@ -256,6 +256,16 @@ class FunctionLowerer:
             if name in _UNSUPPORTED_EXPR:
                 raise self.error(MycSyntaxError, f"{_UNSUPPORTED_EXPR[name]} is not supported",
                                  sub)
+            # the rest of what lowering rejects by syntax alone, so dead code agrees with it
+            if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
+                self._reject_target(sub)
+            if isinstance(sub, ast.arguments):
+                self._check_arguments(sub)
+            if isinstance(sub, ast.Compare):
+                for op in sub.ops:
+                    if type(op) not in _CMPOPS:
+                        raise self.error(MycSyntaxError, f"comparison '{type(op).__name__}' "
+                                         "is not supported", sub)
 
     def stmt(self, s: ast.stmt, block: Block) -> Block | None:
         method = getattr(self, "stmt_" + type(s).__name__, None)
@@ -746,6 +756,9 @@ class FunctionLowerer:
             if k.arg is None:
                 raise self.error(MycSyntaxError, "keyword star-args (**x) in calls are not "
                                  "supported", k)
+        # name an unsupported argument (``sum(x for x in t)``) before the callee
+        for a in (*e.args, *(k.value for k in e.keywords)):
+            self.check_subset(a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
             if not isinstance(static_base, types.ModuleType):
@@ -870,7 +883,7 @@ class FunctionLowerer:
                                   {"a": prim.params[0] if prim.params else "a",
                                    "a_min": "lo", "a_max": "hi", "newshape": "shape",
                                    "condition": "cond", "fill_value": "fill_value"})
-        name = getattr(callee, "__name__", type(callee).__name__)
+        name = ast.unparse(e.func)  # as the user wrote it: np.fft.fft, not fft
         fn = self.python_value(callee, name, e.func, block)
         return self.call_node(fn, e, block)
 

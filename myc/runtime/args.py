@@ -66,4 +66,10 @@ def own_outputs(value: Any) -> Any:
         return value
     if isinstance(value, tuple):
         return tuple(own_outputs(v) for v in value)
-    return value
+    if value is None or isinstance(value, (bool, int, float, str, np.generic)):
+        return value
+    # a function value (closure, primitive) has no meaning outside the program
+    name = getattr(getattr(value, "graph", value), "name", None)
+    what = f"function '{name}'" if isinstance(name, str) else f"a {type(value).__name__}"
+    raise MycTypeError(f"the compiled function returned {what}; myc functions return numbers, "
+                       "NumPy arrays and (nested) tuples of these")
