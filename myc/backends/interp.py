@@ -111,6 +111,19 @@ class Interpreter:
         finally:
             sys.setrecursionlimit(old)
 
+    def call_value(self, fn: Any, args: list[Any]) -> Any:
+        """Call a value the program returned (a closure, a backpropagator)."""
+        old = sys.getrecursionlimit()
+        if old < _RECURSION_LIMIT:
+            sys.setrecursionlimit(_RECURSION_LIMIT)
+        try:
+            return self.call(fn, list(args), self.root.loc)
+        except RecursionError:
+            raise MycRuntimeError("maximum recursion depth exceeded in the program",
+                                  self.root.loc) from None
+        finally:
+            sys.setrecursionlimit(old)
+
     def value(self, node: Node, frame: Frame) -> Any:
         if isinstance(node, Constant):
             v = node.value

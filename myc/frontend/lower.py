@@ -38,7 +38,7 @@ from myc.frontend import builtins as B
 from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
-from myc.prims import UNDEF, P, Primitive
+from myc.prims import UNDEF, ZERO, P, Primitive
 
 _UNSUPPORTED_STMT = {
     "Try": "'try' statement", "TryStar": "'try' statement", "With": "'with' statement",
@@ -111,6 +111,9 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
+    graph_of = getattr(fn, "__myc_graph__", None)
+    if graph_of is not None:  # an object built by a transform (grad, jvp, ...)
+        return graph_of()
     if not isinstance(fn, types.FunctionType):
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
     g = _GRAPHS.get(fn)
@@ -591,6 +594,11 @@ class FunctionLowerer:
         prim = B.PRIMITIVE_OF.get(id(value))
         if prim is not None:
             return Constant(prim, loc)
+        if isinstance(value, Primitive) or value is ZERO:
+            return Constant(value, loc)
+        graph_of = getattr(value, "__myc_graph__", None)
+        if graph_of is not None:
+            return Constant(graph_of(), loc)
         if id(value) in B.DTYPES:
             return Constant(value, loc)
         if isinstance(value, type) and id(value) in B.BUILTIN_DTYPES:
@@ -618,7 +626,7 @@ class FunctionLowerer:
             return value if found else None
         if isinstance(node, ast.Attribute):
             base = self._static_callee(node.value, block)
-            if isinstance(base, types.ModuleType):
+            if isinstance(base, (types.ModuleType, types.SimpleNamespace)):
                 if not hasattr(base, node.attr):
                     raise self.error(MycNameError,
                                      f"module '{base.__name__}' has no attribute '{node.attr}'",
@@ -734,9 +742,10 @@ class FunctionLowerer:
 
     def expr_Attribute(self, e: ast.Attribute, block: Block) -> Node:
         static = self._static_callee(e.value, block)
-        if isinstance(static, types.ModuleType):
+        if isinstance(static, (types.ModuleType, types.SimpleNamespace)):
             obj = self._static_callee(e, block)
-            return self.python_value(obj, f"{static.__name__}.{e.attr}", e, block)
+            mod = getattr(static, "__name__", "P")
+            return self.python_value(obj, f"{mod}.{e.attr}", e, block)
         value = self.expr(e.value, block)
         attr = e.attr
         if attr == "T":
@@ -761,7 +770,7 @@ class FunctionLowerer:
             self.check_subset(a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
-            if not isinstance(static_base, types.ModuleType):
+            if not isinstance(static_base, (types.ModuleType, types.SimpleNamespace)):
                 return self.method_call(e, block)
         callee = self._static_callee(e.func, block)
         if callee is not None:
@@ -853,6 +862,9 @@ class FunctionLowerer:
         if callee is B.RANGE:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", e)
+        transform = getattr(callee, "__myc_transform__", None)
+        if transform is not None:
+            return self.transform_call(transform, e, block)
         if id(callee) in B.DTYPES or (isinstance(callee, type) and id(callee) in (
                 id(np.float32), id(np.float64))):
             args, kwargs = self._args(e, block)
@@ -886,6 +898,27 @@ class FunctionLowerer:
         name = ast.unparse(e.func)  # as the user wrote it: np.fft.fft, not fft
         fn = self.python_value(callee, name, e.func, block)
         return self.call_node(fn, e, block)
+
+    def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:
+        """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be
+        known where it is written; the result is the transformed function's graph."""
+        values = []
+        for a in e.args:
+            fn = self.expr(a, block)
+            if not (isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive))):
+                raise self.error(MycTypeError, "the function passed to a myc transform inside "
+                                 "a program must be known where it is written", a)
+            values.append(fn.value)
+        kwargs = {}
+        for k in e.keywords:
+            v = self.expr(k.value, block)
+            if not isinstance(v, Constant):
+                raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
+            kwargs[k.arg] = v.value
+        try:
+            return Constant(transform(*values, **kwargs), self.loc(e))
+        except MycError as exc:
+            raise exc.with_loc(self.loc(e)) from None
 
     def math_call(self, name: str, e: ast.Call, block: Block) -> Node:
         args, kwargs = self._args(e, block)
