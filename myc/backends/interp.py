@@ -23,7 +23,7 @@ from myc.errors import (
     MycValueError,
 )
 from myc.ir.manager import Manager, schedule
-from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
+from myc.ir.nodes import Closure, Constant, Graph, Node
 from myc.prims import Primitive
 
 _RECURSION_LIMIT = 20000
@@ -38,27 +38,6 @@ class Frame:
         self.graph = graph
         self.values: dict[int, Any] = {}
         self.parent = parent
-
-
-def _lookup(frame: Frame, node: Node) -> Any:
-    owner = node.graph
-    f: Frame | None = frame
-    while f is not None:
-        if f.graph is owner:
-            return f.values[node.id]
-        f = f.parent
-    raise AssertionError(f"node {node} of {owner} not visible from {frame.graph}")
-
-
-def _frame_of(frame: Frame | None, g: Graph | None) -> Frame | None:
-    if g is None:
-        return None
-    f = frame
-    while f is not None:
-        if f.graph is g:
-            return f
-        f = f.parent
-    raise AssertionError(f"closure parent {g} not on the static chain")
 
 
 def translate_exception(exc: Exception, what: str, loc: Location | None) -> MycError:
@@ -85,31 +64,52 @@ def translate_exception(exc: Exception, what: str, loc: Location | None) -> MycE
     return MycRuntimeError(f"{what}: {type(exc).__name__}: {msg}", loc)
 
 
+# operand kinds in a compiled plan
+_CONST, _LOCAL, _OUTER, _CLOSURE = 0, 1, 2, 3
+
+
+def _depth(g: Graph, owner: Graph | None) -> int:
+    d = 0
+    h: Graph | None = g
+    while h is not owner:
+        assert h is not None, f"{owner} is not an ancestor of {g}"
+        h = h.parent
+        d += 1
+    return d
+
+
+def _operand(g: Graph, node: Node) -> tuple:
+    """How to fetch ``node``'s value inside a frame of ``g``: precomputed once per graph."""
+    if isinstance(node, Constant):
+        v = node.value
+        if isinstance(v, Graph):
+            return (_CLOSURE, v, -1 if v.parent is None else _depth(g, v.parent))
+        return (_CONST, v)
+    if node.graph is g:
+        return (_LOCAL, node.id)
+    return (_OUTER, node.id, _depth(g, node.graph))
+
+
 class Interpreter:
     """Evaluates the graphs reachable from a root graph."""
 
     def __init__(self, root: Graph):
         self.root = root
         mng = Manager(root)
-        self.plans: dict[Graph, list[Apply]] = {}
-        self.tail: dict[Graph, bool] = {}
+        self.plans: dict[Graph, tuple] = {}
         for g in mng.graphs:
             order = schedule(g, mng.owned.get(g, []))
             tail = bool(order) and order[-1] is g.output
-            self.plans[g] = order[:-1] if tail else order
-            self.tail[g] = tail
+            steps = [(n.id, [_operand(g, i) for i in n.inputs], n.loc)
+                     for n in (order[:-1] if tail else order)]
+            out = g.output
+            out_plan = ([_operand(g, i) for i in out.inputs], out.loc) if tail else \
+                _operand(g, out)  # type: ignore[union-attr]
+            params = [p.id for p in g.parameters]
+            self.plans[g] = (params, steps, tail, out_plan)
 
     def run(self, *args: Any) -> Any:
-        old = sys.getrecursionlimit()
-        if old < _RECURSION_LIMIT:
-            sys.setrecursionlimit(_RECURSION_LIMIT)
-        try:
-            return self.call(Closure(self.root, None), list(args), self.root.loc)
-        except RecursionError:
-            raise MycRuntimeError("maximum recursion depth exceeded in the program",
-                                  self.root.loc) from None
-        finally:
-            sys.setrecursionlimit(old)
+        return self.call_value(Closure(self.root, None), list(args))
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:
         """Call a value the program returned (a closure, a backpropagator)."""
@@ -117,48 +117,67 @@ class Interpreter:
         if old < _RECURSION_LIMIT:
             sys.setrecursionlimit(_RECURSION_LIMIT)
         try:
-            return self.call(fn, list(args), self.root.loc)
+            with np.errstate(all="ignore"):
+                return self.call(fn, list(args), self.root.loc)
         except RecursionError:
             raise MycRuntimeError("maximum recursion depth exceeded in the program",
                                   self.root.loc) from None
         finally:
             sys.setrecursionlimit(old)
 
-    def value(self, node: Node, frame: Frame) -> Any:
-        if isinstance(node, Constant):
-            v = node.value
-            if isinstance(v, Graph):
-                return Closure(v, _frame_of(frame, v.parent))
-            return v
-        return _lookup(frame, node)
+    @staticmethod
+    def fetch(op: tuple, frame: Frame) -> Any:
+        kind = op[0]
+        if kind == _LOCAL:
+            return frame.values[op[1]]
+        if kind == _CONST:
+            return op[1]
+        if kind == _OUTER:
+            f = frame
+            for _ in range(op[2]):
+                f = f.parent  # type: ignore[assignment]
+            return f.values[op[1]]
+        if op[2] < 0:
+            return Closure(op[1], None)
+        f = frame
+        for _ in range(op[2]):
+            f = f.parent  # type: ignore[assignment]
+        return Closure(op[1], f)
 
     def call(self, fn: Any, args: list[Any], loc: Location | None) -> Any:
+        fetch = self.fetch
         while True:
             if isinstance(fn, Primitive):
                 return self.call_prim(fn, args, loc)
             if not isinstance(fn, Closure):
                 raise MycTypeError(f"'{type(fn).__name__}' object is not callable", loc)
             g = fn.graph
-            args = self.bind(g, args, loc)
+            params, steps, tail, out_plan = self.plans[g]
+            if len(args) != len(params):
+                args = self.bind(g, args, loc)
             frame = Frame(g, fn.frame)
             vals = frame.values
-            for p, a in zip(g.parameters, args, strict=True):
-                vals[p.id] = a
-            for node in self.plans[g]:
-                inputs = [self.value(i, frame) for i in node.inputs]
+            for pid, a in zip(params, args):  # noqa: B905 - lengths checked by bind
+                vals[pid] = a
+            for nid, ops, nloc in steps:
+                f = fetch(ops[0], frame)
+                a = [fetch(o, frame) for o in ops[1:]]
+                if isinstance(f, Primitive):
+                    vals[nid] = self.call_prim(f, a, nloc)
+                    continue
                 try:
-                    vals[node.id] = self.call(inputs[0], inputs[1:], node.loc)
+                    vals[nid] = self.call(f, a, nloc)
                 except RecursionError:
-                    if not isinstance(inputs[0], Closure):
+                    if not isinstance(f, Closure):
                         raise
                     # located at the innermost non-tail call of a graph: the recursive call
                     raise MycRuntimeError("maximum recursion depth exceeded in the program",
-                                          node.loc) from None
-            out = g.output
-            if not self.tail[g]:
-                return self.value(out, frame)
-            inputs = [self.value(i, frame) for i in out.inputs]  # type: ignore[union-attr]
-            fn, args, loc = inputs[0], inputs[1:], out.loc
+                                          nloc) from None
+            if not tail:
+                return fetch(out_plan, frame)
+            ops, loc = out_plan
+            fn = fetch(ops[0], frame)
+            args = [fetch(o, frame) for o in ops[1:]]
 
     @staticmethod
     def bind(g: Graph, args: list[Any], loc: Location | None) -> list[Any]:
@@ -170,16 +189,16 @@ class Interpreter:
             return list(args) + list(defaults[len(defaults) - (n - len(args)):])
         raise MycTypeError(f"{g.name}() takes {n} arguments but {len(args)} were given", loc)
 
-    def call_prim(self, prim: Primitive, args: list[Any], loc: Location | None) -> Any:
-        full = prim.fill_args(args)
-        if full is None:
-            raise MycTypeError(f"{prim.name}() takes {len(prim.params)} arguments but "
-                               f"{len(args)} were given", loc)
-        if prim.name == "switch" or prim.name == "make_tuple":
-            return prim.impl(*full)
+    @staticmethod
+    def call_prim(prim: Primitive, args: list[Any], loc: Location | None) -> Any:
+        if len(args) != len(prim.params) or prim.variadic:
+            full = prim.fill_args(args)
+            if full is None:
+                raise MycTypeError(f"{prim.name}() takes {len(prim.params)} arguments but "
+                                   f"{len(args)} were given", loc)
+            args = full
         try:
-            with np.errstate(all="ignore"):
-                return prim.impl(*full)
+            return prim.impl(*args)
         except RecursionError:
             raise
         except Exception as exc:  # noqa: BLE001 - every failure becomes a located MycError

@@ -84,8 +84,9 @@ def grad_cast(d, x):
         return tuple(grad_cast(a, b) for a, b in zip(d, x, strict=True))
     if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer))) or (
             isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
+        kind = f"array of dtype {x.dtype}" if isinstance(x, np.ndarray) else type(x).__name__
         raise MycTypeError("cannot differentiate with respect to an integer or bool argument "
-                           f"(got {type(x).__name__}{'' if not isinstance(x, np.ndarray) else ' of dtype ' + str(x.dtype)})",
+                           f"(got {kind})",
                            hint="pass floats, or exclude it with argnums=")
     if isinstance(x, np.ndarray):
         if d is ZERO:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.prims import P, ZERO
+from myc.prims import ZERO, P
 
 
 def _unb(d, x):

@@ -475,4 +475,4 @@ def test_closure_values_in_the_evaluator():
 
     interp = Interpreter(outer)
     assert interp.run(3.0) == 6.0
-    assert isinstance(interp.value(Constant(outer), None), Closure)
+    assert isinstance(interp.fetch((3, outer, -1), None), Closure)
