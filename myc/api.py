@@ -117,7 +117,16 @@ def _graph_of(fn: Any):
     from myc.prims import Primitive
 
     if isinstance(fn, Primitive):
-        return fn
+        from myc.ad.grad import prim_graph
+
+        return prim_graph(fn)
+    from myc.frontend.builtins import PRIMITIVE_OF
+
+    prim = PRIMITIVE_OF.get(id(fn))
+    if prim is not None:  # myc.grad(np.sin)
+        from myc.ad.grad import prim_graph
+
+        return prim_graph(prim)
     return parse(fn)
 
 
@@ -195,6 +204,17 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None
+
+
+def _jvp_transform(fn):
+    from myc.ad.forward import jvp_graph
+    from myc.ad.grad import prim_graph
+    from myc.prims import Primitive
+
+    return jvp_graph(prim_graph(fn) if isinstance(fn, Primitive) else fn)
+
+
+jvp.__myc_call_transform__ = _jvp_transform  # type: ignore[attr-defined]
 
 
 def aot(fn: Callable, signature: Any, output: str):

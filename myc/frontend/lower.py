@@ -865,6 +865,21 @@ class FunctionLowerer:
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:
             return self.transform_call(transform, e, block)
+        call_transform = getattr(callee, "__myc_call_transform__", None)
+        if call_transform is not None:  # myc.jvp(f, primals, tangents) inside a program
+            if not e.args or e.keywords:
+                raise self.error(MycTypeError, "expected a function and positional arguments",
+                                 e)
+            fn = self.expr(e.args[0], block)
+            if not (isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive))):
+                raise self.error(MycTypeError, "the function passed to a myc transform inside "
+                                 "a program must be known where it is written", e.args[0])
+            try:
+                graph = call_transform(fn.value)
+            except MycError as exc:
+                raise exc.with_loc(self.loc(e)) from None
+            rest = [self.expr(a, block) for a in e.args[1:]]
+            return self.apply(block, graph, *rest, node=e)
         if id(callee) in B.DTYPES or (isinstance(callee, type) and id(callee) in (
                 id(np.float32), id(np.float64))):
             args, kwargs = self._args(e, block)

@@ -202,3 +202,44 @@ def zeros_grad_like(x):
 
 
 register("zeros_grad_like", "x", zeros_grad_like, differentiable=False)
+
+
+def materialize(t, x):
+    """A tangent usable in arithmetic: zeros shaped like ``x`` in place of ``ZERO``."""
+    if t is not ZERO:
+        return t
+    if isinstance(x, tuple):
+        return tuple(materialize(ZERO, v) for v in x)
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, x.dtype if x.dtype.kind == "f" else np.float64)
+    if isinstance(x, np.floating):
+        return x.dtype.type(0)
+    if isinstance(x, (bool, int, float, np.generic)):
+        return 0.0
+    return ZERO
+
+
+register("materialize", "t x", materialize)
+register("all_zero", "", lambda *ts: all(t is ZERO for t in ts), variadic=True,
+         differentiable=False)
+
+
+def tangent_out(t, y):
+    """A jvp result in the structure and dtype of the primal output ``y``."""
+    if isinstance(y, tuple):
+        if t is ZERO:
+            t = (ZERO,) * len(y)
+        return tuple(tangent_out(a, b) for a, b in zip(t, y, strict=True))
+    if isinstance(y, np.ndarray):
+        if t is ZERO:
+            return np.zeros(y.shape, y.dtype if y.dtype.kind == "f" else np.float64)
+        dt = y.dtype if y.dtype.kind == "f" else np.result_type(t)
+        return np.array(np.broadcast_to(t, y.shape), dtype=dt)
+    if isinstance(y, np.floating):
+        return y.dtype.type(0 if t is ZERO else t)
+    if isinstance(y, (bool, int, float, np.generic)):
+        return 0.0 if t is ZERO else (float(t) if np.ndim(t) == 0 else t)
+    return t
+
+
+register("tangent_out", "t y", tangent_out)

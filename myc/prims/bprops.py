@@ -284,3 +284,11 @@ def bprop_check_scalar_output(y, out, dout):
 
 def bprop_expand_reduced(d, shape, axis, keepdims, out, dout):
     return (np.sum(dout, axis=axis, keepdims=keepdims), ZERO, ZERO, ZERO)
+
+
+def bprop_materialize(t, x, out, dout):
+    return (P.mask_zero(t, dout), ZERO)
+
+
+def bprop_tangent_out(t, y, out, dout):
+    return (P.mask_zero(t, dout), ZERO)

@@ -1,0 +1,184 @@
+"""Forward mode as a graph transform F.
+
+``F(g)(x1..xn, t1..tn)`` returns ``(y, ty)``: the primal output and its tangent.  Each
+primal node gets a primal and a tangent node in ``F(g)``; function values are their
+``F`` images and carry no tangent (a closure's captured tangents are free variables
+of its ``F`` graph, just as its captured values are).  A tail call stays a tail call,
+so loops stay loops.  Primitives use their ``jvp_<name>`` rule (myc/prims/jvps.py),
+skipped entirely when every input tangent is ``ZERO``.
+"""
+
+from __future__ import annotations
+
+from myc.errors import MycTypeError
+from myc.ir.manager import Manager, schedule
+from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.prims import P, Primitive, ZERO
+from myc.prims import jvps as _jvps
+
+_FPRIM: dict[tuple[str, int], Graph] = {}
+
+
+def _rule(prim: Primitive) -> Graph:
+    from myc.frontend.lower import parse
+
+    fn = getattr(_jvps, f"jvp_{prim.name}", None)
+    if fn is None:
+        raise MycTypeError(f"primitive '{prim.name}' has no forward-mode rule")
+    return parse(fn)
+
+
+def emit_prim(g: Graph, prim: Primitive, xs: list[Node], ts: list[Node], loc) -> tuple:
+    """Primal and tangent nodes of ``prim(*xs)`` built inside ``g``."""
+    y = g.apply(prim, *xs, loc=loc)
+    if not prim.differentiable or all(isinstance(t, Constant) and t.value is ZERO
+                                      for t in ts):
+        return y, Constant(ZERO)
+    if prim.variadic:
+        return y, g.apply(P.make_tuple, *ts, loc=loc)
+    rule = _rule(prim)
+    if prim.name in _jvps.STRUCTURAL:
+        return y, g.apply(rule, *xs, *ts, y, loc=loc)
+    zero_g = Graph(f"F:{prim.name}:zero", g)
+    zero_g.output = Constant(ZERO)
+    rule_g = Graph(f"F:{prim.name}:rule", g)
+    mts = [rule_g.apply(P.materialize, t, x, loc=loc) for t, x in zip(ts, xs, strict=True)]
+    rule_g.output = rule_g.apply(rule, *xs, *mts, y, loc=loc)
+    sw = g.apply(P.switch, g.apply(P.all_zero, *ts, loc=loc), zero_g, rule_g, loc=loc)
+    return y, g.apply(sw, loc=loc)
+
+
+def fprim(prim: Primitive, arity: int) -> Graph:
+    """``F(prim)`` as a graph, for primitives used as values (``compose(np.sin, f)``)."""
+    n = arity if prim.variadic else len(prim.params)
+    key = (prim.name, n)
+    if key not in _FPRIM:
+        g = Graph(f"F:{prim.name}")
+        names = prim.params if not prim.variadic else tuple(f"x{i}" for i in range(n))
+        xs = [g.add_parameter(nm) for nm in names]
+        ts = [g.add_parameter(f"t_{nm}") for nm in names]
+        y, ty = emit_prim(g, prim, list(xs), list(ts), None)
+        g.output = g.apply(P.make_tuple, y, ty)
+        _FPRIM[key] = g
+    return _FPRIM[key]
+
+
+class ForwardAD:
+    def __init__(self, root: Graph):
+        self.mng = Manager(root)
+        self.fmap: dict[Graph, Graph] = {}
+        self.nmap: dict[int, Node] = {}
+        self.tmap: dict[int, Node] = {}
+        self.pending: list[Graph] = []
+        self.built: set[Graph] = set()
+
+    def transform(self, root: Graph) -> Graph:
+        froot = self.f_graph(root)
+        while self.pending:
+            self.build(self.pending.pop(0))
+        return froot
+
+    def f_graph(self, g: Graph) -> Graph:
+        fg = self.fmap.get(g)
+        if fg is None:
+            parent = self.f_graph(g.parent) if g.parent is not None else None
+            fg = Graph(f"F:{g.name}", parent, g.loc)
+            fg.kind = g.kind
+            self.fmap[g] = fg
+            self.pending.append(g)
+        return fg
+
+    def primal(self, n: Node, arity: int = 0) -> Node:
+        if isinstance(n, Constant):
+            v = n.value
+            if isinstance(v, Graph):
+                return Constant(self.f_graph(v), n.loc)
+            if isinstance(v, Primitive):
+                return Constant(fprim(v, arity), n.loc)
+            return n
+        return self.nmap[n.id]
+
+    def tangent(self, n: Node) -> Node:
+        if isinstance(n, Constant):
+            return Constant(ZERO)
+        return self.tmap[n.id]
+
+    def build(self, g: Graph) -> None:
+        if g in self.built:
+            return
+        if g.parent is not None and g.parent not in self.built:
+            self.build(g.parent)
+        self.built.add(g)
+        fg = self.fmap[g]
+        for p in g.parameters:
+            self.nmap[p.id] = fg.add_parameter(p.name, p.loc)
+        for p in g.parameters:
+            self.tmap[p.id] = fg.add_parameter(f"t_{p.name}", p.loc)
+        order = schedule(g, self.mng.owned.get(g, []))
+        out = g.output
+        tail = isinstance(out, Apply) and out.graph is g and not self.mng.users.get(out)
+        for n in order:
+            if tail and n is out:
+                continue
+            y, ty = self.emit(fg, n)
+            self.nmap[n.id], self.tmap[n.id] = y, ty
+        if tail:
+            assert isinstance(out, Apply)
+            fn = out.inputs[0]
+            if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
+                y, ty = self.emit(fg, out)
+                fg.output = fg.apply(P.make_tuple, y, ty)
+            else:
+                args = out.inputs[1:]
+                fg.output = fg.apply(self.primal(fn, len(args)),
+                                     *[self.primal(a) for a in args],
+                                     *[self.tangent(a) for a in args], loc=out.loc)
+        else:
+            fg.output = fg.apply(P.make_tuple, self.primal(out), self.tangent(out), loc=g.loc)
+
+    def emit(self, fg: Graph, n: Apply) -> tuple[Node, Node]:
+        fn, args = n.inputs[0], n.inputs[1:]
+        xs = [self.primal(a) for a in args]
+        ts = [self.tangent(a) for a in args]
+        if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
+            prim = fn.value
+            full = prim.fill_args(xs) if not prim.variadic else xs
+            if full is not None and len(full) > len(xs):
+                xs = [x if isinstance(x, Node) else Constant(x) for x in full]
+                ts = ts + [Constant(ZERO)] * (len(xs) - len(ts))
+            return emit_prim(fg, prim, xs, ts, n.loc)
+        r = fg.apply(self.primal(fn, len(args)), *xs, *ts, loc=n.loc)
+        return (fg.apply(P.getitem, r, 0, loc=n.loc), fg.apply(P.getitem, r, 1, loc=n.loc))
+
+
+_CACHE: dict[Graph, Graph] = {}
+
+
+def forward_transform(g: Graph) -> Graph:
+    fg = _CACHE.get(g)
+    if fg is None:
+        fg = ForwardAD(g).transform(g)
+        _CACHE[g] = fg
+    return fg
+
+
+def jvp_graph(f: Graph) -> Graph:
+    """``(primals_tuple, tangents_tuple) -> (out, tangent_out)`` as a graph."""
+    fg = forward_transform(f)
+    g = Graph(f"jvp({f.name})", None, f.loc)
+    prim = g.add_parameter("primals")
+    tan = g.add_parameter("tangents")
+    n = len(f.parameters)
+    xs = [g.apply(P.getitem, g.apply(P.unpack, prim, n), i) for i in range(n)]
+    ts = [g.apply(P.getitem, g.apply(P.unpack, tan, n), i) for i in range(n)]
+    ts = [g.apply(P.cast_grad, t, x) for t, x in zip(ts, xs, strict=True)]
+    r = g.apply(Constant(fg), *xs, *ts)
+    y = g.apply(P.getitem, r, 0)
+    g.output = g.apply(P.make_tuple, y, g.apply(P.tangent_out, g.apply(P.getitem, r, 1), y))
+    return g
+
+
+def run_jvp(f: Graph, primals: list, tangents: list):
+    from myc.backends.interp import Interpreter
+
+    return Interpreter(jvp_graph(f)).run(tuple(primals), tuple(tangents))
