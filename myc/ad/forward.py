@@ -13,7 +13,7 @@ from __future__ import annotations
 from myc.errors import MycTypeError
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
-from myc.prims import P, Primitive, ZERO
+from myc.prims import ZERO, P, Primitive
 from myc.prims import jvps as _jvps
 
 _FPRIM: dict[tuple[str, int], Graph] = {}

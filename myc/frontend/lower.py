@@ -945,19 +945,21 @@ class FunctionLowerer:
             for f in floats:
                 sq = self.apply(block, P.mul, f, f, node=e)
                 acc = sq if acc is None else self.apply(block, P.add, acc, sq, node=e)
-            return self.apply(block, P.sqrt, acc if acc is not None else 0.0, node=e)
+            root = self.apply(block, P.sqrt, acc if acc is not None else 0.0, node=e)
+            return self.apply(block, P.to_float, root, node=e)
         expected = 2 if name in ("pow", "atan2") else (1, 2) if name == "log" else 1
         ok = len(args) in expected if isinstance(expected, tuple) else len(args) == expected
         if not ok:
             raise self.error(MycTypeError, f"math.{name}() got {len(args)} arguments", e)
         if name == "log" and len(floats) == 2:
-            return self.apply(block, P.truediv, self.apply(block, P.log, floats[0], node=e),
-                              self.apply(block, P.log, floats[1], node=e), node=e)
+            ratio = self.apply(block, P.truediv, self.apply(block, P.log, floats[0], node=e),
+                               self.apply(block, P.log, floats[1], node=e), node=e)
+            return self.apply(block, P.to_float, ratio, node=e)
         prim = B.PRIMITIVE_OF[id(getattr(__import__("math"), name))]
         out = self.apply(block, prim, *floats, node=e)
-        if name in ("floor", "ceil"):
-            out = self.apply(block, P.to_int, out, node=e)
-        return out
+        # Python floats are "weak" in NumPy's promotion (float32 stays float32): keep them so
+        convert = P.to_int if name in ("floor", "ceil") else P.to_float
+        return self.apply(block, convert, out, node=e)
 
     _METHODS = {"sum": "sum", "mean": "mean", "max": "max", "min": "min", "argmax": "argmax",
                 "argmin": "argmin", "astype": "astype", "dot": "dot", "clip": "clip"}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.prims import P, ZERO
+from myc.prims import ZERO, P
 
 STRUCTURAL = frozenset({
     "gadd", "env_get", "env_add", "getitem", "switch", "mask_zero", "unpack",
