@@ -28,8 +28,12 @@ def _check_cotangent(ct: Any, out: Any, path: str = "cotangent") -> None:
 
 def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
     jg = reverse_transform(graph)
-    interp = Interpreter(jg)
-    out, back = interp.run(Closure(tuple_k(len(args) + 1), None), *args)
+    from myc.ir.nodes import Constant  # LOCAL-WORKAROUND
+    w = Graph("vjp")
+    xs = [w.add_parameter(f"x{i}") for i in range(len(args))]
+    w.output = w.apply(Constant(jg), Constant(tuple_k(len(args) + 1)), *xs)
+    interp = Interpreter(w)
+    out, back = interp.run(*args)
 
     def pullback(cotangent: Any) -> tuple[Any, ...]:
         from myc.errors import MycError

@@ -393,10 +393,11 @@ class FunctionLowerer:
             if it.keywords or not 1 <= len(it.args) <= 3:
                 raise self.error(MycTypeError, "range() takes 1 to 3 positional arguments", it)
             vals = [self.expr(a, block) for a in it.args]
+            loc = self.loc(it)
             if len(vals) == 1:
-                start, stop, step = Constant(0), vals[0], Constant(1)
+                start, stop, step = Constant(0, loc), vals[0], Constant(1, loc)
             elif len(vals) == 2:
-                start, stop, step = vals[0], vals[1], Constant(1)
+                start, stop, step = vals[0], vals[1], Constant(1, loc)
             else:
                 start, stop, step = vals
             count = self.apply(block, P.range_len, start, stop, step, node=it)
@@ -422,11 +423,11 @@ class FunctionLowerer:
         init = []
         for name in names:
             if name == counter:
-                init.append(Constant(0))
+                init.append(Constant(0, self.loc(s)))
             elif name in block.env.vars:
                 init.append(block.env.vars[name])
             else:
-                init.append(Constant(UNDEF))
+                init.append(Constant(UNDEF, self.loc(s)))
                 henv.maybe_undef.add(name)
             henv.vars[name] = header.add_parameter(name, self.loc(s))
         g.output = self.apply(block, header, *init, node=s)
@@ -893,11 +894,22 @@ class FunctionLowerer:
             if len(args) < 2 or kwargs:
                 raise self.error(MycTypeError, f"{callee.__name__}() of a single sequence is "
                                  "not supported; pass two or more values", e)
-            prim = P.minimum if callee is min else P.maximum
+            # Python's semantics exactly: the first extreme operand itself, kept as is
+            better = P.lt if callee is min else P.gt
             acc = args[0]
             for a in args[1:]:
-                acc = self.apply(block, prim, acc, a, node=e)
+                cur = acc
+                take = self._lazy(block, e, "take", lambda b, a=a: a)
+                keep = self._lazy(block, e, "keep", lambda b, cur=cur: cur)
+                acc = self._select(block, self.apply(block, better, a, cur, node=e), take,
+                                   keep, e)
             return acc
+        if callee is abs:
+            args, kwargs = self._args(e, block)
+            if len(args) != 1 or kwargs:
+                raise self.error(MycTypeError, "abs() takes exactly one argument", e)
+            out = self.apply(block, P.abs, args[0], node=e)
+            return self.apply(block, P.to_weak, out, args[0], node=e)
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})

@@ -36,11 +36,23 @@ class SourceInfo:
         return Location(self.filename, line, col, end_col, text.rstrip("\n"), self.name)
 
 
-def _find_lambda(tree: ast.AST, code: types.CodeType) -> ast.Lambda | None:
+def _find_lambda(tree: ast.AST, code: types.CodeType, line_offset: int,
+                 col_offset: int) -> ast.Lambda | None:
+    """The lambda whose body holds the code object's first instruction position."""
     names = list(code.co_varnames[: code.co_argcount])
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == names:
-            return node
+    candidates = [n for n in ast.walk(tree)
+                  if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == names]
+    if len(candidates) <= 1:
+        return candidates[0] if candidates else None
+    for line, _end, col, _end_col in code.co_positions():
+        if line is None or col is None:
+            continue
+        for n in candidates:
+            b = n.body
+            start = (b.lineno + line_offset, b.col_offset + col_offset)
+            end = (b.end_lineno + line_offset, b.end_col_offset + col_offset)
+            if start <= (line, col) < end:
+                return n
     return None
 
 
@@ -64,13 +76,11 @@ def read_function(fn: types.FunctionType) -> SourceInfo:
     line_offset = first - 1
     if fn.__name__ == "<lambda>":
         tree = None
-        for candidate in (dedented, "(" + dedented.strip() + ")"):
-            try:
-                tree = ast.parse(candidate)
-                break
-            except SyntaxError:
-                continue
-        node = _find_lambda(tree, code) if tree is not None else None
+        try:
+            tree = ast.parse(dedented)
+        except SyntaxError:
+            tree = None
+        node = _find_lambda(tree, code, line_offset, col_offset) if tree is not None else None
         if node is None:
             raise MycSyntaxError(
                 "cannot isolate the source of this lambda; define it with 'def' instead",

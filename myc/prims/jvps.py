@@ -220,6 +220,10 @@ def jvp_astype(x, dtype, tx, tdtype, out):
     return P.cast_grad(tx, out)
 
 
+def jvp_to_weak(y, x, ty, tx, out):
+    return ty
+
+
 def jvp_to_float(x, tx, out):
     return P.cast_grad(tx, out)
 

@@ -56,14 +56,35 @@ register("where", "cond x y", np.where)
 # ---------------------------------------------------------------- casts and scalars
 
 
+_BUILTIN_CASTS = {"to_float": np.float64, "to_int": np.int64, "to_bool": np.bool_}
+
+
+def _dt(dtype):
+    """A NumPy dtype from what a program passes as ``dtype=`` (``float`` included)."""
+    if dtype is None:
+        return None
+    name = getattr(dtype, "name", None)
+    if not isinstance(dtype, (type, str, np.dtype)) and name in _BUILTIN_CASTS:
+        dtype = _BUILTIN_CASTS[name]  # the builtins float/int/bool, seen as primitives
+    return np.dtype(dtype)
+
+
 def _astype(x, dtype):
-    dt = np.dtype(dtype)
+    dt = _dt(dtype)
     if isinstance(x, np.ndarray):
         return x.astype(dt)
     return dt.type(x)
 
 
 register("astype", "x dtype", _astype)
+def _to_weak(y, x):
+    """``y`` as a Python scalar when ``x`` was one: builtins keep Python's scalar types."""
+    if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic) and np.ndim(y) == 0:
+        return type(x)(y) if not isinstance(x, bool) else int(y)
+    return y
+
+
+register("to_weak", "y x", _to_weak)
 register("to_float", "x", float)
 register("to_int", "x", int, differentiable=False)
 register("to_bool", "x", bool, differentiable=False)
@@ -124,10 +145,6 @@ register("index_add", "base index value", _index_add)
 register("make_slice", "start stop step", slice, differentiable=False)
 
 # ---------------------------------------------------------------- array creation
-
-
-def _dt(dtype):
-    return None if dtype is None else np.dtype(dtype)
 
 
 register("zeros", "shape dtype", lambda shape, dtype: np.zeros(shape, _dt(dtype) or float),
@@ -191,9 +208,3 @@ def _unpack(value, n):
 
 
 register("unpack", "value n", _unpack)
-
-
-def _tuple_index_check(t, i):
-    if not -len(t) <= i < len(t):
-        raise MycIndexError(f"tuple index {i} out of range for a tuple of length {len(t)}")
-    return t[i]

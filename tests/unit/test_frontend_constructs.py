@@ -648,9 +648,6 @@ def test_astype():
     check(f, A)
 
 
-@pytest.mark.xfail(strict=True, reason="the builtins float/int as a dtype (x.astype(float), "
-                   "np.zeros(3, dtype=int)) lower to the to_float/to_int primitives, which "
-                   "NumPy cannot interpret as a data type")
 def test_astype_builtin_types():
     def f(m):
         return m.astype(float), m.astype(int), np.zeros(3, dtype=float)
@@ -677,8 +674,6 @@ def test_builtins():
     check(f, 2.7, 3)
 
 
-@pytest.mark.xfail(strict=True, reason="min/max lower to np.minimum/np.maximum, which promote: "
-                   "max(2.7, 3) gives 3.0 where Python returns the int operand 3")
 def test_min_max_of_mixed_int_float_return_the_operand():
     def f(x, n):
         return max(x, n), min(n, x + 10)
@@ -712,9 +707,6 @@ def test_none_returning_function():
     check(f, 1.0)
 
 
-@pytest.mark.xfail(strict=True, reason="source.py picks the first lambda on a line with the "
-                   "same parameter names: the second of two lambdas on one line silently "
-                   "compiles the first one's body (should be that lambda or a MycSyntaxError)")
 def test_two_lambdas_on_one_line():
     fs = (lambda x: x + 1.0, lambda x: x * 2.0)
     try:
