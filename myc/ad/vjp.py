@@ -9,7 +9,7 @@ import numpy as np
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.backends.interp import Interpreter
 from myc.errors import MycShapeError, MycTypeError
-from myc.ir.nodes import Closure, Graph
+from myc.ir.nodes import Graph
 from myc.prims import P
 from myc.runtime.args import check_arg, own_outputs
 

@@ -12,7 +12,7 @@ import operator
 
 import numpy as np
 
-from myc.errors import MycIndexError, MycNameError, MycTypeError, MycValueError
+from myc.errors import MycNameError, MycTypeError, MycValueError
 from myc.prims.registry import register
 from myc.prims.values import UNDEF
 
