@@ -206,6 +206,8 @@ register("zeros_grad_like", "x", zeros_grad_like, differentiable=False)
 
 def materialize(t, x):
     """A tangent usable in arithmetic: zeros shaped like ``x`` in place of ``ZERO``."""
+    if isinstance(t, tuple) and isinstance(x, tuple):  # ZERO leaves inside, e.g. np.array([x, 1.0])
+        return tuple(materialize(a, b) for a, b in zip(t, x, strict=True))
     if t is not ZERO:
         return t
     if isinstance(x, tuple):

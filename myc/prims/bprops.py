@@ -254,6 +254,23 @@ def bprop_array(obj, dtype, out, dout):
     return (P.array_grad(obj, dout), ZERO)
 
 
+def bprop_array_grad(obj, d, out, dout):
+    # array_grad reads d's elements into obj's nested tuples; its adjoint builds the array
+    # back, with zeros where ``dout`` has ZERO leaves
+    return (ZERO, P.array(P.grad_cast(dout, out), None))
+
+
+def _linspace_weights(num, endpoint):
+    div = (num - 1 if num > 1 else 1) if endpoint else num
+    return np.arange(num) / div
+
+
+def bprop_linspace(start, stop, num, endpoint, dtype, out, dout):
+    w = _linspace_weights(num, endpoint)
+    return (P.cast_grad(np.sum(dout * (1.0 - w)), start), P.cast_grad(np.sum(dout * w), stop),
+            ZERO, ZERO, ZERO)
+
+
 def bprop_gadd(x, y, out, dout):
     return (P.mask_zero(x, dout), P.mask_zero(y, dout))
 

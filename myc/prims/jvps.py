@@ -280,5 +280,12 @@ def jvp_array(obj, dtype, tobj, tdtype, out):
     return P.cast_grad(P.array(tobj, dtype), out)
 
 
+def jvp_linspace(start, stop, num, endpoint, dtype, tstart, tstop, tnum, tendpoint, tdtype,
+                 out):
+    div = (num - 1 if num > 1 else 1) if endpoint else num
+    w = np.arange(num) / div
+    return P.cast_grad(tstart * (1.0 - w) + tstop * w, out)
+
+
 def jvp_expand_reduced(d, shape, axis, keepdims, td, tshape, taxis, tkeepdims, out):
     return P.expand_reduced(td, shape, axis, keepdims)
