@@ -32,6 +32,10 @@ def make_executable(graph: Graph, backend: str):
     """
     if backend not in BACKENDS:
         raise MycValueError(f"unknown backend '{backend}'; available: {', '.join(BACKENDS)}")
-    from myc.backends.interp import Interpreter
+    if backend == "interp":
+        from myc.backends.interp import Interpreter
 
-    return Interpreter(graph).run
+        return Interpreter(graph).run
+    from myc.runtime.specialize import SpecializedFunction
+
+    return SpecializedFunction(graph)

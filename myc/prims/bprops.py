@@ -61,11 +61,17 @@ def bprop_pos(x, out, dout):
 def bprop_matmul(x, y, out, dout):
     if np.ndim(x) == 1 and np.ndim(y) == 1:
         return (dout * y, dout * x)
-    if np.ndim(x) == 1:
-        return (_unb(P.matmul(y, dout), x), _unb(P.reshape(x, (-1, 1)) * dout, y))
-    if np.ndim(y) == 1:
-        return (_unb(P.reshape(dout, (-1, 1)) * y, x), _unb(P.matmul(P.mT(x), dout), y))
-    return (_unb(P.matmul(dout, P.mT(y)), x), _unb(P.matmul(P.mT(x), dout), y))
+    if np.ndim(x) >= 2 and np.ndim(y) >= 2:
+        return (_unb(P.matmul(dout, P.mT(y)), x), _unb(P.matmul(P.mT(x), dout), y))
+    # a 1-D operand is a row (x) or column (y) matrix, also against a batched operand
+    x2 = P.reshape(x, (1, -1)) if np.ndim(x) == 1 else x
+    y2 = P.reshape(y, (-1, 1)) if np.ndim(y) == 1 else y
+    ds = np.shape(dout)
+    d2 = P.reshape(dout, ds[:-1] + (1,) + ds[-1:]) if np.ndim(x) == 1 else P.reshape(
+        dout, ds + (1,))
+    dx = _unb(P.matmul(d2, P.mT(y2)), x2)
+    dy = _unb(P.matmul(P.mT(x2), d2), y2)
+    return (P.reshape(dx, np.shape(x)), P.reshape(dy, np.shape(y)))
 
 
 def bprop_dot(x, y, out, dout):

@@ -1,0 +1,1 @@
+"""Specialization: abstract values, shape/dtype rules, and the specializing tracer."""

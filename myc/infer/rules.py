@@ -1,0 +1,211 @@
+"""Shape/dtype rules: the abstract result of a primitive applied to abstract inputs.
+
+``infer(prim, args)`` takes each argument either concrete (a Python/NumPy value) or
+abstract (``AArray``/``AScalar``) and returns the result's abstract value.  Dtypes come
+from NumPy itself, applied to one-element proxies of the right kind (so NumPy's
+promotion, weak Python scalars included, is reproduced exactly); shapes from explicit
+rules, so no rule ever touches data the size of the real arrays.  Errors are the same
+Python exceptions NumPy raises; the caller turns them into located ``MycError``s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.infer.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
+from myc.prims import Primitive
+
+ELEMENTWISE = frozenset("""add sub mul truediv floordiv mod pow eq ne lt le gt ge and_ or_ xor
+neg pos invert exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan floor ceil
+arctan2 maximum minimum clip where to_weak""".split())
+REDUCTIONS = frozenset("sum mean max min argmax argmin".split())
+
+
+def _abs(v: Any) -> AArray | AScalar:
+    if isinstance(v, (AArray, AScalar)):
+        return v
+    a = abstract_of(v)
+    if a is None:
+        raise TypeError(f"unsupported operand of type {type(v).__name__}")
+    return a
+
+
+def _prox(v: Any) -> Any:
+    """A proxy for an abstract value; concrete non-array values pass as themselves."""
+    if isinstance(v, (AArray, AScalar)):
+        return proxy(v)
+    if isinstance(v, np.ndarray):
+        return np.ones((1,) * v.ndim, v.dtype)
+    if isinstance(v, (bool, int, float, np.generic)):
+        return proxy(_abs(v))
+    return v
+
+
+def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(int(a), ndim)
+        out.append(int(a) % ndim)
+    return tuple(out)
+
+
+def _matmul_shape(a: tuple, b: tuple, name: str) -> tuple:
+    if len(a) == 0 or len(b) == 0:
+        raise ValueError(f"{name}: input operand does not have enough dimensions")
+    a2 = (1,) + a if len(a) == 1 else a
+    b2 = b + (1,) if len(b) == 1 else b
+    if a2[-1] != b2[-2]:
+        raise ValueError(f"{name}: shapes {a} and {b} not aligned: {a2[-1]} (dim "
+                         f"{len(a) - 1}) != {b2[-2]} (dim {max(len(b) - 2, 0)}) -- "
+                         "matmul dimension mismatch")
+    batch = np.broadcast_shapes(a2[:-2], b2[:-2])
+    out = batch + (a2[-2], b2[-1])
+    if len(a) == 1:
+        out = out[:-2] + out[-1:]
+    if len(b) == 1:
+        out = out[:-1]
+    return tuple(out)
+
+
+def _reshape(shape: tuple, new: Any) -> tuple:
+    new = (new,) if isinstance(new, (int, np.integer)) else tuple(int(d) for d in new)
+    size = int(np.prod(shape)) if shape else 1
+    if new.count(-1) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if -1 in new:
+        known = int(np.prod([d for d in new if d != -1])) if len(new) > 1 else 1
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape {new}")
+        new = tuple(size // known if d == -1 else d for d in new)
+    if (int(np.prod(new)) if new else 1) != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {new}")
+    return new
+
+
+def _index_proxy(index: Any) -> Any:
+    """An index with abstract integer arrays replaced by zero arrays of their shape."""
+    if isinstance(index, tuple):
+        return tuple(_index_proxy(i) for i in index)
+    if isinstance(index, AArray):
+        return np.zeros(index.shape, index.dtype)
+    if isinstance(index, AScalar):
+        return index.dtype.type(0)
+    return index
+
+
+def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
+    """The abstract result of ``prim(*args)`` (some args abstract)."""
+    name = prim.name
+    if name in ELEMENTWISE:
+        shapes = [_abs(a).shape for a in args if not isinstance(a, (type(None),))]
+        shape = np.broadcast_shapes(*shapes)
+        return result_abstract(prim.impl(*[_prox(a) for a in args]), shape)
+    if name in REDUCTIONS:
+        x, axis = _abs(args[0]), args[1]
+        keepdims = args[2] if len(args) > 2 else False
+        axes = _axes(axis, x.ndim)
+        if keepdims:
+            shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+        else:
+            shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+        if name in ("max", "min", "argmax", "argmin") and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size array to reduction operation {name} which has no "
+                             "identity")
+        p = proxy(x)
+        r = prim.impl(p, axis, keepdims) if len(args) > 2 else prim.impl(p, axis)
+        return result_abstract(r, shape)
+    if name in ("matmul", "dot"):
+        a, b = _abs(args[0]), _abs(args[1])
+        if name == "dot" and (a.ndim == 0 or b.ndim == 0):
+            return infer(Primitive("mul", ("x", "y"), np.multiply), [a, b])
+        if name == "dot" and (a.ndim > 2 or b.ndim > 2):
+            raise ValueError("dot of arrays with more than 2 dimensions is not supported; "
+                             "use matmul")
+        shape = _matmul_shape(a.shape, b.shape, name)
+        r = np.matmul(np.ones(a.shape[-1:], a.dtype), np.ones(b.shape[-2:] if b.ndim > 1
+                                                              else b.shape, b.dtype))
+        dtype = np.result_type(r)
+        return AArray(dtype, shape) if shape or not isinstance(r, np.generic) else \
+            AScalar(dtype, False)
+    if name == "mT":
+        x = _abs(args[0])
+        return AArray(x.dtype, x.shape[:-2] + x.shape[-2:][::-1]) if x.ndim >= 2 else x
+    if name == "transpose":
+        x, axes = _abs(args[0]), args[1]
+        if isinstance(x, AScalar):
+            return AArray(x.dtype, ())
+        perm = tuple(reversed(range(x.ndim))) if axes is None else _axes(axes, x.ndim)
+        if sorted(perm) != list(range(x.ndim)):
+            raise ValueError(f"axes {axes} don't match array of {x.ndim} dimensions")
+        return AArray(x.dtype, tuple(x.shape[p] for p in perm))
+    if name == "reshape":
+        x = _abs(args[0])
+        return AArray(x.dtype, _reshape(x.shape, args[1]))
+    if name == "broadcast_to":
+        x, shape = _abs(args[0]), tuple(args[1])
+        if np.broadcast_shapes(x.shape, shape) != shape:
+            raise ValueError(f"cannot broadcast shape {x.shape} to {shape}")
+        return AArray(x.dtype, shape)
+    if name in ("sum_to",):
+        x = _abs(args[0])
+        return AArray(x.dtype, tuple(args[1])) if args[1] != () or x.ndim else x
+    if name == "expand_reduced":
+        d = _abs(args[0])
+        shape = tuple(args[1])
+        return AArray(d.dtype, shape) if shape or d.ndim else d
+    if name in ("astype",):
+        x = _abs(args[0])
+        dt = np.dtype(prim.impl(proxy(AScalar(x.dtype, False)), args[1]).dtype)
+        return AArray(dt, x.shape) if isinstance(x, AArray) else AScalar(dt, False)
+    if name in ("to_float", "to_int", "to_bool"):
+        x = _abs(args[0])
+        if isinstance(x, AArray) and int(np.prod(x.shape)) != 1:
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
+        return result_abstract(prim.impl(np.ones((), x.dtype)[()]), ())
+    if name == "cast_grad":
+        d, x = _abs(args[0]), args[1]
+        r = prim.impl(_prox(d), _prox(x))
+        return result_abstract(r, d.shape)
+    if name == "getitem":
+        x = _abs(args[0])
+        base = np.broadcast_to(np.zeros((), x.dtype), x.shape)
+        r = base[_index_proxy(args[1])]
+        if isinstance(r, np.ndarray):
+            return AArray(r.dtype, r.shape)
+        return AScalar(np.dtype(type(r)) if isinstance(r, np.generic) else x.dtype, False)
+    if name == "index_add":
+        return _abs(args[0])
+    if name == "getitem_grad":
+        x = _abs(args[0])
+        return AArray(x.dtype, x.shape)
+    if name in ("zeros_like", "ones_like"):
+        x, dtype = _abs(args[0]), args[1]
+        return AArray(np.dtype(dtype) if dtype is not None else x.dtype, x.shape)
+    if name == "full":
+        shape = (args[0],) if isinstance(args[0], (int, np.integer)) else tuple(args[0])
+        v = _abs(args[1])
+        dt = np.dtype(args[2]) if args[2] is not None else np.full((), _prox(v)).dtype
+        return AArray(dt, shape)
+    if name == "array":
+        obj = args[0]
+        sample = np.array(_nested_proxy(obj), dtype=args[1])
+        return AArray(sample.dtype, sample.shape)
+    if name == "gadd":
+        a, b = _abs(args[0]), _abs(args[1])
+        return result_abstract(np.add(proxy(a), proxy(b)),
+                               np.broadcast_shapes(a.shape, b.shape))
+    raise NotImplementedError(f"no shape rule for primitive '{name}'")
+
+
+def _nested_proxy(obj: Any) -> Any:
+    if isinstance(obj, tuple):
+        return [_nested_proxy(o) for o in obj]
+    if isinstance(obj, (AArray, AScalar)):
+        return np.ones(obj.shape, obj.dtype) if isinstance(obj, AArray) else proxy(obj)
+    return obj

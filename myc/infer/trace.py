@@ -1,0 +1,344 @@
+"""Specialization by abstract interpretation: the graph IR run on abstract arrays.
+
+The tracer is the reference evaluator with one change: numeric data it is not given
+-- the arrays and floats of the arguments -- is *abstract* (dtype and static shape),
+and a primitive applied to abstract values is not computed but recorded, with its
+result's abstract value from the shape/dtype rules, into one flat, typed, monomorphic
+graph.  Everything else is evaluated: ints and bools of the signature, tuples,
+closures, calls, switches on known conditions, environments and ``ZERO`` of AD -- so
+closures, tuple plumbing and AD bookkeeping vanish and a ``grad`` becomes a plain
+dataflow graph of array operations.  Shape and dtype errors surface here, before
+anything runs, at the user's line.
+
+A condition that depends on abstract data (a data-dependent ``while`` or ``if``) cannot
+be specialized away: the tracer raises ``GraphBreak`` and the caller runs that
+signature on the reference evaluator instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.backends.interp import Interpreter, translate_exception
+from myc.errors import Location, MycError
+from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
+from myc.infer.rules import infer
+from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.prims import ZERO, P, Primitive
+
+MAX_NODES = 60_000
+
+
+class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
+    """Specialization cannot continue: a condition depends on abstract data."""
+
+    def __init__(self, reason: str, loc: Location | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.loc = loc
+
+
+def has_sym(v: Any) -> bool:
+    if isinstance(v, Node):
+        return True
+    if isinstance(v, tuple):
+        return any(has_sym(x) for x in v)
+    if isinstance(v, dict):
+        return any(has_sym(x) for x in v.values())
+    return False
+
+
+_BREAK = {
+    "truth": "a condition depends on array or float data",
+    "not_": "a condition depends on array or float data",
+    "range_len": "a loop's trip count depends on array or float data",
+    "make_slice": "a slice bound depends on array or float data",
+    "arange": "an array's size depends on array or float data",
+    "linspace": "an array's size depends on array or float data",
+    "zeros": "an array's shape depends on array or float data",
+    "ones": "an array's shape depends on array or float data",
+}
+
+# primitives whose NumPy implementation only moves values around: safe on symbolic leaves
+_PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
+                       "all_zero", "switch", "make_tuple"])
+
+
+class Tracer(Interpreter):
+    """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
+
+    def __init__(self, root: Graph):
+        super().__init__(root)
+        self.trace = Graph(f"{root.name}:typed", None, root.loc)
+
+    # -- emitting ----------------------------------------------------------------------
+    def emit(self, prim: Primitive, args: list[Any], loc: Location | None,
+             abstract: Any = None) -> Node:
+        if abstract is None:
+            try:
+                abstract = infer(prim, [a.abstract if isinstance(a, Node) else
+                                        _abstract_tree(a) for a in args])
+            except MycError as exc:
+                raise exc.with_loc(loc) from None
+            except NotImplementedError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
+                raise translate_exception(exc, prim.name, loc) from None
+        inputs = [self.as_node(a, loc) for a in args]
+        node = self.trace.apply(prim, *inputs, loc=loc)
+        node.abstract = abstract
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
+                             "(a long loop unrolled?)", loc)
+        return node
+
+    count = 0
+
+    def as_node(self, v: Any, loc: Location | None) -> Node:
+        if isinstance(v, Node):
+            return v
+        if isinstance(v, tuple) and has_sym(v):
+            n = self.trace.apply(P.make_tuple, *[self.as_node(x, loc) for x in v], loc=loc)
+            n.abstract = None
+            return n
+        return Constant(v, loc)
+
+    # -- primitives ----------------------------------------------------------------------
+    def call_prim(self, prim: Primitive, args: list[Any], loc: Location | None) -> Any:
+        if len(args) != len(prim.params) or prim.variadic:
+            full = prim.fill_args(args)
+            if full is not None:
+                args = full
+        if not any(has_sym(a) for a in args):
+            return Interpreter.call_prim(prim, args, loc)
+        name = prim.name
+        if name in _BREAK:
+            raise GraphBreak(_BREAK[name], loc)
+        if name in _PLUMBING:
+            return Interpreter.call_prim(prim, args, loc)
+        handler = getattr(self, f"p_{name}", None)
+        if handler is not None:
+            return handler(args, loc)
+        return self.emit(prim, args, loc)
+
+    def p_getitem(self, args, loc):
+        x, index = args
+        if isinstance(x, tuple):
+            if has_sym(index):
+                raise GraphBreak("a tuple is indexed by array or float data", loc)
+            return Interpreter.call_prim(P.getitem, args, loc)
+        return self.emit(P.getitem, args, loc)
+
+    def p_len(self, args, loc):
+        x = args[0]
+        if isinstance(x, tuple):
+            return len(x)
+        return Interpreter.call_prim(P.len, [zeros_proxy(x.abstract)], loc)
+
+    def _from_abstract(self, prim, args, loc):
+        return Interpreter.call_prim(prim, [zeros_proxy(args[0].abstract)], loc)
+
+    def p_shape(self, args, loc):
+        return self._from_abstract(P.shape, args, loc)
+
+    def p_ndim(self, args, loc):
+        return self._from_abstract(P.ndim, args, loc)
+
+    def p_size(self, args, loc):
+        return self._from_abstract(P.size, args, loc)
+
+    def p_seed_like(self, args, loc):
+        return self._from_abstract(P.seed_like, args, loc)
+
+    def p_check_scalar_output(self, args, loc):
+        y = args[0]
+        if isinstance(y, Node):
+            Interpreter.call_prim(P.check_scalar_output, [zeros_proxy(y.abstract)], loc)
+            return y
+        return Interpreter.call_prim(P.check_scalar_output, args, loc)
+
+    def p_gadd(self, args, loc):
+        x, y = args
+        if x is ZERO:
+            return y
+        if y is ZERO:
+            return x
+        if isinstance(x, tuple):
+            return tuple(self.p_gadd([a, b], loc) for a, b in zip(x, y, strict=True))
+        if isinstance(x, dict):
+            out = dict(x)
+            for k, v in y.items():
+                out[k] = self.p_gadd([out[k], v], loc) if k in out else v
+            return out
+        return self.emit(P.add, [x, y], loc)
+
+    def p_env_add(self, args, loc):
+        env, key, value = args
+        if value is ZERO:
+            return env
+        out = {} if env is ZERO else dict(env)
+        out[key] = self.p_gadd([out[key], value], loc) if key in out else value
+        return out
+
+    def p_unpack(self, args, loc):
+        value, n = args
+        if isinstance(value, tuple):
+            return Interpreter.call_prim(P.unpack, args, loc)
+        a = value.abstract
+        if not isinstance(a, AArray) or not a.shape or a.shape[0] != n:
+            Interpreter.call_prim(P.unpack, [zeros_proxy(a), n], loc)  # raises the error
+        return tuple(self.emit(P.getitem, [value, i], loc) for i in range(n))
+
+    def p_unpack_grad(self, args, loc):
+        value, d = args
+        if isinstance(value, tuple) or d is ZERO:
+            return d
+        a = value.abstract
+        rows = [Constant(np.zeros(a.shape[1:], a.dtype)).value if r is ZERO else r
+                for r in d]
+        return self.emit(P.array, [tuple(rows), None], loc)
+
+    def p_array_grad(self, args, loc):
+        obj, d = args
+        if isinstance(obj, tuple):
+            return tuple(self.p_array_grad([o, self.emit(P.getitem, [d, i], loc)], loc)
+                         for i, o in enumerate(obj))
+        return d
+
+    def p_getitem_grad(self, args, loc):
+        x, index, d = args
+        if isinstance(x, tuple):
+            return Interpreter.call_prim(P.getitem_grad, args, loc)
+        if not isinstance(x, Node) and abstract_of(x) is not None and \
+                np.result_type(x).kind != "f":
+            return ZERO
+        if isinstance(x, Node) and x.abstract.dtype.kind != "f":
+            return ZERO
+        return self.emit(P.getitem_grad, args, loc)
+
+    def p_cast_grad(self, args, loc):
+        d, x = args
+        if d is ZERO or isinstance(x, (tuple, dict)):
+            return d
+        xa = x.abstract if isinstance(x, Node) else abstract_of(x)
+        if xa is None or (isinstance(xa, AScalar) and xa.weak and xa.dtype.kind == "f"):
+            return d
+        if xa.dtype.kind != "f":
+            return ZERO
+        da = d.abstract if isinstance(d, Node) else abstract_of(d)
+        if da is not None and da.dtype == xa.dtype:
+            return d
+        return self.emit(P.cast_grad, args, loc)
+
+    def p_grad_cast(self, args, loc):
+        d, x = args
+        if isinstance(x, tuple):
+            ds = (ZERO,) * len(x) if d is ZERO else d
+            return tuple(self.p_grad_cast([a, b], loc) for a, b in zip(ds, x, strict=True))
+        if not isinstance(x, Node):
+            return Interpreter.call_prim(P.grad_cast, [d, x], loc)  # refuses int/bool
+        xa = x.abstract
+        if d is ZERO:
+            return Interpreter.call_prim(P.grad_cast, [ZERO, zeros_proxy(xa)], loc) \
+                if isinstance(xa, AScalar) else np.zeros(xa.shape, xa.dtype)
+        if xa.dtype.kind != "f":
+            Interpreter.call_prim(P.grad_cast, [ZERO, zeros_proxy(xa)], loc)
+        return self.emit(P.grad_cast, [d, x], loc, abstract=xa)
+
+    def p_materialize(self, args, loc):
+        t, x = args
+        if t is not ZERO:
+            return t
+        if isinstance(x, Node):
+            xa = x.abstract
+            return Interpreter.call_prim(P.materialize, [ZERO, np.zeros(xa.shape, xa.dtype)
+                                                         if isinstance(xa, AArray)
+                                                         else zeros_proxy(xa)], loc)
+        return Interpreter.call_prim(P.materialize, [ZERO, _concrete_like(x)], loc)
+
+    def p_tangent_out(self, args, loc):
+        t, y = args
+        if isinstance(y, tuple):
+            ts = (ZERO,) * len(y) if t is ZERO else t
+            return tuple(self.p_tangent_out([a, b], loc) for a, b in zip(ts, y, strict=True))
+        ya = y.abstract if isinstance(y, Node) else abstract_of(y)
+        if t is ZERO or ya is None:
+            return Interpreter.call_prim(P.tangent_out, [t, zeros_proxy(ya) if ya else y],
+                                         loc) if t is ZERO and ya is not None and \
+                isinstance(ya, AScalar) else (np.zeros(ya.shape, ya.dtype if ya.dtype.kind
+                                                       == "f" else np.float64)
+                                              if t is ZERO and ya is not None else t)
+        ta = t.abstract if isinstance(t, Node) else abstract_of(t)
+        if isinstance(ya, AArray):
+            dt = ya.dtype if ya.dtype.kind == "f" else np.result_type(ta.dtype, np.float64)
+            out = AArray(np.dtype(dt), ya.shape)
+        else:
+            out = AScalar(np.dtype(np.float64), True) if ya.weak else \
+                AScalar(ya.dtype if ya.dtype.kind == "f" else np.dtype(np.float64), False)
+        if ta == out:
+            return t
+        return self.emit(P.tangent_out, [t, y], loc, abstract=out)
+
+
+def _abstract_tree(v: Any) -> Any:
+    """Abstract values for symbolic leaves inside a concrete structure (index tuples...)."""
+    if isinstance(v, Node):
+        return v.abstract
+    if isinstance(v, tuple):
+        return tuple(_abstract_tree(x) for x in v)
+    return v
+
+
+def _concrete_like(x: Any) -> Any:
+    return x
+
+
+def symbolize(value: Any, trace: Graph, path: str) -> Any:
+    """The argument as the tracer sees it: data leaves become trace parameters."""
+    if isinstance(value, tuple):
+        return tuple(symbolize(v, trace, f"{path}[{i}]") for i, v in enumerate(value))
+    a = abstract_of(value)
+    if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f"):
+        p = trace.add_parameter(path)
+        p.abstract = a
+        return p
+    return value
+
+
+def signature_key(value: Any) -> Any:
+    """What a specialization depends on: shapes/dtypes of data, values of ints and bools."""
+    if isinstance(value, tuple):
+        return ("t",) + tuple(signature_key(v) for v in value)
+    a = abstract_of(value)
+    if isinstance(a, AArray):
+        return ("a", a.dtype.str, a.shape)
+    if isinstance(a, AScalar) and a.dtype.kind == "f":
+        return ("f", a.dtype.str, a.weak)
+    return ("c", type(value).__name__, value)
+
+
+def trace(graph: Graph, args: list[Any]) -> tuple[Graph, Any]:
+    """The flat typed graph of ``graph`` specialized on ``args``, and its output template."""
+    tracer = Tracer(graph)
+    sym_args = [symbolize(a, tracer.trace, p.name) for a, p in zip(args, graph.parameters,
+                                                                     strict=True)]
+    out = tracer.run(*sym_args)
+    tracer.trace.flags["template"] = out
+    outs = [n for n in _leaves(out) if isinstance(n, Node)]
+    tracer.trace.output = tracer.trace.apply(P.make_tuple, *outs) if outs else Constant(())
+    return tracer.trace, out
+
+
+def _leaves(v: Any):
+    if isinstance(v, tuple):
+        for x in v:
+            yield from _leaves(x)
+    else:
+        yield v
+
+
+def is_apply(n: Node) -> bool:
+    return isinstance(n, Apply)

@@ -1,0 +1,1 @@
+"""Lowering: optimized typed graphs to host programs of kernels and library calls."""

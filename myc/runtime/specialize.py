@@ -1,0 +1,84 @@
+"""The compiled path: specialize per signature, optimize, lower, run; else interpret.
+
+Each new argument signature (shapes and dtypes of arrays and floats, values of ints
+and bools) is traced once into a flat typed program (``myc.infer.trace``), optimized
+(``myc.opt``) and lowered into a host program of kernels and library calls
+(``myc.lower``).  A signature whose control flow depends on array or float data cannot
+be specialized (``GraphBreak``); it runs on the reference evaluator, and that choice
+is cached too.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from typing import Any
+
+from myc.backends.interp import Interpreter
+from myc.infer.trace import GraphBreak, signature_key, trace
+from myc.ir.nodes import Graph, Node
+
+_FALLBACK = object()
+
+
+class SpecializedFunction:
+    """A graph with a cache of specialized programs keyed by argument signature."""
+
+    def __init__(self, graph: Graph):
+        self.graph = graph
+        self.cache: dict[Any, Any] = {}
+        self.breaks: dict[Any, GraphBreak] = {}
+        self._interp: Interpreter | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def interp(self) -> Interpreter:
+        if self._interp is None:
+            self._interp = Interpreter(self.graph)
+        return self._interp
+
+    def program(self, args: list[Any]):
+        """The compiled program for ``args``'s signature, or ``None`` to interpret."""
+        key = tuple(signature_key(a) for a in args)
+        entry = self.cache.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self.cache.get(key)
+                if entry is None:
+                    entry = self._compile(key, args)
+                    self.cache[key] = entry
+        return None if entry is _FALLBACK else entry
+
+    def _compile(self, key: Any, args: list[Any]):
+        from myc.lower.program import lower
+
+        if os.environ.get("MYC_NO_SPECIALIZE"):
+            return _FALLBACK
+        try:
+            typed, template = trace(self.graph, args)
+        except GraphBreak as brk:
+            self.breaks[key] = brk
+            return _FALLBACK
+        return lower(typed, template, self.graph.name)
+
+    def __call__(self, *args: Any) -> Any:
+        prog = self.program(list(args))
+        if prog is None:
+            return self.interp.run(*args)
+        return prog.run(list(args))
+
+
+def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:
+    """Argument leaves in the order of the typed graph's parameters."""
+    out: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, tuple):
+            for x in v:
+                walk(x)
+        else:
+            out.append(v)
+
+    for a in args:
+        walk(a)
+    return out
