@@ -223,12 +223,42 @@ def aot(fn: Callable, signature: Any, output: str):
 
 
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
-    """The program as text after ``stage`` (see DESIGN.md's stage list)."""
-    from myc.ir.printer import print_program
+    """The program as text after ``stage``: parsed, ad, typed, optimized or kernels.
+
+    ``typed`` and later stages specialize on ``example_args`` (like a first call).
+    """
+    from myc.ir.printer import print_graph, print_program
 
     if stage not in pipeline.STAGES:
         raise MycTypeError(f"unknown stage '{stage}'; stages: {', '.join(pipeline.STAGES)}")
     try:
-        return print_program(pipeline.parsed(fn))
+        graph = pipeline.parsed(_graph_of(fn) if not callable(getattr(fn, "__myc_graph__",
+                                                                      None)) else fn)
+        if stage == "parsed":
+            return print_program(graph)
+        if stage == "ad":
+            from myc.ad.reverse import reverse_transform
+
+            return print_program(reverse_transform(graph))
+        from myc.infer.trace import GraphBreak, trace
+
+        names = [p.name for p in graph.parameters]
+        args = check_args(names, tuple(_bind_call(graph, example_args, {})))
+        try:
+            typed, template = trace(graph, args)
+        except GraphBreak as brk:
+            where = f" at {brk.loc}" if brk.loc else ""
+            return (f"# {graph.name}: not specialized ({brk.reason}{where}); this signature "
+                    "runs on the reference evaluator\n" + print_program(graph))
+        if stage == "typed":
+            return print_graph(typed)
+        from myc.opt.passes import optimize
+
+        optimize(typed)
+        if stage == "optimized":
+            return print_graph(typed)
+        from myc.lower.program import lower
+
+        return lower(typed, template, graph.name).describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None

@@ -20,7 +20,7 @@ BACKENDS = ("interp", "cpu")
 
 
 def parsed(fn: Any) -> Graph:
-    g = parse(fn)
+    g = fn if isinstance(fn, Graph) else parse(fn)
     verify(g)
     return g
 

@@ -184,6 +184,10 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
     if name == "getitem_grad":
         x = _abs(args[0])
         return AArray(x.dtype, x.shape)
+    if name in ("zeros", "ones"):
+        shape = (args[0],) if isinstance(args[0], (int, np.integer)) else tuple(args[0])
+        return AArray(np.dtype(args[1]) if args[1] is not None else np.dtype(np.float64),
+                      shape)
     if name in ("zeros_like", "ones_like"):
         x, dtype = _abs(args[0]), args[1]
         return AArray(np.dtype(dtype) if dtype is not None else x.dtype, x.shape)

@@ -17,6 +17,7 @@ signature on the reference evaluator instead.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,10 @@ from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 
 MAX_NODES = 60_000
+_FOLD_LIMIT = 4096
+_BROADCASTING = frozenset(["expand_reduced", "broadcast_to", "full", "zeros_like",
+                           "ones_like"])
+_MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
@@ -86,6 +91,8 @@ class Tracer(Interpreter):
                 raise
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
+        if loc is None or loc.filename.startswith(_MYC_DIR):
+            loc = self.user_loc or loc  # work inside myc's own rules: the user's line
         inputs = [self.as_node(a, loc) for a in args]
         node = self.trace.apply(prim, *inputs, loc=loc)
         node.abstract = abstract
@@ -96,6 +103,8 @@ class Tracer(Interpreter):
         return node
 
     count = 0
+
+    user_loc: Location | None = None
 
     def as_node(self, v: Any, loc: Location | None) -> Node:
         if isinstance(v, Node):
@@ -112,7 +121,16 @@ class Tracer(Interpreter):
             full = prim.fill_args(args)
             if full is not None:
                 args = full
+        if loc is not None and not loc.filename.startswith(_MYC_DIR):
+            self.user_loc = loc
         if not any(has_sym(a) for a in args):
+            if prim.name in _BROADCASTING and args:
+                r = Interpreter.call_prim(prim, args, loc)
+                if isinstance(r, np.ndarray) and r.size > _FOLD_LIMIT:
+                    # a scalar broadcast to a big array stays a node: fusion reads it with
+                    # stride 0 instead of the program carrying a big constant
+                    return self.emit(prim, args, loc, abstract=AArray(r.dtype, r.shape))
+                return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
         if name in _BREAK:

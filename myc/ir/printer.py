@@ -70,7 +70,8 @@ def _line(body: str, comment: str) -> str:
 def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None) -> str:
     mng = mng or Manager(g)
     namer = namer or Namer()
-    params = ", ".join(namer(p) for p in g.parameters)
+    params = ", ".join(namer(p) + (f": {p.abstract}" if p.abstract is not None else "")
+                       for p in g.parameters)
     head = f"graph {g.name}({params})"
     if g.parent is not None:
         head += f" parent={g.parent.name}"
@@ -80,6 +81,8 @@ def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None
         fn, *args = node.inputs
         call = f"{namer(fn)}({', '.join(namer(a) for a in args)})"
         tag = f"  [{node.debug_name}]" if node.debug_name else ""
+        if node.abstract is not None and hasattr(node.abstract, "dtype"):
+            tag += f" : {node.abstract}"
         lines.append(_line(f"  {namer(node)} = {call}{tag}", _comment(node)))
     out = g.output
     lines.append(f"  return {namer(out)}" if out is not None else "  return <none>")

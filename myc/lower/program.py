@@ -40,6 +40,18 @@ class HostProgram:
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
 
+    def describe(self) -> str:
+        """The host program as text: one line per step."""
+        lines = [f"host program {self.name}: {len(self.params)} inputs, "
+                 f"{len(self.steps)} steps"]
+        for st in self.steps:
+            ins = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in st.inputs)
+            where = f"  # {st.loc.line}: {st.loc.source_line.strip()}" if st.loc else ""
+            lines.append(f"  s{st.output} = {st.name}({ins}){where}")
+        outs = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in self.outputs)
+        lines.append(f"  return ({outs})")
+        return "\n".join(lines)
+
     def run(self, args: list[Any]) -> Any:
         slots: list[Any] = [None] * self.nslots
         leaves: list[Any] = []
@@ -67,6 +79,12 @@ class HostProgram:
                     raise translate_exception(exc, st.name, st.loc) from None
         results = iter([slots[x] if is_slot else x for is_slot, x in self.outputs])
         return _rebuild(self.template, results)
+
+
+def _short(v: Any) -> str:
+    if isinstance(v, np.ndarray):
+        return f"array<{v.dtype}{list(v.shape)}>" if v.size > 4 else repr(v.tolist())
+    return repr(v)
 
 
 def _is_data(v: Any) -> bool:

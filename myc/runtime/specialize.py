@@ -59,6 +59,9 @@ class SpecializedFunction:
         except GraphBreak as brk:
             self.breaks[key] = brk
             return _FALLBACK
+        from myc.opt.passes import optimize
+
+        optimize(typed)
         return lower(typed, template, self.graph.name)
 
     def __call__(self, *args: Any) -> Any:

@@ -1,0 +1,1 @@
+"""Optimization of typed graphs: rewrites to a fixpoint, then fusion grouping."""

@@ -1,0 +1,36 @@
+"""Common-subexpression elimination: one node per (primitive, inputs)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from myc.ir.nodes import Apply, Constant, Graph, Node
+
+
+def _key(n: Node):
+    if isinstance(n, Constant):
+        v = n.value
+        if isinstance(v, np.ndarray):
+            return ("arr", id(v))
+        try:
+            hash(v)
+        except TypeError:
+            return ("obj", id(v))
+        return ("c", type(v).__name__, v)
+    return ("n", n.id)
+
+
+def cse(g: Graph) -> int:
+    seen: dict = {}
+
+    def rule(_g: Graph, n: Apply) -> Node | None:
+        key = tuple(_key(i) for i in n.inputs)
+        other = seen.get(key)
+        if other is not None and other.abstract == n.abstract:
+            return other
+        seen[key] = n
+        return None
+
+    from myc.opt.rewrite import rewrite
+
+    return rewrite(g, [rule])

@@ -1,0 +1,67 @@
+"""The pass manager: rewrite phases to a fixpoint, with dumps and timings.
+
+Phases (PyTensor's order): canonicalize (algebraic identities, CSE), stabilize
+(numerical-stability rewrites), then canonicalize again; fusion grouping runs last,
+in lowering.  ``MYC_DUMP_IR=dir`` writes the graph after every pass;
+``MYC_TIMINGS=1`` prints a per-pass timing report; tests set ``verify=True``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from myc.ir.nodes import Graph
+from myc.ir.verify import verify
+from myc.opt import cse as _cse
+from myc.opt import simplify, stability
+from myc.opt.rewrite import rewrite
+
+MAX_ROUNDS = 8
+
+
+def _dump(g: Graph, step: int, name: str) -> None:
+    d = os.environ.get("MYC_DUMP_IR")
+    if not d:
+        return
+    from myc.ir.printer import print_graph
+
+    path = Path(d)
+    path.mkdir(parents=True, exist_ok=True)
+    (path / f"{g.name.replace(':', '_')}.{step:02d}.{name}.txt").write_text(print_graph(g))
+
+
+PASSES = [
+    ("simplify", lambda g: rewrite(g, simplify.RULES)),
+    ("cse", _cse.cse),
+    ("stabilize", lambda g: rewrite(g, stability.RULES)),
+]
+
+
+def optimize(g: Graph, verify_each: bool = False) -> dict[str, float]:
+    """Run the passes on the typed graph ``g`` in place until nothing changes."""
+    timings: dict[str, float] = {}
+    step = 0
+    _dump(g, step, "typed")
+    for _ in range(MAX_ROUNDS):
+        changed = 0
+        for name, fn in PASSES:
+            t0 = time.perf_counter()
+            c = fn(g)
+            timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
+            changed += c
+            step += 1
+            if c:
+                _dump(g, step, name)
+            if verify_each:
+                verify(g)
+        if not changed:
+            break
+    if os.environ.get("MYC_TIMINGS"):
+        total = sum(timings.values())
+        print(f"myc timings for {g.name}: " + ", ".join(
+            f"{k} {v * 1e3:.1f} ms" for k, v in timings.items()) + f"; total {total * 1e3:.1f} ms",
+            file=sys.stderr)
+    return timings

@@ -1,0 +1,84 @@
+"""Local rewriting of a flat typed graph.
+
+``rewrite(graph, rules)`` walks the graph's nodes inputs-first, rebuilds each node on
+its (possibly replaced) inputs, and offers it to every rule; a rule returns a
+replacement node or ``None``.  Replacements must have the same abstract value
+(dtype, shape, scalar kind) as the node they replace -- ``same()`` checks it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from myc.ir.manager import Manager, schedule
+from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.prims import Primitive
+
+Rule = Callable[[Graph, Apply], Node | None]
+
+
+def prim_of(n: Node) -> Primitive | None:
+    if isinstance(n, Apply) and isinstance(n.inputs[0], Constant):
+        v = n.inputs[0].value
+        if isinstance(v, Primitive):
+            return v
+    return None
+
+
+def is_prim(n: Node, *names: str) -> bool:
+    p = prim_of(n)
+    return p is not None and p.name in names
+
+
+def const_value(n: Node, default: Any = None) -> Any:
+    return n.value if isinstance(n, Constant) else default
+
+
+def is_const(n: Node, value: Any) -> bool:
+    if not isinstance(n, Constant):
+        return False
+    v = n.value
+    try:
+        return type(v) in (int, float, bool) and v == value and not isinstance(v, bool)
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def same(a: Node, b: Node) -> bool:
+    """Whether ``b`` can stand for ``a``: equal abstract values."""
+    return getattr(a, "abstract", None) == getattr(b, "abstract", None) and \
+        getattr(a, "abstract", None) is not None
+
+
+def make(g: Graph, prim: Primitive, *args: Any, like: Node, abstract: Any = None) -> Apply:
+    n = g.apply(prim, *args, loc=like.loc)
+    n.abstract = like.abstract if abstract is None else abstract
+    return n
+
+
+def rewrite(g: Graph, rules: list[Rule]) -> int:
+    """Apply ``rules`` once over ``g``; return how many nodes were replaced."""
+    mng = Manager(g)
+    order = schedule(g, mng.owned.get(g, []))
+    new: dict[int, Node] = {}
+    changes = 0
+    for n in order:
+        inputs = [new.get(i.id, i) for i in n.inputs]
+        cur: Node = n
+        if any(a is not b for a, b in zip(inputs, n.inputs, strict=True)):
+            cur = Apply(inputs, g, n.loc)
+            cur.abstract = n.abstract
+            cur.debug_name = n.debug_name
+        for rule in rules:
+            if not isinstance(cur, Apply):
+                break
+            r = rule(g, cur)
+            if r is not None and r is not cur:
+                changes += 1
+                cur = r
+        if cur is not n:
+            new[n.id] = cur
+    if g.output is not None and g.output.id in new:
+        g.output = new[g.output.id]
+    return changes

@@ -1,0 +1,95 @@
+"""Numerical-stability rewrites, on by default (PyTensor's "stabilize" phase).
+
+log(1 + x) -> log1p(x);  exp(x) - 1 -> expm1(x);
+log(1 / (1 + exp(-x))) (log of a sigmoid) -> -softplus(-x), with the stable
+softplus(z) = max(z, 0) + log1p(exp(-|z|));
+log(sum(exp(x), axis)) -> m + log(sum(exp(x - m), axis)), m = max(x, axis) (logsumexp).
+"""
+
+from __future__ import annotations
+
+from myc.infer.abstract import AArray
+from myc.infer.rules import infer
+from myc.ir.nodes import Apply, Graph, Node
+from myc.opt.rewrite import is_const, is_prim, make, same
+from myc.prims import P
+
+
+def _typed(g: Graph, prim, *args, like: Node) -> Apply:
+    n = g.apply(prim, *args, loc=like.loc)
+    n.abstract = infer(prim, [getattr(a, "abstract", None) if hasattr(a, "abstract")
+                              and a.abstract is not None else getattr(a, "value", a)
+                              for a in args])
+    return n
+
+
+def log1p_expm1(g: Graph, n: Apply) -> Node | None:
+    if is_prim(n, "log") and is_prim(n.inputs[1], "add"):
+        a, b = n.inputs[1].inputs[1:]
+        x = b if is_const(a, 1) else a if is_const(b, 1) else None
+        if x is not None:
+            r = make(g, P.log1p, x, like=n)
+            return r if _ok(n, r, x) else None
+    if is_prim(n, "sub") and is_const(n.inputs[2], 1) and is_prim(n.inputs[1], "exp"):
+        x = n.inputs[1].inputs[1]
+        r = make(g, P.expm1, x, like=n)
+        return r if _ok(n, r, x) else None
+    return None
+
+
+def _ok(n: Node, r: Node, x: Node) -> bool:
+    try:
+        return infer(r.inputs[0].value, [x.abstract]) == n.abstract
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def log_sigmoid(g: Graph, n: Apply) -> Node | None:
+    """log(1/(1+exp(-x))) -> -(max(-x, 0) + log1p(exp(-|x|)))."""
+    if not (is_prim(n, "log") and is_prim(n.inputs[1], "truediv")):
+        return None
+    num, den = n.inputs[1].inputs[1:]
+    if not is_const(num, 1) or not is_prim(den, "add"):
+        return None
+    a, b = den.inputs[1:]
+    e = b if is_const(a, 1) else a if is_const(b, 1) else None
+    if e is None or not is_prim(e, "exp") or not is_prim(e.inputs[1], "neg"):
+        return None
+    x = e.inputs[1].inputs[1]
+    try:
+        negx = _typed(g, P.neg, x, like=n)
+        m = _typed(g, P.maximum, negx, 0.0, like=n)
+        t = _typed(g, P.log1p, _typed(g, P.exp, _typed(g, P.neg, _typed(g, P.abs, x, like=n),
+                                                       like=n), like=n), like=n)
+        r = _typed(g, P.neg, _typed(g, P.add, m, t, like=n), like=n)
+    except Exception:  # noqa: BLE001
+        return None
+    return r if same(n, r) else None
+
+
+def logsumexp(g: Graph, n: Apply) -> Node | None:
+    """log(sum(exp(x), axis, keepdims)) -> m + log(sum(exp(x - m), axis, keepdims))."""
+    if not (is_prim(n, "log") and is_prim(n.inputs[1], "sum")):
+        return None
+    s = n.inputs[1]
+    if not is_prim(s.inputs[1], "exp"):
+        return None
+    x = s.inputs[1].inputs[1]
+    if not isinstance(x.abstract, AArray) or x.abstract.dtype.kind != "f":
+        return None
+    if is_prim(x, "sub") and is_prim(x.inputs[2], "max") and x.inputs[2].inputs[1] is \
+            x.inputs[1]:
+        return None  # already shifted by its maximum
+    axis, keepdims = s.inputs[2], s.inputs[3]
+    try:
+        mk = _typed(g, P.max, x, axis, True, like=n)
+        shifted = _typed(g, P.sub, x, mk, like=n)
+        ss = _typed(g, P.sum, _typed(g, P.exp, shifted, like=n), axis, keepdims, like=n)
+        m = mk if keepdims.value else _typed(g, P.max, x, axis, False, like=n)
+        r = _typed(g, P.add, m, _typed(g, P.log, ss, like=n), like=n)
+    except Exception:  # noqa: BLE001
+        return None
+    return r if same(n, r) else None
+
+
+RULES = [log1p_expm1, log_sigmoid, logsumexp]
