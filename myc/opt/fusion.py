@@ -1,0 +1,173 @@
+"""Grouping of elementwise, broadcast and reduction nodes into convex fusion groups.
+
+A group is a set of nodes over one iteration *domain* (an elementwise node's output
+shape; a reduction's input shape) that a backend compiles into a single kernel: one
+pass over the domain, intermediates kept in registers, only the values needed outside
+the group stored.  Nodes are visited inputs-first; a node joins the group of one of its
+producers when the domains agree and the group stays *convex* -- no path leaves the
+group and comes back (it would need a value the kernel has not produced yet).  A
+reduction's result is never consumed inside its own group.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from myc.infer.abstract import AArray
+from myc.ir.manager import Manager, schedule
+from myc.ir.nodes import Apply, Graph, Node
+from myc.opt.rewrite import prim_of
+
+ELEMENTWISE = frozenset("""add sub mul truediv pow maximum minimum arctan2 eq ne lt le gt ge
+and_ or_ mod floordiv neg exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan
+floor ceil where clip astype cast_grad grad_cast tangent_out to_weak pos broadcast_to
+expand_reduced gadd not_""".split())
+REDUCTIONS = frozenset("sum max min mean sum_to".split())
+MIN_FUSED_SIZE = 256
+
+
+@dataclass
+class FusionGroup:
+    id: int
+    domain: tuple[int, ...]
+    members: list[Apply] = field(default_factory=list)
+    outputs: list[Apply] = field(default_factory=list)
+
+    def __repr__(self) -> str:
+        ops = ", ".join(prim_of(m).name for m in self.members)  # type: ignore[union-attr]
+        return f"group{self.id}{list(self.domain)}[{ops}]"
+
+
+def _size(shape: tuple[int, ...]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
+    """``("ew"|"red", domain)`` for a fusible node, else ``None``."""
+    p = prim_of(n)
+    if p is None or n.abstract is None or not hasattr(n.abstract, "dtype"):
+        return None
+    if p.name in ELEMENTWISE and isinstance(n.abstract, AArray):
+        return ("ew", n.abstract.shape)
+    if p.name in REDUCTIONS:
+        x = n.inputs[1]
+        if not isinstance(x.abstract, AArray):
+            return None
+        return ("red", x.abstract.shape)
+    return None
+
+
+def fuse(g: Graph) -> list[FusionGroup]:
+    """The fusion groups of the flat typed graph ``g``, in a valid execution order."""
+    mng = Manager(g)
+    order = schedule(g, mng.owned.get(g, []))
+    group_of: dict[int, FusionGroup] = {}
+    reach: dict[int, frozenset[int]] = {}
+    groups: list[FusionGroup] = []
+    is_red: set[int] = set()
+    for n in order:
+        kd = kind_and_domain(n)
+        dep: set[int] = set()
+        for i in n.inputs:
+            dep |= reach.get(i.id, frozenset())
+        if kd is None or _size(kd[1]) < MIN_FUSED_SIZE:
+            reach[n.id] = frozenset(dep)
+            continue
+        kind, domain = kd
+        chosen = None
+        producers = [i for i in (n.inputs[1:2] if kind == "red" else n.inputs[1:])
+                     if i.id in group_of and i.id not in is_red]
+        for p in producers:
+            cand = group_of[p.id]
+            if cand.domain != domain:
+                continue
+            ok = True
+            for i in n.inputs:
+                gi = group_of.get(i.id)
+                if gi is cand:
+                    if i.id in is_red:
+                        ok = False
+                        break
+                elif cand.id in reach.get(i.id, frozenset()):
+                    ok = False
+                    break
+            if ok:
+                chosen = cand
+                break
+        if chosen is None:
+            chosen = FusionGroup(len(groups), domain)
+            groups.append(chosen)
+        chosen.members.append(n)
+        group_of[n.id] = chosen
+        if kind == "red":
+            is_red.add(n.id)
+        reach[n.id] = frozenset(dep | {chosen.id})
+    groups = _merge_siblings(groups, group_of, reach, is_red, order)
+    users = mng.users
+    for grp in groups:
+        mem = {m.id for m in grp.members}
+        for m in grp.members:
+            outside = any(u.id not in mem for u, _ in users.get(m, [])) or m is g.output
+            if outside or m.id in is_red:
+                grp.outputs.append(m)
+    return groups
+
+
+def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
+                    reach: dict[int, frozenset[int]], is_red: set[int],
+                    order: list[Apply]) -> list[FusionGroup]:
+    """Merge groups over the same domain when no path leaves one and enters the other.
+
+    Producer-consumer edges between the two are fine (the value stays in registers)
+    unless the value is a reduction's result; a path through a node outside both would
+    make the merged group non-convex.
+    """
+    parent = {grp.id: grp.id for grp in groups}
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    by_id = {grp.id: grp for grp in groups}
+
+    def mergeable(a: FusionGroup, b: FusionGroup) -> bool:
+        for x, y in ((a, b), (b, a)):
+            ym = {m.id for m in y.members}
+            for m in y.members:
+                for i in m.inputs:
+                    if i.id in ym:
+                        continue
+                    gi = group_of.get(i.id)
+                    if gi is not None and find(gi.id) == find(x.id):
+                        if i.id in is_red:
+                            return False
+                        continue
+                    if any(find(r) == find(x.id) for r in reach.get(i.id, ())):
+                        return False
+        return True
+
+    changed = True
+    while changed:
+        changed = False
+        live = [by_id[i] for i in sorted({find(g.id) for g in groups})]
+        for ai, a in enumerate(live):
+            for b in live[ai + 1:]:
+                if a.domain == b.domain and mergeable(a, b):
+                    parent[find(b.id)] = find(a.id)
+                    rank = {n.id: k for k, n in enumerate(order)}
+                    a.members = sorted(a.members + b.members, key=lambda n: rank[n.id])
+                    for m in b.members:
+                        group_of[m.id] = a
+                    changed = True
+                    break
+            if changed:
+                break
+    out = [by_id[i] for i in sorted({find(g.id) for g in groups})]
+    for k, grp in enumerate(out):
+        grp.id = k
+    return out
