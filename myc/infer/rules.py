@@ -125,8 +125,7 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         if name == "dot" and (a.ndim == 0 or b.ndim == 0):
             return infer(Primitive("mul", ("x", "y"), np.multiply), [a, b])
         if name == "dot" and (a.ndim > 2 or b.ndim > 2):
-            raise ValueError("dot of arrays with more than 2 dimensions is not supported; "
-                             "use matmul")
+            raise NotImplementedError("np.dot of arrays with more than 2 dimensions")
         shape = _matmul_shape(a.shape, b.shape, name)
         r = np.matmul(np.ones(a.shape[-1:], a.dtype), np.ones(b.shape[-2:] if b.ndim > 1
                                                               else b.shape, b.dtype))

@@ -87,8 +87,8 @@ class Tracer(Interpreter):
                                         _abstract_tree(a) for a in args])
             except MycError as exc:
                 raise exc.with_loc(loc) from None
-            except NotImplementedError:
-                raise
+            except NotImplementedError as exc:
+                raise GraphBreak(str(exc), loc) from None
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
         if loc is None or loc.filename.startswith(_MYC_DIR):

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from typing import Any
 
 from myc.backends.interp import Interpreter
@@ -54,15 +55,26 @@ class SpecializedFunction:
 
         if os.environ.get("MYC_NO_SPECIALIZE"):
             return _FALLBACK
+        from myc.errors import MycError
+        from myc.opt.passes import optimize
+
         try:
             typed, template = trace(self.graph, args)
+            optimize(typed)
+            return lower(typed, template, self.graph.name)
         except GraphBreak as brk:
             self.breaks[key] = brk
             return _FALLBACK
-        from myc.opt.passes import optimize
-
-        optimize(typed)
-        return lower(typed, template, self.graph.name)
+        except MycError:
+            raise
+        except Exception as exc:  # an internal failure: never the user's problem
+            if os.environ.get("MYC_STRICT"):
+                raise
+            warnings.warn(f"myc: specializing {self.graph.name} failed internally "
+                          f"({type(exc).__name__}: {exc}); running it on the reference "
+                          "evaluator", RuntimeWarning, stacklevel=3)
+            self.breaks[key] = GraphBreak(f"internal: {exc}")
+            return _FALLBACK
 
     def __call__(self, *args: Any) -> Any:
         prog = self.program(list(args))
