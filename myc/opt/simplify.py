@@ -42,10 +42,19 @@ def identities(g: Graph, n: Apply) -> Node | None:
     if name == "pow":
         if is_const(a[1], 1) and same(n, a[0]):
             return a[0]
-        if is_const(a[1], 2) and a[0].abstract is not None and \
-                a[0].abstract.dtype.kind == "f":
-            r = make(g, P.mul, a[0], a[0], like=n)
-            return r if same(n, r) else None
+        x = a[0]
+        if x.abstract is not None and x.abstract.dtype.kind == "f":
+            # small integer powers as products: NumPy's float pow is a slow libm call
+            if is_const(a[1], 2):
+                r = make(g, P.mul, x, x, like=n)
+                return r if same(n, r) else None
+            if is_const(a[1], 3):
+                sq = make(g, P.mul, x, x, like=n, abstract=x.abstract)
+                r = make(g, P.mul, sq, x, like=n)
+                return r if same(n, r) and same(x, sq) else None
+            if isinstance(a[1], Constant) and type(a[1].value) is float and a[1].value == 0.5:
+                r = make(g, P.sqrt, x, like=n)
+                return r if same(n, r) else None
     if name == "neg" and is_prim(a[0], "neg") and same(n, a[0].inputs[1]):
         return a[0].inputs[1]
     if name == "transpose" and is_prim(a[0], "transpose"):
