@@ -12,8 +12,8 @@
   dtype) and the primal outputs of ``vjp``/``jvp`` agree with calling ``f``;
 * ``order=2`` (and more): the same checks applied to ``myc.grad(f)`` -- so reverse over
   reverse (``vjp`` of ``grad``) and forward over reverse (``jvp`` of ``grad``, a
-  Hessian-vector product).  A function with an array output is first projected on a
-  random cotangent.
+  Hessian-vector product).  A function with a non-scalar output (array, tuple) is first
+  projected on the random cotangent.
 
 When a check fails the report names the transform, the argument index, the path inside
 a tuple argument and the element, found by perturbing elements one at a time.
@@ -360,17 +360,12 @@ def restrict(f: Callable, args: tuple, argnums: tuple[int, ...]) -> Callable:
     myc reads source, so the wrapper's source is generated and registered with
     ``linecache`` (which is where ``inspect`` looks for it).
     """
-    global _RESTRICTED
-    _RESTRICTED += 1
-    fname = f"<gradcheck-restrict-{_RESTRICTED}>"
     params = ", ".join(f"a{i}" for i in argnums)
     call = ", ".join(f"a{i}" if i in argnums else f"c{i}" for i in range(len(args)))
     src = f"def restricted({params}):\n    return f({call})\n"
-    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
     namespace: dict[str, Any] = {"f": f}
     namespace.update({f"c{i}": a for i, a in enumerate(args) if i not in argnums})
-    exec(compile(src, fname, "exec"), namespace)
-    fn = namespace["restricted"]
+    fn = _generated("restricted", src, namespace)
     fn.__qualname__ = f"{_name(f)}[argnums={argnums}]"
     return fn
 
@@ -465,30 +460,41 @@ def check_grads(f: Callable, args: Sequence[Any], argnums: int | Sequence[int] |
 
 
 def _scalar_version(f: Callable, out: Any, c: Any) -> Callable:
-    """``f`` itself if it returns a float scalar, else ``<c, f(x)>`` for an array output."""
+    """``f`` itself if it returns a float scalar, else ``<c, f(x)>`` (arrays, tuples)."""
     if isinstance(out, float) or (isinstance(out, np.generic) and out.dtype.kind == "f"):
         return f
-    if isinstance(out, np.ndarray):
-        return _project(f, c, len(_params_of(f)))
-    raise ValueError(f"order > 1 needs a function returning a float scalar or an array, "
-                     f"not {type(out).__name__}")
+    return project(f, c, len(_params_of(f)))
 
 
 def _params_of(f: Callable) -> list[str]:
     return [p.name for p in myc.api._graph_of(f).parameters]
 
 
-def _project(f: Callable, c: np.ndarray, arity: int) -> Callable:
-    # myc reads source, so the projections are written out per arity.
-    if arity == 1:
-        return lambda a: np.sum(f(a) * c)
-    if arity == 2:
-        return lambda a, b: np.sum(f(a, b) * c)
-    if arity == 3:
-        return lambda a, b, d: np.sum(f(a, b, d) * c)
-    if arity == 4:
-        return lambda a, b, d, e: np.sum(f(a, b, d, e) * c)
-    raise ValueError(f"order > 1 on array outputs supports up to 4 arguments, not {arity}")
+def _generated(name: str, src: str, namespace: dict[str, Any]) -> Callable:
+    """A function defined by generated source that ``inspect`` (and so myc) can read."""
+    global _RESTRICTED
+    _RESTRICTED += 1
+    fname = f"<gradcheck-{name}-{_RESTRICTED}>"
+    linecache.cache[fname] = (len(src), None, src.splitlines(True), fname)
+    exec(compile(src, fname, "exec"), namespace)
+    return namespace[name]
+
+
+def project(f: Callable, c: Any, nargs: int) -> Callable:
+    """``x -> <c, f(x)>``: a scalar function whose gradient is ``f``'s VJP with ``c``."""
+    params = ", ".join(f"a{i}" for i in range(nargs))
+    terms = []
+    namespace: dict[str, Any] = {"f": f, "np": np}
+    for k, (path, leaf) in enumerate(leaves(c)):
+        if not is_float_leaf(leaf) or not np.any(leaf):
+            continue
+        namespace[f"c{k}"] = leaf
+        terms.append(f"np.sum(y{''.join(f'[{i}]' for i in path)} * c{k})")
+    body = " + ".join(terms) if terms else "0.0"
+    src = f"def projected({params}):\n    y = f({params})\n    return {body}\n"
+    fn = _generated("projected", src, namespace)
+    fn.__qualname__ = f"<c, {_name(f)}>"
+    return fn
 
 
 def check_grad_elementwise(f: Callable, args: Sequence[Any],
