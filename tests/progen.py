@@ -4,20 +4,25 @@
 module that defines ``def f(a, b, x):`` (``a``, ``b`` Python floats, ``x`` a NumPy array
 of a small fixed shape).  The body mixes arithmetic, NumPy elementwise functions,
 reductions, ``if``/``elif``/``else``, conditional expressions, ``for`` and ``while``
-loops with ``break``/``continue``, nested ``def``/``lambda`` closures, functions passed
-as values, tuple packing and unpacking, augmented assignment and early ``return``.
+loops with ``break``/``continue`` (over ``range``, tuples and arrays), nested
+``def``/``lambda`` closures (with full bodies, defaults, keyword calls, recursion),
+functions passed as values, tuple packing and unpacking, augmented assignment, early
+``return``, indexing (integer, slice, integer-array), ``reshape``/``.T``, ``@``, array
+constructors and ``astype``.
 
 Invariants the generator keeps, so that plain CPython runs every program without error
 and with finite results:
 
 * Every name is assigned before it is read on every path: all scalar, array, loop and
-  counter variables are assigned at the top of ``f``.  Nested functions only read the
-  enclosing variables (their own locals have fresh names) and are called right after
-  they are defined, so Python's late binding and an early-binding compiler agree.
+  counter variables are assigned at the top of the function (``f`` or a nested ``def``)
+  they belong to.  Nested functions only read the enclosing variables (their own locals
+  have fresh names) and are called right after
+  they are defined, so Python's late binding and an early-binding compiler agree (myc
+  rejects a closure whose captured variable is reassigned before it is called).
 * Every variable holds a value of one kind for the whole function (scalar float, or an
   array of the input's shape) whose magnitude is at most ``B``.  Expressions carry a
   bound on their magnitude; an assignment whose bound exceeds ``B`` is squashed with
-  ``tanh``/``clip``/a constant scale.  Division is only by ``1.0 + y*y``, ``log`` only of
+  ``tanh``/``clip``/a constant scale.  Division is only by ``1.0 + y*y`` or 2, ``log`` only of
   ``1.0 + y*y`` or ``1 + |y|``, ``exp`` only of bounded arguments, ``sqrt`` only of
   ``1.0 + y*y`` or ``|y|``.
 * No two names share one array object (every array assignment stores a fresh array),
@@ -36,7 +41,7 @@ import importlib.util
 import itertools
 import math
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -90,6 +95,22 @@ class Scope:
         return Scope(self.scalars + list(scalars), self.arrays + list(arrays))
 
 
+@dataclass
+class Frame:
+    """The function whose body is being generated: its assignable names and return kinds."""
+
+    svars: list  # scalar variables (names)
+    avars: list  # array variables (names)
+    ret: tuple  # kinds returned
+    loop_vars: list = field(default_factory=list)  # to pre-declare as ints
+    float_vars: list = field(default_factory=list)  # to pre-declare as floats
+
+    def decls(self, pad):
+        return [f"{pad}{n} = 0" for n in self.loop_vars] + [
+            f"{pad}{n} = 0.0" for n in self.float_vars
+        ]
+
+
 def _lit_bound(text):
     return abs(float(text.strip("()")))
 
@@ -102,8 +123,7 @@ class _Gen:
         self.ret = ret
         self.n = int(np.prod(shape))
         self.names = itertools.count()
-        self.loop_vars = []  # names to pre-declare as ints
-        self.float_vars = []  # names to pre-declare as floats (tuple/array iteration)
+        self.fr = None  # the Frame being generated
 
     # -- draws --------------------------------------------------------------------------
 
@@ -139,7 +159,32 @@ class _Gen:
                 return E("float(len(x))", float(self.shape[0]))
             t = self.pick(LITERALS)
             return E(t, _lit_bound(t))
+        if self.coin(1, 6):
+            return self.array_constant()
         return self.pick(scope.arrays)
+
+    def array_constant(self):
+        shp = ", ".join(map(str, self.shape))
+        options = ["ones", "zeros"]
+        if not self.f32:
+            options += ["full", "arange", "linspace", "literal"]
+        what = self.pick(options)
+        if what in ("ones", "zeros"):
+            return E(f"np.{what}_like(x)", 1.0)
+        if what == "full":
+            t = self.pick(LITERALS)
+            return E(f"np.full(x.shape, {t})", _lit_bound(t))
+        if what == "arange":
+            return E(f"(np.arange({self.n}).reshape({shp}) * 0.5)", 0.5 * (self.n - 1))
+        if what == "linspace":
+            return E(f"np.linspace(-1.0, 1.0, {self.n}).reshape({shp})", 1.0)
+        vals = [self.pick(LITERALS).strip("()") for _ in range(self.n)]
+        if len(self.shape) == 1:
+            text = "[" + ", ".join(vals) + "]"
+        else:
+            rows = [vals[r * self.shape[1] : (r + 1) * self.shape[1]] for r in range(self.shape[0])]
+            text = "[" + ", ".join("[" + ", ".join(r) + "]" for r in rows) + "]"
+        return E(f"np.array({text})", B)
 
     def expr(self, kind, scope, depth):
         if depth <= 0 or self.i(0, 3) == 0:
@@ -149,9 +194,14 @@ class _Gen:
             ops = ["bin", "bin", "div", "neg", "sq", "abs", "math", "minmax", "ifexp"]
             if not self.f32:
                 ops += ["bin", "npu", "exp", "sqrt", "log", "reduce", "reduce", "clip"]
+                if len(self.shape) == 1:
+                    ops += ["dot"]
         else:
             ops = ["bin", "bin", "bin", "div", "neg", "sq", "npu", "abs", "exp", "sqrt", "log"]
-            ops += ["minmax", "clip", "ifexp", "where", "where", "keepdims"]
+            ops += ["minmax", "clip", "ifexp", "where", "where", "keepdims", "gather", "reshape"]
+            ops += ["mask"]
+            if len(self.shape) == 2:
+                ops += ["matmul"]
         op = self.pick(ops)
         return getattr(self, "_e_" + op)(kind, scope, d)
 
@@ -169,6 +219,8 @@ class _Gen:
     def _e_bin(self, kind, scope, d):
         k1, k2 = self.operand_kinds(kind)
         e1, e2 = self.expr(k1, scope, d), self.expr(k2, scope, d)
+        if k2 == "s" and self.coin(1, 6):  # an int operand (the other one is a float)
+            e2 = E(self.pick(["2", "3"]), 3.0)
         op = self.pick(["+", "-", "*"])
         bound = e1.bound * e2.bound if op == "*" else e1.bound + e2.bound
         return E(f"({e1.text} {op} {e2.text})", bound)
@@ -176,6 +228,8 @@ class _Gen:
     def _e_div(self, kind, scope, d):
         num = self.expr(kind, scope, d)
         den = self.expr("s" if kind == "s" else self.pick(["s", "a"]), scope, d)
+        if self.coin(1, 5):
+            return E(f"({num.text} / 2)", num.bound / 2)
         if self.coin():
             return E(f"({num.text} / (1.0 + {den.text} * {den.text}))", num.bound)
         return E(f"({num.text} / (1.0 + {den.text} ** 2))", num.bound)
@@ -267,9 +321,50 @@ class _Gen:
         e = self.expr("a", scope, d)
         fn = self.pick(["sum", "mean", "max", "min"])
         bound = e.bound * self.n if fn == "sum" else e.bound
+        text = e.text
+        if self.coin(1, 3):  # reduce a non-empty slice
+            if len(self.shape) == 1:
+                text += self.pick(["[1:]", "[:-1]", "[::2]", "[1:3]", "[-2:]"])
+            else:
+                text += self.pick(["[:, 1:]", "[1:, :2]", "[0]", "[:, ::2]", "[-1, :]"])
         if self.coin():
-            return E(f"np.{fn}({e.text})", bound)
-        return E(f"{e.text}.{fn}()", bound)
+            return E(f"np.{fn}({text})", bound)
+        return E(f"{text}.{fn}()", bound)
+
+    def _e_dot(self, kind, scope, d):  # 1-D only
+        e1, e2 = self.expr("a", scope, d), self.expr("a", scope, d)
+        bound = self.n * e1.bound * e2.bound
+        if self.coin():
+            return E(f"({e1.text} @ {e2.text})", bound)
+        return E(f"np.dot({e1.text}, {e2.text})", bound)
+
+    def _e_matmul(self, kind, scope, d):  # 2-D only: (m, n) @ (n, m) @ (m, n)
+        e1, e2, e3 = (self.expr("a", scope, d) for _ in range(3))
+        m, n = self.shape
+        bound = n * e1.bound * e2.bound * m * e3.bound
+        if self.coin():
+            return E(f"(({e1.text} @ {e2.text}.T) @ {e3.text})", bound)
+        return E(f"np.matmul(np.dot({e1.text}, np.transpose({e2.text})), {e3.text})", bound)
+
+    def _e_gather(self, kind, scope, d):
+        e = self.expr("a", scope, d)
+        n0 = self.shape[0]
+        idx = ", ".join(str(self.i(-n0, n0 - 1)) for _ in range(n0))
+        return E(f"{e.text}[np.array([{idx}])]", e.bound)
+
+    def _e_reshape(self, kind, scope, d):
+        e = self.expr("a", scope, d)
+        forms = {
+            (4,): ["{}.reshape(2, 2).T.reshape(4)", "np.reshape({}, (2, 2)).T.reshape(-1)"],
+            (3,): ["{}.reshape(3, 1).T.reshape(3)", "{}.reshape(1, 3)[0]"],
+            (2, 3): ["{}.reshape(3, 2).T", "{}.T.reshape(2, 3)", "np.transpose({}.reshape(3, 2))"],
+        }[self.shape]
+        # reshape and .T make views: the result is fresh only if e is
+        return E(self.pick(forms).format(e.text), e.bound, e.fresh)
+
+    def _e_mask(self, kind, scope, d):
+        c = self.array_cond(scope, min(d, 1))
+        return E(f"({c}).astype(np.{'float32' if self.f32 else 'float64'})", 1.0)
 
     def _e_keepdims(self, kind, scope, d):
         e1, e2 = self.expr("a", scope, d), self.expr("a", scope, d)
@@ -336,7 +431,7 @@ class _Gen:
         return self.fit(self.expr(kind, scope, depth), kind)
 
     def ret_value(self, scope):
-        vals = [self.value(k, scope) for k in self.ret]
+        vals = [self.value(k, scope) for k in self.fr.ret]
         if len(vals) == 1:
             return vals[0]
         return ", ".join(vals) if self.coin() else "(" + ", ".join(vals) + ")"
@@ -353,6 +448,7 @@ class _Gen:
 
     def stmt(self, scope, depth, in_loop, pad):
         kinds = ["assign", "assign", "assign", "aug", "aug", "tuple", "def", "lambda", "ret"]
+        kinds += ["rec"]
         if depth > 0:
             kinds += ["if", "if", "for", "for", "while", "tfor"]
             if len(self.shape) == 1 and not self.f32:
@@ -363,7 +459,7 @@ class _Gen:
         return getattr(self, "_s_" + what)(scope, depth, in_loop, pad)
 
     def target(self, kind):
-        return self.pick(self.svars if kind == "s" else self.avars)
+        return self.pick(self.fr.svars if kind == "s" else self.fr.avars)
 
     def _s_assign(self, scope, depth, in_loop, pad):
         kind = self.pick(["s", "a"])
@@ -395,7 +491,7 @@ class _Gen:
         what = self.pick(["pair", "swap", "pack", "call"])
         if what == "swap":
             kind = self.pick(["s", "a"])
-            pool = self.svars if kind == "s" else self.avars
+            pool = self.fr.svars if kind == "s" else self.fr.avars
             if len(pool) >= 2:
                 t1, t2 = self.draw(st.permutations(pool))[:2]
                 return [f"{pad}{t1}, {t2} = {t2}, {t1}"]
@@ -419,17 +515,46 @@ class _Gen:
 
     def two_targets(self, k1, k2):
         if k1 == k2:
-            pool = self.svars if k1 == "s" else self.avars
+            pool = self.fr.svars if k1 == "s" else self.fr.avars
             if len(pool) >= 2:
                 t1, t2 = self.draw(st.permutations(pool))[:2]
                 return t1, t2
         return self.target(k1), self.target(k2)
 
+    @staticmethod
+    def with_leaf(scope, kind, e):
+        return scope.extend(**{"scalars" if kind == "s" else "arrays": [e]})
+
+    def params(self, scope, pk):
+        """Parameter list of a new function: ``t`` of kind pk and maybe ``k=<literal>``."""
+        tn = self.fresh("t")
+        inner = self.with_leaf(scope, pk, E(tn, B, False))
+        if self.coin(2, 3):
+            return [tn], None, inner
+        kn = self.fresh("k")
+        inner = inner.extend(scalars=[E(kn, B, False)])
+        return [tn, f"{kn}={self.pick(LITERALS)}"], kn, inner
+
     def _s_def(self, scope, depth, in_loop, pad):
-        g, tn = self.fresh("g"), self.fresh("t")
+        g = self.fresh("g")
         pk, rk = self.pick(["s", "a"]), self.pick(["s", "a"])
-        inner = scope.extend(**{"scalars" if pk == "s" else "arrays": [E(tn, B, False)]})
-        lines = [f"{pad}def {g}({tn}):"]
+        params, kn, inner = self.params(scope, pk)
+        lines = [f"{pad}def {g}({', '.join(params)}):"]
+        if depth > 0 and self.coin():  # a full body: locals, branches, loops, closures
+            fr = Frame(
+                svars=[self.fresh("u") for _ in range(self.i(1, 2))],
+                avars=[self.fresh("u") for _ in range(self.i(1, 2))],
+                ret=(rk,),
+            )
+            inits, inner = self.init_vars(fr, inner, pad + "    ")
+            outer, self.fr = self.fr, fr
+            try:
+                body = self.block(inner, depth - 1, False, pad + "    ")
+                ret = f"{pad}    return {self.ret_value(inner)}"
+            finally:
+                self.fr = outer
+            lines += inits + fr.decls(pad + "    ") + body + [ret]
+            return lines + self.calls(g, kn, pk, rk, scope, pad)
         for _ in range(self.i(0, 2)):
             uk = self.pick(["s", "a"])
             u = self.fresh("u")
@@ -439,30 +564,57 @@ class _Gen:
             lines.append(f"{pad}    if {self.cond(inner, 1)}:")
             lines.append(f"{pad}        return {self.value(rk, inner)}")
         lines.append(f"{pad}    return {self.value(rk, inner)}")
-        return lines + self.calls(g, pk, rk, scope, pad)
+        return lines + self.calls(g, kn, pk, rk, scope, pad)
 
     def _s_lambda(self, scope, depth, in_loop, pad):
-        h, tn = self.fresh("h"), self.fresh("t")
+        h = self.fresh("h")
         pk, rk = self.pick(["s", "a"]), self.pick(["s", "a"])
-        inner = scope.extend(**{"scalars" if pk == "s" else "arrays": [E(tn, B, False)]})
-        lines = [f"{pad}{h} = lambda {tn}: {self.value(rk, inner)}"]
-        return lines + self.calls(h, pk, rk, scope, pad)
+        params, kn, inner = self.params(scope, pk)
+        lines = [f"{pad}{h} = lambda {', '.join(params)}: {self.value(rk, inner)}"]
+        return lines + self.calls(h, kn, pk, rk, scope, pad)
 
-    def calls(self, g, pk, rk, scope, pad):
-        """Call the just-defined function ``g`` (param kind pk, result kind rk, |result| <= B)."""
+    def invoke(self, g, kn, arg):
+        """Text of a call of ``g`` on ``arg``, passing its defaulted ``kn`` or not."""
+        if kn is None or self.coin():
+            return f"{g}({arg})"
+        lit = self.pick(LITERALS)
+        return f"{g}({arg}, {lit})" if self.coin() else f"{g}({arg}, {kn}={lit})"
+
+    def calls(self, g, kn, pk, rk, scope, pad):
+        """Call the just-defined ``g`` (param kind pk, result kind rk, |result| <= B, fresh)."""
         t = self.target(rk)
         how = self.pick(["one", "two", "twice", "nest"] if pk == rk else ["one", "two"])
         if how == "one":
-            call = E(f"{g}({self.value(pk, scope)})", B)
+            call = E(self.invoke(g, kn, self.value(pk, scope)), B)
         elif how == "two":
             op = self.pick(["+", "-", "*"])
             bound = B * B if op == "*" else 2 * B
-            call = E(f"({g}({self.value(pk, scope)}) {op} {g}({self.value(pk, scope)}))", bound)
+            c1 = self.invoke(g, kn, self.value(pk, scope))
+            c2 = self.invoke(g, kn, self.value(pk, scope))
+            call = E(f"({c1} {op} {c2})", bound)
         elif how == "twice":
             call = E(f"apply_twice({g}, {self.value(pk, scope)})", B)
         else:
-            call = E(f"{g}({g}({self.value(pk, scope)}))", B)
+            call = E(self.invoke(g, kn, self.invoke(g, kn, self.value(pk, scope))), B)
         return [f"{pad}{t} = {self.fit(call, rk)}"]
+
+    def _s_rec(self, scope, depth, in_loop, pad):
+        """A recursive local function with a depth counter."""
+        g, tn, nn = self.fresh("g"), self.fresh("t"), self.fresh("n")
+        pk = self.pick(["s", "a"])
+        inner = self.with_leaf(scope, pk, E(tn, B, False)).extend(scalars=[E(f"float({nn})", 3.0)])
+        stop = f"{nn} <= 0"
+        if self.coin(1, 3):
+            stop = f"{stop} or ({self.cond(inner, 1)})"
+        lines = [
+            f"{pad}def {g}({tn}, {nn}):",
+            f"{pad}    if {stop}:",
+            f"{pad}        return {tn}",
+            f"{pad}    return {g}({self.value(pk, inner)}, {nn} - 1)",
+        ]
+        # the result is the (fresh) argument or a fresh value made in the body
+        call = E(f"{g}({self.value(pk, scope)}, {self.i(0, 3)})", B)
+        return lines + [f"{pad}{self.target(pk)} = {self.fit(call, pk)}"]
 
     def _s_ret(self, scope, depth, in_loop, pad):
         return [f"{pad}if {self.cond(scope, 1)}:", f"{pad}    return {self.ret_value(scope)}"]
@@ -483,15 +635,28 @@ class _Gen:
 
     def _s_for(self, scope, depth, in_loop, pad):
         i = self.fresh("i")
-        self.loop_vars.append(i)
+        self.fr.loop_vars.append(i)
         k = self.i(1, 4)
-        rng = self.pick([f"range({k})", f"range(1, {k + 1})", f"range({k}, 0, -1)"])
-        inner = scope.extend(scalars=[E(f"float({i})", float(k)), E(f"({i} * 0.5)", k * 0.5)])
+        rng = self.pick([f"range({k})", f"range(1, {k + 1})", f"range({k}, 0, -1)", "len"])
+        leaves = []
+        if rng == "len":  # index arrays with the loop variable
+            k = self.shape[0]
+            rng = self.pick(["range(len(x))", f"range({k})"])
+            for _ in range(self.i(1, 2)):
+                arr = self.pick(scope.arrays).text
+                if len(self.shape) == 1:
+                    leaves.append(E(f"{arr}[{i}]", B))
+                else:
+                    leaves.append(E(f"{arr}[{i}, {self.i(-3, 2)}]", B))
+            if self.f32:
+                leaves = []
+        leaves += [E(f"float({i})", float(k)), E(f"({i} * 0.5)", k * 0.5)]
+        inner = scope.extend(scalars=leaves)
         return [f"{pad}for {i} in {rng}:"] + self.block(inner, depth - 1, True, pad + "    ")
 
     def _s_while(self, scope, depth, in_loop, pad):
         c = self.fresh("c")
-        self.loop_vars.append(c)
+        self.fr.loop_vars.append(c)
         k = self.i(1, 4)
         inner = scope.extend(scalars=[E(f"float({c})", float(k))])
         if self.coin():
@@ -511,7 +676,7 @@ class _Gen:
 
     def _s_tfor(self, scope, depth, in_loop, pad):
         r = self.fresh("r")
-        self.float_vars.append(r)
+        self.fr.float_vars.append(r)
         items = [self.value("s", scope, self.i(0, 2)) for _ in range(self.i(1, 3))]
         inner = scope.extend(scalars=[E(r, B, False)])
         head = f"{pad}for {r} in ({', '.join(items)},):"
@@ -519,7 +684,7 @@ class _Gen:
 
     def _s_afor(self, scope, depth, in_loop, pad):
         r = self.fresh("r")
-        self.float_vars.append(r)
+        self.fr.float_vars.append(r)
         seq = self.pick(["x", self.value("a", scope, self.i(1, 2))])
         inner = scope.extend(scalars=[E(r, B, False)])
         return [f"{pad}for {r} in {seq}:"] + self.block(inner, depth - 1, True, pad + "    ")
@@ -527,21 +692,28 @@ class _Gen:
     # -- the whole function -------------------------------------------------------------
 
     def function(self):
-        self.svars = [f"s{j}" for j in range(self.i(2, 4))]
-        self.avars = [f"v{j}" for j in range(self.i(1, 3))]
+        fr = Frame(
+            svars=[f"s{j}" for j in range(self.i(2, 4))],
+            avars=[f"v{j}" for j in range(self.i(1, 3))],
+            ret=self.ret,
+        )
         scope = Scope([E("a", B, False), E("b", B, False)], [E("x", B, False)])
-        lines = []
-        for s in self.svars:
-            lines.append(f"    {s} = {self.value('s', scope, self.i(0, 2))}")
-            scope = scope.extend(scalars=[E(s, B, False)])
-        for v in self.avars:
-            lines.append(f"    {v} = {self.value('a', scope, self.i(1, 2))}")
-            scope = scope.extend(arrays=[E(v, B, False)])
+        lines, scope = self.init_vars(fr, scope, "    ")
+        self.fr = fr
         body = self.block(scope, self.i(1, 3), False, "    ", lo=2, hi=5)
-        decls = [f"    {n} = 0" for n in self.loop_vars]
-        decls += [f"    {n} = 0.0" for n in self.float_vars]
         ret = [f"    return {self.ret_value(scope)}"]
-        return "def f(a, b, x):\n" + "\n".join(lines + decls + body + ret) + "\n"
+        return "def f(a, b, x):\n" + "\n".join(lines + fr.decls("    ") + body + ret) + "\n"
+
+    def init_vars(self, fr, scope, pad):
+        """Assignments giving every variable of ``fr`` a value; the scope that reads them."""
+        lines = []
+        for s in fr.svars:
+            lines.append(f"{pad}{s} = {self.value('s', scope, self.i(0, 2))}")
+            scope = scope.extend(scalars=[E(s, B, False)])
+        for v in fr.avars:
+            lines.append(f"{pad}{v} = {self.value('a', scope, self.i(1, 2))}")
+            scope = scope.extend(arrays=[E(v, B, False)])
+        return lines, scope
 
 
 @st.composite
