@@ -37,7 +37,9 @@ def bprop_truediv(x, y, out, dout):
 
 
 def bprop_pow(x, y, out, dout):
-    dx = dout * y * x ** (y - 1)
+    # x ** 0 has derivative 0 also at x = 0, where y * x ** (y - 1) would be 0 * inf; the
+    # base is replaced (not the result masked) so that the next order stays finite too
+    dx = dout * y * np.where(y == 0, 1.0, x) ** (y - 1)
     dy = dout * out * np.log(np.where(x > 0, x, 1))
     return (_unb(dx, x), _unb(dy, y))
 

@@ -104,7 +104,8 @@ def jvp_truediv(x, y, tx, ty, out):
 
 
 def jvp_pow(x, y, tx, ty, out):
-    return tx * y * x ** (y - 1) + ty * out * np.log(np.where(x > 0, x, 1))
+    # as bprop_pow: x ** 0 has derivative 0 also at x = 0
+    return tx * y * np.where(y == 0, 1.0, x) ** (y - 1) + ty * out * np.log(np.where(x > 0, x, 1))
 
 
 def jvp_floordiv(x, y, tx, ty, out):
