@@ -486,3 +486,7 @@ def to_weak(y, x):
 
 def max_axis1(x):
     return np.max(x, axis=1)
+
+
+def pow_zero_exponent(x):
+    return np.sum(x**0 * 3.0 + x**1 + x**2)

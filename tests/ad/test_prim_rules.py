@@ -511,3 +511,13 @@ def test_abs_sign_floor_ceil_derivatives_at_kinks():
 def test_dot_nd_second_operand():
     rng = np.random.default_rng(0)
     check_grads(F.dot, (rng.standard_normal((2, 3)), rng.standard_normal((4, 3, 2))))
+
+
+def test_pow_derivatives_at_zero_base():
+    z = np.array([0.0, 1.5])
+    expected = [1.0, 1.0 + 3.0]  # d/dx (3 x^0 + x + x^2) = 1 + 2x, also at x = 0
+    np.testing.assert_array_equal(myc.grad(F.pow_zero_exponent)(z), expected)
+    _, t = myc.jvp(F.pow_zero_exponent, (z,), (np.array([1.0, 0.0]),))
+    assert t == 1.0
+    np.testing.assert_array_equal(myc.grad(lambda v: np.sum(myc.grad(F.pow_zero_exponent)(v)))(z),
+                                  [2.0, 2.0])
