@@ -65,7 +65,8 @@ def fprim(prim: Primitive, arity: int) -> Graph:
 
 class ForwardAD:
     def __init__(self, root: Graph):
-        self.mng = Manager(root)
+        self.outside = frozenset(root.ancestors())
+        self.mng = Manager(root, stop=self.outside)
         self.fmap: dict[Graph, Graph] = {}
         self.nmap: dict[int, Node] = {}
         self.tmap: dict[int, Node] = {}
@@ -79,6 +80,8 @@ class ForwardAD:
         return froot
 
     def f_graph(self, g: Graph) -> Graph:
+        if g in self.outside:
+            return g
         fg = self.fmap.get(g)
         if fg is None:
             parent = self.f_graph(g.parent) if g.parent is not None else None
@@ -96,17 +99,19 @@ class ForwardAD:
             if isinstance(v, Primitive):
                 return Constant(fprim(v, arity), n.loc)
             return n
+        if n.graph in self.outside:
+            return n
         return self.nmap[n.id]
 
     def tangent(self, n: Node) -> Node:
-        if isinstance(n, Constant):
+        if isinstance(n, Constant) or n.graph in self.outside:
             return Constant(ZERO)
         return self.tmap[n.id]
 
     def build(self, g: Graph) -> None:
         if g in self.built:
             return
-        if g.parent is not None and g.parent not in self.built:
+        if g.parent is not None and g.parent not in self.built and g.parent not in self.outside:
             self.build(g.parent)
         self.built.add(g)
         fg = self.fmap[g]
@@ -165,7 +170,7 @@ def forward_transform(g: Graph) -> Graph:
 def jvp_graph(f: Graph) -> Graph:
     """``(primals_tuple, tangents_tuple) -> (out, tangent_out)`` as a graph."""
     fg = forward_transform(f)
-    g = Graph(f"jvp({f.name})", None, f.loc)
+    g = Graph(f"jvp({f.name})", f.parent, f.loc)
     prim = g.add_parameter("primals")
     tan = g.add_parameter("tangents")
     n = len(f.parameters)

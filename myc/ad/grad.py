@@ -29,7 +29,12 @@ def prim_graph(prim: Primitive) -> Graph:
 
 
 def normalize_argnums(argnums, nparams: int, name: str) -> tuple[int, ...]:
-    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    if isinstance(argnums, int):
+        nums: tuple = (argnums,)
+    elif isinstance(argnums, (tuple, list)):
+        nums = tuple(argnums)
+    else:
+        raise MycTypeError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
     if not nums:
         raise MycTypeError("argnums must name at least one argument")
     for a in nums:
@@ -44,14 +49,14 @@ def normalize_argnums(argnums, nparams: int, name: str) -> tuple[int, ...]:
 def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Graph:
     if isinstance(f, Primitive):
         f = prim_graph(f)
-    key = (f, argnums if isinstance(argnums, int) else tuple(argnums), has_value)
+    nums = normalize_argnums(argnums, len(f.parameters), f.name)
+    key = (f, argnums if isinstance(argnums, int) else nums, has_value)
     cached = _CACHE.get(key)
     if cached is not None:
         return cached
-    nums = normalize_argnums(argnums, len(f.parameters), f.name)
     jf = reverse_transform(f)
     label = "value_and_grad" if has_value else "grad"
-    g = Graph(f"{label}({f.name})", None, f.loc)
+    g = Graph(f"{label}({f.name})", f.parent, f.loc)
     xs = [g.add_parameter(p.name, p.loc) for p in f.parameters]
     for flag in ("signature", "defaults"):
         if flag in f.flags:

@@ -110,7 +110,9 @@ class ReverseAD:
     """One run of J over every graph reachable from ``root``."""
 
     def __init__(self, root: Graph):
-        self.mng = Manager(root)
+        # a closure's enclosing scopes stay primal: its free variables are their values
+        self.outside = frozenset(root.ancestors())
+        self.mng = Manager(root, stop=self.outside)
         self.jmap: dict[Graph, Graph] = {}
         self.nmap: dict[int, Node] = {}
         self.bp: dict[int, Node] = {}
@@ -124,6 +126,8 @@ class ReverseAD:
         return jroot
 
     def j_graph(self, g: Graph) -> Graph:
+        if g in self.outside:
+            return g
         jg = self.jmap.get(g)
         if jg is None:
             parent = self.j_graph(g.parent) if g.parent is not None else None
@@ -144,6 +148,8 @@ class ReverseAD:
     def jnode(self, n: Node, arity: int = 0) -> Node:
         if isinstance(n, Constant):
             return self.j_const(n, arity)
+        if n.graph in self.outside:
+            return n
         return self.nmap[n.id]
 
     def order(self, g: Graph) -> list[Apply]:
@@ -182,7 +188,7 @@ class ReverseAD:
     def build(self, g: Graph) -> None:
         if g in self.built:
             return
-        if g.parent is not None and g.parent not in self.built:
+        if g.parent is not None and g.parent not in self.built and g.parent not in self.outside:
             self.build(g.parent)
         self.built.add(g)
         jg = self.jmap[g]

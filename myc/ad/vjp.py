@@ -10,7 +10,7 @@ from myc.ad.reverse import reverse_transform, tuple_k
 from myc.backends.interp import Interpreter
 from myc.errors import MycShapeError, MycTypeError
 from myc.ir.nodes import Graph
-from myc.prims import P
+from myc.prims import ZERO, P
 from myc.runtime.args import check_arg, own_outputs
 
 
@@ -24,6 +24,17 @@ def _check_cotangent(ct: Any, out: Any, path: str = "cotangent") -> None:
     if np.shape(ct) != np.shape(out):
         raise MycShapeError(f"{path} has shape {np.shape(ct)} but the output has shape "
                             f"{np.shape(out)}")
+
+
+def _cotangent(d: Any, x: Any) -> Any:
+    """A cotangent in the structure of argument ``x``; integer and bool inputs get zeros."""
+    if isinstance(x, tuple):
+        ds = (None,) * len(x) if not isinstance(d, tuple) else d
+        return tuple(_cotangent(a, b) for a, b in zip(ds, x, strict=True))
+    kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
+    if kind in "biu":
+        return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)
+    return P.grad_cast.impl(ZERO if d is None else d, x)
 
 
 def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
@@ -42,8 +53,7 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
             ct = check_arg(cotangent, "cotangent")
             _check_cotangent(ct, out)
             d = interp.call_value(back, [ct])
-            return own_outputs(tuple(P.grad_cast.impl(d[i + 1], a)
-                                     for i, a in enumerate(args)))
+            return own_outputs(tuple(_cotangent(d[i + 1], a) for i, a in enumerate(args)))
         except MycError as exc:
             raise exc.with_traceback(None) from None
 

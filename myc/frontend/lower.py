@@ -149,6 +149,8 @@ class FunctionLowerer:
         self.locals = assigned_names(body) | {a.arg for a in self._all_args(tree.args)}
         self.loops: list[Loop] = []
         self.n_loops = 0
+        # enclosing-function variables this function reads, with their node at creation
+        self.captures: dict[str, Node | None] = {}
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -522,6 +524,25 @@ class FunctionLowerer:
                           self.info.col_offset, getattr(tree, "name", "<lambda>"))
         inner = FunctionLowerer(info, self.py_fn, (self, block.env.copy()))
         inner.lower_into(g, defaults_block=block)
+        g.flags["captures"] = inner.captures
+
+    def _check_captures(self, name: str, g: Graph, node: ast.AST, block: Block) -> None:
+        """Refuse a closure whose captured variable was reassigned after its creation:
+        Python would see the new value (late binding); myc captured the old one."""
+        for var, captured in g.flags.get("captures", {}).items():
+            if var == name or var not in self.locals or captured is None:
+                continue
+            current = block.env.vars.get(var)
+            if current is not None and current is not captured and not (
+                    isinstance(current, Constant) and isinstance(captured, Constant)
+                    and current.value is captured.value):
+                raise self.error(
+                    MycSyntaxError,
+                    f"'{name}' is a closure reading '{var}', which is reassigned after the "
+                    "closure is created: Python would see the new value, myc captures values "
+                    "when a closure is created", node,
+                    hint=f"pass '{var}' as an argument, or create the closure after the "
+                    "assignment")
 
     # ------------------------------------------------------------------ names
     def read_name(self, name: str, node: ast.AST, block: Block) -> Node:
@@ -535,11 +556,17 @@ class FunctionLowerer:
                 value = self.apply(block, P.check_defined, value, name, node=node)
                 block.env.vars[name] = value
                 block.env.maybe_undef.discard(name)
+            if isinstance(value, Constant) and isinstance(value.value, Graph):
+                self._check_captures(name, value.value, node, block)
             return value
         outer = self.outer
+        depth = 0
         while outer is not None:
             lowerer, env = outer
+            depth += 1
             if name in lowerer.locals:
+                if depth == 1:
+                    self.captures.setdefault(name, env.vars.get(name))
                 if name not in env.vars:
                     raise self.error(
                         MycNameError,
@@ -674,8 +701,13 @@ class FunctionLowerer:
                           self.expr(e.right, block), node=e)
 
     def expr_UnaryOp(self, e: ast.UnaryOp, block: Block) -> Node:
-        return self.apply(block, getattr(P, _UNARYOPS[type(e.op)]),
-                          self.expr(e.operand, block), node=e)
+        operand = self.expr(e.operand, block)
+        if isinstance(e.op, (ast.USub, ast.UAdd)) and isinstance(operand, Constant) and \
+                type(operand.value) in (int, float):
+            # a signed literal is a literal (so ``def f(x, k=-0.5)`` has a constant default)
+            value = -operand.value if isinstance(e.op, ast.USub) else operand.value
+            return Constant(value, self.loc(e))
+        return self.apply(block, getattr(P, _UNARYOPS[type(e.op)]), operand, node=e)
 
     def _lazy(self, block: Block, e: ast.AST, label: str, fn) -> Graph:
         """A parameterless branch graph whose output ``fn(block)`` computes."""
@@ -930,11 +962,15 @@ class FunctionLowerer:
         """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be
         known where it is written; the result is the transformed function's graph."""
         values = []
-        for a in e.args:
+        for k, a in enumerate(e.args):
             fn = self.expr(a, block)
-            if not (isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive))):
+            if k == 0 and not (isinstance(fn, Constant) and
+                               isinstance(fn.value, (Graph, Primitive))):
                 raise self.error(MycTypeError, "the function passed to a myc transform inside "
                                  "a program must be known where it is written", a)
+            if not isinstance(fn, Constant):
+                raise self.error(MycTypeError, "the options of a myc transform inside a "
+                                 "program must be constants", a)
             values.append(fn.value)
         kwargs = {}
         for k in e.keywords:

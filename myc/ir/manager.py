@@ -22,10 +22,13 @@ def graphs_used_by(node: Node) -> Graph | None:
 class Manager:
     """Index of every graph reachable from ``roots`` through graph constants."""
 
-    def __init__(self, roots: Graph | Iterable[Graph]):
+    def __init__(self, roots: Graph | Iterable[Graph], stop: frozenset[Graph] = frozenset()):
         if isinstance(roots, Graph):
             roots = [roots]
         self.roots = list(roots)
+        # graphs left out of the program (the enclosing scopes of a transformed closure):
+        # their nodes are free variables, never owned
+        self.stop = stop
         self.graphs: list[Graph] = []
         self.owned: dict[Graph, list[Node]] = defaultdict(list)
         self.users: dict[Node, list[tuple[Apply, int]]] = defaultdict(list)
@@ -39,7 +42,7 @@ class Manager:
         graph_stack = list(reversed(self.roots))
         while graph_stack:
             g = graph_stack.pop()
-            if g.id in seen_graphs:
+            if g.id in seen_graphs or g in self.stop:
                 continue
             seen_graphs.add(g.id)
             self.graphs.append(g)
@@ -63,6 +66,8 @@ class Manager:
                         graph_stack.append(sub)
                     continue
                 if n.graph is not None:
+                    if n.graph in self.stop:
+                        continue
                     self.owned[n.graph].append(n)
                     if n.graph.id not in seen_graphs:
                         graph_stack.append(n.graph)

@@ -139,46 +139,28 @@ def test_inputs_never_mutated():
 # ------------------------------------------------------------------ reproducers of bugs found
 
 
-@pytest.mark.xfail(strict=True, raises=myc.MycTypeError,
-                   reason="myc/ad/vjp.py: the pullback applies grad_cast to every argument, so "
-                          "any int/bool argument makes it raise 'cannot differentiate with "
-                          "respect to an integer' instead of returning its cotangents")
-def test_bug_vjp_with_an_int_argument():
+def test_fixed_vjp_with_an_int_argument():
     out, pullback = myc.vjp(A.mul_int, 2.0, 3)
     assert out == 6.0
     d = pullback(1.0)
     assert len(d) == 2 and d[0] == 3.0
 
 
-@pytest.mark.xfail(strict=True, raises=myc.MycTypeError,
-                   reason="myc/frontend/lower.py transform_call: every positional argument "
-                          "of myc.grad inside a program must be a function, so "
-                          "myc.grad(f, 1) is refused (as 'the function passed...') although "
-                          "the public API takes argnums positionally")
-def test_bug_grad_with_positional_argnums_inside_a_program():
+def test_fixed_grad_with_positional_argnums_inside_a_program():
     assert A.uses_grad_positional_argnums(0.3, 1.1) == pytest.approx(np.sin(1.1))
     assert myc.jit(A.uses_grad_positional_argnums)(0.3, 1.1) == pytest.approx(np.sin(1.1))
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="myc.grad of a def/lambda nested in the program: the transform runs "
-                          "while the enclosing graph is still being lowered, and Manager "
-                          "asserts 'graph ... has no output' (an internal AssertionError, "
-                          "not even a MycError)")
 @pytest.mark.parametrize("fn, expected", [
     (A.grad_of_nested_def, np.cos(0.5) * 0.5 + np.sin(0.5)),
     (A.grad_of_closure, np.cos(0.5) * 0.5),
 ], ids=["nested-def", "closure"])
-def test_bug_grad_of_a_nested_function_inside_a_program(fn, expected):
+def test_fixed_grad_of_a_nested_function_inside_a_program(fn, expected):
     assert fn(0.5) == pytest.approx(expected)  # CPython
     assert myc.jit(fn)(0.5) == pytest.approx(expected)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="myc/frontend: closures capture values when created, so a variable "
-                          "reassigned after the closure is made is silently stale (CPython "
-                          "binds late); the subset should match CPython or refuse")
-def test_bug_closure_reading_a_variable_reassigned_later():
+def test_fixed_closure_reading_a_variable_reassigned_later():
     expected = A.late_binding_closure(2.0)  # CPython: 2 * 102
     try:
         got = myc.jit(A.late_binding_closure)(2.0)
@@ -187,19 +169,12 @@ def test_bug_closure_reading_a_variable_reassigned_later():
     assert got == pytest.approx(expected)
 
 
-@pytest.mark.xfail(strict=True, raises=TypeError,
-                   reason="myc/ad/grad.py normalize_argnums: tuple(argnums) on a float raises "
-                          "a raw TypeError ('float' object is not iterable), not a MycTypeError")
-def test_bug_float_argnums_raises_a_raw_type_error():
+def test_fixed_float_argnums_raises_a_raw_type_error():
     with pytest.raises(myc.MycTypeError, match="argnums"):
         myc.grad(lambda a, b: a * b, argnums=1.0)(1.0, 2.0)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="myc/api.py jvp: tangents are not checked against the primals, so a "
-                          "wrongly shaped tangent fails inside a rule, located in "
-                          "myc/prims/jvps.py instead of naming the tangent")
-def test_bug_jvp_tangent_shape_mismatch_names_an_internal_file():
+def test_fixed_jvp_tangent_shape_mismatch_names_an_internal_file():
     with pytest.raises((myc.MycShapeError, myc.MycTypeError)) as info:
         myc.jvp(lambda v: v * 2.0, (X,), (np.ones(5),))
     assert "tangent" in str(info.value) and "jvps.py" not in str(info.value)

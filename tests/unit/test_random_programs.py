@@ -147,11 +147,5 @@ def _negative_default_through_value(a):
     return _apply_twice(g, a)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=myc.MycTypeError,
-    reason="a nested function's default that is not a bare constant (k=-0.75 is a UnaryOp) "
-    "is lost when the function is called as a value: 'takes 2 arguments but 1 were given'",
-)
 def test_found_negative_default_of_function_value(jit):
     assert jit(_negative_default_through_value)(0.5) == _negative_default_through_value(0.5)
