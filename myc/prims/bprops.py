@@ -268,15 +268,17 @@ def bprop_array_grad(obj, d, out, dout):
     return (ZERO, P.array(P.grad_cast(dout, out), None))
 
 
-def _linspace_weights(num, endpoint):
+def _linspace_weights(num, endpoint, nd):
+    """Weight of ``stop`` in each sample, shaped to broadcast against ``nd``-D endpoints."""
     div = (num - 1 if num > 1 else 1) if endpoint else num
-    return np.arange(num) / div
+    return np.reshape(np.arange(num) / div, (num,) + (1,) * nd)
 
 
 def bprop_linspace(start, stop, num, endpoint, dtype, out, dout):
-    w = _linspace_weights(num, endpoint)
-    return (P.cast_grad(np.sum(dout * (1.0 - w)), start), P.cast_grad(np.sum(dout * w), stop),
-            ZERO, ZERO, ZERO)
+    w = _linspace_weights(num, endpoint, np.ndim(out) - 1)
+    dstart = _unb(np.sum(dout * (1.0 - w), axis=0), start)
+    dstop = _unb(np.sum(dout * w, axis=0), stop)
+    return (P.cast_grad(dstart, start), P.cast_grad(dstop, stop), ZERO, ZERO, ZERO)
 
 
 def bprop_gadd(x, y, out, dout):

@@ -284,7 +284,7 @@ def jvp_array(obj, dtype, tobj, tdtype, out):
 def jvp_linspace(start, stop, num, endpoint, dtype, tstart, tstop, tnum, tendpoint, tdtype,
                  out):
     div = (num - 1 if num > 1 else 1) if endpoint else num
-    w = np.arange(num) / div
+    w = np.reshape(np.arange(num) / div, (num,) + (1,) * (np.ndim(out) - 1))
     return P.cast_grad(tstart * (1.0 - w) + tstop * w, out)
 
 
