@@ -7,6 +7,8 @@ kernel steps once the kernel backend is attached (``myc.lower.fusion``).
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +29,8 @@ class Step:
     output: int
     loc: Any = None
     name: str = ""
+    outputs: list[int] | None = None  # a kernel's several results, in order
+    kernel: Any = None  # the kernel IR of a fused step (for printing)
 
 
 @dataclass
@@ -47,7 +51,11 @@ class HostProgram:
         for st in self.steps:
             ins = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in st.inputs)
             where = f"  # {st.loc.line}: {st.loc.source_line.strip()}" if st.loc else ""
-            lines.append(f"  s{st.output} = {st.name}({ins}){where}")
+            outs = f"s{st.output}" if st.outputs is None else \
+                ", ".join(f"s{o}" for o in st.outputs)
+            lines.append(f"  {outs} = {st.name}({ins}){where}")
+            if st.kernel is not None:
+                lines += ["      " + ln for ln in str(st.kernel).splitlines()]
         outs = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in self.outputs)
         lines.append(f"  return ({outs})")
         return "\n".join(lines)
@@ -72,6 +80,10 @@ class HostProgram:
             for st in self.steps:
                 vals = [slots[x] if is_slot else x for is_slot, x in st.inputs]
                 try:
+                    if st.outputs is not None:
+                        for slot, v in zip(st.outputs, st.fn(*vals), strict=True):
+                            slots[slot] = v
+                        continue
                     slots[st.output] = st.fn(*vals)
                 except MycError as exc:
                     raise exc.with_loc(st.loc) from None
@@ -123,7 +135,10 @@ class _Finish:
         return r
 
 
-def lower(typed: Graph, template: Any, name: str) -> HostProgram:
+def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> HostProgram:
+    """The host program of a typed graph; fusion groups become compiled kernels."""
+    if fused is None:
+        fused = not os.environ.get("MYC_NO_FUSION")
     mng = Manager(typed)
     order = schedule(typed, mng.owned.get(typed, []))
     slot_of: dict[int, int] = {}
@@ -139,7 +154,19 @@ def lower(typed: Graph, template: Any, name: str) -> HostProgram:
 
     steps = []
     out = typed.output
-    for n in order:
+    kernels = _kernels(typed, name) if fused else {}
+    done: set[int] = set()
+    for unit in _units(order, kernels):
+        if isinstance(unit, KernelUnit):
+            plan = unit.plan
+            for m in plan.outputs:
+                slot_of[m.id] = len(slot_of)
+            steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
+                              plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
+                              plan.kernel))
+            done.update(m.id for m in unit.members)
+            continue
+        n = unit
         if n is out and isinstance(n, Apply) and n.inputs[0].value is P.make_tuple:
             continue
         prim = n.inputs[0].value  # type: ignore[union-attr]
@@ -155,3 +182,88 @@ def lower(typed: Graph, template: Any, name: str) -> HostProgram:
     else:
         outputs = []
     return HostProgram(name, len(slot_of), params, steps, outputs, template, graph=typed)
+
+
+class KernelUnit:
+    """A compiled fusion group as a host-program step: inputs in, outputs out."""
+
+    def __init__(self, plan, members: list[Apply], compiled: Any):
+        self.plan = plan
+        self.members = members
+        self.compiled = compiled
+        self.name = plan.kernel.name
+
+    def __call__(self, *vals: Any) -> list[Any]:
+        from myc.lower.groups import finish
+
+        arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
+                                                                 strict=True)]
+        outs = self.compiled(arrays)
+        return [finish(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
+
+
+def _kernels(typed: Graph, name: str) -> dict[int, KernelUnit]:
+    """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
+    from myc.opt.fusion import fuse
+
+    try:
+        from myc.backends.cpu.runtime import compile_kernel
+        from myc.lower.groups import Unfusable, build_kernel
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return {}
+    base = re.sub(r"\W", "_", name) or "k"
+    out: dict[int, KernelUnit] = {}
+    for grp in fuse(typed):
+        if len(grp.members) < 2 and not any(prim_of_name(m) in ("sum", "max", "min", "mean")
+                                            for m in grp.members):
+            continue  # a lone elementwise op: NumPy's loop is as good
+        try:
+            plan = build_kernel(grp, f"{base}_k{grp.id}")
+        except Unfusable:
+            continue
+        unit = KernelUnit(plan, grp.members, compile_kernel(plan.kernel))
+        for m in grp.members:
+            out[m.id] = unit
+    return out
+
+
+def prim_of_name(n: Node) -> str:
+    v = n.inputs[0].value if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) \
+        else None
+    return getattr(v, "name", "")
+
+
+def _units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[Any]:
+    """Nodes and kernels in an order where every unit comes after what it reads.
+
+    Groups are convex, so ordering each kernel where its last member was scheduled
+    and then sorting units topologically keeps inputs before users.
+    """
+    unit_of = {}
+    units: list[Any] = []
+    for n in order:
+        u = kernels.get(n.id, n)
+        if id(u) not in unit_of:
+            unit_of[id(u)] = len(units)
+            units.append(u)
+    deps: dict[int, set[int]] = {i: set() for i in range(len(units))}
+    for n in order:
+        me = unit_of[id(kernels.get(n.id, n))]
+        for i in n.inputs:
+            if isinstance(i, Apply) and i.id in {x.id for x in order}:
+                src = unit_of.get(id(kernels.get(i.id, i)))
+                if src is not None and src != me:
+                    deps[me].add(src)
+    done: list[int] = []
+    placed: set[int] = set()
+    pending = list(range(len(units)))
+    while pending:
+        for k, u in enumerate(pending):
+            if deps[u] <= placed:
+                placed.add(u)
+                done.append(u)
+                pending.pop(k)
+                break
+        else:  # pragma: no cover - groups are convex
+            raise AssertionError("fusion groups form a cycle")
+    return [units[i] for i in done]

@@ -1,0 +1,232 @@
+"""Fusion groups of the typed graph as kernel IR.
+
+Every member of a group becomes a scalar expression over the group's domain; values
+from outside the group are kernel inputs read with broadcasting; members needed outside
+become ``Store`` s and reductions ``Reduce`` s.  NumPy's dtype semantics are made
+explicit: each operation's operands are cast to the dtype NumPy would compute in (the
+typed graph knows every result dtype; comparisons use the operands' promoted dtype).
+Steps the kernel IR does not express (the division of a ``mean``, the reshape after a
+``sum_to``, turning a 0-d result into a scalar) are post-processing of the outputs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from myc.infer.abstract import AArray, AScalar
+from myc.ir.nodes import Apply, Constant, Node
+from myc.lower import kernel as K
+from myc.opt.fusion import FusionGroup
+from myc.opt.rewrite import prim_of
+
+_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "pow": "pow",
+           "maximum": "maximum", "minimum": "minimum", "arctan2": "arctan2", "mod": "mod",
+           "floordiv": "floordiv", "gadd": "add"}
+_COMPARE = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
+            "and_": "and", "or_": "or"}
+_UNARY = {"neg": "neg", "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1",
+          "sqrt": "sqrt", "square": "square", "abs": "abs", "sign": "sign", "sin": "sin",
+          "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "arctan", "floor": "floor",
+          "ceil": "ceil"}
+_CASTS = ("astype", "cast_grad", "grad_cast", "tangent_out", "to_weak", "pos")
+
+
+class Unfusable(Exception):  # noqa: N818 - a control signal
+    """A group member the kernel IR cannot express; the group runs op by op instead."""
+
+
+@dataclass
+class Post:
+    """How to turn a kernel output into the node's value."""
+
+    divide_by: int | None = None
+    reshape: tuple[int, ...] | None = None
+    scalar: AScalar | None = None
+
+
+@dataclass
+class KernelPlan:
+    kernel: K.Kernel
+    inputs: list[Node]  # graph nodes (or constants) feeding the kernel, in order
+    outputs: list[Apply]  # graph nodes the kernel's outputs are, in out_index order
+    post: list[Post] = field(default_factory=list)
+
+
+def _dt(a: Any) -> str:
+    return str(np.dtype(a.dtype))
+
+
+def _const_dtype_probe(v: Any) -> Any:
+    return v  # Python scalars are weak in NumPy's promotion: they probe as themselves
+
+
+def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
+    members = {m.id for m in group.members}
+    reds = {m.id for m in group.members if prim_of(m).name in
+            ("sum", "max", "min", "mean", "sum_to")}
+    inputs: list[Node] = []
+    buf_of: dict[Any, int] = {}
+    exprs: dict[int, K.Expr] = {}
+    domain = group.domain
+
+    def buffer(n: Node) -> int:
+        key = n.id if not isinstance(n, Constant) else ("c", id(n.value))
+        if key not in buf_of:
+            buf_of[key] = len(inputs)
+            inputs.append(n)
+        return buf_of[key]
+
+    def load(n: Node, axes: tuple[int, ...] | None = None) -> K.Expr:
+        if isinstance(n, Constant):
+            v = n.value
+            if isinstance(v, (bool, int, float, np.generic)) and np.ndim(v) == 0:
+                dt = np.result_type(v) if isinstance(v, np.generic) else \
+                    {bool: np.bool_, int: np.int64, float: np.float64}[type(v)]
+                return K.Const(v.item() if isinstance(v, np.generic) else v, str(np.dtype(dt)))
+            if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
+                arr_dt = str(v.dtype) if str(v.dtype) in K.DTYPES else None
+                if arr_dt is None:
+                    raise Unfusable(f"constant of dtype {v.dtype}")
+                return K.Load(buffer(n), arr_dt, axes)
+            raise Unfusable(f"constant {type(v).__name__}")
+        if n.id in members and n.id not in reds:
+            if axes is not None:
+                raise Unfusable("re-indexed member")
+            return exprs[n.id]
+        a = n.abstract
+        if not isinstance(a, (AArray, AScalar)) or _dt(a) not in K.DTYPES:
+            raise Unfusable(f"input of type {a}")
+        return K.Load(buffer(n), _dt(a), axes)
+
+    def probe(n: Node) -> Any:
+        if isinstance(n, Constant):
+            return n.value
+        a = n.abstract
+        if isinstance(a, AScalar) and a.weak:
+            return {"f": 1.0, "i": 1, "b": True}[a.dtype.kind]
+        return np.ones((), a.dtype)
+
+    def cast(e: K.Expr, dt: str) -> K.Expr:
+        return e if e.dtype == dt else K.Cast(e, dt)
+
+    outputs: list[K.Output] = []
+    out_nodes: list[Apply] = []
+    posts: list[Post] = []
+    for m in group.members:
+        p = prim_of(m).name
+        args = m.inputs[1:]
+        a = m.abstract
+        rdt = _dt(a)
+        if rdt not in K.DTYPES:
+            raise Unfusable(f"dtype {rdt}")
+        if p in _BINARY:
+            if p == "pow" and K.kind(rdt) == "f" and False:
+                pass
+            e = K.Binary(_BINARY[p], cast(load(args[0]), rdt), cast(load(args[1]), rdt))
+        elif p in _COMPARE:
+            odt = str(np.result_type(probe(args[0]), probe(args[1])))
+            if odt not in K.DTYPES:
+                raise Unfusable(odt)
+            e = K.Binary(_COMPARE[p], cast(load(args[0]), odt), cast(load(args[1]), odt))
+        elif p in _UNARY:
+            e = K.Unary(_UNARY[p], cast(load(args[0]), rdt))
+        elif p == "not_":
+            e = K.Unary("not", cast(load(args[0]), "bool"))
+        elif p == "where":
+            e = K.Select(cast(load(args[0]), "bool"), cast(load(args[1]), rdt),
+                         cast(load(args[2]), rdt))
+        elif p == "clip":
+            x = cast(load(args[0]), rdt)
+            lo = None if isinstance(args[1], Constant) and args[1].value is None else args[1]
+            hi = None if isinstance(args[2], Constant) and args[2].value is None else args[2]
+            if lo is not None:
+                x = K.Binary("maximum", x, cast(load(lo), rdt))
+            if hi is not None:
+                x = K.Binary("minimum", x, cast(load(hi), rdt))
+            e = x
+        elif p in _CASTS:
+            e = cast(load(args[0]), rdt)
+        elif p == "broadcast_to":
+            e = cast(load(args[0]), rdt)
+        elif p == "expand_reduced":
+            d, axis, keepdims = args[0], args[2].value, args[3].value
+            nd = len(domain)
+            src = d.abstract.shape if not isinstance(d, Constant) else np.shape(d.value)
+            if axis is not None and not keepdims and len(src) < nd:
+                axes_red = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+                axes_red = {int(x) % nd for x in axes_red}
+                keep = tuple(i for i in range(nd) if i not in axes_red)
+                e = cast(load(d, keep if src else None), rdt)
+            else:
+                e = cast(load(d), rdt)
+        elif p in ("sum", "max", "min", "mean", "sum_to"):
+            x = args[0]
+            xd = x.abstract.shape if not isinstance(x, Constant) else np.shape(x.value)
+            nd = len(xd)
+            post = Post()
+            if p == "sum_to":
+                target = tuple(args[1].value)
+                lead = nd - len(target)
+                axes = tuple(range(lead)) + tuple(i + lead for i, t in enumerate(target)
+                                                  if t == 1 and xd[i + lead] != 1)
+                keepdims = True
+                post.reshape = target
+                op = "sum"
+            else:
+                axis, keepdims = args[1].value, bool(args[2].value)
+                axes = tuple(range(nd)) if axis is None else tuple(
+                    int(x_) % nd for x_ in ((axis,) if isinstance(axis, (int, np.integer))
+                                            else axis))
+                op = "sum" if p == "mean" else p
+                if p == "mean":
+                    count = 1
+                    for ax in axes:
+                        count *= xd[ax]
+                    post.divide_by = count
+            edt = rdt if p != "mean" else rdt
+            src = load(x)
+            if op == "sum" and src.dtype == "bool":
+                src = cast(src, "int64")
+            e_in = cast(src, edt) if op == "sum" else src
+            if e_in.dtype != edt and op != "sum":
+                e_in = cast(e_in, edt)
+            if isinstance(a, AScalar):
+                post.scalar = a
+            outputs.append(K.Reduce(len(outputs), op, e_in, axes, keepdims))
+            out_nodes.append(m)
+            posts.append(post)
+            continue
+        else:
+            raise Unfusable(p)
+        exprs[m.id] = e
+        if m in group.outputs:
+            outputs.append(K.Store(len(outputs), e))
+            out_nodes.append(m)
+            posts.append(Post(scalar=a if isinstance(a, AScalar) else None))
+    bufs = []
+    for i, n in enumerate(inputs):
+        if isinstance(n, Constant):
+            v = np.asarray(n.value)
+            bufs.append(K.Buffer(f"c{i}", str(v.dtype), v.shape))
+        else:
+            bufs.append(K.Buffer(f"in{i}", _dt(n.abstract), tuple(n.abstract.shape)))
+    kern = K.Kernel(name, tuple(domain), tuple(bufs), tuple(outputs))
+    return KernelPlan(kern, inputs, out_nodes, posts)
+
+
+def finish(value: np.ndarray, post: Post) -> Any:
+    if post.divide_by is not None:
+        value = np.true_divide(value, post.divide_by, dtype=value.dtype) \
+            if value.dtype.kind == "f" else value / post.divide_by
+    if post.reshape is not None:
+        value = value.reshape(post.reshape)
+    if post.scalar is not None:
+        a = post.scalar
+        v = np.asarray(value).reshape(())[()]
+        if a.weak:
+            return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
+        return a.dtype.type(v)
+    return value
