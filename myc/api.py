@@ -89,6 +89,7 @@ class Transformed:
     def __init__(self, build: Callable[[], Any], name: str, backend: str = "interp"):
         self._build = build
         self._graph = None
+        self._run: Callable | None = None
         self.__name__ = name
         self.__qualname__ = name
         self.backend = backend
@@ -103,8 +104,9 @@ class Transformed:
             graph = self.__myc_graph__()
             full = _bind_call(graph, args, kwargs)
             names = [p.name for p in graph.parameters]
-            run = pipeline.make_executable(graph, self.backend)
-            return own_outputs(run(*check_args(names, tuple(full))))
+            if self._run is None:
+                self._run = pipeline.make_executable(graph, self.backend)
+            return own_outputs(self._run(*check_args(names, tuple(full))))
         except MycError as exc:
             raise exc.with_traceback(None) from None
 

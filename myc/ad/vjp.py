@@ -39,7 +39,7 @@ def _cotangent(d: Any, x: Any) -> Any:
 
 def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
     jg = reverse_transform(graph)
-    from myc.ir.nodes import Constant  # LOCAL-WORKAROUND
+    # one root graph calling J(f) with its continuation, so the evaluator knows both
     w = Graph("vjp")
     xs = [w.add_parameter(f"x{i}") for i in range(len(args))]
     w.output = w.apply(Constant(jg), Constant(tuple_k(len(args) + 1)), *xs)
