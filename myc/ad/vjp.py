@@ -9,7 +9,7 @@ import numpy as np
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.backends.interp import Interpreter
 from myc.errors import MycShapeError, MycTypeError
-from myc.ir.nodes import Graph
+from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
 from myc.runtime.args import check_arg, own_outputs
 
