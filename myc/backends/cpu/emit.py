@@ -1,0 +1,236 @@
+"""A thin layer over llvmlite's IRBuilder so scalar math reads like math.
+
+``V`` wraps one SSA value; its operators emit instructions (float or integer flavour
+from the type), Python numbers become constants of the other operand's type.  Nothing
+here adds fast-math flags: IEEE semantics are kept except where a caller asks.
+"""
+
+from __future__ import annotations
+
+import struct
+
+from llvmlite import ir
+
+F32 = ir.FloatType()
+F64 = ir.DoubleType()
+I1 = ir.IntType(1)
+I8 = ir.IntType(8)
+I32 = ir.IntType(32)
+I64 = ir.IntType(64)
+PTR = ir.PointerType()
+
+
+def is_float(ty: ir.Type) -> bool:
+    return isinstance(ty, ir.FloatType | ir.DoubleType)
+
+
+def suffix(ty: ir.Type) -> str:
+    """The overload suffix of an intrinsic name (``llvm.fabs.f32``)."""
+    if isinstance(ty, ir.FloatType):
+        return "f32"
+    if isinstance(ty, ir.DoubleType):
+        return "f64"
+    return f"i{ty.width}"
+
+
+def const(ty: ir.Type, value) -> ir.Constant:
+    if is_float(ty):
+        return ir.Constant(ty, float(value))
+    return ir.Constant(ty, int(value))
+
+
+class Emitter:
+    """An IRBuilder plus the module, for declaring intrinsics."""
+
+    def __init__(self, builder: ir.IRBuilder):
+        self.b = builder
+        self.module: ir.Module = builder.module
+
+    # -- values
+    def v(self, value: ir.Value) -> V:
+        return V(self, value)
+
+    def c(self, ty: ir.Type, value) -> V:
+        return V(self, const(ty, value))
+
+    # -- intrinsics
+    def intrinsic(self, name: str, ret: ir.Type, *args: V | ir.Value) -> V:
+        vals = [a.v if isinstance(a, V) else a for a in args]
+        full = f"{name}.{suffix(vals[0].type)}"
+        fn = self.module.globals.get(full)
+        if fn is None:
+            fn = ir.Function(self.module, ir.FunctionType(ret, [v.type for v in vals]), full)
+        return V(self, self.b.call(fn, vals))
+
+    def call(self, fn: ir.Function, *args: V) -> V:
+        return V(self, self.b.call(fn, [a.v for a in args]))
+
+    def select(self, cond: V, x: V | float, y: V | float, ty: ir.Type | None = None) -> V:
+        """``x if cond else y``; give ``ty`` when neither is a ``V``."""
+        if ty is None:
+            ty = x.ty if isinstance(x, V) else y.ty  # type: ignore[union-attr]
+        xv = x.v if isinstance(x, V) else const(ty, x)
+        yv = y.v if isinstance(y, V) else const(ty, y)
+        return V(self, self.b.select(cond.v, xv, yv))
+
+    def fma(self, x: V, y: V, z: V | float) -> V:
+        """Fused multiply-add, one rounding (``two_prod`` and friends rely on it)."""
+        return self.intrinsic("llvm.fma", x.ty, x, y, x._c(z))
+
+    def muladd(self, x: V, y: V | float, z: V | float) -> V:
+        """``x*y + z``, fused where the target has FMA (polynomials)."""
+        return self.intrinsic("llvm.fmuladd", x.ty, x, x._c(y), x._c(z))
+
+    def poly(self, x: V, coeffs) -> V:
+        """Horner's rule, coefficients highest degree first."""
+        acc = self.c(x.ty, coeffs[0])
+        for c in coeffs[1:]:
+            acc = self.muladd(acc, x, c)
+        return acc
+
+    def bitcast(self, x: V, ty: ir.Type) -> V:
+        return V(self, self.b.bitcast(x.v, ty))
+
+    def sitofp(self, x: V, ty: ir.Type) -> V:
+        return V(self, self.b.sitofp(x.v, ty))
+
+    def fptosi(self, x: V, ty: ir.Type) -> V:
+        return V(self, self.b.fptosi(x.v, ty))
+
+    def fpext(self, x: V, ty: ir.Type) -> V:
+        return x if x.ty == ty else V(self, self.b.fpext(x.v, ty))
+
+    def fptrunc(self, x: V, ty: ir.Type) -> V:
+        return x if x.ty == ty else V(self, self.b.fptrunc(x.v, ty))
+
+
+class V:
+    """One SSA value with arithmetic operators."""
+
+    __slots__ = ("e", "v")
+
+    def __init__(self, e: Emitter, v: ir.Value):
+        self.e = e
+        self.v = v
+
+    @property
+    def ty(self) -> ir.Type:
+        return self.v.type
+
+    @property
+    def b(self) -> ir.IRBuilder:
+        return self.e.b
+
+    def _c(self, o) -> ir.Value:
+        return o.v if isinstance(o, V) else const(self.ty, o)
+
+    def _bin(self, fop: str, iop: str, o, swap: bool = False) -> V:
+        a, c = self.v, self._c(o)
+        if swap:
+            a, c = c, a
+        return V(self.e, getattr(self.b, fop if is_float(self.ty) else iop)(a, c))
+
+    def __add__(self, o):
+        return self._bin("fadd", "add", o)
+
+    def __radd__(self, o):
+        return self._bin("fadd", "add", o, True)
+
+    def __sub__(self, o):
+        return self._bin("fsub", "sub", o)
+
+    def __rsub__(self, o):
+        return self._bin("fsub", "sub", o, True)
+
+    def __mul__(self, o):
+        return self._bin("fmul", "mul", o)
+
+    def __rmul__(self, o):
+        return self._bin("fmul", "mul", o, True)
+
+    def __truediv__(self, o):
+        return self._bin("fdiv", "sdiv", o)
+
+    def __rtruediv__(self, o):
+        return self._bin("fdiv", "sdiv", o, True)
+
+    def __neg__(self):
+        if is_float(self.ty):
+            return V(self.e, self.b.fneg(self.v))
+        return V(self.e, self.b.neg(self.v))
+
+    # integer bit operations
+    def __and__(self, o):
+        return V(self.e, self.b.and_(self.v, self._c(o)))
+
+    def __or__(self, o):
+        return V(self.e, self.b.or_(self.v, self._c(o)))
+
+    def __xor__(self, o):
+        return V(self.e, self.b.xor(self.v, self._c(o)))
+
+    def __invert__(self):
+        return V(self.e, self.b.not_(self.v))
+
+    def __lshift__(self, o):
+        return V(self.e, self.b.shl(self.v, self._c(o)))
+
+    def __rshift__(self, o):  # arithmetic
+        return V(self.e, self.b.ashr(self.v, self._c(o)))
+
+    def lshr(self, o) -> V:
+        return V(self.e, self.b.lshr(self.v, self._c(o)))
+
+    # comparisons: ordered for floats (false on NaN) except ne, which is unordered
+    def _cmp(self, op: str, o) -> V:
+        if is_float(self.ty):
+            if op == "!=":
+                return V(self.e, self.b.fcmp_unordered(op, self.v, self._c(o)))
+            return V(self.e, self.b.fcmp_ordered(op, self.v, self._c(o)))
+        return V(self.e, self.b.icmp_signed(op, self.v, self._c(o)))
+
+    def lt(self, o):
+        return self._cmp("<", o)
+
+    def le(self, o):
+        return self._cmp("<=", o)
+
+    def gt(self, o):
+        return self._cmp(">", o)
+
+    def ge(self, o):
+        return self._cmp(">=", o)
+
+    def eq(self, o):
+        return self._cmp("==", o)
+
+    def ne(self, o):
+        return self._cmp("!=", o)
+
+    def isnan(self) -> V:
+        return V(self.e, self.b.fcmp_unordered("uno", self.v, self.v))
+
+    # float helpers
+    def abs(self) -> V:
+        return self.e.intrinsic("llvm.fabs", self.ty, self)
+
+    def rint(self) -> V:
+        return self.e.intrinsic("llvm.rint", self.ty, self)
+
+    def floor(self) -> V:
+        return self.e.intrinsic("llvm.floor", self.ty, self)
+
+    def copysign(self, sign: V) -> V:
+        return self.e.intrinsic("llvm.copysign", self.ty, self, sign)
+
+    def signbit(self) -> V:
+        """True for negative numbers, -0 and NaNs with the sign bit set."""
+        width = 32 if isinstance(self.ty, ir.FloatType) else 64
+        return self.e.bitcast(self, ir.IntType(width)).lt(0)
+
+
+def float_bits(value: float, ty: ir.Type) -> int:
+    """The IEEE bit pattern of ``value`` rounded to ``ty``."""
+    if isinstance(ty, ir.FloatType):
+        return struct.unpack("<I", struct.pack("<f", value))[0]
+    return struct.unpack("<Q", struct.pack("<d", value))[0]
