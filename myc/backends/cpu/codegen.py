@@ -1,0 +1,472 @@
+"""Kernel IR to LLVM IR (llvmlite.ir): pure, no LLVM library calls, no execution.
+
+For a kernel named ``k`` the module defines::
+
+    void @k(ptr %buffers, i64 %begin, i64 %end)
+
+``buffers`` points to the data pointers of the inputs then the outputs (``out_index``
+order); ``[begin, end)`` is the chunk of the plan's parallel range to run (see
+``plan.py``).  ``@k`` loads the pointers and calls ``@k.body``, which takes them as
+``noalias`` arguments -- once inlined, that tells LLVM that outputs do not overlap inputs,
+so the innermost loop vectorizes without runtime alias checks.
+
+The innermost loop is a single basic block: loads, scalar math (transcendentals are
+calls to ``alwaysinline`` functions from ``mathlib.py``, branch-free once inlined),
+stores, and register accumulators for reductions along it.  Float ``sum`` accumulators
+carry the ``reassoc`` flag (only they do), which lets the vectorizer keep several vector
+partial sums; to keep float32 sums accurate, the inner loop runs in blocks of
+:data:`BLOCK` elements whose partial sums are added in float64.
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+
+from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
+from myc.backends.cpu.mathlib import MathLib
+from myc.backends.cpu.plan import Plan, make_plan
+from myc.lower.kernel import (
+    FLOATS,
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Kernel,
+    Load,
+    Select,
+    Unary,
+    identity,
+    kind,
+)
+
+BLOCK = 2048
+LLTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I1}
+MEMTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I8}
+ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "bool": 1}
+MATH_OPS = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "arctan", "sigmoid"}
+
+
+def codegen(kernel: Kernel) -> tuple[ir.Module, Plan]:
+    """The LLVM module for ``kernel`` and the loop plan the runtime needs to call it."""
+    plan = make_plan(kernel)
+    module = ir.Module(name=kernel.name)
+    KernelGen(kernel, plan, module).build()
+    return module, plan
+
+
+def counted_loop(e: Emitter, lo: ir.Value, hi: ir.Value, inits: list[ir.Value], body, name: str):
+    """``for i in [lo, hi)`` carrying ``inits`` through ``body(i, carried) -> carried``;
+    returns the final carried values (``inits`` when the range is empty).  The loop is
+    emitted rotated (guard, then a bottom-tested body), the shape LLVM optimizes best."""
+    b = e.b
+    pre = b.block
+    loop = b.append_basic_block(f"{name}.loop")
+    done = b.append_basic_block(f"{name}.done")
+    b.cbranch(b.icmp_signed("<", lo, hi), loop, done)
+    b.position_at_end(loop)
+    i = b.phi(I64, name=f"{name}.i")
+    phis = [b.phi(v.type) for v in inits]
+    i.add_incoming(lo, pre)
+    for p, v in zip(phis, inits, strict=True):
+        p.add_incoming(v, pre)
+    new = body(i, list(phis))
+    i1 = b.add(i, ir.Constant(I64, 1))
+    end = b.block
+    i.add_incoming(i1, end)
+    for p, v in zip(phis, new, strict=True):
+        p.add_incoming(v, end)
+    b.cbranch(b.icmp_signed("<", i1, hi), loop, done)
+    b.position_at_end(done)
+    outs = []
+    for v, n in zip(inits, new, strict=True):
+        p = b.phi(v.type)
+        p.add_incoming(v, pre)
+        p.add_incoming(n, end)
+        outs.append(p)
+    return outs
+
+
+class KernelGen:
+    def __init__(self, kernel: Kernel, plan: Plan, module: ir.Module):
+        self.k = kernel
+        self.plan = plan
+        self.module = module
+        self.math = MathLib(module)
+        self.outs = sorted(kernel.outputs, key=lambda o: o.out_index)
+        self.load_strides = dict(plan.loads)
+
+    # ------------------------------------------------------------------ functions
+    def build(self) -> None:
+        nbuf = len(self.k.inputs) + len(self.outs)
+        body_ty = ir.FunctionType(ir.VoidType(), [PTR] * nbuf + [I64, I64])
+        body = ir.Function(self.module, body_ty, f"{self.k.name}.body")
+        body.linkage = "internal"
+        body.attributes.add("alwaysinline")
+        body.attributes.add("nounwind")
+        for arg in body.args[:nbuf]:
+            arg.add_attribute("noalias")
+        self.e = Emitter(ir.IRBuilder(body.append_basic_block("entry")))
+        self.bases = list(body.args[:nbuf])
+        begin, end = body.args[nbuf:]
+        if len(self.plan.dims) == 1:
+            self.loop_1d(begin, end)
+        else:
+            self.loop_rows(begin, end)
+        self.e.b.ret_void()
+
+        entry = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
+                            self.k.name)
+        entry.attributes.add("nounwind")
+        b = ir.IRBuilder(entry.append_basic_block("entry"))
+        bufs, begin, end = entry.args
+        ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
+                for i in range(nbuf)]
+        b.call(body, ptrs + [begin, end])
+        b.ret_void()
+
+    # ------------------------------------------------------------------ loop nests
+    def loop_1d(self, begin, end) -> None:
+        self.set_row_pointers(None)
+        totals = self.row(begin, end)
+        self.finish_row(totals)
+
+    def loop_rows(self, begin, end) -> None:
+        b = self.e.b
+        dims = self.plan.dims
+        outer = dims[:-1]
+        idx: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
+        rem = begin
+        for a in range(len(outer) - 1, 0, -1):
+            size = ir.Constant(I64, outer[a])
+            idx[a] = b.urem(rem, size)
+            rem = b.udiv(rem, size)
+        idx[0] = rem
+
+        def row_body(r, carried):
+            self.set_row_pointers(carried)
+            totals = self.row(ir.Constant(I64, 0), ir.Constant(I64, dims[-1]))
+            self.finish_row(totals)
+            new: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
+            carry = None
+            for a in range(len(outer) - 1, -1, -1):
+                step = ir.Constant(I64, 1) if carry is None else b.zext(carry, I64)
+                nxt = b.add(carried[a], step)
+                if a == 0:
+                    new[a] = nxt
+                    break
+                carry = b.icmp_signed("==", nxt, ir.Constant(I64, outer[a]))
+                new[a] = b.select(carry, ir.Constant(I64, 0), nxt)
+            return new
+
+        counted_loop(self.e, begin, end, idx, row_body, "rows")
+
+    def set_row_pointers(self, idx: list | None) -> None:
+        """Pointers to the start of the current row for every load and output (the
+        buffers' bases in a 1-axis plan)."""
+        nin = len(self.k.inputs)
+        self.load_ptrs = {load: self.offset(self.bases[load.buffer], load.dtype, idx, st)
+                          for load, st in self.plan.loads}
+        self.out_ptrs = [self.offset(self.bases[nin + i], out.expr.dtype, idx, op.strides)
+                         for i, (out, op) in enumerate(zip(self.outs, self.plan.outs, strict=True))]
+
+    def offset(self, base, dtype: str, idx: list | None, strides) -> ir.Value:
+        if idx is None:
+            return base
+        b = self.e.b
+        off = None
+        for i, s in zip(idx, strides[:-1], strict=True):
+            if s == 0:
+                continue
+            term = b.mul(i, ir.Constant(I64, s))
+            off = term if off is None else b.add(off, term)
+        if off is None:
+            return base
+        return b.gep(base, [off], source_etype=MEMTYPE[dtype])
+
+    # ------------------------------------------------------------------ one row
+    def row(self, lo, hi) -> list:
+        """Run the innermost axis over ``[lo, hi)``; returns the "inner" reductions'
+        totals (blocked when a float sum needs it)."""
+        inner = [i for i, o in enumerate(self.plan.outs) if o.mode == "inner"]
+        self.inner_outs = inner
+        acc_types = [self.acc_type(i) for i in inner]
+        inits = [self.identity(i) for i in inner]
+        blocked = any(self.plan.outs[i].op == "sum" and self.outs[i].expr.dtype in FLOATS
+                      for i in inner)
+        if not blocked:
+            return counted_loop(self.e, lo, hi, inits, self.inner_body, "inner")
+        b = self.e.b
+        nblocks = b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, BLOCK - 1)),
+                         ir.Constant(I64, BLOCK))
+        tot_inits = [const(t, identity(self.outs[i].op, self.outs[i].expr.dtype))
+                     for i, t in zip(inner, acc_types, strict=True)]
+
+        def block_body(blk, totals):
+            jb = b.add(lo, b.mul(blk, ir.Constant(I64, BLOCK)))
+            je = b.add(jb, ir.Constant(I64, BLOCK))
+            je = b.select(b.icmp_signed("<", je, hi), je, hi)
+            accs = counted_loop(self.e, jb, je, inits, self.inner_body, "inner")
+            new = []
+            for i, t, acc in zip(inner, totals, accs, strict=True):
+                if self.outs[i].op == "sum" and is_float(acc.type):
+                    new.append(b.fadd(t, self.e.fpext(self.e.v(acc), t.type).v))
+                else:
+                    new.append(self.combine(self.plan.outs[i].op, t, acc, reassoc=False))
+            return new
+
+        return counted_loop(self.e, ir.Constant(I64, 0), nblocks, tot_inits, block_body, "blocks")
+
+    def acc_type(self, i: int) -> ir.Type:
+        """Type of the per-row total: float sums are totalled in float64."""
+        out = self.outs[i]
+        if out.op == "sum" and out.expr.dtype in FLOATS:
+            return F64
+        return LLTYPE[out.expr.dtype]
+
+    def identity(self, i: int) -> ir.Constant:
+        out = self.outs[i]
+        return const(LLTYPE[out.expr.dtype], identity(out.op, out.expr.dtype))
+
+    def inner_body(self, j, accs):
+        self.j = j
+        self.vals: dict[Expr, V] = {}
+        new = list(accs)
+        b = self.e.b
+        for i, (out, op) in enumerate(zip(self.outs, self.plan.outs, strict=True)):
+            v = self.expr(out.expr)
+            if op.mode == "store":
+                b.store(self.to_mem(v, out.expr.dtype), self.elem_ptr(i, op.strides[-1]),
+                        align=ITEMSIZE[out.expr.dtype])
+            elif op.mode == "inner":
+                k = self.inner_outs.index(i)
+                new[k] = self.combine(op.op, accs[k], v.v, reassoc=True)
+            else:
+                ptr = self.elem_ptr(i, op.strides[-1])
+                ty = MEMTYPE[out.expr.dtype]
+                old = self.from_mem(b.load(ptr, typ=ty, align=ITEMSIZE[out.expr.dtype]),
+                                    out.expr.dtype)
+                res = self.combine(op.op, old, v.v, reassoc=False)
+                b.store(self.to_mem(self.e.v(res), out.expr.dtype), ptr,
+                        align=ITEMSIZE[out.expr.dtype])
+        return new
+
+    def finish_row(self, totals: list) -> None:
+        b = self.e.b
+        for k, i in enumerate(self.inner_outs):
+            out, op = self.outs[i], self.plan.outs[i]
+            dt = out.expr.dtype
+            total = self.e.fptrunc(self.e.v(totals[k]), LLTYPE[dt]).v
+            ptr = self.out_ptrs[i]
+            if op.init:
+                old = self.from_mem(b.load(ptr, typ=MEMTYPE[dt], align=ITEMSIZE[dt]), dt)
+                total = self.combine(op.op, old, total, reassoc=False)
+            b.store(self.to_mem(self.e.v(total), dt), ptr, align=ITEMSIZE[dt])
+
+    def elem_ptr(self, out_i: int, inner_stride: int) -> ir.Value:
+        return self.gep(self.out_ptrs[out_i], self.outs[out_i].expr.dtype, inner_stride)
+
+    def gep(self, row_ptr, dtype: str, inner_stride: int) -> ir.Value:
+        """``row_ptr + j * inner_stride`` elements."""
+        b = self.e.b
+        if inner_stride == 0:
+            return row_ptr
+        j = self.j if inner_stride == 1 else b.mul(self.j, ir.Constant(I64, inner_stride))
+        return b.gep(row_ptr, [j], source_etype=MEMTYPE[dtype])
+
+    # ------------------------------------------------------------------ expressions
+    def expr(self, node: Expr) -> V:
+        got = self.vals.get(node)
+        if got is None:
+            got = self.vals[node] = self.scalar(node)
+        return got
+
+    def load(self, node: Load) -> V:
+        ptr = self.gep(self.load_ptrs[node], node.dtype, self.load_strides[node][-1])
+        raw = self.e.b.load(ptr, typ=MEMTYPE[node.dtype], align=ITEMSIZE[node.dtype])
+        return self.e.v(self.from_mem(raw, node.dtype))
+
+    def from_mem(self, raw: ir.Value, dtype: str) -> ir.Value:
+        if dtype == "bool":
+            return self.e.b.icmp_unsigned("!=", raw, ir.Constant(I8, 0))
+        return raw
+
+    def to_mem(self, v: V, dtype: str) -> ir.Value:
+        if dtype == "bool":
+            return self.e.b.zext(v.v, I8)
+        return v.v
+
+    def combine(self, op: str, acc: ir.Value, v: ir.Value, reassoc: bool) -> ir.Value:
+        b = self.e.b
+        ty = acc.type
+        if op == "sum":
+            if is_float(ty):
+                return b.fadd(acc, v, flags=("reassoc",) if reassoc else ())
+            return b.add(acc, v)
+        if ty == I1:
+            return b.or_(acc, v) if op == "max" else b.and_(acc, v)
+        name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
+                ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
+        return self.e.intrinsic(name, ty, acc, v).v
+
+    def scalar(self, node: Expr) -> V:
+        e = self.e
+        if isinstance(node, Const):
+            return e.c(LLTYPE[node.dtype], node.value)
+        if isinstance(node, Load):
+            return self.load(node)
+        if isinstance(node, Unary):
+            return self.unary(node.op, self.expr(node.x), node.x.dtype)
+        if isinstance(node, Binary):
+            return self.binary(node.op, self.expr(node.x), self.expr(node.y), node.x.dtype)
+        if isinstance(node, Select):
+            c, x, y = (self.expr(n) for n in (node.cond, node.x, node.y))
+            return e.select(c, x, y)
+        assert isinstance(node, Cast), node
+        return self.cast(self.expr(node.x), node.x.dtype, node.dtype)
+
+    def unary(self, op: str, x: V, dtype: str) -> V:
+        e = self.e
+        k = kind(dtype)
+        if op in MATH_OPS:
+            return self.math.call(e, op, x)
+        if op == "neg":
+            return -x
+        if op == "square":
+            return x * x
+        if op == "sqrt":
+            return e.intrinsic("llvm.sqrt", x.ty, x)
+        if op == "abs":
+            return x.abs() if k == "f" else e.select(x.lt(0), -x, x)
+        if op == "sign":
+            if k == "f":
+                s = e.select(x.gt(0.0), 1.0, e.select(x.lt(0.0), -1.0, 0.0, x.ty))
+                return e.select(x.isnan(), x, s)
+            return e.v(e.b.zext(x.gt(0).v, I64)) - e.v(e.b.zext(x.lt(0).v, I64))
+        if op in ("floor", "ceil"):
+            return e.intrinsic(f"llvm.{op}", x.ty, x) if k == "f" else x
+        assert op == "not", op
+        return x ^ 1
+
+    def binary(self, op: str, x: V, y: V, dtype: str) -> V:
+        e = self.e
+        b = e.b
+        k = kind(dtype)
+        if op in ("add", "mul") and k == "b":
+            return x | y if op == "add" else x & y
+        if op == "add":
+            return x + y
+        if op == "sub":
+            return x - y
+        if op == "mul":
+            return x * y
+        if op == "div":
+            return x / y
+        if op in ("maximum", "minimum"):
+            if k == "b":
+                return x | y if op == "maximum" else x & y
+            return e.v(self.combine("max" if op == "maximum" else "min", x.v, y.v, False))
+        if op == "pow":
+            return self.math.call(e, "pow", x, y) if k == "f" else self.ipow(x, y)
+        if op == "arctan2":
+            return self.math.call(e, "arctan2", x, y)
+        if op in ("mod", "floordiv"):
+            return (self.fdivmod if k == "f" else self.idivmod)(x, y, op)
+        if op in ("and", "or"):
+            return x & y if op == "and" else x | y
+        sym = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
+        if k == "b":
+            return e.v(b.icmp_unsigned(sym, x.v, y.v))
+        return x._cmp(sym, y)
+
+    def fdivmod(self, a: V, b_: V, op: str) -> V:
+        """NumPy's ``npy_divmod`` (Python's floor semantics) on floats."""
+        e = self.e
+        mod = e.v(e.b.frem(a.v, b_.v))
+        div = (a - mod) / b_
+        adjust = mod.ne(0.0) & e.v(e.b.xor(b_.lt(0.0).v, mod.lt(0.0).v))
+        if op == "mod":
+            m = e.select(adjust, mod + b_, mod)
+            m = e.select(mod.eq(0.0), e.c(mod.ty, 0.0).copysign(b_), m)
+            return e.select(b_.eq(0.0), mod, m)
+        div = e.select(adjust, div - 1.0, div)
+        fl = div.floor()
+        fl = e.select((div - fl).gt(0.5), fl + 1.0, fl)
+        q = a / b_
+        fl = e.select(div.eq(0.0), e.c(div.ty, 0.0).copysign(q), fl)
+        return e.select(b_.eq(0.0), q, fl)
+
+    def idivmod(self, x: V, y: V, op: str) -> V:
+        """Floor division/modulo on int64; by 0 gives 0 and by -1 wraps, as NumPy."""
+        e = self.e
+        zero, m1 = y.eq(0), y.eq(-1)
+        ys = e.select(zero | m1, 1, y)
+        q = e.v(e.b.sdiv(x.v, ys.v))
+        r = e.v(e.b.srem(x.v, ys.v))
+        adj = r.ne(0) & (r ^ ys).lt(0)
+        if op == "mod":
+            return e.select(zero | m1, 0, e.select(adj, r + ys, r))
+        q = e.select(adj, q - 1, q)
+        return e.select(zero, 0, e.select(m1, -x, q))
+
+    def ipow(self, x: V, y: V) -> V:
+        fn = self.module.globals.get("myc.ipow.i64")
+        if fn is None:
+            fn = build_ipow(self.module)
+        return self.e.call(fn, x, y)
+
+    def cast(self, x: V, src: str, dst: str) -> V:
+        e = self.e
+        ks, kd = kind(src), kind(dst)
+        ty = LLTYPE[dst]
+        if src == dst:
+            return x
+        if kd == "b":
+            return x.ne(0.0) if ks == "f" else x.ne(0)
+        if ks == "f":
+            if kd == "f":
+                return e.fpext(x, ty) if ty == F64 else e.fptrunc(x, ty)
+            # out of range and NaN give INT64_MIN, as x86 (and so NumPy there) does
+            ok = x.abs().lt(2.0**63)
+            return e.select(ok, e.fptosi(x, I64), -(2**63))
+        if ks == "i":
+            return e.sitofp(x, ty)
+        return e.v(e.b.uitofp(x.v, ty) if kd == "f" else e.b.zext(x.v, I64))
+
+
+def build_ipow(module: ir.Module) -> ir.Function:
+    """``x ** y`` on int64 by squaring; ``y < 0`` gives ``1/x**-y`` truncated (0 unless
+    ``|x| == 1``)."""
+    fn = ir.Function(module, ir.FunctionType(I64, [I64, I64]), "myc.ipow.i64")
+    fn.linkage = "internal"
+    e = Emitter(ir.IRBuilder(fn.append_basic_block("entry")))
+    b = e.b
+    x, y = (e.v(a) for a in fn.args)
+    one = ir.Constant(I64, 1)
+    pre = b.block
+    loop = b.append_basic_block("loop")
+    done = b.append_basic_block("done")
+    b.cbranch(y.gt(0).v, loop, done)
+    b.position_at_end(loop)
+    res = b.phi(I64)
+    base = b.phi(I64)
+    ex = b.phi(I64)
+    res.add_incoming(one, pre)
+    base.add_incoming(x.v, pre)
+    ex.add_incoming(y.v, pre)
+    r, bb, xx = e.v(res), e.v(base), e.v(ex)
+    r2 = e.select((xx & 1).ne(0), r * bb, r)
+    b2 = bb * bb
+    x2 = xx >> 1
+    res.add_incoming(r2.v, loop)
+    base.add_incoming(b2.v, loop)
+    ex.add_incoming(x2.v, loop)
+    b.cbranch(x2.gt(0).v, loop, done)
+    b.position_at_end(done)
+    out = b.phi(I64)
+    out.add_incoming(one, pre)
+    out.add_incoming(r2.v, loop)
+    o = e.v(out)
+    neg = e.select(x.eq(1), 1, e.select(x.eq(-1), e.select((y & 1).ne(0), -1, 1, I64), 0))
+    b.ret(e.select(y.lt(0), neg, o).v)
+    return fn
+

@@ -1,0 +1,91 @@
+"""The LLVM side of the CPU backend: a target machine for the host, the O3 pipeline,
+and MCJIT.
+
+The module is verified before anything else touches it: LLVM reports a malformed
+module by aborting the process, so a codegen bug must surface here as a Python error.
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+
+import llvmlite.binding as llvm
+from llvmlite import ir
+
+_lock = threading.Lock()  # LLVM's global state is not thread-safe
+
+
+@functools.cache
+def _init() -> None:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+
+
+@functools.cache
+def host() -> tuple[str, str]:
+    """``(cpu name, feature string)`` of this machine, e.g. ``("znver5", "+avx2,...")``."""
+    _init()
+    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+
+
+def target_machine() -> llvm.TargetMachine:
+    """A fresh host target machine (MCJIT takes ownership of the one it is given)."""
+    _init()
+    cpu, features = host()
+    target = llvm.Target.from_default_triple()
+    return target.create_target_machine(cpu=cpu, features=features, opt=3,
+                                        codemodel="jitdefault")
+
+
+def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+    """Parse and verify; raises ``RuntimeError`` with LLVM's message on a bad module."""
+    with _lock:
+        _init()
+        mod = llvm.parse_assembly(str(module))
+        mod.verify()
+        mod.triple = tm.triple
+        mod.data_layout = str(tm.target_data)
+        return mod
+
+
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
+    """The O3 pipeline for the host, loop and SLP vectorizers on (in place)."""
+    with _lock:
+        pto = llvm.create_pipeline_tuning_options(speed_level=3)
+        pto.loop_vectorization = True
+        pto.slp_vectorization = True
+        pto.loop_unrolling = True
+        pb = llvm.create_pass_builder(tm, pto)
+        pb.getModulePassManager().run(mod, pb)
+        return mod
+
+
+def optimized_ir(module: ir.Module) -> str:
+    """Optimized LLVM IR text of ``module`` for this host (for inspection and tests)."""
+    tm = target_machine()
+    return str(optimize(parse(module, tm), tm))
+
+
+def assembly(module: ir.Module) -> str:
+    tm = target_machine()
+    mod = optimize(parse(module, tm), tm)
+    with _lock:
+        return tm.emit_assembly(mod)
+
+
+class JitModule:
+    """An optimized module loaded into its own MCJIT engine; holds the machine code."""
+
+    def __init__(self, module: ir.Module):
+        tm = target_machine()
+        mod = optimize(parse(module, tm), tm)
+        with _lock:
+            self.engine = llvm.create_mcjit_compiler(mod, tm)
+            self.engine.finalize_object()
+
+    def address(self, name: str) -> int:
+        with _lock:
+            addr = self.engine.get_function_address(name)
+        assert addr, f"no function {name!r} in the JIT module"
+        return addr

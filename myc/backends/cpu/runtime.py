@@ -1,0 +1,204 @@
+"""Calling compiled kernels: argument checks, output allocation, threads, the cache.
+
+A kernel's parallel range (``Plan.extent``) is split into one chunk per thread when the
+domain is large (more than :data:`PARALLEL_MIN` elements); chunk 0 runs on the calling
+thread, the others on a shared pool.  ctypes releases the GIL around each native call, so
+the chunks run truly in parallel.  The thread count is ``MYC_NUM_THREADS`` (read at each
+call), default ``os.cpu_count()``.
+
+Reductions whose output elements several chunks write (``OutPlan.shared``) get one
+partial buffer per chunk; the partials (at most one per thread) are combined with
+NumPy at the end.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import itertools
+import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from math import prod
+
+import numpy as np
+
+from myc.backends.cpu.codegen import codegen
+from myc.backends.cpu.jit import JitModule, host, optimized_ir
+from myc.backends.cpu.jit import assembly as _assembly
+from myc.backends.cpu.plan import Plan
+from myc.errors import MycShapeError, MycTypeError
+from myc.lower.kernel import Kernel, Reduce, identity
+
+PARALLEL_MIN = 1 << 16
+ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
+CODEGEN_VERSION = "1"
+
+_KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
+_COMBINE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
+
+
+def num_threads() -> int:
+    env = os.environ.get("MYC_NUM_THREADS", "")
+    try:
+        n = int(env)
+    except ValueError:
+        n = 0
+    return n if n > 0 else (os.cpu_count() or 1)
+
+
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+_pool_lock = threading.Lock()
+
+
+def _get_pool(workers: int) -> ThreadPoolExecutor:
+    global _pool, _pool_size
+    with _pool_lock:
+        if _pool is None or _pool_size < workers:
+            if _pool is not None:
+                _pool.shutdown(wait=False)
+            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="myc-cpu")
+            _pool_size = workers
+        return _pool
+
+
+def chunks(plan: Plan, nthreads: int) -> list[tuple[int, int]]:
+    """``[begin, end)`` pieces of the parallel range, one per thread at most."""
+    extent = plan.extent
+    size = extent * plan.row
+    n = min(nthreads, extent) if size > PARALLEL_MIN else 1
+    if n <= 1:
+        return [(0, extent)]
+    align = ALIGN if len(plan.dims) == 1 else 1
+    bounds = [min(extent, (extent * i // n) // align * align) for i in range(n)] + [extent]
+    return [(b, e) for b, e in itertools.pairwise(bounds) if e > b]
+
+
+class CompiledKernel:
+    """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
+
+    def __init__(self, kernel: Kernel):
+        self.kernel = kernel
+        module, self.plan = codegen(kernel)
+        self.llvm_ir = str(module)
+        self._jit = JitModule(module)
+        self._fn = _KERNEL_FN(self._jit.address(kernel.name))
+        # what every call needs, computed once
+        outs = kernel.output_buffers()
+        self._in_specs = [(np.dtype(b.dtype), b.shape, b.name) for b in kernel.inputs]
+        self._out_specs = [(b.shape, np.dtype(b.dtype)) for b in outs]
+        self._idents = [identity(op.op, b.dtype) if op.op else None
+                        for op, b in zip(self.plan.outs, outs, strict=True)]
+        self._inits = [i for i, op in enumerate(self.plan.outs) if op.init]
+        self._ptrs = ctypes.c_void_p * (len(kernel.inputs) + len(outs))
+        size = prod(kernel.shape)
+        self._empty = size == 0
+        self._serial = size <= PARALLEL_MIN or self.plan.extent == 1
+        self._reductions = [(o.out_index, identity(o.op, o.expr.dtype))
+                            for o in kernel.outputs if isinstance(o, Reduce)]
+
+    def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        args = self._check(inputs)
+        outs = [np.empty(shape, dt) for shape, dt in self._out_specs]
+        if self._empty:
+            for i, ident in self._reductions:
+                outs[i].fill(ident)
+            return outs
+        nthreads = 1 if self._serial else num_threads()
+        if nthreads == 1:
+            for i in self._inits:
+                outs[i].fill(self._idents[i])
+            ptrs = self._ptrs(*[a.ctypes.data for a in args], *[o.ctypes.data for o in outs])
+            self._fn(ptrs, 0, self.plan.extent)
+            return outs
+        return self._parallel(args, outs, nthreads)
+
+    def _parallel(self, args, outs, nthreads: int) -> list[np.ndarray]:
+        pieces = chunks(self.plan, nthreads)
+        n = len(pieces)
+        targets: list[np.ndarray] = []  # what each chunk writes: outputs or partials
+        for i, (out, op) in enumerate(zip(outs, self.plan.outs, strict=True)):
+            t = np.empty((n, *out.shape), out.dtype) if op.shared and n > 1 else out
+            if op.init:
+                t.fill(self._idents[i])
+            targets.append(t)
+        in_ptrs = [a.ctypes.data for a in args]
+        t_ptrs = [t.ctypes.data for t in targets]
+        calls = []
+        for c, (begin, end) in enumerate(pieces):
+            ptrs = in_ptrs + [p + (c * t.strides[0] if t is not o else 0)
+                              for p, t, o in zip(t_ptrs, targets, outs, strict=True)]
+            calls.append((self._ptrs(*ptrs), begin, end))
+        if n == 1:
+            self._fn(*calls[0])
+        else:
+            pool = _get_pool(n - 1)
+            futures = [pool.submit(self._fn, *call) for call in calls[1:]]
+            self._fn(*calls[0])
+            for f in futures:
+                f.result()
+        for t, out, op in zip(targets, outs, self.plan.outs, strict=True):
+            if t is not out:
+                _COMBINE[op.op].reduce(t, axis=0, out=out)
+        return outs
+
+    def _check(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if len(inputs) != len(self._in_specs):
+            raise MycTypeError(f"kernel {self.kernel.name}: {len(inputs)} inputs given, "
+                               f"{len(self._in_specs)} expected")
+        args = []
+        for a, (dt, shape, name) in zip(inputs, self._in_specs, strict=True):
+            if type(a) is not np.ndarray:
+                a = np.asarray(a)
+            if a.dtype != dt:
+                raise MycTypeError(f"kernel {self.kernel.name}: input {name} is {a.dtype}, "
+                                   f"expected {dt}")
+            if a.shape != shape:
+                raise MycShapeError(f"kernel {self.kernel.name}: input {name} has shape "
+                                    f"{a.shape}, expected {shape}")
+            flags = a.flags
+            if not (flags.c_contiguous and flags.aligned):
+                a = np.ascontiguousarray(a)
+                if not a.flags.aligned:
+                    a = a.copy()
+            args.append(a)
+        return args
+
+
+_cache: dict[str, CompiledKernel] = {}
+_cache_lock = threading.Lock()
+
+
+def cache_key(kernel: Kernel) -> str:
+    """Structural hash of the kernel IR (its canonical text) and of what codegen
+    depends on."""
+    text = "\n".join([CODEGEN_VERSION, *host(), kernel.format()])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compile_kernel(kernel: Kernel) -> CompiledKernel:
+    """Compile ``kernel`` for this CPU, or return the cached build of an identical one."""
+    key = cache_key(kernel)
+    with _cache_lock:
+        ck = _cache.get(key)
+        if ck is None:
+            ck = _cache[key] = CompiledKernel(kernel)
+        return ck
+
+
+def clear_cache() -> None:
+    """Drop every compiled kernel (and its machine code, once no caller holds it)."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def llvm_ir(kernel: Kernel, optimized: bool = True) -> str:
+    """LLVM IR of ``kernel``: as generated, or after the host's O3 pipeline."""
+    module, _ = codegen(kernel)
+    return optimized_ir(module) if optimized else str(module)
+
+
+def assembly(kernel: Kernel) -> str:
+    """Host assembly of ``kernel`` (to see the vector instructions)."""
+    return _assembly(codegen(kernel)[0])

@@ -1,0 +1,191 @@
+"""The vectorized transcendentals: accuracy in ulps against higher precision (float64
+NumPy for float32, x87 long double NumPy for float64) over wide ranges, and NumPy's
+answers on special values (NaN, +-inf, +-0, subnormals, overflow, underflow).
+
+Run with ``-s`` to see the max ulp error per function (also in mathlib.ACCURACY)."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from myc.backends.cpu import compile_kernel
+from myc.backends.cpu.mathlib import ACCURACY, TRIG_LIMIT
+from myc.lower.kernel import Kernel
+from tests.cpu.helpers import binary_kernel, unary_kernel
+
+N = 1 << 16
+LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant >= 63
+
+
+def loguniform(rng, lo_exp, hi_exp, n, signed=True):
+    v = 10.0 ** rng.uniform(lo_exp, hi_exp, n)
+    return v * rng.choice([-1.0, 1.0], n) if signed else v
+
+
+def samples(fn: str, dt: str, rng) -> list[np.ndarray]:
+    """Arguments per function: uniform over the interesting range, log-uniform over
+    magnitudes, and the edges (overflow, underflow, subnormals)."""
+    f32 = dt == "float32"
+    tiny = -44 if f32 else -322
+    u = rng.uniform
+    if fn == "exp":
+        lo, hi = (-104, 89) if f32 else (-746, 710)
+        return [u(lo, hi, N), loguniform(rng, tiny, 0, N), u(hi - 1.5, hi, N), u(lo, lo + 2, N)]
+    if fn == "expm1":
+        return [u(-20 if f32 else -40, 89 if f32 else 710, N), loguniform(rng, tiny, 0.5, N)]
+    if fn == "log":
+        big = 38.5 if f32 else 308.2
+        return [loguniform(rng, tiny, big, N, False), u(0.5, 2, N),
+                np.exp2(u(-150 if f32 else -1075, -126 if f32 else -1022, N))]
+    if fn == "log1p":
+        return [u(-1, 10, N), loguniform(rng, tiny, 0, N), loguniform(rng, 0, 30, N, False)]
+    if fn == "tanh":
+        return [u(-10, 10, N), loguniform(rng, tiny, 1.5, N)]
+    if fn == "sigmoid":
+        return [u(-110, 90, N) if f32 else u(-750, 750, N), loguniform(rng, tiny, 1.5, N)]
+    if fn in ("sin", "cos", "tan"):
+        return [u(-1e4, 1e4, N), loguniform(rng, tiny, 9, N), u(-4, 4, N)]
+    if fn == "arctan":
+        return [u(-3, 3, N), loguniform(rng, tiny, 30, N)]
+    raise AssertionError(fn)
+
+
+def ulp_error(got: np.ndarray, exact: np.ndarray, dt: str) -> np.ndarray:
+    """|got - exact| in units of the last place (of ``dt``) at ``exact``."""
+    with np.errstate(all="ignore"):
+        rounded = exact.astype(dt)
+        sp = np.maximum(np.spacing(np.abs(rounded)), np.finfo(dt).smallest_subnormal)
+        err = np.abs(got.astype(exact.dtype) - exact) / sp.astype(exact.dtype)
+    same = (got == rounded) | (np.isnan(got) & np.isnan(rounded))
+    err = np.where(same, 0, err)
+    return np.where(np.isnan(got) != np.isnan(rounded), np.inf, err).astype(np.float64)
+
+
+def exact_of(fn: str, *args: np.ndarray) -> np.ndarray:
+    hp = np.float64 if args[0].dtype == np.float32 else np.longdouble
+    a = [x.astype(hp) for x in args]
+    with np.errstate(all="ignore"):
+        if fn == "sigmoid":
+            e = np.exp(-np.abs(a[0]))
+            return np.where(a[0] >= 0, 1 / (1 + e), e / (1 + e))
+        return getattr(np, {"pow": "power"}.get(fn, fn))(*a)
+
+
+def report(fn, dt, err, where):
+    i = int(np.argmax(err))
+    print(f"\n{fn:8s} {dt}: max {err[i]:.2f} ulp (bound {ACCURACY[dt][fn]}) at {where[i]}")
+    return err[i]
+
+
+def skip_f64(dt):
+    if dt == "float64" and not LONG_DOUBLE_OK:
+        pytest.skip("no 80-bit long double to measure float64 against")
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["exp", "expm1", "log", "log1p", "tanh", "sigmoid", "sin",
+                                "cos", "tan", "arctan"])
+def test_unary_accuracy_in_ulps(fn, dt):
+    skip_f64(dt)
+    rng = np.random.default_rng(sum(map(ord, fn + dt)))
+    x = np.concatenate(samples(fn, dt, rng)).astype(dt)
+    got = compile_kernel(unary_kernel(fn, dt, len(x)))([x])[0]
+    err = ulp_error(got, exact_of(fn, x), dt)
+    assert report(fn, dt, err, x) <= ACCURACY[dt][fn]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_pow_accuracy_in_ulps(dt):
+    skip_f64(dt)
+    rng = np.random.default_rng(7)
+    f32 = dt == "float32"
+    # bases over many magnitudes, exponents scaled so that |y log2 x| reaches the
+    # overflow/underflow range (the hard case for pow), integers for negative bases
+    x1 = np.exp2(rng.uniform(-60, 60, N))
+    y1 = rng.uniform(-1, 1, N) * (130 if f32 else 1070) / np.abs(np.log2(x1)).clip(1e-3)
+    x2, y2 = rng.uniform(0, 3, N), rng.uniform(-40, 40, N)
+    x3 = 1 + rng.uniform(-1e-3, 1e-3, N)
+    y3 = rng.uniform(-1, 1, N) * (1e5 if f32 else 7e5)
+    x4, y4 = -np.exp2(rng.uniform(-8, 8, N)), np.round(rng.uniform(-20, 20, N))
+    x = np.concatenate([x1, x2, x3, x4]).astype(dt)
+    y = np.concatenate([y1, y2, y3, y4]).astype(dt)
+    got = compile_kernel(binary_kernel("pow", dt, len(x)))([x, y])[0]
+    err = ulp_error(got, exact_of("pow", x, y), dt)
+    assert report("pow", dt, err, list(zip(x, y))) <= ACCURACY[dt]["pow"]
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_arctan2_accuracy_in_ulps(dt):
+    skip_f64(dt)
+    rng = np.random.default_rng(8)
+    y = loguniform(rng, -20, 20, 4 * N).astype(dt)
+    x = loguniform(rng, -20, 20, 4 * N).astype(dt)
+    got = compile_kernel(binary_kernel("arctan2", dt, len(x)))([y, x])[0]
+    err = ulp_error(got, exact_of("arctan2", y, x), dt)
+    assert report("arctan2", dt, err, list(zip(y, x))) <= ACCURACY[dt]["arctan2"]
+
+
+def specials(dt: str) -> np.ndarray:
+    f = np.finfo(dt)
+    f32 = dt == "float32"
+    v = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, f.tiny, -f.tiny,
+         f.smallest_subnormal, -f.smallest_subnormal, f.max, -f.max, 0.5, -0.5, 2.0, -2.0,
+         3.0, -3.0, 0.1, 1e-30, 1e30, 10.0, 20.0, 100.0, -100.0, 1e-8, -1e-8]
+    # exp overflow and underflow edges, tanh saturation, log1p near -1
+    v += [88.72283, 88.7229, -87.33, -103.97, -104.5] if f32 else \
+         [709.78, 709.79, -708.4, -745.13, -745.14, 1e300, -1e300]
+    v += [9.0, -9.5, 19.1, -0.99999, -1.0 + 1e-7]
+    return np.array(v, dt)
+
+
+def same_as_numpy(got, want, dt, tol):
+    """Same NaN-ness, same infinities and zeros (with their signs), else within tol ulp."""
+    if np.isnan(want) or np.isnan(got):
+        return bool(np.isnan(want) and np.isnan(got))
+    if np.isinf(want) or want == 0 or np.isinf(got) or got == 0:
+        return bool(got == want and np.signbit(got) == np.signbit(want))
+    with np.errstate(over="ignore"):
+        ulp = float(np.spacing(np.abs(want), dtype=dt))
+    return bool(abs(float(got) - float(want)) <= tol * ulp)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_special_values_match_numpy(dt):
+    x = specials(dt)
+    bad = []
+    for fn in ["exp", "expm1", "log", "log1p", "tanh", "sigmoid", "sin", "cos", "tan",
+               "arctan", "sqrt", "abs", "sign", "floor", "ceil", "neg", "square"]:
+        k: Kernel = unary_kernel(fn, dt, len(x))
+        got, want = compile_kernel(k)([x])[0], k.reference([x])[0]
+        for xi, g, w in zip(x, got, want):
+            if fn in ("sin", "cos", "tan") and TRIG_LIMIT < abs(xi) < np.inf:
+                ok = fn == "tan" or abs(g) <= 1  # bounded, not accurate, past the limit
+            else:
+                ok = same_as_numpy(g, w, dt, 4)
+            if not ok:
+                bad.append((fn, xi, g, w))
+    xs, ys = (np.array(v, dt) for v in zip(*itertools.product(x, x)))
+    for fn in ["pow", "arctan2", "mod", "floordiv", "maximum", "minimum", "div"]:
+        k = binary_kernel(fn, dt, len(xs))
+        got, want = compile_kernel(k)([xs, ys])[0], k.reference([xs, ys])[0]
+        for xi, yi, g, w in zip(xs, ys, got, want):
+            if fn in ("maximum", "minimum") and g == w == 0:
+                continue  # NumPy's choice between -0 and +0 is unspecified
+            if not same_as_numpy(g, w, dt, 4):
+                bad.append((fn, xi, yi, g, w))
+    assert not bad, bad[:20]
+
+
+def test_results_stay_float32_and_vectorize_all_lanes_alike():
+    """Lanes of one vector must not influence each other: a special value next to
+    ordinary ones gives the same answers as alone."""
+    x = np.array([1.0, np.nan, 2.0, -np.inf, 3.0, 0.0, 100.0, -0.0] * 5, np.float32)
+    k = unary_kernel("tanh", "float32", len(x))
+    got = compile_kernel(k)([x])[0]
+    assert got.dtype == np.float32
+    for i, xi in enumerate(x):
+        alone = compile_kernel(unary_kernel("tanh", "float32", 1))([x[i:i + 1]])[0][0]
+        assert (np.isnan(alone) and np.isnan(got[i])) or alone == got[i], (xi, alone, got[i])
