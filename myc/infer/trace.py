@@ -74,9 +74,33 @@ _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zero
 class Tracer(Interpreter):
     """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
 
-    def __init__(self, root: Graph):
+    def __init__(self, root: Graph, concrete: bool = False):
         super().__init__(root)
         self.trace = Graph(f"{root.name}:typed", None, root.loc)
+        # guarded mode: symbolic values also carry this call's concrete values, and a
+        # data-dependent decision is taken on them and recorded as a guard to re-check
+        self.concrete = concrete
+        self.vals: dict[int, Any] = {}
+        self.guards: list[tuple[str, Node, Any]] = []
+
+    def value_of(self, v: Any) -> Any:
+        if isinstance(v, Node):
+            return self.vals[v.id]
+        if isinstance(v, tuple):
+            return tuple(self.value_of(x) for x in v)
+        if isinstance(v, dict):
+            return {k: self.value_of(x) for k, x in v.items()}
+        return v
+
+    def decide(self, prim: Primitive, args: list[Any], loc: Location | None) -> Any:
+        """Guarded mode: take a data-dependent decision on this call's values."""
+        result = Interpreter.call_prim(prim, [self.value_of(a) for a in args], loc)
+        for leaf in _sym_leaves(tuple(args)):
+            if prim.name in ("truth", "not_"):
+                self.guards.append(("truth", leaf, bool(self.vals[leaf.id])))
+            else:
+                self.guards.append(("eq", leaf, self.vals[leaf.id]))
+        return result
 
     # -- emitting ----------------------------------------------------------------------
     def emit(self, prim: Primitive, args: list[Any], loc: Location | None,
@@ -96,6 +120,11 @@ class Tracer(Interpreter):
         inputs = [self.as_node(a, loc) for a in args]
         node = self.trace.apply(prim, *inputs, loc=loc)
         node.abstract = abstract
+        if self.concrete:
+            value = Interpreter.call_prim(prim, [self.value_of(a) for a in args], loc)
+            if isinstance(abstract, AScalar):
+                value = _coerce(value, abstract)
+            self.vals[node.id] = value
         self.count += 1
         if self.count > MAX_NODES:
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
@@ -134,6 +163,8 @@ class Tracer(Interpreter):
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
         if name in _BREAK:
+            if self.concrete:
+                return self.decide(prim, args, loc)
             raise GraphBreak(_BREAK[name], loc)
         if name in _PLUMBING:
             return Interpreter.call_prim(prim, args, loc)
@@ -146,6 +177,8 @@ class Tracer(Interpreter):
         x, index = args
         if isinstance(x, tuple):
             if has_sym(index):
+                if self.concrete:
+                    return self.decide(P.getitem, args, loc)
                 raise GraphBreak("a tuple is indexed by array or float data", loc)
             return Interpreter.call_prim(P.getitem, args, loc)
         return self.emit(P.getitem, args, loc)
@@ -314,14 +347,33 @@ def _concrete_like(x: Any) -> Any:
     return x
 
 
-def symbolize(value: Any, trace: Graph, path: str) -> Any:
+def _coerce(value: Any, a: AScalar) -> Any:
+    if a.weak:
+        return {"f": float, "i": int, "b": bool}[a.dtype.kind](value)
+    return a.dtype.type(value)
+
+
+def _sym_leaves(v: Any):
+    if isinstance(v, Node):
+        yield v
+    elif isinstance(v, tuple):
+        for x in v:
+            yield from _sym_leaves(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from _sym_leaves(x)
+
+
+def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None) -> Any:
     """The argument as the tracer sees it: data leaves become trace parameters."""
     if isinstance(value, tuple):
-        return tuple(symbolize(v, trace, f"{path}[{i}]") for i, v in enumerate(value))
+        return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
     a = abstract_of(value)
     if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f"):
         p = trace.add_parameter(path)
         p.abstract = a
+        if vals is not None:
+            vals[p.id] = value
         return p
     return value
 
@@ -338,14 +390,23 @@ def signature_key(value: Any) -> Any:
     return ("c", type(value).__name__, value)
 
 
-def trace(graph: Graph, args: list[Any]) -> tuple[Graph, Any]:
-    """The flat typed graph of ``graph`` specialized on ``args``, and its output template."""
-    tracer = Tracer(graph)
-    sym_args = [symbolize(a, tracer.trace, p.name) for a, p in zip(args, graph.parameters,
-                                                                     strict=True)]
+def trace(graph: Graph, args: list[Any], guarded: bool = False) -> tuple[Graph, Any]:
+    """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
+
+    With ``guarded``, decisions that depend on data are taken on ``args``' values and
+    recorded in ``typed.flags["guards"]`` as ``(kind, expected)`` for the extra outputs
+    that follow the result leaves: the program is valid for a call only if they hold.
+    """
+    tracer = Tracer(graph, concrete=guarded)
+    vals = tracer.vals if guarded else None
+    sym_args = [symbolize(a, tracer.trace, p.name, vals)
+                for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)
     tracer.trace.flags["template"] = out
     outs = [n for n in _leaves(out) if isinstance(n, Node)]
+    guards = [(kind, expected) for kind, _, expected in tracer.guards]
+    outs += [node for _, node, _ in tracer.guards]
+    tracer.trace.flags["guards"] = guards
     tracer.trace.output = tracer.trace.apply(P.make_tuple, *outs) if outs else Constant(())
     return tracer.trace, out
 

@@ -22,6 +22,10 @@ from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
 
 
+class GuardFailed(Exception):  # noqa: N818 - a control signal
+    """A guarded program's data-dependent decisions differ for this call."""
+
+
 @dataclass
 class Step:
     fn: Any  # a Primitive or a compiled kernel: called with the input values
@@ -43,6 +47,7 @@ class HostProgram:
     template: Any
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
+    guards: list[tuple[str, Any]] = field(default_factory=list)
 
     def describe(self) -> str:
         """The host program as text: one line per step."""
@@ -89,8 +94,16 @@ class HostProgram:
                     raise exc.with_loc(st.loc) from None
                 except Exception as exc:  # noqa: BLE001 - located like the evaluator's
                     raise translate_exception(exc, st.name, st.loc) from None
-        results = iter([slots[x] if is_slot else x for is_slot, x in self.outputs])
-        return _rebuild(self.template, results)
+        values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.guards:
+            n = len(values) - len(self.guards)
+            for (kind, expected), got in zip(self.guards, values[n:], strict=True):
+                ok = bool(got) == expected if kind == "truth" else \
+                    bool(np.array_equal(got, expected))
+                if not ok:
+                    raise GuardFailed(self.name)
+            values = values[:n]
+        return _rebuild(self.template, iter(values))
 
 
 def _short(v: Any) -> str:
@@ -181,7 +194,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         outputs = [operand(out)]
     else:
         outputs = []
-    return HostProgram(name, len(slot_of), params, steps, outputs, template, graph=typed)
+    return HostProgram(name, len(slot_of), params, steps, outputs, template, graph=typed,
+                       guards=list(typed.flags.get("guards", [])))
 
 
 class KernelUnit:

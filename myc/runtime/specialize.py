@@ -20,6 +20,7 @@ from myc.infer.trace import GraphBreak, signature_key, trace
 from myc.ir.nodes import Graph, Node
 
 _FALLBACK = object()
+_MAX_MISSES = 3
 
 
 class SpecializedFunction:
@@ -29,6 +30,7 @@ class SpecializedFunction:
         self.graph = graph
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
+        self.misses: dict[Any, int] = {}
         self._interp: Interpreter | None = None
         self._lock = threading.Lock()
 
@@ -59,7 +61,12 @@ class SpecializedFunction:
         from myc.opt.passes import optimize
 
         try:
-            typed, template = trace(self.graph, args)
+            try:
+                typed, template = trace(self.graph, args)
+            except GraphBreak as brk:
+                # data-dependent control flow: specialize on this call's decisions, guarded
+                self.breaks[key] = brk
+                typed, template = trace(self.graph, args, guarded=True)
             optimize(typed)
             return lower(typed, template, self.graph.name)
         except GraphBreak as brk:
@@ -77,10 +84,24 @@ class SpecializedFunction:
             return _FALLBACK
 
     def __call__(self, *args: Any) -> Any:
+        from myc.errors import MycError
+        from myc.lower.program import GuardFailed
+
         prog = self.program(list(args))
         if prog is None:
             return self.interp.run(*args)
-        return prog.run(list(args))
+        if not prog.guards:
+            return prog.run(list(args))
+        try:
+            return prog.run(list(args))
+        except (GuardFailed, MycError):
+            # another path through the data-dependent control flow (or an error the
+            # evaluator will report properly): evaluate; give up guarding after repeats
+            key = tuple(signature_key(a) for a in args)
+            self.misses[key] = self.misses.get(key, 0) + 1
+            if self.misses[key] >= _MAX_MISSES:
+                self.cache[key] = _FALLBACK
+            return self.interp.run(*args)
 
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:

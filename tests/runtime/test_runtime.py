@@ -99,3 +99,60 @@ def test_outputs_are_owned_and_inputs_untouched():
     out = myc.jit(ident)(x)
     out[0] = 100.0
     assert x[0] == 0.0 and x.flags.writeable
+
+
+def piecewise(x, y):
+    if x > 0:
+        return y * 2.0
+    elif x > -1:
+        return y - 1.0
+    return y * y
+
+
+def newton_sqrt(a):
+    x = a
+    i = 0
+    while abs(x * x - a) > 1e-10 and i < 50:
+        x = 0.5 * (x + a / x)
+        i += 1
+    return x, i
+
+
+def converge(x0):
+    x = x0
+    i = 0
+    while i < 1000:
+        step = 0.05 * np.sin(x)
+        x = x - step
+        i += 1
+        if np.max(np.abs(step)) < 1e-4:
+            break
+    return np.sum(x)
+
+
+def test_guarded_programs_follow_each_calls_control_flow():
+    """Data-dependent branches are specialized on the first call's decisions and guarded:
+    a call that decides differently must still get Python's answer."""
+    f = myc.jit(piecewise)
+    y = np.arange(3.0)
+    for x in (1.0, -0.5, -3.0, 2.0, 0.0, -0.5, -7.0, 3.0):
+        np.testing.assert_allclose(f(x, y), piecewise(x, y))
+    g = myc.jit(newton_sqrt)
+    for a in (2.0, 9.0, 1e-3, 2.0, 123.0):
+        got, want = g(a), newton_sqrt(a)
+        assert got[1] == want[1]
+        np.testing.assert_allclose(got[0], want[0])
+
+
+def test_guarded_gradient_of_a_data_dependent_loop():
+    rng = np.random.default_rng(1)
+    vg = myc.value_and_grad(converge)
+    for _ in range(3):
+        x0 = rng.uniform(4.0, 8.0, 16)
+        v, g = vg(x0)
+        np.testing.assert_allclose(v, converge(x0), rtol=1e-10)
+        eps = 1e-6
+        e0 = np.zeros(16)
+        e0[3] = eps
+        fd = (converge(x0 + e0) - converge(x0 - e0)) / (2 * eps)
+        np.testing.assert_allclose(g[3], fd, rtol=1e-4)
