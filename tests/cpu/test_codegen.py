@@ -34,7 +34,7 @@ def test_module_verifies_and_has_the_entry_point():
     k = kernel_of(Store(0, Binary("add", X, Load(1, F32))))
     module, _ = codegen(k)
     text = str(module)
-    assert re.search(r"define void @\"?k\"?\(ptr", text) and "noalias" in text
+    assert re.search(r"define void @\"?myc_kernel_k\"?\(ptr", text) and "noalias" in text
     mod = llvm.parse_assembly(text)
     mod.verify()
 

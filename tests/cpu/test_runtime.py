@@ -133,3 +133,13 @@ def test_concurrent_calls_from_python_threads(monkeypatch):
         want = k.reference(args[i])
         np.testing.assert_allclose(results[i][0], want[0], rtol=1e-6)
         np.testing.assert_allclose(results[i][1], want[1], rtol=1e-4, atol=1e-4)
+
+
+def test_kernel_names_do_not_shadow_the_c_library():
+    """Float mod lowers to LLVM's frem, a call to fmod: a kernel called fmod must not
+    become the fmod it calls."""
+    x = Load(0, "float64")
+    k = Kernel("fmod", (5,), (Buffer("x", "float64", (5,)),),
+               (Store(0, Binary("mod", x, Const(1.5, "float64"))),))
+    xs = np.array([-3.0, -1.0, 0.0, 2.0, 7.25])
+    assert_same(compile_kernel(k)([xs])[0], np.mod(xs, 1.5))

@@ -1,8 +1,9 @@
 """Kernel IR to LLVM IR (llvmlite.ir): pure, no LLVM library calls, no execution.
 
-For a kernel named ``k`` the module defines::
+For a kernel named ``k`` the module defines (``entry_name(kernel)``; the prefix keeps a
+kernel from shadowing a C library symbol such as ``fmod``)::
 
-    void @k(ptr %buffers, i64 %begin, i64 %end)
+    void @myc_kernel_k(ptr %buffers, i64 %begin, i64 %end)
 
 ``buffers`` points to the data pointers of the inputs then the outputs (``out_index``
 order); ``[begin, end)`` is the chunk of the plan's parallel range to run (see
@@ -44,6 +45,10 @@ LLTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I1}
 MEMTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I8}
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "bool": 1}
 MATH_OPS = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "arctan", "sigmoid"}
+
+
+def entry_name(kernel: Kernel) -> str:
+    return f"myc_kernel_{kernel.name}"
 
 
 def codegen(kernel: Kernel) -> tuple[ir.Module, Plan]:
@@ -99,7 +104,7 @@ class KernelGen:
     def build(self) -> None:
         nbuf = len(self.k.inputs) + len(self.outs)
         body_ty = ir.FunctionType(ir.VoidType(), [PTR] * nbuf + [I64, I64])
-        body = ir.Function(self.module, body_ty, f"{self.k.name}.body")
+        body = ir.Function(self.module, body_ty, f"{entry_name(self.k)}.body")
         body.linkage = "internal"
         body.attributes.add("alwaysinline")
         body.attributes.add("nounwind")
@@ -115,7 +120,7 @@ class KernelGen:
         self.e.b.ret_void()
 
         entry = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
-                            self.k.name)
+                            entry_name(self.k))
         entry.attributes.add("nounwind")
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         bufs, begin, end = entry.args

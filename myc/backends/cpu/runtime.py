@@ -23,7 +23,7 @@ from math import prod
 
 import numpy as np
 
-from myc.backends.cpu.codegen import codegen
+from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import JitModule, host, optimized_ir
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.plan import Plan
@@ -83,7 +83,7 @@ class CompiledKernel:
         module, self.plan = codegen(kernel)
         self.llvm_ir = str(module)
         self._jit = JitModule(module)
-        self._fn = _KERNEL_FN(self._jit.address(kernel.name))
+        self._fn = _KERNEL_FN(self._jit.address(entry_name(kernel)))
         # what every call needs, computed once
         outs = kernel.output_buffers()
         self._in_specs = [(np.dtype(b.dtype), b.shape, b.name) for b in kernel.inputs]
