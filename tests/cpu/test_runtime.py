@@ -65,6 +65,8 @@ def test_compile_cache_is_structural():
     assert k1 is not k2
     assert compile_kernel(k1) is compile_kernel(k2)
     assert compile_kernel(axpy((3, 5))) is not compile_kernel(k1)
+    renamed = Kernel("other_name", k1.shape, k1.inputs, k1.outputs)
+    assert compile_kernel(renamed) is compile_kernel(k1)  # names do not matter
 
 
 def test_empty_and_zero_dim_domains():

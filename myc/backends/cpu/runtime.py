@@ -171,9 +171,10 @@ _cache_lock = threading.Lock()
 
 
 def cache_key(kernel: Kernel) -> str:
-    """Structural hash of the kernel IR (its canonical text) and of what codegen
-    depends on."""
-    text = "\n".join([CODEGEN_VERSION, *host(), kernel.format()])
+    """Structural hash of the kernel IR (its canonical text, less the kernel's name, so
+    the same group in two programs compiles once) and of what codegen depends on."""
+    body = kernel.format().split("\n", 1)[1:]
+    text = "\n".join([CODEGEN_VERSION, *host(), repr(kernel.shape), *body])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
