@@ -7,6 +7,7 @@ import ast
 import importlib
 import importlib.util
 import os
+import signal
 import sys
 from typing import Any
 
@@ -59,6 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--backend", default="cpu")
     sub.add_parser("bench", help="run the benchmark harness (see docs/benchmarks.md)",
                    add_help=False)
+    if hasattr(signal, "SIGPIPE"):  # `myc ir ... | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "bench":
         try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from myc.errors import MycTypeError
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
-from myc.prims import ZERO, P, Primitive
+from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims import jvps as _jvps
 
 _FPRIM: dict[tuple[str, int], Graph] = {}
@@ -55,8 +55,10 @@ def fprim(prim: Primitive, arity: int) -> Graph:
     if key not in _FPRIM:
         g = Graph(f"F:{prim.name}")
         names = prim.params if not prim.variadic else tuple(f"x{i}" for i in range(n))
-        xs = [g.add_parameter(nm) for nm in names]
-        ts = [g.add_parameter(f"t_{nm}") for nm in names]
+        xs, ts = [], []
+        for nm in names:  # interleaved: (x1, t1, x2, t2, ...)
+            xs.append(g.add_parameter(nm))
+            ts.append(g.add_parameter(f"t_{nm}"))
         y, ty = emit_prim(g, prim, list(xs), list(ts), None)
         g.output = g.apply(P.make_tuple, y, ty)
         _FPRIM[key] = g
@@ -115,10 +117,15 @@ class ForwardAD:
             self.build(g.parent)
         self.built.add(g)
         fg = self.fmap[g]
+        # parameters interleaved (x1, t1, x2, t2, ...): a call through a function value
+        # that omits trailing defaults omits whole pairs, padded like the primal's
         for p in g.parameters:
             self.nmap[p.id] = fg.add_parameter(p.name, p.loc)
-        for p in g.parameters:
             self.tmap[p.id] = fg.add_parameter(f"t_{p.name}", p.loc)
+        if "defaults" in g.flags:
+            fg.flags["defaults"] = [v for d in g.flags["defaults"] for v in (d, UNDEF if
+                                                                           d is UNDEF
+                                                                           else ZERO)]
         order = schedule(g, self.mng.owned.get(g, []))
         out = g.output
         tail = isinstance(out, Apply) and out.graph is g and not self.mng.users.get(out)
@@ -136,8 +143,9 @@ class ForwardAD:
             else:
                 args = out.inputs[1:]
                 fg.output = fg.apply(self.primal(fn, len(args)),
-                                     *[self.primal(a) for a in args],
-                                     *[self.tangent(a) for a in args], loc=out.loc)
+                                     *_interleave([self.primal(a) for a in args],
+                                                  [self.tangent(a) for a in args]),
+                                     loc=out.loc)
         else:
             fg.output = fg.apply(P.make_tuple, self.primal(out), self.tangent(out), loc=g.loc)
 
@@ -152,8 +160,12 @@ class ForwardAD:
                 xs = [x if isinstance(x, Node) else Constant(x) for x in full]
                 ts = ts + [Constant(ZERO)] * (len(xs) - len(ts))
             return emit_prim(fg, prim, xs, ts, n.loc)
-        r = fg.apply(self.primal(fn, len(args)), *xs, *ts, loc=n.loc)
+        r = fg.apply(self.primal(fn, len(args)), *_interleave(xs, ts), loc=n.loc)
         return (fg.apply(P.getitem, r, 0, loc=n.loc), fg.apply(P.getitem, r, 1, loc=n.loc))
+
+
+def _interleave(xs: list, ts: list) -> list:
+    return [v for pair in zip(xs, ts, strict=True) for v in pair]
 
 
 _CACHE: dict[Graph, Graph] = {}
@@ -177,7 +189,7 @@ def jvp_graph(f: Graph) -> Graph:
     xs = [g.apply(P.getitem, g.apply(P.unpack, prim, n), i) for i in range(n)]
     ts = [g.apply(P.getitem, g.apply(P.unpack, tan, n), i) for i in range(n)]
     ts = [g.apply(P.cast_grad, t, x) for t, x in zip(ts, xs, strict=True)]
-    r = g.apply(Constant(fg), *xs, *ts)
+    r = g.apply(Constant(fg), *_interleave(xs, ts))
     y = g.apply(P.getitem, r, 0)
     g.output = g.apply(P.make_tuple, y, g.apply(P.tangent_out, g.apply(P.getitem, r, 1), y))
     return g

@@ -23,8 +23,9 @@ _CACHE: dict[tuple, Graph] = {}
 def prim_graph(prim: Primitive) -> Graph:
     """A primitive wrapped in a graph (``grad(np.sin)``)."""
     g = Graph(prim.name)
-    xs = [g.add_parameter(p) for p in prim.params]
-    g.output = g.apply(prim, *xs)
+    required = [p for p in prim.params if p not in prim.defaults]
+    xs = [g.add_parameter(p) for p in (required if not prim.variadic else ("x",))]
+    g.output = g.apply(prim, *xs, *[prim.defaults[p] for p in prim.params[len(required):]])
     return g
 
 

@@ -100,6 +100,9 @@ def tuple_k(n: int) -> Graph:
     g = _TUPLE_K.get(n)
     if g is None:
         g = Graph(f"tuple{n}")
+        # a callee whose omitted defaults were filled in returns more sensitivities than
+        # the call site passed arguments: those belong to the defaults and are dropped
+        g.flags["drop_extra"] = True
         xs = [g.add_parameter(f"d{i}") for i in range(n)]
         g.output = g.apply(P.make_tuple, *xs)
         _TUPLE_K[n] = g
@@ -233,6 +236,7 @@ class ReverseAD:
 
         if tail:
             assert isinstance(out, Apply)
+            bg.flags["drop_extra"] = True  # a callee that filled in omitted defaults
             ds = [bg.add_parameter(f"d{i}") for i in range(len(out.inputs))]
             for inp, d in zip(out.inputs, ds, strict=True):
                 contrib(inp, d)

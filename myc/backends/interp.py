@@ -184,6 +184,8 @@ class Interpreter:
         n = len(g.parameters)
         if len(args) == n:
             return args
+        if len(args) > n and g.flags.get("drop_extra"):
+            return list(args[:n])
         defaults = g.flags.get("defaults")
         if defaults is not None and len(args) < n and n - len(args) <= len(defaults):
             return list(args) + list(defaults[len(defaults) - (n - len(args)):])

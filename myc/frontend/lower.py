@@ -129,6 +129,17 @@ def parse(fn: Any) -> Graph:
     return g
 
 
+_BUILTIN_DTYPE_PRIMS = {"to_float": np.float64, "to_int": np.int64, "to_bool": np.bool_}
+
+
+def _dtype_constant(node: Node) -> Node:
+    """``dtype=float`` names a dtype, not the ``float`` conversion primitive."""
+    if isinstance(node, Constant) and isinstance(node.value, Primitive) and \
+            node.value.name in _BUILTIN_DTYPE_PRIMS:
+        return Constant(_BUILTIN_DTYPE_PRIMS[node.value.name], node.loc)
+    return node
+
+
 def _unwrap(fn: Any) -> Any:
     """The plain Python function behind a ``myc.jit`` wrapper."""
     while hasattr(fn, "__myc_function__"):
@@ -192,6 +203,14 @@ class FunctionLowerer:
         g.flags["signature"] = sig
         if all(isinstance(n, Constant) for n in sig.defaults.values()):
             g.flags["defaults"] = [sig.defaults[n].value for n in names if n in sig.defaults]
+        else:
+            # defaults computed when the def runs: a call through a function value that
+            # omits them passes UNDEF, and the body falls back to the captured value
+            g.flags["defaults"] = [UNDEF] * len(sig.defaults)
+            for name, d in sig.defaults.items():
+                if not isinstance(d, Constant):
+                    env.vars[name] = g.apply(P.default_if_undef, env.vars[name], d,
+                                             loc=d.loc)
         block = Block(g, env)
         if isinstance(tree, ast.Lambda):
             g.output = self.expr(tree.body, block)
@@ -525,6 +544,8 @@ class FunctionLowerer:
         inner = FunctionLowerer(info, self.py_fn, (self, block.env.copy()))
         inner.lower_into(g, defaults_block=block)
         g.flags["captures"] = inner.captures
+        carried = {n for loop in self.loops for n in loop.names}
+        g.flags["loop_captures"] = sorted(set(inner.captures) & carried)
 
     def _check_captures(self, name: str, g: Graph, node: ast.AST, block: Block) -> None:
         """Refuse a closure whose captured variable was reassigned after its creation:
@@ -684,6 +705,17 @@ class FunctionLowerer:
             if isinstance(elt, ast.Starred):
                 raise self.error(MycSyntaxError, "star-args (*x) are not supported", elt)
         elems = [self.expr(x, block) for x in e.elts]
+        for x, elt in zip(elems, e.elts, strict=True):
+            if isinstance(x, Constant) and isinstance(x.value, Graph) and \
+                    x.value.flags.get("loop_captures"):
+                var = x.value.flags["loop_captures"][0]
+                raise self.error(
+                    MycSyntaxError,
+                    f"a closure created in a loop and reading the loop variable '{var}' is "
+                    "stored in a tuple: Python would see the variable's last value when it "
+                    "is called later, myc captures the value of each iteration", elt,
+                    hint=f"pass '{var}' as an argument (e.g. a default: lambda t, {var}={var}:"
+                    " ...)")
         if all(isinstance(x, Constant) and not isinstance(x.value, (Graph, Primitive))
                for x in elems):
             return Constant(tuple(x.value for x in elems), self.loc(e))
@@ -787,7 +819,8 @@ class FunctionLowerer:
             return self.apply(block, getattr(P, attr), value, node=e)
         raise self.error(MycSyntaxError, f"attribute '.{attr}' is not supported", e,
                          hint="supported: .T .shape .ndim .size and the methods .sum .mean "
-                         ".max .min .reshape .astype .transpose")
+                         ".max .min .argmax .argmin .reshape .astype .transpose .dot .clip "
+                         ".copy")
 
     # -- calls -------------------------------------------------------------------
     def expr_Call(self, e: ast.Call, block: Block) -> Node:
@@ -881,6 +914,8 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, f"{prim.name}() got an unsupported keyword "
                                  f"argument '{k}'", e)
             bound[k2] = v
+        if "dtype" in bound:
+            bound["dtype"] = _dtype_constant(bound["dtype"])
         full = []
         for p in params:
             if p in bound:

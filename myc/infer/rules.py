@@ -57,11 +57,11 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
 
 def _matmul_shape(a: tuple, b: tuple, name: str) -> tuple:
     if len(a) == 0 or len(b) == 0:
-        raise ValueError(f"{name}: input operand does not have enough dimensions")
+        raise ValueError("input operand does not have enough dimensions")
     a2 = (1,) + a if len(a) == 1 else a
     b2 = b + (1,) if len(b) == 1 else b
     if a2[-1] != b2[-2]:
-        raise ValueError(f"{name}: shapes {a} and {b} not aligned: {a2[-1]} (dim "
+        raise ValueError(f"shapes {a} and {b} not aligned: {a2[-1]} (dim "
                          f"{len(a) - 1}) != {b2[-2]} (dim {max(len(b) - 2, 0)}) -- "
                          "matmul dimension mismatch")
     batch = np.broadcast_shapes(a2[:-2], b2[:-2])

@@ -68,6 +68,7 @@ _BREAK = {
 
 # primitives whose NumPy implementation only moves values around: safe on symbolic leaves
 _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
+                       "default_if_undef", "is_undef", "is_tuple",
                        "all_zero", "switch", "make_tuple"])
 
 
@@ -166,8 +167,9 @@ class Tracer(Interpreter):
             if self.concrete:
                 return self.decide(prim, args, loc)
             raise GraphBreak(_BREAK[name], loc)
-        if name in _PLUMBING:
-            return Interpreter.call_prim(prim, args, loc)
+        if name in _PLUMBING or (name in ("add", "mul") and
+                                 any(isinstance(a, tuple) for a in args)):
+            return Interpreter.call_prim(prim, args, loc)  # values moved, not computed
         handler = getattr(self, f"p_{name}", None)
         if handler is not None:
             return handler(args, loc)
@@ -301,6 +303,8 @@ class Tracer(Interpreter):
 
     def p_materialize(self, args, loc):
         t, x = args
+        if isinstance(t, tuple) and isinstance(x, tuple):
+            return tuple(self.p_materialize([a, b], loc) for a, b in zip(t, x, strict=True))
         if t is not ZERO:
             return t
         if isinstance(x, Node):

@@ -245,3 +245,5 @@ def tangent_out(t, y):
 
 
 register("tangent_out", "t y", tangent_out)
+
+register("is_tuple", "x", lambda x: isinstance(x, tuple), differentiable=False)

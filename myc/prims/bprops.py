@@ -21,6 +21,8 @@ def _unb(d, x):
 
 
 def bprop_add(x, y, out, dout):
+    if P.is_tuple(x):  # tuple concatenation
+        return (dout[:len(x)], dout[len(x):])
     return (_unb(dout, x), _unb(dout, y))
 
 
@@ -175,7 +177,7 @@ def bprop_where(cond, x, y, out, dout):
 
 
 def bprop_astype(x, dtype, out, dout):
-    return (P.cast_grad(dout, x), ZERO)
+    return (P.cast_grad(P.cast_grad(dout, out), x), ZERO)
 
 
 def bprop_to_float(x, out, dout):
@@ -322,4 +324,10 @@ def bprop_tangent_out(t, y, out, dout):
 
 
 def bprop_to_weak(y, x, out, dout):
+    return (dout, ZERO)
+
+
+def bprop_default_if_undef(value, default, out, dout):
+    if P.is_undef(value):
+        return (ZERO, dout)
     return (dout, ZERO)

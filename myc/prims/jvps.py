@@ -18,6 +18,7 @@ STRUCTURAL = frozenset({
     "gadd", "env_get", "env_add", "getitem", "switch", "mask_zero", "unpack",
     "check_defined", "cast_grad", "grad_cast", "check_scalar_output", "getitem_grad",
     "unpack_grad", "array_grad", "make_tuple", "materialize", "tangent_out",
+    "default_if_undef",
 })
 
 
@@ -290,3 +291,7 @@ def jvp_linspace(start, stop, num, endpoint, dtype, tstart, tstop, tnum, tendpoi
 
 def jvp_expand_reduced(d, shape, axis, keepdims, td, tshape, taxis, tkeepdims, out):
     return P.expand_reduced(td, shape, axis, keepdims)
+
+
+def jvp_default_if_undef(value, default, tvalue, tdefault, out):
+    return tdefault if P.is_undef(value) else tvalue

@@ -192,6 +192,8 @@ def _check_defined(value, name):
 
 
 register("check_defined", "value name", _check_defined)
+register("default_if_undef", "value default", lambda v, d: d if v is UNDEF else v)
+register("is_undef", "value", lambda v: v is UNDEF, differentiable=False)
 
 
 def _unpack(value, n):

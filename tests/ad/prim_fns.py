@@ -494,3 +494,12 @@ def pow_zero_exponent(x):
 
 def linspace_arrays(a, b):
     return np.linspace(a, b, 4) * 1.5
+
+
+def default_through_value(x, y):
+    g = lambda t, k=y * 2.0: t * k  # a default computed when the lambda is created
+    return _call_one(g, x) + g(x, y)
+
+
+def _call_one(fn, v):
+    return fn(v)

@@ -352,6 +352,8 @@ CASES: dict[str, list[Case]] = {
                     argnums=(1, 2), reference="myc"),
                Case(F.if_expr, st.tuples(st.booleans(), value(()), value(())), argnums=(1, 2))],
     "check_defined": [Case(F.check_defined, st.tuples(value((2,)), st.just(True)), argnums=0)],
+    "default_if_undef": [Case(F.default_through_value, st.tuples(value((2,)), value((2,))),
+                              argnums=(0, 1))],
     "unpack": [Case(F.unpack_rows, st.integers(1, 4).flatmap(lambda n: st.tuples(value((2, n))))),
                Case(F.unpack_tuple, st.tuples(st.tuples(value((3,)), value(()))))],
     "gadd": [Case(F.gadd, same_shape(2), reference="myc"),
