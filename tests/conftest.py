@@ -1,6 +1,9 @@
 """Test-wide settings: internal failures of the specializer fail tests instead of
-silently falling back to the reference evaluator (users get the fallback)."""
+silently falling back to the reference evaluator (users get the fallback), and the
+disk cache lives in a fresh temporary directory, never in the user's cache."""
 
 import os
+import tempfile
 
 os.environ.setdefault("MYC_STRICT", "1")
+os.environ.setdefault("MYC_CACHE_DIR", tempfile.mkdtemp(prefix="myc-test-cache-"))

@@ -39,6 +39,8 @@ class Step:
 
 @dataclass
 class HostProgram:
+    """What one specialization runs; picklable (without ``graph``) for the disk cache."""
+
     name: str
     nslots: int
     params: list[int]
@@ -48,6 +50,11 @@ class HostProgram:
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
     guards: list[tuple[str, Any]] = field(default_factory=list)
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state["graph"] = None
+        return state
 
     def describe(self) -> str:
         """The host program as text: one line per step."""
@@ -117,10 +124,27 @@ def _is_data(v: Any) -> bool:
     return a is not None and (not isinstance(a, AScalar) or a.dtype.kind == "f")
 
 
+class _Out:
+    """A place in the output template filled by the next computed output."""
+
+    def __repr__(self) -> str:
+        return "<out>"
+
+
+OUT = _Out()
+
+
+def _template(v: Any) -> Any:
+    """The output template with the typed graph's nodes replaced by ``OUT`` markers."""
+    if isinstance(v, tuple):
+        return tuple(_template(x) for x in v)
+    return OUT if isinstance(v, Node) else v
+
+
 def _rebuild(template: Any, results) -> Any:
     if isinstance(template, tuple):
         return tuple(_rebuild(t, results) for t in template)
-    if isinstance(template, Node):
+    if isinstance(template, _Out):
         return next(results)
     return template
 
@@ -194,7 +218,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         outputs = [operand(out)]
     else:
         outputs = []
-    return HostProgram(name, len(slot_of), params, steps, outputs, template, graph=typed,
+    return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
+                       graph=typed,
                        guards=list(typed.flags.get("guards", [])))
 
 
@@ -214,6 +239,21 @@ class KernelUnit:
                                                                  strict=True)]
         outs = self.compiled(arrays)
         return [finish(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
+
+    def __reduce__(self):  # the disk cache keeps the kernel IR; machine code is cached too
+        return (_kernel_unit, (self.plan.kernel, self.plan.post))
+
+
+class _Plan:
+    def __init__(self, kernel, post):
+        self.kernel = kernel
+        self.post = post
+
+
+def _kernel_unit(kernel, post) -> KernelUnit:
+    from myc.backends.cpu.runtime import compile_kernel
+
+    return KernelUnit(_Plan(kernel, post), [], compile_kernel(kernel))
 
 
 def _kernels(typed: Graph, name: str) -> dict[int, KernelUnit]:

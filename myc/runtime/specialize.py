@@ -31,8 +31,16 @@ class SpecializedFunction:
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
+        self._fingerprint: str | None = None
         self._interp: Interpreter | None = None
         self._lock = threading.Lock()
+
+    def fingerprint(self) -> str:
+        if self._fingerprint is None:
+            from myc.ir.fingerprint import fingerprint
+
+            self._fingerprint = fingerprint(self.graph)
+        return self._fingerprint
 
     @property
     def interp(self) -> Interpreter:
@@ -59,7 +67,18 @@ class SpecializedFunction:
             return _FALLBACK
         from myc.errors import MycError
         from myc.opt.passes import optimize
+        from myc.runtime import diskcache
 
+        disk_key = None
+        if diskcache.cache_dir() is not None:
+            try:
+                disk_key = f"{self.fingerprint()}|{key!r}"
+            except Exception:  # noqa: BLE001 - no fingerprint, no disk cache
+                disk_key = None
+            if disk_key is not None:
+                cached = diskcache.load("program", disk_key)
+                if cached is not None and hasattr(cached, "run"):
+                    return cached
         try:
             try:
                 typed, template = trace(self.graph, args)
@@ -68,7 +87,10 @@ class SpecializedFunction:
                 self.breaks[key] = brk
                 typed, template = trace(self.graph, args, guarded=True)
             optimize(typed)
-            return lower(typed, template, self.graph.name)
+            prog = lower(typed, template, self.graph.name)
+            if disk_key is not None:
+                diskcache.store("program", disk_key, prog)
+            return prog
         except GraphBreak as brk:
             self.breaks[key] = brk
             return _FALLBACK

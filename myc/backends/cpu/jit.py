@@ -75,13 +75,27 @@ def assembly(module: ir.Module) -> str:
 
 
 class JitModule:
-    """An optimized module loaded into its own MCJIT engine; holds the machine code."""
+    """Machine code loaded into its own MCJIT engine.
 
-    def __init__(self, module: ir.Module):
+    Built from an LLVM module (optimized and compiled to an object file here) or from
+    the bytes of such an object file (the disk cache), which skips LLVM entirely.
+    ``object_code`` is what a cache stores.
+    """
+
+    def __init__(self, module: ir.Module | None = None, object_code: bytes | None = None):
         tm = target_machine()
-        mod = optimize(parse(module, tm), tm)
+        if object_code is None:
+            assert module is not None
+            mod = optimize(parse(module, tm), tm)
+            with _lock:
+                object_code = tm.emit_object(mod)
+        self.object_code = object_code
         with _lock:
-            self.engine = llvm.create_mcjit_compiler(mod, tm)
+            empty = llvm.parse_assembly("")
+            empty.triple = tm.triple
+            empty.data_layout = str(tm.target_data)
+            self.engine = llvm.create_mcjit_compiler(empty, tm)
+            self.engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
             self.engine.finalize_object()
 
     def address(self, name: str) -> int:

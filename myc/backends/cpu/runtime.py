@@ -26,7 +26,7 @@ import numpy as np
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import JitModule, host, optimized_ir
 from myc.backends.cpu.jit import assembly as _assembly
-from myc.backends.cpu.plan import Plan
+from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
 
@@ -78,12 +78,19 @@ def chunks(plan: Plan, nthreads: int) -> list[tuple[int, int]]:
 class CompiledKernel:
     """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
 
-    def __init__(self, kernel: Kernel):
+    def __init__(self, kernel: Kernel, cached: tuple[str, bytes] | None = None):
         self.kernel = kernel
-        module, self.plan = codegen(kernel)
-        self.llvm_ir = str(module)
-        self._jit = JitModule(module)
-        self._fn = _KERNEL_FN(self._jit.address(entry_name(kernel)))
+        if cached is None:
+            module, self.plan = codegen(kernel)
+            self.llvm_ir = str(module)
+            self._jit = JitModule(module)
+            self.symbol = entry_name(kernel)
+        else:  # machine code from the disk cache: no LLVM at all
+            self.plan = make_plan(kernel)
+            self.llvm_ir = ""
+            self.symbol, code = cached
+            self._jit = JitModule(object_code=code)
+        self._fn = _KERNEL_FN(self._jit.address(self.symbol))
         # what every call needs, computed once
         outs = kernel.output_buffers()
         self._in_specs = [(np.dtype(b.dtype), b.shape, b.name) for b in kernel.inputs]
@@ -179,12 +186,25 @@ def cache_key(kernel: Kernel) -> str:
 
 
 def compile_kernel(kernel: Kernel) -> CompiledKernel:
-    """Compile ``kernel`` for this CPU, or return the cached build of an identical one."""
+    """Compile ``kernel`` for this CPU, or return the cached build of an identical one
+    (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``)."""
+    from myc.runtime import diskcache
+
     key = cache_key(kernel)
     with _cache_lock:
         ck = _cache.get(key)
+        if ck is not None:
+            return ck
+        cached = diskcache.load("kernel", key)
+        if isinstance(cached, tuple) and len(cached) == 2:
+            try:
+                ck = CompiledKernel(kernel, cached)
+            except Exception:  # noqa: BLE001 - a stale or damaged entry: rebuild it
+                ck = None
         if ck is None:
-            ck = _cache[key] = CompiledKernel(kernel)
+            ck = CompiledKernel(kernel)
+            diskcache.store("kernel", key, (ck.symbol, ck._jit.object_code))
+        _cache[key] = ck
         return ck
 
 

@@ -1,0 +1,96 @@
+"""The on-disk compile cache: safe against corruption and concurrent use.
+
+Entries live under ``MYC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/myc`` or
+``~/.cache/myc``), one file per entry named by the hash of everything the entry depends
+on (the caller's key already covers the program, the signature and the CPU; the myc,
+llvmlite and NumPy versions are added here).  A file is written to a temporary name
+and renamed into place, so readers never see half an entry and two processes writing
+the same entry both leave a complete one.  An entry that cannot be read or unpickled,
+or whose header does not match, is ignored (and removed) and the caller rebuilds it.
+``MYC_CACHE_DIR=off`` disables the cache.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import llvmlite
+import numpy as np
+
+_MAGIC = b"MYC1"
+
+
+def cache_dir() -> Path | None:
+    d = os.environ.get("MYC_CACHE_DIR")
+    if d == "off":
+        return None
+    if d:
+        return Path(d)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "myc"
+
+
+def _version() -> str:
+    from myc import __version__
+
+    return f"myc {__version__}; llvmlite {llvmlite.__version__}; numpy {np.__version__}"
+
+
+def _path(kind: str, key: str) -> Path | None:
+    d = cache_dir()
+    if d is None:
+        return None
+    digest = hashlib.sha256(f"{_version()}\n{kind}\n{key}".encode()).hexdigest()
+    return d / kind / f"{digest}.pkl"
+
+
+def load(kind: str, key: str) -> Any:
+    """The cached value, or ``None`` when absent, unreadable, corrupt or stale."""
+    path = _path(kind, key)
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    try:
+        if not data.startswith(_MAGIC):
+            raise ValueError("bad header")
+        header, _, body = data[len(_MAGIC):].partition(b"\n")
+        if header.decode() != _version():
+            raise ValueError("stale entry")
+        return pickle.loads(body)
+    except Exception:  # noqa: BLE001 - any damage means: rebuild
+        try:
+            path.unlink()
+        except OSError:
+            pass
+        return None
+
+
+def store(kind: str, key: str, value: Any) -> None:
+    """Write an entry atomically; failures (read-only disk, ...) are silently skipped."""
+    path = _path(kind, key)
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        payload = _MAGIC + _version().encode() + b"\n" + pickle.dumps(value, protocol=4)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(payload)
+            os.replace(tmp, path)
+        except BaseException:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+            raise
+    except (OSError, pickle.PicklingError):
+        return

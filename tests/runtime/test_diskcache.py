@@ -1,0 +1,101 @@
+"""The disk cache: populated on first compile, reused by a new process, robust to
+corrupt entries and to two processes compiling at once; MYC_CACHE_DIR=off disables it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import myc
+from myc.backends.cpu.runtime import clear_cache
+from myc.runtime import diskcache
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import myc
+
+    def loss(x):
+        return np.sum(np.tanh(x) * x + np.exp(-x * x))
+
+    x = np.linspace(-2.0, 2.0, 5000).astype(np.float32)
+    v, g = myc.value_and_grad(loss)(x)
+    print(repr(float(v)), repr(float(g.sum())))
+""")
+
+
+def run_script(tmp_path: Path, cache: Path) -> tuple[str, subprocess.Popen]:
+    script = tmp_path / "prog.py"
+    script.write_text(SCRIPT)
+    env = dict(os.environ, MYC_CACHE_DIR=str(cache))
+    return subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def finish(p: subprocess.Popen) -> str:
+    out, err = p.communicate(timeout=120)
+    assert p.returncode == 0, err
+    return out.strip()
+
+
+def entries(cache: Path) -> list[Path]:
+    return sorted(cache.rglob("*.pkl"))
+
+
+def test_a_new_process_reuses_the_cache(tmp_path):
+    cache = tmp_path / "cache"
+    first = finish(run_script(tmp_path, cache))
+    files = entries(cache)
+    assert {f.parent.name for f in files} == {"program", "kernel"}
+    stamps = {f: f.stat().st_mtime_ns for f in files}
+    second = finish(run_script(tmp_path, cache))
+    assert second == first
+    assert {f: f.stat().st_mtime_ns for f in entries(cache)} == stamps  # read, not rewritten
+
+
+def test_two_processes_compiling_at_once(tmp_path):
+    cache = tmp_path / "cache"
+    procs = [run_script(tmp_path, cache) for _ in range(2)]
+    outs = [finish(p) for p in procs]
+    assert outs[0] == outs[1]
+    assert not list(cache.rglob(".tmp-*"))
+
+
+def _loss(x):
+    return np.sum(np.sin(x) ** 2)
+
+
+def test_corrupt_and_stale_entries_are_ignored_and_rebuilt(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("MYC_CACHE_DIR", str(cache))
+    x = np.linspace(0.0, 1.0, 3000)
+    expected = myc.value_and_grad(_loss)(x)
+    files = entries(cache)
+    assert files
+    for i, f in enumerate(files):  # garbage, a truncated entry, a wrong header
+        f.write_bytes([b"garbage", f.read_bytes()[:20], b"MYC1 old version\n"][i % 3])
+    clear_cache()
+    again = myc.value_and_grad(_loss)(x)
+    np.testing.assert_allclose(again[0], expected[0])
+    np.testing.assert_allclose(again[1], expected[1])
+    assert all(diskcache.load(f.parent.name, "nothing") is None for f in entries(cache))
+
+
+def test_cache_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("MYC_CACHE_DIR", "off")
+    assert diskcache.cache_dir() is None
+    np.testing.assert_allclose(myc.jit(_loss)(np.ones(4)), _loss(np.ones(4)))
+
+
+@pytest.mark.parametrize("value", [{"a": np.ones(3)}, ("kernel", b"\x00\x01")])
+def test_store_and_load_round_trip(tmp_path, monkeypatch, value):
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
+    diskcache.store("kind", "key", value)
+    got = diskcache.load("kind", "key")
+    assert repr(got) == repr(value)
