@@ -238,8 +238,11 @@ jvp.__myc_call_transform__ = _jvp_transform  # type: ignore[attr-defined]
 
 
 def aot(fn: Callable, signature: Any, output: str):
-    """Ahead-of-time compilation to a shared library (lands with the LLVM backend)."""
-    raise NotImplementedError("myc.aot lands with the LLVM CPU backend (issue 5)")
+    """Ahead-of-time compilation to a shared library -- not implemented yet."""
+    from myc.errors import MycError
+
+    raise MycError("myc.aot is not implemented yet: myc compiles just in time only "
+                   "(ahead-of-time shared libraries are planned, see README)")
 
 
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
