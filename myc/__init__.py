@@ -28,3 +28,10 @@ __all__ = [
 from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
 
 __all__ += ["aot", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]
+
+# Load the LLVM backend with the package rather than inside the first call, so that a
+# first call's latency measures compilation (or a disk-cache hit), not imports.
+try:  # pragma: no cover - llvmlite is a dependency; degrade to NumPy steps without it
+    import myc.backends.cpu.runtime  # noqa: E402, F401
+except ImportError:
+    pass

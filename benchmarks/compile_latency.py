@@ -1,0 +1,161 @@
+"""Compile-time figures for docs/compile-time.md: time from call to first result, cold
+(fresh process, empty disk cache) and from the disk cache, and node counts before and
+after optimization, for the MLP value_and_grad and a 100-line function with loops and
+closures.
+
+Run: ``python -m benchmarks.compile_latency`` (each figure is a fresh subprocess).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import myc
+
+
+def mlp_loss(w1, b1, w2, b2, x, labels):
+    h = np.tanh(x @ w1 + b1)
+    logits = h @ w2 + b2
+    m = np.max(logits, axis=1, keepdims=True)
+    lse = m[:, 0] + np.log(np.sum(np.exp(logits - m), axis=1))
+    n = x.shape[0]
+    return np.mean(lse - logits[np.arange(n), labels])
+
+
+def _smooth(v, k):
+    return v - 0.1 * k * np.sin(v)
+
+
+def _pair(a, b):
+    return a * b, a + b
+
+
+def long_program(x, steps):
+    """About 100 lines of loops, branches and closures (the latency benchmark)."""
+    acc = 0.0
+    scale = 1.0
+
+    def damp(v):
+        return v * 0.9 + 0.1 * np.tanh(v)
+
+    def apply_twice(fn, v):
+        return fn(fn(v))
+
+    for i in range(steps):
+        if i % 2 == 0:
+            x = damp(x)
+        else:
+            x = apply_twice(damp, x)
+        acc = acc + np.sum(x * x) * scale
+        scale = scale * 0.99
+    j = 0
+    y = x
+    while j < 3:
+        y = _smooth(y, j)
+        j += 1
+    p, q = _pair(np.mean(y), np.max(y))
+    total = acc + p - q
+
+    def weight(t):
+        return np.exp(-t * t)
+
+    w = weight(y)
+    for k in range(3):
+        if k == 0:
+            w = w * 2.0
+        elif k == 1:
+            w = w + 1.0
+        else:
+            w = w / 3.0
+    lam = lambda t: t * 0.5 + 1.0  # noqa: E731
+    z = lam(w)
+    m = np.maximum(z, 0.5)
+    n = np.minimum(z, 2.0)
+    r = np.where(m > n, m - n, n - m)
+    s1 = np.sum(r)
+    s2 = np.mean(r * r)
+    t1 = s1 + s2
+    for c in (0.5, 0.25, 0.125):
+        t1 = t1 + c * np.sum(np.cos(y * c))
+    u = y
+    for _ in range(2):
+        u = apply_twice(lambda v: v - 0.01 * v * v, u)
+    v = np.clip(u, -3.0, 3.0)
+    a1 = np.sum(np.log1p(v * v))
+    a2 = np.sum(np.exp(-np.abs(v)))
+    b1 = a1 * a2
+    b2 = a1 + a2
+    b3 = b1 / (1.0 + b2)
+    e = 0.0
+    for idx in range(4):
+        f = lambda t, idx=idx: t * (idx + 1)  # noqa: E731
+        e = e + f(b3)
+    g1 = np.tanh(e)
+    g2 = np.sin(total)
+    g3 = np.cos(t1)
+    h1 = g1 * g2 + g3
+    h2 = h1 * h1
+    h3 = np.sqrt(h2 + 1.0)
+    out = h3 + 0.001 * np.sum(u)
+    return out
+
+
+def _measure(which: str) -> dict:
+    import time
+
+    rng = np.random.default_rng(0)
+    if which == "mlp":
+        args = (rng.standard_normal((1024, 1024)).astype(np.float32) * 0.03,
+                np.zeros(1024, np.float32),
+                rng.standard_normal((1024, 10)).astype(np.float32) * 0.03,
+                np.zeros(10, np.float32), rng.standard_normal((512, 1024)).astype(np.float32),
+                rng.integers(0, 10, 512))
+        fn = myc.value_and_grad(mlp_loss, argnums=(0, 1, 2, 3))
+    else:
+        args = (rng.standard_normal(4096), 6)
+        fn = myc.value_and_grad(long_program)
+    t0 = time.perf_counter()
+    fn(*args)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    fn(*args)
+    steady = time.perf_counter() - t0
+    from myc.infer.trace import trace
+    from myc.ir.manager import Manager
+    from myc.opt.passes import optimize
+    from myc.runtime.args import check_args
+
+    graph = fn.__myc_graph__()
+    parsed = sum(len(v) for v in Manager(graph).owned.values())
+    typed, _ = trace(graph, check_args([p.name for p in graph.parameters], args))
+    before = len(Manager(typed).owned[typed])
+    optimize(typed)
+    after = len(Manager(typed).owned[typed])
+    return {"first_ms": first * 1e3, "steady_ms": steady * 1e3, "graph_nodes": parsed,
+            "typed_nodes": before, "optimized_nodes": after}
+
+
+def main() -> None:
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        print(json.dumps(_measure(sys.argv[2])))
+        return
+    cache = tempfile.mkdtemp(prefix="myc-latency-")
+    for which in ("mlp", "long"):
+        for label in ("cold", "disk cache"):
+            env = dict(os.environ, MYC_CACHE_DIR=cache)
+            out = subprocess.run([sys.executable, "-m", "benchmarks.compile_latency", "--one",
+                                  which], env=env, capture_output=True, text=True, check=True)
+            r = json.loads(out.stdout.strip().splitlines()[-1])
+            print(f"{which:5s} {label:10s} first call {r['first_ms']:7.1f} ms, steady "
+                  f"{r['steady_ms']:6.2f} ms; nodes: graph {r['graph_nodes']}, typed "
+                  f"{r['typed_nodes']}, optimized {r['optimized_nodes']}")
+
+
+if __name__ == "__main__":
+    main()
