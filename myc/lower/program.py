@@ -209,7 +209,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         prim = n.inputs[0].value  # type: ignore[union-attr]
         assert isinstance(prim, Primitive), f"typed graph calls a non-primitive: {n}"
         slot_of[n.id] = len(slot_of)
-        fn = _Finish(prim, n.abstract) if isinstance(n.abstract, AScalar) else prim.impl
+        fn = _Finish(prim, n.abstract) if isinstance(n.abstract, AScalar) else prim
         steps.append(Step(fn, [operand(i) for i in n.inputs[1:]], slot_of[n.id], n.loc,
                           prim.name))
     if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:

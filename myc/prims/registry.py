@@ -48,6 +48,10 @@ class Primitive:
             return None
         return list(args) + [self.defaults[p] for p in self.params[len(args):]]
 
+    def __call__(self, *args: Any) -> Any:
+        """The NumPy reference implementation (host programs call primitives directly)."""
+        return self.impl(*args)
+
     def __repr__(self) -> str:
         return self.name
 

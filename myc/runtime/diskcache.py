@@ -12,6 +12,7 @@ or whose header does not match, is ignored (and removed) and the caller rebuilds
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -35,10 +36,19 @@ def cache_dir() -> Path | None:
     return Path(base) / "myc"
 
 
+@functools.cache
 def _version() -> str:
+    """myc's version and a hash of its source (entries from other code are stale),
+    llvmlite's and NumPy's versions."""
     from myc import __version__
 
-    return f"myc {__version__}; llvmlite {llvmlite.__version__}; numpy {np.__version__}"
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode())
+        h.update(f.read_bytes())
+    return (f"myc {__version__} {h.hexdigest()[:16]}; llvmlite {llvmlite.__version__}; "
+            f"numpy {np.__version__}")
 
 
 def _path(kind: str, key: str) -> Path | None:
@@ -92,5 +102,5 @@ def store(kind: str, key: str, value: Any) -> None:
             except OSError:
                 pass
             raise
-    except (OSError, pickle.PicklingError):
+    except Exception:  # noqa: BLE001 - an entry we cannot write is simply not cached
         return

@@ -40,11 +40,13 @@ def progdir(tmp_path_factory):
     return tmp_path_factory.mktemp("progen")
 
 
-@pytest.fixture(scope="module")
-def jit():
+@pytest.fixture(scope="module", params=["interp", "cpu"])
+def jit(request):
+    """Both the reference evaluator and the compiled path (specialization, guards,
+    fusion into LLVM kernels) must agree with CPython."""
     if importlib.util.find_spec("myc.api") is None:
         pytest.skip("myc.api (myc.jit) is not written yet")
-    return lambda f: myc.jit(f, backend="interp")
+    return lambda f: myc.jit(f, backend=request.param)
 
 
 def run_python(f, args):
