@@ -62,6 +62,19 @@ class MycError(Exception):
             text += f"\nhint: {self.hint}"
         return text
 
+    def internal_loc(self) -> bool:
+        """Whether the location points into myc's own source (its derivative rules)."""
+        import os
+
+        root = os.path.dirname(os.path.abspath(__file__))
+        return self.loc is not None and self.loc.filename.startswith(root)
+
+    def relocated(self, loc: Location | None) -> MycError:
+        """The same error at ``loc``, a user's line, when it was located inside myc."""
+        if loc is None or not self.internal_loc():
+            return self
+        return type(self)(self.message, loc, self.hint)
+
     def with_loc(self, loc: Location | None) -> MycError:
         """The same error located at ``loc`` if it has no location yet."""
         if self.loc is not None or loc is None:

@@ -167,6 +167,9 @@ class Interpreter:
                     continue
                 try:
                     vals[nid] = self.call(f, a, nloc)
+                except MycError as exc:
+                    # an error inside myc's own rules is reported at the user's call
+                    raise exc.relocated(nloc) from None
                 except RecursionError:
                     if not isinstance(f, Closure):
                         raise

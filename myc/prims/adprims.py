@@ -247,3 +247,11 @@ def tangent_out(t, y):
 register("tangent_out", "t y", tangent_out)
 
 register("is_tuple", "x", lambda x: isinstance(x, tuple), differentiable=False)
+
+
+def refuse(message):
+    """Raise a MycTypeError from inside a rule (a derivative myc does not have)."""
+    raise MycTypeError(message)
+
+
+register("refuse", "message", refuse, differentiable=False)

@@ -81,6 +81,9 @@ def bprop_matmul(x, y, out, dout):
 def bprop_dot(x, y, out, dout):
     if np.ndim(x) == 0 or np.ndim(y) == 0:
         return bprop_mul(x, y, out, dout)
+    if np.ndim(x) > 1 and np.ndim(y) > 2:  # np.dot then contracts unlike matmul
+        return P.refuse("reverse-mode derivative of np.dot with a second operand of more "
+                        "than 2 dimensions is not supported; use np.matmul (@)")
     return bprop_matmul(x, y, out, dout)
 
 
