@@ -8,7 +8,7 @@ from typing import Any
 
 from myc import pipeline
 from myc.errors import MycError, MycTypeError
-from myc.runtime.args import check_args, own_outputs
+from myc.runtime.args import check_args, check_like, own_outputs
 
 
 class Jitted:
@@ -203,27 +203,11 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         if len(primals) != len(tangents):
             raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)):
-            _check_tangent(p, t, f"tangent {i + 1}")
+            check_like(t, p, f"tangent {i + 1}", "its primal")
         out = run_jvp(graph, check_args(names, primals), check_args(names, tangents))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None
-
-
-def _check_tangent(p: Any, t: Any, path: str) -> None:
-    import numpy as np
-
-    from myc.errors import MycShapeError
-
-    if isinstance(p, tuple):
-        if not isinstance(t, tuple) or len(t) != len(p):
-            raise MycTypeError(f"{path} must be a tuple of {len(p)} values like its primal")
-        for i, (a, b) in enumerate(zip(p, t, strict=True)):
-            _check_tangent(a, b, f"{path}[{i}]")
-        return
-    if np.shape(t) != np.shape(p):
-        raise MycShapeError(f"{path} has shape {np.shape(t)} but its primal has shape "
-                            f"{np.shape(p)}")
 
 
 def _jvp_transform(fn):

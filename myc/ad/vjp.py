@@ -8,22 +8,9 @@ import numpy as np
 
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.backends.interp import Interpreter
-from myc.errors import MycShapeError, MycTypeError
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
-from myc.runtime.args import check_arg, own_outputs
-
-
-def _check_cotangent(ct: Any, out: Any, path: str = "cotangent") -> None:
-    if isinstance(out, tuple):
-        if not isinstance(ct, tuple) or len(ct) != len(out):
-            raise MycTypeError(f"{path} must be a tuple of {len(out)} values like the output")
-        for i, (c, o) in enumerate(zip(ct, out, strict=True)):
-            _check_cotangent(c, o, f"{path}[{i}]")
-        return
-    if np.shape(ct) != np.shape(out):
-        raise MycShapeError(f"{path} has shape {np.shape(ct)} but the output has shape "
-                            f"{np.shape(out)}")
+from myc.runtime.args import check_arg, check_like, own_outputs
 
 
 def _cotangent(d: Any, x: Any) -> Any:
@@ -51,7 +38,7 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
 
         try:
             ct = check_arg(cotangent, "cotangent")
-            _check_cotangent(ct, out)
+            check_like(ct, out, "cotangent", "the output")
             d = interp.call_value(back, [ct])
             return own_outputs(tuple(_cotangent(d[i + 1], a) for i, a in enumerate(args)))
         except MycError as exc:

@@ -3,45 +3,37 @@
 from __future__ import annotations
 
 
-class _Undefined:
-    """The value of a variable on a path where Python would not have assigned it."""
+class _Singleton:
+    """A named value with one instance, that survives pickling as itself."""
 
-    _instance = None
+    _instances: dict[type, _Singleton] = {}
 
     def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+        if cls not in _Singleton._instances:
+            _Singleton._instances[cls] = super().__new__(cls)
+        return _Singleton._instances[cls]
+
+    def __reduce__(self):
+        return (type(self), ())
+
+
+class _Undefined(_Singleton):
+    """The value of a variable on a path where Python would not have assigned it."""
 
     def __repr__(self) -> str:
         return "UNDEF"
 
-    def __reduce__(self):
-        return (_Undefined, ())
 
-
-UNDEF = _Undefined()
-
-
-class _Zero:
+class _Zero(_Singleton):
     """The symbolic zero sensitivity: the additive identity of every gradient value.
 
     AD produces it for inputs an output does not depend on; it keeps reverse mode from
     materializing zero arrays whose shape it would have to know.
     """
 
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
     def __repr__(self) -> str:
         return "ZERO"
 
-    def __reduce__(self):
-        return (_Zero, ())
 
-
+UNDEF = _Undefined()
 ZERO = _Zero()

@@ -73,3 +73,18 @@ def own_outputs(value: Any) -> Any:
     what = f"function '{name}'" if isinstance(name, str) else f"a {type(value).__name__}"
     raise MycTypeError(f"the compiled function returned {what}; myc functions return numbers, "
                        "NumPy arrays and (nested) tuples of these")
+
+
+def check_like(value: Any, like: Any, path: str, what: str) -> None:
+    """``value`` (a tangent, a cotangent) has the structure and shapes of ``like``."""
+    from myc.errors import MycShapeError
+
+    if isinstance(like, tuple):
+        if not isinstance(value, tuple) or len(value) != len(like):
+            raise MycTypeError(f"{path} must be a tuple of {len(like)} values like {what}")
+        for i, (v, w) in enumerate(zip(value, like, strict=True)):
+            check_like(v, w, f"{path}[{i}]", what)
+        return
+    if np.shape(value) != np.shape(like):
+        raise MycShapeError(f"{path} has shape {np.shape(value)} but {what} has shape "
+                            f"{np.shape(like)}")
