@@ -277,7 +277,8 @@ def _kernels(typed: Graph, name: str) -> dict[int, KernelUnit]:
             continue
         unit = KernelUnit(plan, grp.members, compile_kernel(plan.kernel))
         for m in grp.members:
-            out[m.id] = unit
+            if m.id not in grp.borrowed:
+                out[m.id] = unit
     return out
 
 

@@ -32,6 +32,8 @@ class FusionGroup:
     domain: tuple[int, ...]
     members: list[Apply] = field(default_factory=list)
     outputs: list[Apply] = field(default_factory=list)
+    # members recomputed here although another group computes them too (never stored)
+    borrowed: set[int] = field(default_factory=set)
 
     def __repr__(self) -> str:
         ops = ", ".join(prim_of(m).name for m in self.members)  # type: ignore[union-attr]
@@ -106,14 +108,71 @@ def fuse(g: Graph) -> list[FusionGroup]:
             is_red.add(n.id)
         reach[n.id] = frozenset(dep | {chosen.id})
     groups = _merge_siblings(groups, group_of, reach, is_red, order)
+    _rematerialize(g, groups, group_of, is_red, order, mng)
     users = mng.users
     for grp in groups:
         mem = {m.id for m in grp.members}
         for m in grp.members:
+            if m.id in grp.borrowed:
+                continue
             outside = any(u.id not in mem for u, _ in users.get(m, [])) or m is g.output
             if outside or m.id in is_red:
                 grp.outputs.append(m)
     return groups
+
+
+MAX_RECOMPUTE = 12
+
+
+def _rematerialize(g: Graph, groups: list[FusionGroup], group_of: dict[int, FusionGroup],
+                   is_red: set[int], order: list[Apply], mng: Manager) -> None:
+    """Recompute instead of store: an elementwise value that only later groups over the
+    same domain read is recomputed there from its (small) cone of producers, so it is
+    neither written to nor read back from memory -- the loads of its inputs replace the
+    load of the value.  (The softmax backward re-deriving exp(x - m) is the typical case.)
+    """
+    rank = {n.id: k for k, n in enumerate(order)}
+    for grp in groups:
+        mem = {m.id for m in grp.members}
+        for v in list(grp.members):
+            if v.id in is_red or v is g.output or v.id in grp.borrowed:
+                continue
+            outside = [u for u, _ in mng.users.get(v, []) if u.id not in mem]
+            if not outside:
+                continue
+            found = [group_of.get(u.id) for u in outside]
+            if any(t is None for t in found):
+                continue
+            targets = list({t.id: t for t in found}.values())  # type: ignore[union-attr]
+            if any(t.domain != grp.domain or t is grp for t in targets):
+                continue
+            if any(u.id in is_red and u.inputs[1] is not v for u in outside):
+                continue
+            cone = _cone(v, mem, is_red)
+            if cone is None:
+                continue
+            for t in targets:
+                have = {m.id for m in t.members}
+                extra = [c for c in cone if c.id not in have]
+                t.members = sorted(t.members + extra, key=lambda n: rank[n.id])
+                t.borrowed |= {c.id for c in extra}
+
+
+def _cone(v: Apply, mem: set[int], is_red: set[int]) -> list[Apply] | None:
+    """``v`` and the members of its group it is computed from, if few and no reductions."""
+    seen: dict[int, Apply] = {}
+    stack = [v]
+    while stack:
+        n = stack.pop()
+        if n.id in seen:
+            continue
+        if n.id in is_red:
+            return None
+        seen[n.id] = n
+        if len(seen) > MAX_RECOMPUTE:
+            return None
+        stack += [i for i in n.inputs[1:] if isinstance(i, Apply) and i.id in mem]
+    return list(seen.values())
 
 
 def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],

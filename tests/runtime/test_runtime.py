@@ -156,3 +156,26 @@ def test_guarded_gradient_of_a_data_dependent_loop():
         e0[3] = eps
         fd = (converge(x0 + e0) - converge(x0 - e0)) / (2 * eps)
         np.testing.assert_allclose(g[3], fd, rtol=1e-4)
+
+
+def big_chain(x):
+    y = np.exp(-x * x) * 2.0
+    return y, np.sum(np.tanh(y))
+
+
+def test_reused_kernel_buffers_never_alias_results_or_race():
+    """Kernels pool their big output buffers across calls: arrays a caller holds must
+    never be overwritten, and concurrent calls must not share a buffer."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    f = myc.jit(big_chain)
+    xs = [np.linspace(-1.0, 1.0, 1 << 19) * k for k in (1.0, 2.0, 3.0, 4.0)]
+    held = [f(x)[0] for x in xs]
+    for x, h in zip(xs, held):
+        np.testing.assert_allclose(h, big_chain(x)[0])
+    with ThreadPoolExecutor(4) as pool:
+        for _ in range(3):
+            outs = list(pool.map(f, xs * 2))
+            for x, (y, s) in zip(xs * 2, outs):
+                np.testing.assert_allclose(y, big_chain(x)[0])
+                np.testing.assert_allclose(s, big_chain(x)[1], rtol=1e-10)

@@ -17,6 +17,7 @@ import ctypes
 import hashlib
 import itertools
 import os
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from math import prod
@@ -75,6 +76,15 @@ def chunks(plan: Plan, nthreads: int) -> list[tuple[int, int]]:
     return [(b, e) for b, e in itertools.pairwise(bounds) if e > b]
 
 
+# reuse big output buffers across calls (MYC_POOL=0 turns it off)
+POOL = os.environ.get("MYC_POOL", "1") != "0"
+_POOL_MIN_BYTES = 1 << 20
+_POOL_DEPTH = 2
+# references held when nobody else has the array: the pool list, the loop variable and
+# getrefcount's own argument
+_POOL_FREE_REFS = 3
+
+
 class CompiledKernel:
     """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
 
@@ -99,15 +109,37 @@ class CompiledKernel:
                         for op, b in zip(self.plan.outs, outs, strict=True)]
         self._inits = [i for i, op in enumerate(self.plan.outs) if op.init]
         self._ptrs = ctypes.c_void_p * (len(kernel.inputs) + len(outs))
+        self._pool: list[list[np.ndarray]] | None = [[] for _ in outs] if POOL else None
+        self._pool_lock = threading.Lock()
         size = prod(kernel.shape)
         self._empty = size == 0
         self._serial = size <= PARALLEL_MIN or self.plan.extent == 1
         self._reductions = [(o.out_index, identity(o.op, o.expr.dtype))
                             for o in kernel.outputs if isinstance(o, Reduce)]
 
+    def _output(self, i: int, shape, dt) -> np.ndarray:
+        """A fresh output, or a pooled one nobody references any more.
+
+        Big arrays come from mmap, so a fresh one costs a page fault per 4 KiB on first
+        write -- a millisecond or more for 16 MB.  An intermediate of a host program dies
+        when the program returns; the next call of this kernel writes into it again.
+        Arrays the caller still holds (results, views of them) are never reused.
+        """
+        if self._pool is None or int(np.prod(shape)) * dt.itemsize < _POOL_MIN_BYTES:
+            return np.empty(shape, dt)
+        pool = self._pool[i]
+        with self._pool_lock:  # two threads must not take the same free array
+            for arr in pool:
+                if sys.getrefcount(arr) == _POOL_FREE_REFS:
+                    return arr
+            arr = np.empty(shape, dt)
+            if len(pool) < _POOL_DEPTH:
+                pool.append(arr)
+            return arr
+
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         args = self._check(inputs)
-        outs = [np.empty(shape, dt) for shape, dt in self._out_specs]
+        outs = [self._output(i, shape, dt) for i, (shape, dt) in enumerate(self._out_specs)]
         if self._empty:
             for i, ident in self._reductions:
                 outs[i].fill(ident)
