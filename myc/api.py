@@ -221,12 +221,17 @@ def _jvp_transform(fn):
 jvp.__myc_call_transform__ = _jvp_transform  # type: ignore[attr-defined]
 
 
-def aot(fn: Callable, signature: Any, output: str):
-    """Ahead-of-time compilation to a shared library -- not implemented yet."""
-    from myc.errors import MycError
+def aot(fn: Callable, signature: Any, output: str, name: str | None = None):
+    """Ahead-of-time compilation to a shared library plus a C header (``docs/aot.md``).
 
-    raise MycError("myc.aot is not implemented yet: myc compiles just in time only "
-                   "(ahead-of-time shared libraries are planned, see README)")
+    ``signature``: e.g. ``"f32[64,4], f32[4]"``; returns ``(so_path, header_path)``.
+    """
+    from myc.aot import aot as _aot
+
+    try:
+        return _aot(fn, signature, output, name)
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
 
 
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:

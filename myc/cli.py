@@ -58,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("target")
     p_run.add_argument("--args", default="")
     p_run.add_argument("--backend", default="cpu")
+    p_aot = sub.add_parser("aot", help="compile a function ahead of time into a shared "
+                           "library plus a C header (see docs/aot.md)")
+    p_aot.add_argument("target", help="FILE.py:FUNC or module:FUNC")
+    p_aot.add_argument("--sig", required=True,
+                       help='argument shapes and dtypes, e.g. "f32[64,4], f32[4]"')
+    p_aot.add_argument("-o", "--output", required=True, help="the library, e.g. libf.so")
+    p_aot.add_argument("--name", default=None, help="the exported C function's name")
     sub.add_parser("bench", help="run the benchmark harness (see docs/benchmarks.md)",
                    add_help=False)
     if hasattr(signal, "SIGPIPE"):  # `myc ir ... | head` ends quietly
@@ -75,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         fn = _load(ns.target)
+        if ns.command == "aot":
+            so_path, h_path = myc.aot(fn, ns.sig, ns.output, ns.name)
+            print(f"wrote {so_path} and {h_path}")
+            return 0
         args = _parse_args(ns.args)
         if ns.command == "ir":
             print(myc.ir(fn, *args, stage=ns.stage))

@@ -1,0 +1,357 @@
+"""Ahead-of-time compilation: a statically shaped program as a shared library + C header.
+
+``aot(fn, "f32[64,4], f32[4]", "libname.so")`` specializes ``fn`` on zero arrays of
+those shapes exactly as the JIT does (trace, optimize, fusion groups as kernels), turns
+the optimized program into native operations (fused kernels, our own blocked GEMM,
+transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
+links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
+
+Anything the library could not run natively (gathers, data-dependent control flow,
+dynamic sizes...) is rejected with a :class:`myc.MycError` naming it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import types
+from typing import Any
+
+import numpy as np
+
+from myc.errors import MycError
+
+DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
+          "float32": "float32", "float64": "float64", "int64": "int64"}
+_SIG_ITEM = re.compile(r"\s*(\w+)\s*\[([^\]]*)\]\s*")
+
+
+def parse_signature(signature: Any) -> list[np.ndarray]:
+    """Zero example arrays for ``signature``: a string ``"f32[4096,4], f32[4]"`` or a
+    sequence of arrays / ``(shape, dtype)`` pairs / objects with ``shape`` and ``dtype``."""
+    if isinstance(signature, str):
+        items, depth, cur = [], 0, ""
+        for ch in signature:
+            depth += ch == "["
+            depth -= ch == "]"
+            if ch == "," and depth == 0:
+                items.append(cur)
+                cur = ""
+            else:
+                cur += ch
+        if cur.strip():
+            items.append(cur)
+        out = []
+        for text in items:
+            m = _SIG_ITEM.fullmatch(text)
+            if m is None or m.group(1) not in DTYPES:
+                raise MycError(f"myc.aot: cannot read {text.strip()!r} in the signature: "
+                               "expected DTYPE[d0,d1,...] with DTYPE one of f32, f64, i64, "
+                               "bool, e.g. \"f32[64,4], f32[4]\"")
+            dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
+            shape = []
+            for d in dims:
+                if not d.isdigit():
+                    raise MycError(f"myc.aot: dimension {d!r} in {text.strip()!r}: dynamic "
+                                   "sizes are not supported yet; give every size as a number")
+                shape.append(int(d))
+            out.append(np.zeros(shape, DTYPES[m.group(1)]))
+        return out
+    if not isinstance(signature, (tuple, list)):
+        raise MycError("myc.aot: the signature is a string like \"f32[64,4], f32[4]\" or a "
+                       f"tuple of example arrays, not {type(signature).__name__}")
+    out = []
+    for i, item in enumerate(signature):
+        if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[0], np.ndarray):
+            shape, dtype = item
+        elif hasattr(item, "shape") and hasattr(item, "dtype"):
+            shape, dtype = item.shape, item.dtype
+        else:
+            raise MycError(f"myc.aot: signature item {i} is {type(item).__name__}; give an "
+                           "array, a (shape, dtype) pair, or use a string signature")
+        dt = str(np.dtype(dtype))
+        if dt not in DTYPES.values():
+            raise MycError(f"myc.aot: signature item {i} has dtype {dt}; supported: float32, "
+                           "float64, int64, bool")
+        out.append(np.zeros(tuple(int(s) for s in shape), dt))
+    return out
+
+
+def _entry_name(fn: Any, graph) -> str:
+    name = getattr(fn, "__name__", None) or graph.name or "myc_fn"
+    name = re.sub(r"\W+", "_", str(name)).strip("_") or "myc_fn"
+    return name if not name[0].isdigit() else f"f_{name}"
+
+
+def build_program(fn: Any, signature: Any, name: str | None = None):
+    """The native program (``aot_codegen.AotProgram``) of ``fn`` on ``signature``."""
+    from myc import pipeline
+    from myc.api import Jitted, _bind_call, _graph_of
+    from myc.backends.cpu.aot_codegen import AotProgram
+    from myc.infer.trace import GraphBreak, trace
+    from myc.opt.passes import optimize
+    from myc.runtime.args import check_args
+
+    examples = parse_signature(signature)
+    target = fn.__myc_function__ if isinstance(fn, Jitted) else fn
+    graph = pipeline.parsed(target if callable(getattr(target, "__myc_graph__", None))
+                            else _graph_of(target))
+    names = [p.name for p in graph.parameters]
+    args = check_args(names, tuple(_bind_call(graph, examples, {})))
+    try:
+        typed, template = trace(graph, args)
+    except GraphBreak as brk:
+        where = f" at {brk.loc}" if brk.loc else ""
+        raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
+                       f"({brk.reason}{where}); ahead-of-time libraries support only "
+                       "programs whose control flow the shapes decide") from None
+    if typed.flags.get("guards"):
+        raise MycError(f"myc.aot: {graph.name} has data-dependent control flow (guarded "
+                       "specialization); not supported ahead of time")
+    optimize(typed)
+    entry = name or _entry_name(fn, graph)
+    prog = _Lowering(typed, template, names).run(entry)
+    return AotProgram(entry, prog[0], prog[1], prog[2])
+
+
+class _Lowering:
+    """The optimized typed graph as native operations over static ``Value`` s."""
+
+    def __init__(self, typed, template, names: list[str]):
+        self.typed = typed
+        self.template = template
+        self.names = names
+
+    def run(self, entry: str):
+        from myc.backends.cpu.aot_codegen import Value
+        from myc.ir.manager import Manager, schedule
+        from myc.ir.nodes import Apply, Constant, Parameter
+        from myc.prims import P
+
+        typed = self.typed
+        mng = Manager(typed)
+        order = schedule(typed, mng.owned.get(typed, []))
+        self.val: dict[int, Value] = {}
+        inputs = []
+        for i, p in enumerate(typed.parameters):
+            a = p.abstract
+            if not hasattr(a, "shape") or str(np.dtype(a.dtype)) not in DTYPES.values():
+                raise MycError(f"myc.aot: input {i} has type {a}; not supported")
+            v = Value(str(np.dtype(a.dtype)), tuple(a.shape),
+                      self.names[i] if len(self.names) == len(typed.parameters) else p.name)
+            self.val[p.id] = v
+            inputs.append(v)
+        units = self.units(order)
+        self.ops: list = []
+        out = typed.output
+        for unit in units:
+            if isinstance(unit, tuple):
+                self.kernel(*unit)
+                continue
+            if unit is out and self.prim(unit) == "make_tuple":
+                continue
+            self.primitive(unit)
+        if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
+            leaves = list(out.inputs[1:])
+        elif isinstance(out, (Apply, Parameter, Constant)):
+            leaves = [out]
+        else:
+            leaves = []
+        self.check_template(self.template)
+        outputs = [self.value(n) for n in leaves]
+        if not outputs:
+            raise MycError("myc.aot: the function returns no array or number")
+        return inputs, self.ops, outputs
+
+    def check_template(self, t) -> None:
+        from myc.ir.nodes import Node
+
+        if isinstance(t, tuple):
+            for x in t:
+                self.check_template(x)
+        elif not isinstance(t, Node):
+            raise MycError(f"myc.aot: the function returns a value known at compile time "
+                           f"({t!r}); ahead-of-time entry points return arrays only")
+
+    @staticmethod
+    def prim(n) -> str:
+        from myc.lower.program import prim_of_name
+
+        return prim_of_name(n)
+
+    def value(self, n):
+        from myc.backends.cpu.aot_codegen import Value
+        from myc.ir.nodes import Constant
+
+        if isinstance(n, Constant):
+            arr = np.asarray(n.value)
+            if str(arr.dtype) not in DTYPES.values():
+                raise MycError(f"myc.aot: constant of type {type(n.value).__name__} "
+                               f"({arr.dtype}) is not supported")
+            return Value(str(arr.dtype), arr.shape, "const", const=arr)
+        return self.val[n.id]
+
+    def new(self, n):
+        from myc.backends.cpu.aot_codegen import Value
+
+        a = n.abstract
+        dt = str(np.dtype(getattr(a, "dtype", "O")))
+        if not hasattr(a, "shape") or dt not in DTYPES.values():
+            self.reject(n, f"its result type {a} is not an array or number")
+        v = self.val[n.id] = Value(dt, tuple(a.shape), f"v{n.id}")
+        return v
+
+    def reject(self, n, why: str = ""):
+        loc = getattr(n, "loc", None)
+        where = f" at line {loc.line}" if loc is not None and getattr(loc, "line", None) \
+            else ""
+        raise MycError(f"myc.aot: operation '{self.prim(n) or n}'{where} is not supported "
+                       f"ahead of time{': ' + why if why else ''}")
+
+    def units(self, order):
+        """Scheduled nodes and fusion groups (as ``(plan, members)``), inputs first.
+
+        Every fusion group becomes a kernel, and so does a lone elementwise or reduction
+        node (as a group of one)."""
+        from myc.lower.groups import Unfusable, build_kernel
+        from myc.lower.program import _units
+        from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
+
+        groups: dict[int, Any] = {}
+        for grp in fuse(self.typed):
+            try:
+                plan = build_kernel(grp, f"k{grp.id}")
+            except Unfusable:
+                continue
+            unit = (plan, grp.members)
+            borrowed = getattr(grp, "borrowed", ())  # recomputed copies of other groups'
+            for m in grp.members:
+                if m.id not in borrowed:
+                    groups[m.id] = unit
+        nid = 10_000
+        for n in order:
+            p = self.prim(n)
+            if n.id in groups or (p not in ELEMENTWISE and p not in REDUCTIONS):
+                continue
+            a = n.abstract
+            if p in REDUCTIONS:
+                domain = tuple(getattr(n.inputs[1].abstract, "shape", ()))
+            else:
+                domain = tuple(getattr(a, "shape", ()))
+            nid += 1
+            grp = FusionGroup(nid, domain, [n], [n])
+            try:
+                plan = build_kernel(grp, f"k{nid}")
+            except (Unfusable, AssertionError) as exc:
+                self.reject(n, str(exc))
+            groups[n.id] = (plan, [n])
+        return _units(order, groups)
+
+    def kernel(self, plan, members) -> None:
+        from myc.backends.cpu.aot_codegen import KernelOp
+
+        ins = [self.value(n) for n in plan.inputs]
+        outs, divs = [], []
+        for n, post in zip(plan.outputs, plan.post, strict=True):
+            v = self.new(n)
+            if post.divide_by is not None and v.dtype not in ("float32", "float64"):
+                self.reject(n, "an integer mean")
+            outs.append(v)
+            divs.append(post.divide_by)
+        self.ops.append(KernelOp(plan.kernel, ins, outs, divs))
+
+    def primitive(self, n) -> None:
+        from myc.backends.cpu.aot_codegen import Alias, Gemm, Permute
+        from myc.ir.nodes import Constant
+
+        p = self.prim(n)
+        args = n.inputs[1:]
+        if p in ("matmul", "dot"):
+            a, b = (self.value(x) for x in args)
+            out = self.new(n)
+            if not (a.dtype == b.dtype == out.dtype and a.dtype in ("float32", "float64")):
+                self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only float "
+                            "operands of one dtype")
+            if not (1 <= len(a.shape) <= 2 and 1 <= len(b.shape) <= 2):
+                self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only 1-D and "
+                            "2-D operands")
+            m = a.shape[0] if len(a.shape) == 2 else 1
+            k = a.shape[-1]
+            nn = b.shape[1] if len(b.shape) == 2 else 1
+            assert b.shape[0] == k
+            self.ops.append(Gemm(a, b, out, m, nn, k))
+        elif p in ("mT", "transpose"):
+            src = self.value(args[0])
+            nd = len(src.shape)
+            if p == "mT":
+                perm = tuple(range(nd - 2)) + (nd - 1, nd - 2) if nd >= 2 else tuple(range(nd))
+            else:
+                axes = args[1].value if len(args) > 1 and isinstance(args[1], Constant) \
+                    else None
+                if len(args) > 1 and not isinstance(args[1], Constant):
+                    self.reject(n, "axes not known at compile time")
+                perm = tuple(reversed(range(nd))) if axes is None else \
+                    tuple(int(x) % nd for x in axes)
+            out = self.new(n)
+            if perm == tuple(range(nd)):
+                self.ops.append(Alias(src, out))
+            else:
+                self.ops.append(Permute(src, out, perm))
+        elif p in ("reshape", "squeeze", "expand_dims"):
+            src = self.value(args[0])
+            out = self.new(n)
+            self.ops.append(Alias(src, out))
+        else:
+            self.reject(n)
+
+
+def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[str, str]:
+    """Compile ``fn`` for ``signature`` into the shared library ``output`` and a C header
+    next to it (``libname.so`` -> ``libname.h``); returns ``(so_path, header_path)``.
+
+    The library exports ``int NAME(const myc_array *inputs, int n_inputs, myc_array
+    *outputs, int n_outputs)`` (``NAME``: ``name``, else the function's name), plus
+    ``myc_last_error`` and ``myc_free``.  Outputs are the function's results flattened
+    depth-first (``value_and_grad``: the value, then each gradient).
+    """
+    from myc.backends.cpu.aot_codegen import build_object, header
+
+    cc = os.environ.get("CC") or shutil.which("cc")
+    if not cc or not shutil.which(cc):
+        raise MycError("myc.aot: no C compiler found ('cc'; set CC) to link the library")
+    if not isinstance(output, (str, os.PathLike)):
+        raise MycError("myc.aot: output is the path of the library to write, e.g. 'libf.so'")
+    prog = build_program(fn, signature, name)
+    so_path = os.path.abspath(os.fspath(output))
+    base = so_path[:-3] if so_path.endswith(".so") else so_path
+    h_path = base + ".h"
+    obj = build_object(prog)
+    with tempfile.TemporaryDirectory(prefix="myc-aot-") as tmp:
+        obj_path = os.path.join(tmp, "lib.o")
+        with open(obj_path, "wb") as f:
+            f.write(obj)
+        res = subprocess.run([cc, "-shared", "-o", so_path, obj_path, "-lm"],
+                             capture_output=True, text=True, check=False)
+        if res.returncode != 0:
+            raise MycError(f"myc.aot: linking {so_path} failed: {res.stderr.strip()}")
+    guard = re.sub(r"\W", "_", os.path.basename(h_path)).upper()
+    with open(h_path, "w") as f:
+        f.write(header(prog, f"MYC_{guard}"))
+    return so_path, h_path
+
+
+class _CallableModule(types.ModuleType):
+    """Importing ``myc.aot`` (this module) makes it the attribute ``myc.aot``, hiding the
+    public function of that name; so the module itself calls like the function."""
+
+    def __call__(self, fn: Any, signature: Any, output: str, name: str | None = None):
+        from myc.api import aot as public
+
+        return public(fn, signature, output, name)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,255 @@
+"""Ahead-of-time libraries: built by myc.aot, called from a C program with no Python in
+the process, compared with myc.jit."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import myc
+
+CC = os.environ.get("CC") or shutil.which("cc")
+pytestmark = pytest.mark.skipif(CC is None or shutil.which(CC) is None,
+                                reason="no C compiler ('cc')")
+
+CODES = {"float32": 0, "float64": 1, "int64": 2, "bool": 3}
+
+# The C driver: reads the inputs' raw data from a binary file, calls the entry point,
+# writes each output's raw data to another file.  MODE "strided" passes input 0
+# through byte strides over a buffer twice as wide (a non-contiguous view); MODE
+# "badshape" gives input 0 a wrong first dimension.
+DRIVER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "@HEADER@"
+
+static const int64_t ndims[] = {@NDIMS@};
+static const int64_t shapes[] = {@SHAPES@};
+static const int32_t dtypes[] = {@DTYPES@};
+static const int64_t itemsizes[] = {@ITEMSIZES@};
+#define N_IN @NIN@
+#define N_OUT @NOUT@
+
+int main(int argc, char **argv) {
+    const char *mode = argc > 3 ? argv[3] : "plain";
+    FILE *in = fopen(argv[1], "rb");
+    if (!in) return 10;
+    myc_array inputs[N_IN + 1], outputs[N_OUT + 1];
+    int64_t shape_store[64], stride_store[64];
+    const int64_t *sh = shapes;
+    for (int i = 0; i < N_IN; i++) {
+        int64_t n = 1;
+        for (int64_t a = 0; a < ndims[i]; a++) n *= sh[a];
+        void *data = malloc(n * itemsizes[i] + 1);
+        if (fread(data, itemsizes[i], n, in) != (size_t)n) return 11;
+        inputs[i].data = data;
+        inputs[i].ndim = ndims[i];
+        inputs[i].shape = (int64_t *)sh;
+        inputs[i].strides = NULL;
+        inputs[i].dtype = dtypes[i];
+        sh += ndims[i];
+    }
+    fclose(in);
+    if (strcmp(mode, "strided") == 0) {
+        /* input 0 again, every element followed by a garbage one: strides double */
+        int64_t n = 1, nd = inputs[0].ndim, is = itemsizes[0];
+        for (int64_t a = 0; a < nd; a++) n *= inputs[0].shape[a];
+        char *wide = malloc(2 * n * is);
+        for (int64_t k = 0; k < n; k++) {
+            memcpy(wide + 2 * k * is, (char *)inputs[0].data + k * is, is);
+            memset(wide + (2 * k + 1) * is, 0x7f, is);
+        }
+        int64_t acc = 2 * is;
+        for (int64_t a = nd - 1; a >= 0; a--) {
+            stride_store[a] = acc;
+            acc *= inputs[0].shape[a];
+        }
+        inputs[0].data = wide;
+        inputs[0].strides = stride_store;
+    }
+    if (strcmp(mode, "badshape") == 0) {
+        memcpy(shape_store, inputs[0].shape, inputs[0].ndim * sizeof(int64_t));
+        shape_store[0] += 1;
+        inputs[0].shape = shape_store;
+    }
+    int status = @ENTRY@(inputs, N_IN, outputs, N_OUT);
+    if (status != MYC_OK) {
+        printf("status %d: %s\n", status, myc_last_error());
+        return 0;
+    }
+    FILE *out = fopen(argv[2], "wb");
+    for (int i = 0; i < N_OUT; i++) {
+        int64_t n = 1;
+        for (int64_t a = 0; a < outputs[i].ndim; a++) n *= outputs[i].shape[a];
+        int64_t is = outputs[i].dtype == MYC_F32 ? 4 : outputs[i].dtype == MYC_BOOL ? 1 : 8;
+        fwrite(outputs[i].data, is, n, out);
+        myc_free(outputs[i].data);
+    }
+    fclose(out);
+    printf("ok\n");
+    return 0;
+}
+"""
+
+
+def build_driver(tmp_path, so_path, h_path, entry, inputs, n_out):
+    src = DRIVER
+    for key, val in {
+        "@HEADER@": os.path.basename(h_path),
+        "@NDIMS@": ", ".join(str(a.ndim) for a in inputs),
+        "@SHAPES@": ", ".join(str(s) for a in inputs for s in a.shape) or "0",
+        "@DTYPES@": ", ".join(str(CODES[str(a.dtype)]) for a in inputs),
+        "@ITEMSIZES@": ", ".join(str(a.itemsize) for a in inputs),
+        "@NIN@": str(len(inputs)), "@NOUT@": str(n_out), "@ENTRY@": entry,
+    }.items():
+        src = src.replace(key, val)
+    c_path = tmp_path / "driver.c"
+    c_path.write_text(src)
+    exe = tmp_path / "driver"
+    libdir = os.path.dirname(so_path)
+    libname = os.path.basename(so_path)[3:-3]
+    subprocess.run([CC, "-O1", "-o", str(exe), str(c_path), f"-I{os.path.dirname(h_path)}",
+                    f"-L{libdir}", f"-l{libname}", f"-Wl,-rpath,{libdir}"], check=True)
+    return exe
+
+
+def run_c(tmp_path, exe, inputs, outs_like, mode="plain"):
+    """Run the C driver (no Python in that process); its outputs, shaped like
+    ``outs_like``."""
+    in_path, out_path = tmp_path / "in.bin", tmp_path / "out.bin"
+    with open(in_path, "wb") as f:
+        for a in inputs:
+            f.write(np.ascontiguousarray(a).tobytes())
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
+    res = subprocess.run([str(exe), str(in_path), str(out_path), mode], capture_output=True,
+                         text=True, env=env, check=True, timeout=60)
+    if res.stdout.strip() != "ok":
+        return res.stdout.strip()
+    raw = out_path.read_bytes()
+    outs, pos = [], 0
+    for like in outs_like:
+        like = np.asarray(like)
+        n = like.nbytes
+        outs.append(np.frombuffer(raw[pos:pos + n], like.dtype).reshape(like.shape))
+        pos += n
+    assert pos == len(raw)
+    return outs
+
+
+def flat(v):
+    if isinstance(v, tuple):
+        return [x for item in v for x in flat(item)]
+    return [np.asarray(v)]
+
+
+def check_against_jit(tmp_path, fn, sig, inputs, rtol=1e-5, atol=1e-6, name="lib"):
+    so, h = myc.aot(fn, sig, str(tmp_path / f"lib{name}.so"))
+    assert os.path.exists(so) and os.path.exists(h)
+    entry = open(h).read().split("\nint ")[-1].split("(")[0].strip()
+    expected = flat(myc.jit(fn)(*inputs))
+    exe = build_driver(tmp_path, so, h, entry, inputs, len(expected))
+    got = run_c(tmp_path, exe, inputs, expected)
+    assert isinstance(got, list), got
+    for g, e in zip(got, expected, strict=True):
+        assert g.shape == e.shape and g.dtype == e.dtype
+        # summation order differs from BLAS: absolute error scales with the magnitudes
+        np.testing.assert_allclose(g, e, rtol=rtol, atol=atol * max(1.0, np.abs(e).max()))
+    return exe, expected
+
+
+def elementwise_reduce(x, b):
+    return np.sum(np.tanh(x) * b + x * x, axis=1), np.max(x)
+
+
+def mlp(x, w1, b1, w2):
+    h = np.tanh(x @ w1 + b1)
+    return h @ w2
+
+
+def loss(w1, w2, x):
+    h = np.tanh(x @ w1)
+    return np.mean((h @ w2) ** 2)
+
+
+def gather(x, i):
+    return x[i]
+
+
+def rng_inputs(*shapes, dtype=np.float32, seed=0):
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(s).astype(dtype) for s in shapes]
+
+
+def test_elementwise_reduction(tmp_path):
+    inputs = rng_inputs((300, 4), (4,))
+    exe, expected = check_against_jit(tmp_path, elementwise_reduce, "f32[300,4], f32[4]",
+                                      inputs)
+    # a non-contiguous input is copied by the library and gives the same results
+    got = run_c(tmp_path, exe, inputs, expected, mode="strided")
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_mlp_forward_with_matmul(tmp_path):
+    inputs = rng_inputs((70, 33), (33, 300), (300,), (300, 10), seed=1)
+    check_against_jit(tmp_path, mlp, "f32[70,33], f32[33,300], f32[300], f32[300,10]",
+                      inputs, rtol=1e-4, atol=1e-5)
+
+
+def test_mlp_forward_f64(tmp_path):
+    inputs = rng_inputs((5, 3), (3, 4), (4,), (4, 2), dtype=np.float64, seed=2)
+    check_against_jit(tmp_path, mlp, tuple(inputs), inputs, rtol=1e-12, atol=1e-12)
+
+
+def test_value_and_grad(tmp_path):
+    inputs = rng_inputs((8, 16), (16, 3), (32, 8), seed=3)
+    fn = myc.value_and_grad(loss, (0, 1))
+    _, expected = check_against_jit(tmp_path, fn, "f32[8,16], f32[16,3], f32[32,8]", inputs,
+                                    rtol=1e-4, atol=1e-6)
+    assert [e.shape for e in expected] == [(), (8, 16), (16, 3)]
+
+
+def test_wrong_shape_is_a_status_and_a_message(tmp_path):
+    inputs = rng_inputs((300, 4), (4,))
+    exe, expected = check_against_jit(tmp_path, elementwise_reduce, "f32[300,4], f32[4]",
+                                      inputs)
+    msg = run_c(tmp_path, exe, inputs, expected, mode="badshape")
+    assert msg.startswith("status 5:"), msg
+    assert "shape[0] is 301, expected 300" in msg
+
+
+def test_unsupported_program_is_rejected(tmp_path):
+    with pytest.raises(myc.MycError, match="getitem|gather|not supported"):
+        myc.aot(gather, (np.zeros((5, 3), np.float32), np.zeros(2, np.int64)),
+                str(tmp_path / "libg.so"))
+
+
+def test_data_dependent_control_flow_is_rejected(tmp_path):
+    def f(x):
+        if np.sum(x) > 0:
+            return x * 2.0
+        return x
+
+    with pytest.raises(myc.MycError, match="control flow"):
+        myc.aot(f, "f32[4]", str(tmp_path / "libf.so"))
+
+
+def test_dynamic_sizes_are_rejected(tmp_path):
+    with pytest.raises(myc.MycError, match="dynamic sizes are not supported yet"):
+        myc.aot(mlp, "f32[N,4], f32[4,8], f32[8], f32[8,3]", str(tmp_path / "libm.so"))
+
+
+def test_cli(tmp_path):
+    from myc.cli import main
+
+    src = tmp_path / "mod.py"
+    src.write_text("import numpy as np\n\ndef f(x, b):\n    return np.sum(x * b)\n")
+    out = tmp_path / "libcli.so"
+    assert main(["aot", f"{src}:f", "--sig", "f32[64,4], f32[4]", "-o", str(out)]) == 0
+    assert out.exists() and (tmp_path / "libcli.h").exists()
+    assert main(["aot", f"{src}:f", "--sig", "f32[N,4], f32[4]", "-o", str(out)]) == 1
