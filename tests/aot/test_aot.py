@@ -180,6 +180,28 @@ def gather(x, i):
     return x[i]
 
 
+def reductions_3d(x, y):
+    s = np.sum(x, axis=(0, 2), keepdims=True)
+    m = np.max(x * y, axis=0)
+    return np.mean(x, axis=2) - 1.0, s, m, np.min(x), (x > 0.5) & (y < 0.0)
+
+
+def transposes(x, w):
+    return np.transpose(x, (2, 0, 1)).reshape(6, 20) @ w, x.T, np.sum(x.T * 2.0, axis=0)
+
+
+def ints(a, b):
+    return a * b + 3, np.sum(a, axis=0), np.maximum(a, b), (a % 3 == 0)
+
+
+def scalar_in(x, s):
+    return np.exp(x * s) + s, np.sum(x) * s
+
+
+def big_fused(x, b):
+    return np.sum(np.tanh(x) * b + x * x), np.exp(x - np.max(x, axis=1, keepdims=True))
+
+
 def rng_inputs(*shapes, dtype=np.float32, seed=0):
     rng = np.random.default_rng(seed)
     return [rng.standard_normal(s).astype(dtype) for s in shapes]
@@ -212,6 +234,27 @@ def test_value_and_grad(tmp_path):
     _, expected = check_against_jit(tmp_path, fn, "f32[8,16], f32[16,3], f32[32,8]", inputs,
                                     rtol=1e-4, atol=1e-6)
     assert [e.shape for e in expected] == [(), (8, 16), (16, 3)]
+
+
+@pytest.mark.parametrize("fn, sig, dtypes", [
+    (reductions_3d, "f64[4,5,6], f64[5,6]", None),
+    (transposes, "f32[4,5,6], f32[20,3]", None),
+    (ints, "i64[7,3], i64[3]", "int"),
+    (scalar_in, "f32[33], f32[]", None),
+    (big_fused, "f32[4096,4], f32[4]", None),
+], ids=["reductions_3d", "transposes", "ints", "scalar_in", "big_fused"])
+def test_programs(tmp_path, fn, sig, dtypes):
+    from myc.aot import parse_signature
+
+    shapes = [a.shape for a in parse_signature(sig)]
+    like = parse_signature(sig)
+    if dtypes == "int":
+        rng = np.random.default_rng(5)
+        inputs = [rng.integers(-9, 9, s).astype(np.int64) for s in shapes]
+    else:
+        inputs = [a.astype(lk.dtype) for a, lk in zip(rng_inputs(*shapes, dtype=np.float64),
+                                                      like, strict=True)]
+    check_against_jit(tmp_path, fn, sig, inputs, rtol=1e-5, atol=1e-5)
 
 
 def test_wrong_shape_is_a_status_and_a_message(tmp_path):
