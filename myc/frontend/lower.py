@@ -1040,6 +1040,10 @@ class FunctionLowerer:
             return self.apply(block, P.to_float, ratio, node=e)
         prim = B.PRIMITIVE_OF[id(getattr(__import__("math"), name))]
         out = self.apply(block, prim, *floats, node=e)
+        if name not in ("floor", "ceil", "fabs", "sin", "cos", "tanh", "atan", "atan2"):
+            arg = floats[0] if len(floats) == 1 else self.apply(block, P.make_tuple, *floats,
+                                                                   node=e)
+            out = self.apply(block, P.check_math_domain, out, arg, node=e)
         # Python floats are "weak" in NumPy's promotion (float32 stays float32): keep them so
         convert = P.to_int if name in ("floor", "ceil") else P.to_float
         return self.apply(block, convert, out, node=e)

@@ -20,6 +20,7 @@ from myc.prims import Primitive
 ELEMENTWISE = frozenset("""add sub mul truediv floordiv mod pow eq ne lt le gt ge and_ or_ xor
 neg pos invert exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan floor ceil
 arctan2 maximum minimum clip where to_weak""".split())
+SAME_AS_FIRST = frozenset(["check_math_domain"])
 REDUCTIONS = frozenset("sum mean max min argmax argmin".split())
 
 
@@ -106,6 +107,8 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         shapes = [_abs(a).shape for a in args if not isinstance(a, (type(None),))]
         shape = np.broadcast_shapes(*shapes)
         return result_abstract(prim.impl(*[_prox(a) for a in args]), shape)
+    if name in SAME_AS_FIRST:
+        return _abs(args[0])
     if name in REDUCTIONS:
         x, axis = _abs(args[0]), args[1]
         keepdims = args[2] if len(args) > 2 else False
@@ -114,9 +117,11 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
         else:
             shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
-        if name in ("max", "min", "argmax", "argmin") and any(x.shape[a] == 0 for a in axes):
-            raise ValueError(f"zero-size array to reduction operation {name} which has no "
-                             "identity")
+        if name in ("argmax", "argmin") and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"attempt to get {name} of an empty sequence")
+        if name in ("max", "min") and any(x.shape[a] == 0 for a in axes):
+            raise ValueError(f"zero-size array to reduction operation {name}imum which has "
+                             "no identity")
         p = proxy(x)
         r = prim.impl(p, axis, keepdims) if len(args) > 2 else prim.impl(p, axis)
         return result_abstract(r, shape)

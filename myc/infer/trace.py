@@ -203,6 +203,9 @@ class Tracer(Interpreter):
     def p_size(self, args, loc):
         return self._from_abstract(P.size, args, loc)
 
+    def p_is_float(self, args, loc):
+        return self._from_abstract(P.is_float, args, loc)
+
     def p_seed_like(self, args, loc):
         return self._from_abstract(P.seed_like, args, loc)
 

@@ -194,7 +194,38 @@ def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
 
     by_id = {grp.id: grp for grp in groups}
 
+    def unit_successors() -> dict:
+        """Edges between execution units: merged groups, and single nodes outside."""
+        succ: dict = {}
+        for n in order:
+            un = ("g", find(group_of[n.id].id)) if n.id in group_of else ("n", n.id)
+            for i in n.inputs:
+                if not isinstance(i, Apply):
+                    continue
+                ui = ("g", find(group_of[i.id].id)) if i.id in group_of else ("n", i.id)
+                if ui != un:
+                    succ.setdefault(ui, set()).add(un)
+        return succ
+
+    def indirect_path(succ: dict, src, dst) -> bool:
+        """A path src -> ... -> dst through at least one other unit (a cycle if merged)."""
+        stack = [u for u in succ.get(src, ()) if u != dst]
+        seen = set(stack)
+        while stack:
+            u = stack.pop()
+            if u == dst:
+                return True
+            for v in succ.get(u, ()):
+                if v not in seen:
+                    seen.add(v)
+                    stack.append(v)
+        return False
+
     def mergeable(a: FusionGroup, b: FusionGroup) -> bool:
+        succ = unit_successors()
+        ua, ub = ("g", find(a.id)), ("g", find(b.id))
+        if indirect_path(succ, ua, ub) or indirect_path(succ, ub, ua):
+            return False
         for x, y in ((a, b), (b, a)):
             ym = {m.id for m in y.members}
             for m in y.members:

@@ -255,3 +255,7 @@ def refuse(message):
 
 
 register("refuse", "message", refuse, differentiable=False)
+register("is_float", "x",
+         lambda x: isinstance(x, float) or (not isinstance(x, (bool, int, tuple, dict)) and
+                                            np.result_type(x).kind == "f"),
+         differentiable=False)

@@ -204,10 +204,14 @@ def _extremum_grad(x, axis, keepdims, out, dout):
 
 
 def bprop_max(x, axis, keepdims, out, dout):
+    if not P.is_float(x):  # an integer array has no gradient
+        return (ZERO, ZERO, ZERO)
     return (_extremum_grad(x, axis, keepdims, out, dout), ZERO, ZERO)
 
 
 def bprop_min(x, axis, keepdims, out, dout):
+    if not P.is_float(x):
+        return (ZERO, ZERO, ZERO)
     return (_extremum_grad(x, axis, keepdims, out, dout), ZERO, ZERO)
 
 
@@ -333,4 +337,8 @@ def bprop_to_weak(y, x, out, dout):
 def bprop_default_if_undef(value, default, out, dout):
     if P.is_undef(value):
         return (ZERO, dout)
+    return (dout, ZERO)
+
+
+def bprop_check_math_domain(y, x, out, dout):
     return (dout, ZERO)

@@ -18,7 +18,7 @@ STRUCTURAL = frozenset({
     "gadd", "env_get", "env_add", "getitem", "switch", "mask_zero", "unpack",
     "check_defined", "cast_grad", "grad_cast", "check_scalar_output", "getitem_grad",
     "unpack_grad", "array_grad", "make_tuple", "materialize", "tangent_out",
-    "default_if_undef",
+    "default_if_undef", "check_math_domain",
 })
 
 
@@ -247,10 +247,14 @@ def _extremum_tangent(x, axis, keepdims, tx, out):
 
 
 def jvp_max(x, axis, keepdims, tx, taxis, tkeepdims, out):
+    if not P.is_float(x):
+        return ZERO
     return _extremum_tangent(x, axis, keepdims, tx, out)
 
 
 def jvp_min(x, axis, keepdims, tx, taxis, tkeepdims, out):
+    if not P.is_float(x):
+        return ZERO
     return _extremum_tangent(x, axis, keepdims, tx, out)
 
 
@@ -295,3 +299,7 @@ def jvp_expand_reduced(d, shape, axis, keepdims, td, tshape, taxis, tkeepdims, o
 
 def jvp_default_if_undef(value, default, tvalue, tdefault, out):
     return tdefault if P.is_undef(value) else tvalue
+
+
+def jvp_check_math_domain(y, x, ty, tx, out):
+    return ty

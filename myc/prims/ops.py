@@ -85,6 +85,21 @@ def _to_weak(y, x):
 
 
 register("to_weak", "y x", _to_weak)
+
+
+def _check_math_domain(y, x):
+    """Python's ``math`` raises where NumPy returns nan or inf for a finite argument."""
+    xs = x if isinstance(x, tuple) else (x,)
+    if any(not np.isfinite(v) for v in xs):
+        return y
+    if np.isnan(y):
+        raise MycValueError("math domain error")
+    if np.isinf(y):
+        raise MycValueError("math range error (the result is infinite)")
+    return y
+
+
+register("check_math_domain", "y x", _check_math_domain)
 register("to_float", "x", float)
 register("to_int", "x", int, differentiable=False)
 register("to_bool", "x", bool, differentiable=False)

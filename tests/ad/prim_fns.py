@@ -503,3 +503,7 @@ def default_through_value(x, y):
 
 def _call_one(fn, v):
     return fn(v)
+
+
+def math_domain_checked(x):
+    return math.sqrt(x) + math.log(x) + math.exp(0.1 * x)

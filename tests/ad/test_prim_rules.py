@@ -354,6 +354,8 @@ CASES: dict[str, list[Case]] = {
     "check_defined": [Case(F.check_defined, st.tuples(value((2,)), st.just(True)), argnums=0)],
     "default_if_undef": [Case(F.default_through_value, st.tuples(value((2,)), value((2,))),
                               argnums=(0, 1))],
+    "check_math_domain": [Case(F.math_domain_checked,
+                               st.tuples(st.floats(0.5, 3.0)), argnums=0)],
     "unpack": [Case(F.unpack_rows, st.integers(1, 4).flatmap(lambda n: st.tuples(value((2, n))))),
                Case(F.unpack_tuple, st.tuples(st.tuples(value((3,)), value(()))))],
     "gadd": [Case(F.gadd, same_shape(2), reference="myc"),

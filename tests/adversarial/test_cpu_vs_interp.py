@@ -3,8 +3,9 @@
 
 Every program lives in this file (myc reads source).  Each comparison checks the
 structure (tuples), the kind of every scalar (Python float/int vs NumPy scalar), array
-dtypes and shapes, and the values (NaN-aware).  Known discrepancies are ``xfail(strict)``
-with the suspected component in the reason.
+dtypes and shapes, and the values (NaN-aware).  The discrepancies this file found
+(a fusion cycle, gradients through integer max/min, math domain errors, an error class)
+were fixed; their reproducers stay here as regression tests.
 """
 
 from __future__ import annotations
@@ -917,11 +918,6 @@ def p_argmax(x):
     return x.argmax(), x.argmin()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="argmax of an empty array: interp raises MycValueError, cpu raises MycShapeError "
-    "(suspected: myc/infer shape rule for argmax vs the evaluator's NumPy reference in myc/prims)",
-)
 def test_argmax_empty_error_kind():
     kinds = []
     for backend in ("interp", "cpu"):
@@ -943,12 +939,6 @@ def p_math_domain(a):
     return math.sqrt(a), math.log(a)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="math.sqrt/math.log outside their domain return nan/-inf on both backends where "
-    "CPython raises ValueError('math domain error') (suspected: the math-module primitives' "
-    "NumPy reference in myc/prims; README says math.f behaves as Python's)",
-)
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
 @pytest.mark.parametrize("a", [-1.0, 0.0])
 def test_math_domain_error_like_cpython(backend, a):
@@ -1179,13 +1169,6 @@ def l_int_max_inner(x):
     return (x * i.max()).sum() + (x * i.min(axis=0)).sum()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="grad through .max()/.min() of an integer array (no gradient flows) fails with "
-    "MycTypeError 'truediv: unsupported operand ... _Zero' on both backends (suspected: the "
-    "max/min reverse rule in myc/prims dividing by a count built from a ZERO cotangent, or "
-    "myc/ad zero propagation)",
-)
 @pytest.mark.parametrize("backend", ["interp", "cpu"])
 @pytest.mark.parametrize(
     "fn,args",
@@ -1214,14 +1197,6 @@ def l_max_plus_clip(x):
     return x.max() + v0.sum()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="grad of x.max() + np.clip(x + x, -4, 4).sum() with x.size > 4096: the cpu path's "
-    "fusion grouping forms a cycle ('fusion groups form a cycle', raised in "
-    "myc/lower/program.py; suspected: myc/opt/fusion.py, the size-dependent grouping of the "
-    "reverse graph); without MYC_STRICT users silently get a warning and the evaluator",
-)
 @pytest.mark.parametrize(
     "make",
     [myc.grad, myc.value_and_grad, lambda f: myc.jit(myc.grad(f))],

@@ -511,8 +511,6 @@ def test_math_module():
     check(f, 0.3, 2.5)
 
 
-@pytest.mark.xfail(strict=True, reason="math.sqrt/math.log map to NumPy primitives: a domain "
-                   "error gives nan/-inf instead of Python's ValueError")
 def test_math_domain_error():
     def f(x):
         return math.sqrt(x)
