@@ -256,21 +256,28 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
 
         names = [p.name for p in graph.parameters]
         args = check_args(names, tuple(_bind_call(graph, example_args, {})))
+        header = ""
         try:
             typed, template = trace(graph, args)
         except GraphBreak as brk:
             where = f" at {brk.loc}" if brk.loc else ""
-            return (f"# {graph.name}: not specialized ({brk.reason}{where}); this signature "
-                    "runs on the reference evaluator\n" + print_program(graph))
+            try:  # as the runtime does: specialize on these arguments' decisions, guarded
+                typed, template = trace(graph, args, guarded=True)
+            except GraphBreak as brk2:
+                return (f"# {graph.name}: not specialized ({brk2.reason}); this signature "
+                        "runs on the reference evaluator\n" + print_program(graph))
+            n = len(typed.flags.get("guards", []))
+            header = (f"# {graph.name}: {brk.reason}{where}; specialized on these "
+                      f"arguments' decisions, re-checked by {n} guard(s) on every call\n")
         if stage == "typed":
-            return print_graph(typed)
+            return header + print_graph(typed)
         from myc.opt.passes import optimize
 
         optimize(typed)
         if stage == "optimized":
-            return print_graph(typed)
+            return header + print_graph(typed)
         from myc.lower.program import lower
 
-        return lower(typed, template, graph.name).describe()
+        return header + lower(typed, template, graph.name).describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None
