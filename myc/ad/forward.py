@@ -10,6 +10,8 @@ skipped entirely when every input tangent is ``ZERO``.
 
 from __future__ import annotations
 
+import weakref
+
 from myc.errors import MycTypeError
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -168,7 +170,8 @@ def _interleave(xs: list, ts: list) -> list:
     return [v for pair in zip(xs, ts, strict=True) for v in pair]
 
 
-_CACHE: dict[Graph, Graph] = {}
+# weak: a transformed program lives as long as the program it came from
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def forward_transform(g: Graph) -> Graph:

@@ -12,12 +12,15 @@ which is an ordinary graph: J applies to it again (grad of grad), jit compiles i
 
 from __future__ import annotations
 
+import weakref
+
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.errors import MycTypeError
 from myc.ir.nodes import Constant, Graph
 from myc.prims import P, Primitive
 
-_CACHE: dict[tuple, Graph] = {}
+# weak in the function's graph: per graph, (argnums, has_value) -> grad graph
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def prim_graph(prim: Primitive) -> Graph:
@@ -51,8 +54,9 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Grap
     if isinstance(f, Primitive):
         f = prim_graph(f)
     nums = normalize_argnums(argnums, len(f.parameters), f.name)
-    key = (f, argnums if isinstance(argnums, int) else nums, has_value)
-    cached = _CACHE.get(key)
+    key = (argnums if isinstance(argnums, int) else nums, has_value)
+    per_graph = _CACHE.setdefault(f, {})
+    cached = per_graph.get(key)
     if cached is not None:
         return cached
     jf = reverse_transform(f)
@@ -69,5 +73,5 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Grap
     grads = [g.apply(P.grad_cast, g.apply(P.getitem, d, i + 1), xs[i]) for i in nums]
     res = grads[0] if isinstance(argnums, int) else g.apply(P.make_tuple, *grads)
     g.output = g.apply(P.make_tuple, y, res) if has_value else res
-    _CACHE[key] = g
+    per_graph[key] = g
     return g

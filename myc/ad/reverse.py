@@ -31,6 +31,8 @@ its rule entirely when handed ``ZERO``.
 
 from __future__ import annotations
 
+import weakref
+
 from myc.errors import MycTypeError
 from myc.ir.manager import Manager
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -262,7 +264,8 @@ class ReverseAD:
         bg.output = bg.apply(k, env, *[total(p.id) for p in g.parameters])
 
 
-_CACHE: dict[Graph, Graph] = {}
+# weak: a transformed program lives as long as the program it came from
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def reverse_transform(g: Graph) -> Graph:

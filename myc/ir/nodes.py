@@ -115,7 +115,8 @@ class Graph:
     variables actually used.
     """
 
-    __slots__ = ("name", "parameters", "output", "parent", "loc", "flags", "id", "kind")
+    __slots__ = ("name", "parameters", "output", "parent", "loc", "flags", "id", "kind",
+                 "__weakref__")
 
     def __init__(self, name: str, parent: Graph | None = None, loc: Location | None = None):
         self.name = name
