@@ -40,7 +40,7 @@ _MATH = {
 
 _BUILTINS = {
     "abs": "abs", "len": "len", "float": "to_float", "int": "to_int", "bool": "to_bool",
-    "min": "minimum", "max": "maximum",
+    "min": "py_min", "max": "py_max",
 }
 
 PRIMITIVE_OF: dict[int, Primitive] = {}
@@ -58,7 +58,8 @@ DTYPES: dict[int, type] = {
 BUILTIN_DTYPES = {id(float): np.float64, id(int): np.int64, id(bool): np.bool_}
 
 # ``math`` functions operate on Python floats (and floor/ceil return ints)
-MATH_FUNCS: dict[int, str] = {id(getattr(math, k)): k for k in (*_MATH, "hypot")}
+MATH_FUNCS: dict[int, str] = {id(getattr(math, k)): k for k in (
+    *_MATH, "hypot", "log2", "log10", "degrees", "radians", "trunc", "sinh", "cosh")}
 
 RANGE = builtins.range
 MODULES = (np, math)

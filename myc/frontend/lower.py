@@ -81,9 +81,12 @@ class Signature:
 class Env:
     vars: dict[str, Node]
     maybe_undef: set[str] = field(default_factory=set)
+    # names that shared an array with a variable updated in place since (``a += 1``
+    # while ``b`` is ``a`` or a view of it): CPython would show them the new values
+    stale: dict[str, tuple[str, Node]] = field(default_factory=dict)
 
     def copy(self) -> Env:
-        return Env(dict(self.vars), set(self.maybe_undef))
+        return Env(dict(self.vars), set(self.maybe_undef), dict(self.stale))
 
 
 @dataclass
@@ -333,8 +336,22 @@ class FunctionLowerer:
         if op is None:
             raise self.error(MycSyntaxError,
                              f"operator '{type(s.op).__name__}=' is not supported", s)
-        current = self.read_name(s.target.id, s.target, block)
+        name = s.target.id
+        current = self.read_name(name, s.target, block)
         value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
+        # CPython updates an array in place: other names for it, or for the array it is
+        # a view of, would see the change.  myc arrays are values, so reading those names
+        # later is refused when they hold an array (scalars are rebound, as in CPython).
+        shared = {current.id}
+        if isinstance(current, Apply) and isinstance(current.inputs[0], Constant) and \
+                getattr(current.inputs[0].value, "name", "") in ("getitem", "reshape",
+                                                                 "transpose"):
+            shared.add(current.inputs[1].id)
+        for other, node in block.env.vars.items():
+            if other != name and node.id in shared:
+                line = s.lineno + self.info.line_offset
+                block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
+                                          current)
         self.assign(s.target, value, block)
         return block
 
@@ -358,6 +375,7 @@ class FunctionLowerer:
                 value.debug_name = target.id
             block.env.vars[target.id] = value_named
             block.env.maybe_undef.discard(target.id)
+            block.env.stale.pop(target.id, None)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 if isinstance(elt, ast.Starred):
@@ -579,6 +597,15 @@ class FunctionLowerer:
                 block.env.maybe_undef.discard(name)
             if isinstance(value, Constant) and isinstance(value.value, Graph):
                 self._check_captures(name, value.value, node, block)
+            if name in block.env.stale:
+                why, watched = block.env.stale[name]
+                if watched.graph is None or block.graph.is_within(watched.graph):
+                    value = self.apply(
+                        block, P.alias_guard, value, watched,
+                        f"'{name}' shares its array with a variable updated in place: "
+                        f"{why}; CPython would show the new values here, myc arrays are "
+                        "values (write 'x = x + ...' to make a new array, or read the "
+                        "updated variable)", node=node)
             return value
         outer = self.outer
         depth = 0
@@ -1034,10 +1061,33 @@ class FunctionLowerer:
         ok = len(args) in expected if isinstance(expected, tuple) else len(args) == expected
         if not ok:
             raise self.error(MycTypeError, f"math.{name}() got {len(args)} arguments", e)
+        def checked_log(v: Node) -> Node:
+            return self.apply(block, P.check_math_domain,
+                              self.apply(block, P.log, v, node=e), v, node=e)
+
         if name == "log" and len(floats) == 2:
-            ratio = self.apply(block, P.truediv, self.apply(block, P.log, floats[0], node=e),
-                               self.apply(block, P.log, floats[1], node=e), node=e)
+            ratio = self.apply(block, P.truediv, checked_log(floats[0]),
+                               checked_log(floats[1]), node=e)
+            ratio = self.apply(block, P.check_math_domain, ratio,
+                               self.apply(block, P.make_tuple, *floats, node=e), node=e)
             return self.apply(block, P.to_float, ratio, node=e)
+        if name in ("log2", "log10"):  # compositions of primitives myc has
+            base = 2.0 if name == "log2" else 10.0
+            q = self.apply(block, P.truediv, checked_log(floats[0]), float(np.log(base)),
+                           node=e)
+            return self.apply(block, P.to_float, q, node=e)
+        if name in ("degrees", "radians"):
+            k = 180.0 / np.pi if name == "degrees" else np.pi / 180.0
+            return self.apply(block, P.mul, floats[0], k, node=e)
+        if name == "trunc":
+            return self.apply(block, P.to_int, floats[0], node=e)
+        if name in ("sinh", "cosh"):
+            ex = self.apply(block, P.exp, floats[0], node=e)
+            emx = self.apply(block, P.exp, self.apply(block, P.neg, floats[0], node=e), node=e)
+            op = P.sub if name == "sinh" else P.add
+            r = self.apply(block, P.mul, self.apply(block, op, ex, emx, node=e), 0.5, node=e)
+            r = self.apply(block, P.check_math_domain, r, floats[0], node=e)
+            return self.apply(block, P.to_float, r, node=e)
         prim = B.PRIMITIVE_OF[id(getattr(__import__("math"), name))]
         out = self.apply(block, prim, *floats, node=e)
         if name not in ("floor", "ceil", "fabs", "sin", "cos", "tanh", "atan", "atan2"):

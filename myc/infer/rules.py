@@ -20,6 +20,7 @@ from myc.prims import Primitive
 ELEMENTWISE = frozenset("""add sub mul truediv floordiv mod pow eq ne lt le gt ge and_ or_ xor
 neg pos invert exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan floor ceil
 arctan2 maximum minimum clip where to_weak""".split())
+PY_EXTREMA = frozenset(["py_max", "py_min"])
 SAME_AS_FIRST = frozenset(["check_math_domain"])
 REDUCTIONS = frozenset("sum mean max min argmax argmin".split())
 
@@ -109,6 +110,11 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         return result_abstract(prim.impl(*[_prox(a) for a in args]), shape)
     if name in SAME_AS_FIRST:
         return _abs(args[0])
+    if name in PY_EXTREMA:  # the chosen operand itself: only known when both types agree
+        a, b = _abs(args[0]), _abs(args[1])
+        if a != b:
+            raise NotImplementedError("max/min of operands of different types as a value")
+        return a
     if name in REDUCTIONS:
         x, axis = _abs(args[0]), args[1]
         keepdims = args[2] if len(args) > 2 else False

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from myc.backends.interp import Interpreter, translate_exception
-from myc.errors import Location, MycError
+from myc.errors import Location, MycError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.infer.rules import infer
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -202,6 +202,15 @@ class Tracer(Interpreter):
 
     def p_size(self, args, loc):
         return self._from_abstract(P.size, args, loc)
+
+    def p_alias_guard(self, args, loc):
+        value, updated, message = args
+        upd = updated.abstract if isinstance(updated, Node) else abstract_of(updated)
+        shared = isinstance(upd, AArray) and upd.ndim > 0
+        if shared and (any(isinstance(leaf.abstract, AArray) for leaf in _sym_leaves(value))
+                       or isinstance(value, np.ndarray)):
+            raise MycValueError(message, loc)
+        return value
 
     def p_is_float(self, args, loc):
         return self._from_abstract(P.is_float, args, loc)

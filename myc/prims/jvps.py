@@ -18,7 +18,7 @@ STRUCTURAL = frozenset({
     "gadd", "env_get", "env_add", "getitem", "switch", "mask_zero", "unpack",
     "check_defined", "cast_grad", "grad_cast", "check_scalar_output", "getitem_grad",
     "unpack_grad", "array_grad", "make_tuple", "materialize", "tangent_out",
-    "default_if_undef", "check_math_domain",
+    "default_if_undef", "check_math_domain", "alias_guard",
 })
 
 
@@ -303,3 +303,15 @@ def jvp_default_if_undef(value, default, tvalue, tdefault, out):
 
 def jvp_check_math_domain(y, x, ty, tx, out):
     return ty
+
+
+def jvp_py_max(x, y, tx, ty, out):
+    return ty if y > x else tx
+
+
+def jvp_py_min(x, y, tx, ty, out):
+    return ty if y < x else tx
+
+
+def jvp_alias_guard(value, updated, message, tvalue, tupdated, tmessage, out):
+    return tvalue

@@ -49,6 +49,10 @@ for _name, _fn in _UNARY.items():
 
 register("arctan2", "y x", np.arctan2)
 register("maximum", "x y", np.maximum)
+# the builtins max/min of two values used as function values: Python's semantics, the
+# first extreme operand itself (min/max called by name lower to a branch instead)
+register("py_max", "x y", lambda x, y: y if y > x else x)
+register("py_min", "x y", lambda x, y: y if y < x else x)
 register("minimum", "x y", np.minimum)
 register("clip", "x lo hi", np.clip)
 register("where", "cond x y", np.where)
@@ -207,6 +211,19 @@ def _check_defined(value, name):
 
 
 register("check_defined", "value name", _check_defined)
+
+
+def _alias_guard(value, updated, message):
+    """Refuse reading ``value`` when the in-place update of ``updated`` (an array) would
+    have changed it in CPython; scalars are rebound, so nothing is shared."""
+    if isinstance(updated, np.ndarray) and updated.ndim > 0 and (
+            isinstance(value, np.ndarray) or (isinstance(value, tuple) and any(
+                isinstance(v, np.ndarray) for v in value))):
+        raise MycValueError(message)
+    return value
+
+
+register("alias_guard", "value updated message", _alias_guard)
 register("default_if_undef", "value default", lambda v, d: d if v is UNDEF else v)
 register("is_undef", "value", lambda v: v is UNDEF, differentiable=False)
 

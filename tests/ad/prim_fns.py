@@ -507,3 +507,20 @@ def _call_one(fn, v):
 
 def math_domain_checked(x):
     return math.sqrt(x) + math.log(x) + math.exp(0.1 * x)
+
+
+def py_max_value(x, y):
+    m = max
+    return m(x, y) * 2.0 + min(x, y)
+
+
+def py_min_value(x, y):
+    m = min
+    return m(x, y) * 3.0
+
+
+def alias_guarded_scalar(x):
+    a = x * 2.0
+    b = a
+    a += 1.0  # a float: rebinding; b keeps the old value, as in CPython
+    return a * b
