@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import weakref
 
+from myc.ad.graphmap import GraphTransform
 from myc.errors import MycTypeError
-from myc.ir.manager import Manager, schedule
+from myc.ir.manager import schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims import jvps as _jvps
@@ -67,39 +68,19 @@ def fprim(prim: Primitive, arity: int) -> Graph:
     return _FPRIM[key]
 
 
-class ForwardAD:
+class ForwardAD(GraphTransform):
+    prefix = "F"
+
     def __init__(self, root: Graph):
-        self.outside = frozenset(root.ancestors())
-        self.mng = Manager(root, stop=self.outside)
-        self.fmap: dict[Graph, Graph] = {}
+        super().__init__(root)
         self.nmap: dict[int, Node] = {}
         self.tmap: dict[int, Node] = {}
-        self.pending: list[Graph] = []
-        self.built: set[Graph] = set()
-
-    def transform(self, root: Graph) -> Graph:
-        froot = self.f_graph(root)
-        while self.pending:
-            self.build(self.pending.pop(0))
-        return froot
-
-    def f_graph(self, g: Graph) -> Graph:
-        if g in self.outside:
-            return g
-        fg = self.fmap.get(g)
-        if fg is None:
-            parent = self.f_graph(g.parent) if g.parent is not None else None
-            fg = Graph(f"F:{g.name}", parent, g.loc)
-            fg.kind = g.kind
-            self.fmap[g] = fg
-            self.pending.append(g)
-        return fg
 
     def primal(self, n: Node, arity: int = 0) -> Node:
         if isinstance(n, Constant):
             v = n.value
             if isinstance(v, Graph):
-                return Constant(self.f_graph(v), n.loc)
+                return Constant(self.image(v), n.loc)
             if isinstance(v, Primitive):
                 return Constant(fprim(v, arity), n.loc)
             return n
@@ -112,13 +93,7 @@ class ForwardAD:
             return Constant(ZERO)
         return self.tmap[n.id]
 
-    def build(self, g: Graph) -> None:
-        if g in self.built:
-            return
-        if g.parent is not None and g.parent not in self.built and g.parent not in self.outside:
-            self.build(g.parent)
-        self.built.add(g)
-        fg = self.fmap[g]
+    def build_graph(self, g: Graph, fg: Graph) -> None:
         # parameters interleaved (x1, t1, x2, t2, ...): a call through a function value
         # that omits trailing defaults omits whole pairs, padded like the primal's
         for p in g.parameters:

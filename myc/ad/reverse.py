@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import weakref
 
+from myc.ad.graphmap import GraphTransform
 from myc.errors import MycTypeError
-from myc.ir.manager import Manager
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims import bprops as _bprops
@@ -111,41 +111,20 @@ def tuple_k(n: int) -> Graph:
     return g
 
 
-class ReverseAD:
+class ReverseAD(GraphTransform):
     """One run of J over every graph reachable from ``root``."""
 
+    prefix = "J"
+
     def __init__(self, root: Graph):
-        # a closure's enclosing scopes stay primal: its free variables are their values
-        self.outside = frozenset(root.ancestors())
-        self.mng = Manager(root, stop=self.outside)
-        self.jmap: dict[Graph, Graph] = {}
+        super().__init__(root)
         self.nmap: dict[int, Node] = {}
         self.bp: dict[int, Node] = {}
-        self.pending: list[Graph] = []
-        self.built: set[Graph] = set()
-
-    def transform(self, root: Graph) -> Graph:
-        jroot = self.j_graph(root)
-        while self.pending:
-            self.build(self.pending.pop(0))
-        return jroot
-
-    def j_graph(self, g: Graph) -> Graph:
-        if g in self.outside:
-            return g
-        jg = self.jmap.get(g)
-        if jg is None:
-            parent = self.j_graph(g.parent) if g.parent is not None else None
-            jg = Graph(f"J:{g.name}", parent, g.loc)
-            jg.kind = g.kind
-            self.jmap[g] = jg
-            self.pending.append(g)
-        return jg
 
     def j_const(self, c: Constant, arity: int) -> Node:
         v = c.value
         if isinstance(v, Graph):
-            return Constant(self.j_graph(v), c.loc)
+            return Constant(self.image(v), c.loc)
         if isinstance(v, Primitive):
             return Constant(jprim(v, arity), c.loc)
         return c
@@ -190,13 +169,7 @@ class ReverseAD:
                 stack += [(d, False) for d in reversed(deps(n)) if d.id not in done]
         return out
 
-    def build(self, g: Graph) -> None:
-        if g in self.built:
-            return
-        if g.parent is not None and g.parent not in self.built and g.parent not in self.outside:
-            self.build(g.parent)
-        self.built.add(g)
-        jg = self.jmap[g]
+    def build_graph(self, g: Graph, jg: Graph) -> None:
         k = jg.add_parameter("$K")
         for p in g.parameters:
             self.nmap[p.id] = jg.add_parameter(p.name, p.loc)
