@@ -218,7 +218,7 @@ class _Lowering:
         Every fusion group becomes a kernel, and so does a lone elementwise or reduction
         node (as a group of one)."""
         from myc.lower.groups import Unfusable, build_kernel
-        from myc.lower.program import _units
+        from myc.lower.program import schedule_units
         from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
 
         groups: dict[int, Any] = {}
@@ -249,7 +249,7 @@ class _Lowering:
             except (Unfusable, AssertionError) as exc:
                 self.reject(n, str(exc))
             groups[n.id] = (plan, [n])
-        return _units(order, groups)
+        return schedule_units(order, groups)
 
     def kernel(self, plan, members) -> None:
         from myc.backends.cpu.aot_codegen import KernelOp

@@ -193,7 +193,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
     out = typed.output
     kernels = _kernels(typed, name) if fused else {}
     done: set[int] = set()
-    for unit in _units(order, kernels):
+    for unit in schedule_units(order, kernels):
         if isinstance(unit, KernelUnit):
             plan = unit.plan
             for m in plan.outputs:
@@ -288,7 +288,7 @@ def prim_of_name(n: Node) -> str:
     return getattr(v, "name", "")
 
 
-def _units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[Any]:
+def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[Any]:
     """Nodes and kernels in an order where every unit comes after what it reads.
 
     Groups are convex, so ordering each kernel where its last member was scheduled
@@ -322,5 +322,5 @@ def _units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[Any]:
         else:  # groups are convex; should a bug make them cyclic, run op by op instead
             if os.environ.get("MYC_STRICT"):
                 raise AssertionError("fusion groups form a cycle")
-            return _units(order, {})
+            return schedule_units(order, {})
     return [units[i] for i in done]
