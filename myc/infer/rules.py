@@ -210,6 +210,11 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         obj = args[0]
         sample = np.array(_nested_proxy(obj), dtype=args[1])
         return AArray(sample.dtype, sample.shape)
+    if name == "select":
+        a, b = _abs(args[1]), _abs(args[2])
+        if a != b:
+            raise NotImplementedError("select between values of different types")
+        return a
     if name == "gadd":
         a, b = _abs(args[0]), _abs(args[1])
         return result_abstract(np.add(proxy(a), proxy(b)),

@@ -22,11 +22,24 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.interp import Frame as _Frame
 from myc.backends.interp import Interpreter, translate_exception
-from myc.errors import Location, MycError, MycValueError
+from myc.errors import Location, MycError, MycTypeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
+from myc.infer.control import (
+    ControlFlow,
+    Fork,
+    Jump,
+    MaybeUndef,
+    Scope,
+    SymBool,
+    Tree,
+    abstract_leaf,
+    escapes,
+    loop_headers,
+)
 from myc.infer.rules import infer
-from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 
 MAX_NODES = 60_000
@@ -72,11 +85,14 @@ _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zero
                        "all_zero", "switch", "make_tuple"])
 
 
-class Tracer(Interpreter):
+class Tracer(ControlFlow, Interpreter):
     """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
 
     def __init__(self, root: Graph, concrete: bool = False):
         super().__init__(root)
+        self.loops: list = []
+        # loop mode needs symbolic decisions; guarded mode takes them on concrete values
+        self.headers = set() if concrete else loop_headers(self.plans)
         self.trace = Graph(f"{root.name}:typed", None, root.loc)
         # guarded mode: symbolic values also carry this call's concrete values, and a
         # data-dependent decision is taken on them and recorded as a guard to re-check
@@ -102,6 +118,63 @@ class Tracer(Interpreter):
             else:
                 self.guards.append(("eq", leaf, self.vals[leaf.id]))
         return result
+
+    # -- calls ---------------------------------------------------------------------------
+    def call(self, fn: Any, args: list[Any], loc: Location | None,
+             scope: Scope | None = None) -> Any:
+        """The evaluator's call loop, plus held-back tail calls, forks and loop entries."""
+        fetch = self.fetch
+        first = True
+        while True:
+            if isinstance(fn, Primitive):
+                return self.call_prim(fn, args, loc)
+            if isinstance(fn, Fork):
+                r = self.call_fork(fn, args, loc, scope)
+                if not isinstance(r, Jump):
+                    return r
+                fn, args, first = r.fn, r.args, False  # the sides' common continuation
+                continue
+            if not isinstance(fn, Closure):
+                raise MycTypeError(f"'{type(fn).__name__}' object is not callable", loc)
+            g = fn.graph
+            if not first and scope is not None and escapes(g, scope):
+                return Jump(fn, args)
+            if g in self.headers and not any(c.graph is g and c.frame is fn.frame
+                                             for c in self.loops):
+                r = self.enter_loop(fn, args, loc, scope)
+                if r[0] == "done":
+                    return r[1]
+                if r[1] is None:
+                    return r[2]
+                fn, args, first = r[1], r[2], False  # the loop's exit: a tail call
+                continue
+            first = False
+            params, steps, tail, out_plan = self.plans[g]
+            if len(args) != len(params):
+                args = self.bind(g, args, loc)
+            frame = _Frame(g, fn.frame)
+            vals = frame.values
+            for pid, a in zip(params, args):  # noqa: B905 - lengths checked by bind
+                vals[pid] = a
+            for nid, ops, nloc in steps:
+                f = fetch(ops[0], frame)
+                a = [fetch(o, frame) for o in ops[1:]]
+                if isinstance(f, Primitive):
+                    vals[nid] = self.call_prim(f, a, nloc)
+                    continue
+                try:
+                    r = self.call(f, a, nloc)
+                except MycError as exc:
+                    raise exc.relocated(nloc) from None
+                if isinstance(r, (Jump, Tree)):
+                    raise GraphBreak("data-dependent control flow inside an expression",
+                                     nloc)
+                vals[nid] = r
+            if not tail:
+                return fetch(out_plan, frame)
+            ops, loc = out_plan
+            fn = fetch(ops[0], frame)
+            args = [fetch(o, frame) for o in ops[1:]]
 
     # -- emitting ----------------------------------------------------------------------
     def emit(self, prim: Primitive, args: list[Any], loc: Location | None,
@@ -153,6 +226,21 @@ class Tracer(Interpreter):
                 args = full
         if loc is not None and not loc.filename.startswith(_MYC_DIR):
             self.user_loc = loc
+        if any(isinstance(a, MaybeUndef) for a in args):
+            m = args[0]
+            if prim.name != "check_defined" or not isinstance(m, MaybeUndef):
+                raise GraphBreak("a variable that a data-dependent loop may leave unset", loc)
+            if m.flag is True:
+                return m.value
+            return self.emit(P.assert_defined, [m.flag, m.value, args[1]], loc,
+                             abstract=abstract_leaf(m.value))
+        if prim.name == "switch" and isinstance(args[0], Node):
+            # a loop counter made symbolic: the frontend's range tests skip ``truth``
+            if self.concrete:
+                return self.decide(prim, args, loc)
+            args = [self.symbolic_truth(P.truth, args[0], loc), *args[1:]]
+        if prim.name == "switch" and isinstance(args[0], SymBool):
+            return self.merge_value(args[0].node, args[1], args[2], loc)
         if not any(has_sym(a) for a in args):
             if prim.name in _BROADCASTING and args:
                 r = Interpreter.call_prim(prim, args, loc)
@@ -163,6 +251,8 @@ class Tracer(Interpreter):
                 return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
+        if name in ("truth", "not_") and not self.concrete and isinstance(args[0], Node):
+            return self.symbolic_truth(prim, args[0], loc)
         if name in _BREAK:
             if self.concrete:
                 return self.decide(prim, args, loc)
@@ -418,6 +508,8 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False) -> tuple[Graph, 
     sym_args = [symbolize(a, tracer.trace, p.name, vals)
                 for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)
+    if isinstance(out, (Jump, Tree, Fork)):
+        raise GraphBreak("data-dependent control flow at the program's end")
     tracer.trace.flags["template"] = out
     outs = [n for n in _leaves(out) if isinstance(n, Node)]
     guards = [(kind, expected) for kind, _, expected in tracer.guards]

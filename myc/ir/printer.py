@@ -77,7 +77,10 @@ def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None
         head += f" parent={g.parent.name}"
     loc = f"# {g.loc.filename.rsplit('/', 1)[-1]}:{g.loc.line}" if g.loc else ""
     lines = [_line(head, loc)]
+    subgraphs = []
     for node in schedule(g, mng.owned.get(g, [])):
+        subgraphs += [a.value.__myc_subgraph__ for a in node.inputs
+                      if isinstance(a, Constant) and hasattr(a.value, "__myc_subgraph__")]
         fn, *args = node.inputs
         call = f"{namer(fn)}({', '.join(namer(a) for a in args)})"
         tag = f"  [{node.debug_name}]" if node.debug_name else ""
@@ -86,6 +89,9 @@ def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None
         lines.append(_line(f"  {namer(node)} = {call}{tag}", _comment(node)))
     out = g.output
     lines.append(f"  return {namer(out)}" if out is not None else "  return <none>")
+    # typed programs hold separate graphs as values (a loop's body): printed after
+    for sub in subgraphs:
+        lines += ["", print_graph(sub, None, namer)]
     return "\n".join(lines)
 
 

@@ -72,6 +72,29 @@ class HostProgram:
         lines.append(f"  return ({outs})")
         return "\n".join(lines)
 
+    def run_flat(self, values: list[Any]) -> list[Any]:
+        """Run on one value per parameter; the output leaves (a loop body's step)."""
+        slots: list[Any] = [None] * self.nslots
+        for slot, v in zip(self.params, values, strict=True):
+            slots[slot] = v
+        self._steps(slots)
+        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+
+    def _steps(self, slots: list[Any]) -> None:
+        with np.errstate(all="ignore"):
+            for st in self.steps:
+                vals = [slots[x] if is_slot else x for is_slot, x in st.inputs]
+                try:
+                    if st.outputs is not None:
+                        for slot, v in zip(st.outputs, st.fn(*vals), strict=True):
+                            slots[slot] = v
+                        continue
+                    slots[st.output] = st.fn(*vals)
+                except MycError as exc:
+                    raise exc.with_loc(st.loc) from None
+                except Exception as exc:  # noqa: BLE001 - located like the evaluator's
+                    raise translate_exception(exc, st.name, st.loc) from None
+
     def run(self, args: list[Any]) -> Any:
         slots: list[Any] = [None] * self.nslots
         leaves: list[Any] = []
@@ -88,19 +111,7 @@ class HostProgram:
         data = [v for v in leaves if _is_data(v)]
         for slot, v in zip(self.params, data, strict=True):
             slots[slot] = v
-        with np.errstate(all="ignore"):
-            for st in self.steps:
-                vals = [slots[x] if is_slot else x for is_slot, x in st.inputs]
-                try:
-                    if st.outputs is not None:
-                        for slot, v in zip(st.outputs, st.fn(*vals), strict=True):
-                            slots[slot] = v
-                        continue
-                    slots[st.output] = st.fn(*vals)
-                except MycError as exc:
-                    raise exc.with_loc(st.loc) from None
-                except Exception as exc:  # noqa: BLE001 - located like the evaluator's
-                    raise translate_exception(exc, st.name, st.loc) from None
+        self._steps(slots)
         values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
         if self.guards:
             n = len(values) - len(self.guards)
@@ -210,6 +221,12 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         assert isinstance(prim, Primitive), f"typed graph calls a non-primitive: {n}"
         slot_of[n.id] = len(slot_of)
         fn = _Finish(prim, n.abstract) if isinstance(n.abstract, AScalar) else prim
+        if prim is P.loop:
+            body = n.inputs[1].value
+            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused), body.nstate)
+            steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
+                              "loop", kernel=fn))
+            continue
         steps.append(Step(fn, [operand(i) for i in n.inputs[1:]], slot_of[n.id], n.loc,
                           prim.name))
     if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
@@ -221,6 +238,26 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])))
+
+
+class LoopRunner:
+    """A ``loop`` step: runs its body program until the body says stop."""
+
+    def __init__(self, body: HostProgram, nstate: int):
+        self.body = body
+        self.nstate = nstate
+
+    def __call__(self, *inputs: Any) -> tuple:
+        n = self.nstate
+        state, invariants = list(inputs[:n]), list(inputs[n:])
+        while True:
+            outs = self.body.run_flat(state + invariants)
+            if not outs[0]:
+                return (None,) * (1 + n) + tuple(outs[1 + n:])
+            state = outs[1:1 + n]
+
+    def __str__(self) -> str:
+        return self.body.describe()
 
 
 class KernelUnit:

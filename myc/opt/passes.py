@@ -13,11 +13,13 @@ import sys
 import time
 from pathlib import Path
 
-from myc.ir.nodes import Graph
+from myc.ir.manager import Manager
+from myc.ir.nodes import Apply, Constant, Graph
 from myc.ir.verify import verify
 from myc.opt import cse as _cse
 from myc.opt import simplify, stability
 from myc.opt.rewrite import rewrite
+from myc.prims import P
 
 MAX_ROUNDS = 8
 
@@ -40,6 +42,16 @@ PASSES = [
 ]
 
 
+def loop_bodies(g: Graph) -> list:
+    """The ``LoopBody`` of every ``loop`` node of ``g`` (not those nested in them)."""
+    from myc.infer.control import LoopBody
+
+    mng = Manager(g)
+    return [n.inputs[1].value for n in mng.owned.get(g, [])
+            if isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
+            and n.inputs[0].value is P.loop and isinstance(n.inputs[1].value, LoopBody)]
+
+
 def optimize(g: Graph, verify_each: bool = False) -> dict[str, float]:
     """Run the passes on the typed graph ``g`` in place until nothing changes."""
     timings: dict[str, float] = {}
@@ -59,6 +71,9 @@ def optimize(g: Graph, verify_each: bool = False) -> dict[str, float]:
                 verify(g)
         if not changed:
             break
+    for body in loop_bodies(g):  # each loop's typed body is a program of its own
+        for k, v in optimize(body.graph, verify_each).items():
+            timings[k] = timings.get(k, 0.0) + v
     if os.environ.get("MYC_TIMINGS"):
         total = sum(timings.values())
         print(f"myc timings for {g.name}: " + ", ".join(

@@ -1,0 +1,559 @@
+"""Data-dependent control flow during specialization: if-conversion and loop recognition.
+
+The graph IR expresses every branch as ``switch(truth(c), A, B)()`` and every loop as
+a tail-recursive graph (the frontend's ``while``/``for`` headers).  When ``c`` is only
+known as a node of the typed program, the tracer cannot pick a side.  Two things make
+such programs compile anyway:
+
+* **if-conversion.**  Both sides are traced with their tail calls *held back*: a branch
+  ends in a ``Jump`` to the code after it (the join) instead of running it.  When both
+  sides jump to the same place, their arguments are merged with ``select`` nodes and the
+  join is traced once.  Functions that differ by branch merge into a ``Fork`` value that
+  traces both when called (a backpropagator chosen by a branch is such a value).
+
+* **loops.**  When the branches do not rejoin -- one continues a loop, the other leaves
+  it -- the enclosing loop header is re-traced in *loop mode*: its parameters become the
+  parameters of a separate typed body graph, one iteration is traced into it (branches
+  inside merged as above), and the body reports whether to go on, the next state and
+  the values the loop exits with.  Loop-carried ints and floats that change between
+  iterations are generalized to symbolic values (a round of re-tracing), so a counter
+  ``i += 1`` becomes data of the loop.  The outer program gets one ``loop`` node.
+
+Everything the tracer cannot prove safe -- branches that fail when not taken, closures
+created per iteration carried by the loop, values whose type changes between
+iterations -- raises ``GraphBreak``, and the caller falls back to guarded specialization.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from myc.errors import MycError
+from myc.infer.abstract import abstract_of
+from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
+from myc.prims import UNDEF, ZERO, P, Primitive
+
+
+class SymBool:
+    """A branch condition known only as a boolean node of the typed program."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: Node):
+        self.node = node
+
+    def __bool__(self) -> bool:
+        from myc.infer.trace import GraphBreak
+
+        raise GraphBreak("a condition depends on array or float data")
+
+
+class MaybeUndef:
+    """A loop variable first assigned inside the loop: its value, and whether it is set."""
+
+    __slots__ = ("value", "flag")
+
+    def __init__(self, value: Any, flag: Any):
+        self.value = value
+        self.flag = flag
+
+
+class Fork:
+    """One of two functions, chosen by a symbolic condition: calling it traces both."""
+
+    __slots__ = ("cond", "a", "b")
+
+    def __init__(self, cond: Node, a: Any, b: Any):
+        self.cond = cond
+        self.a = a
+        self.b = b
+
+
+class Jump:
+    """A tail call held back because it leaves the code being traced (a join or exit)."""
+
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Any, args: list[Any]):
+        self.fn = fn
+        self.args = args
+
+
+class Tree:
+    """Branches that did not rejoin: what each side of ``cond`` ends with."""
+
+    __slots__ = ("cond", "a", "b")
+
+    def __init__(self, cond: Node, a: Any, b: Any):
+        self.cond = cond
+        self.a = a
+        self.b = b
+
+
+@dataclass
+class Scope:
+    """The graph whose tail calls out are held back; ``self_jump``: so are calls to it."""
+
+    graph: Graph
+    self_jump: bool
+
+
+class LoopCtx:
+    """A loop header being traced: unrolled until a branch forces loop mode."""
+
+    __slots__ = ("graph", "frame", "mode")
+
+    def __init__(self, graph: Graph, frame: Any):
+        self.graph = graph
+        self.frame = frame
+        self.mode = "unroll"
+
+
+class LoopNeeded(Exception):  # noqa: N818 - a control signal
+    """Raised in an unrolled loop whose branches do not rejoin: trace it as a loop."""
+
+    def __init__(self, ctx: LoopCtx):
+        super().__init__(ctx.graph.name)
+        self.ctx = ctx
+
+
+class LoopBody:
+    """The typed body of a ``loop`` node: opaque to the passes over the outer program.
+
+    Parameters: the loop-carried state (``nstate`` of them), then loop invariants.
+    Output: ``(go_on, *next_state, *exit_values)``.
+    """
+
+    def __init__(self, graph: Graph, nstate: int):
+        self.graph = graph
+        self.nstate = nstate
+
+    @property
+    def __myc_subgraph__(self) -> Graph:  # the IR printer shows it after the loop
+        return self.graph
+
+    def __repr__(self) -> str:
+        return f"<loop body {self.graph.name}: {self.nstate} carried>"
+
+
+class ALoop:
+    """The abstract value of a ``loop`` node: a tuple read with ``loop_out``."""
+
+    shape = None
+
+    def __repr__(self) -> str:
+        return "loop"
+
+
+ALOOP = ALoop()
+
+
+class NoMerge(Exception):  # noqa: N818 - a control signal
+    pass
+
+
+def root_of(g: Graph) -> Graph:
+    while g.parent is not None:
+        g = g.parent
+    return g
+
+
+def escapes(g: Graph, scope: Scope) -> bool:
+    """Does a tail call to ``g`` leave ``scope`` (to a join, a loop header or an exit)?"""
+    if g is scope.graph:
+        return scope.self_jump
+    if g.is_within(scope.graph):
+        return False
+    return root_of(g) is root_of(scope.graph)
+
+
+def loop_headers(graphs) -> set[Graph]:
+    """Graphs tail-called from inside themselves: the loops the frontend lowered."""
+    out = set()
+    for h in graphs:
+        out_node = h.output
+        if isinstance(out_node, Apply) and isinstance(out_node.inputs[0], Constant):
+            target = out_node.inputs[0].value
+            if isinstance(target, Graph) and h.is_within(target):
+                out.add(target)
+    return out
+
+
+def _is_leaf(v: Any) -> bool:
+    return isinstance(v, (Node, np.ndarray, np.generic, bool, int, float))
+
+
+def flatten(v: Any, leaves: list[Any]) -> Any:
+    """``v``'s structure with numeric leaves (symbolic or not) replaced by their index."""
+    if isinstance(v, tuple):
+        return ("t",) + tuple(flatten(x, leaves) for x in v)
+    if isinstance(v, list):
+        return ("l",) + tuple(flatten(x, leaves) for x in v)
+    if _is_leaf(v):
+        leaves.append(v)
+        return ("v", type(v) if not isinstance(v, Node) else Node)
+    if isinstance(v, MaybeUndef):
+        leaves.append(v.value)
+        leaves.append(v.flag)
+        return ("m",)
+    return ("k", v)
+
+
+def unflatten(s: Any, leaves) -> Any:
+    tag = s[0]
+    if tag == "t":
+        return tuple(unflatten(x, leaves) for x in s[1:])
+    if tag == "l":
+        return [unflatten(x, leaves) for x in s[1:]]
+    if tag == "v":
+        return next(leaves)
+    if tag == "m":
+        return MaybeUndef(next(leaves), next(leaves))
+    return s[1]
+
+
+def same_structure(a: Any, b: Any) -> bool:
+    if a[0] != b[0]:
+        return False
+    if a[0] in ("t", "l"):
+        return len(a) == len(b) and all(same_structure(x, y) for x, y in zip(a[1:], b[1:],
+                                                                             strict=True))
+    if a[0] in ("v", "m"):
+        return True  # leaves are compared one by one
+    return _same_value(a[1], b[1])
+
+
+def _same_value(x: Any, y: Any) -> bool:
+    if x is y:
+        return True
+    if isinstance(x, Closure) and isinstance(y, Closure):
+        return x.graph is y.graph and x.frame is y.frame
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, (str, type(None), slice, np.dtype)):
+        return bool(x == y)
+    return False
+
+
+def abstract_leaf(v: Any) -> Any:
+    return v.abstract if isinstance(v, Node) else abstract_of(v)
+
+
+def same_concrete(x: Any, y: Any) -> bool:
+    if isinstance(x, Node) or isinstance(y, Node):
+        return x is y
+    if type(x) is not type(y):
+        return False
+    if isinstance(x, np.ndarray):
+        return x.shape == y.shape and x.dtype == y.dtype and bool(np.array_equal(x, y))
+    return bool(x == y) or (x != x and y != y)
+
+
+class ControlFlow:
+    """The tracer's handling of symbolic conditions (mixed into ``Tracer``)."""
+
+    spec_depth = 0
+    MAX_SPECULATION = 24
+
+    # -- values ------------------------------------------------------------------------
+    def merge_value(self, c: Node, x: Any, y: Any, loc) -> Any:
+        """The value that is ``x`` where ``c`` holds and ``y`` elsewhere."""
+        if x is y:
+            return x
+        if isinstance(x, MaybeUndef) or isinstance(y, MaybeUndef):
+            if x is UNDEF or y is UNDEF:
+                m = x if y is UNDEF else y
+                f = self.merge_value(c, m.flag, False, loc) if y is UNDEF else \
+                    self.merge_value(c, False, m.flag, loc)
+                return MaybeUndef(m.value, f)
+            mx = x if isinstance(x, MaybeUndef) else MaybeUndef(x, True)
+            my = y if isinstance(y, MaybeUndef) else MaybeUndef(y, True)
+            return MaybeUndef(self.merge_value(c, mx.value, my.value, loc),
+                              self.merge_value(c, mx.flag, my.flag, loc))
+        if isinstance(x, Node) or isinstance(y, Node) or (_is_leaf(x) and _is_leaf(y)):
+            if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
+                return x
+            ax, ay = abstract_leaf(x), abstract_leaf(y)
+            if ax is None or ax != ay:
+                raise NoMerge(f"a value has type {ax} on one side and {ay} on the other")
+            return self.emit(P.select, [c, x, y], loc, abstract=ax)
+        if isinstance(x, (tuple, list)) and type(x) is type(y) and len(x) == len(y):
+            return type(x)(self.merge_value(c, a, b, loc) for a, b in zip(x, y, strict=True))
+        if isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys():
+            return {k: self.merge_value(c, x[k], y[k], loc) for k in x}
+        if _callable(x) and _callable(y):
+            if isinstance(x, Closure) and isinstance(y, Closure) and x.graph is y.graph \
+                    and x.frame is y.frame:
+                return x
+            return Fork(c, x, y)
+        if x is ZERO or y is ZERO:
+            raise NoMerge("a gradient is zero on one side only")
+        if _same_value(x, y):
+            return x
+        raise NoMerge(f"values of different kinds ({type(x).__name__}, "
+                      f"{type(y).__name__}) on the two sides")
+
+    def merge(self, c: Node, a: Any, b: Any, loc) -> Any:
+        """Rejoin two traced branches: a merged value or jump, else a ``Tree``."""
+        if isinstance(a, Jump) and isinstance(b, Jump) and _same_fn(a.fn, b.fn) \
+                and len(a.args) == len(b.args):
+            try:
+                return Jump(a.fn, [self.merge_value(c, x, y, loc)
+                                   for x, y in zip(a.args, b.args, strict=True)])
+            except NoMerge:
+                return Tree(c, a, b)
+        if not isinstance(a, (Jump, Tree)) and not isinstance(b, (Jump, Tree)):
+            try:
+                return self.merge_value(c, a, b, loc)
+            except NoMerge:
+                return Tree(c, a, b)
+        return Tree(c, a, b)
+
+    # -- branches ------------------------------------------------------------------------
+    def symbolic_truth(self, prim: Primitive, x: Node, loc) -> Any:
+        from myc.backends.interp import Interpreter
+        from myc.infer.abstract import zeros_proxy
+
+        Interpreter.call_prim(P.truth, [zeros_proxy(x.abstract)], loc)  # size > 1: error
+        if prim.name == "not_":
+            return self.emit(P.eq, [x, False], loc)
+        if x.abstract.dtype.kind != "b":
+            x = self.emit(P.ne, [x, 0], loc)
+        return SymBool(x)
+
+    def loop_of(self, fn: Any) -> LoopCtx | None:
+        g = fn.graph if isinstance(fn, Closure) else None
+        if g is None:
+            return None
+        for ctx in reversed(self.loops):
+            if g.is_within(ctx.graph):
+                return ctx
+        return None
+
+    def call_fork(self, fork: Fork, args: list[Any], loc, scope: Scope | None) -> Any:
+        """Trace both sides of a data-dependent branch; rejoin them where possible."""
+        from myc.infer.trace import GraphBreak
+
+        ctx = self.loop_of(fork.a) or self.loop_of(fork.b)
+        if ctx is None:
+            raise GraphBreak("a condition depends on array or float data", loc)
+        a = self.trace_branch(fork.a, args, loc)
+        b = self.trace_branch(fork.b, args, loc)
+        r = self.merge(fork.cond, a, b, loc)
+        if isinstance(r, Tree):
+            if ctx.mode == "unroll":
+                raise LoopNeeded(ctx)
+            r = self.resolve(r, scope, loc)
+        return r
+
+    def resolve(self, o: Any, scope: Scope | None, loc) -> Any:
+        """Continue the held-back jumps of ``o`` that stay inside ``scope``; rejoin."""
+        if isinstance(o, Tree):
+            return self.merge(o.cond, self.resolve(o.a, scope, loc),
+                              self.resolve(o.b, scope, loc), loc)
+        if isinstance(o, Jump) and isinstance(o.fn, Closure) and \
+                (scope is None or not escapes(o.fn.graph, scope)):
+            return self.trace_branch(o.fn, o.args, loc, scope)
+        return o
+
+    def trace_branch(self, fn: Any, args: list[Any], loc, scope: Any = "own") -> Any:
+        from myc.infer.trace import GraphBreak
+
+        if isinstance(fn, Primitive):
+            return self.call_prim(fn, list(args), loc)
+        self.spec_depth += 1
+        try:
+            if self.spec_depth > self.MAX_SPECULATION:
+                raise GraphBreak("data-dependent branches nested too deeply", loc)
+            if scope == "own":
+                scope = Scope(fn.graph, False) if isinstance(fn, Closure) else None
+            return self.call(fn, list(args), loc, scope)
+        except MycError as exc:
+            # the side not taken may fail (an index out of range, a math domain error):
+            # only a program that takes one side per call can tell
+            raise GraphBreak(f"a data-dependent branch may fail: {exc.message}", loc) \
+                from None
+        except RecursionError:
+            raise GraphBreak("data-dependent recursion", loc) from None
+        finally:
+            self.spec_depth -= 1
+
+    # -- loops ---------------------------------------------------------------------------
+    def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
+        """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
+        ctx = LoopCtx(fn.graph, fn.frame)
+        self.loops.append(ctx)
+        try:
+            try:
+                return ("done", self.call(fn, args, loc, scope))
+            except LoopNeeded as need:
+                if need.ctx is not ctx:
+                    raise
+            ctx.mode = "body"
+            return ("tail",) + self.run_loop(fn, args, loc, ctx)
+        finally:
+            self.loops.remove(ctx)
+
+    def run_loop(self, fn: Closure, args: list[Any], loc, ctx: LoopCtx) -> tuple:
+        from myc.infer.trace import GraphBreak
+
+        args = list(args)
+        undef = [i for i, a in enumerate(args) if a is UNDEF]
+        leaves0: list[Any] = []
+        struct0 = flatten(args, leaves0)
+        variant = [isinstance(v, Node) for v in leaves0]
+        for _ in range(8):
+            body = Graph(f"{fn.graph.name}:loop", None, loc)
+            state: list[Any] = []
+            for v, var in zip(leaves0, variant, strict=True):
+                if var:
+                    p = body.add_parameter(f"s{len(body.parameters)}")
+                    p.abstract = abstract_leaf(v)
+                    state.append(p)
+                else:
+                    state.append(v)
+            saved = self.trace
+            self.trace = body
+            try:
+                out = self.call(fn, unflatten(struct0, iter(state)), loc,
+                                Scope(fn.graph, True))
+                go, nxt, exit_ = self.collapse(out, fn.graph, loc)
+                if go is True or go is False:
+                    go = Constant(go)
+            except NoMerge as exc:
+                raise GraphBreak(f"a loop's branches do not agree: {exc}", loc) from None
+            finally:
+                self.trace = saved
+            if nxt is None:
+                raise GraphBreak("a loop body that never continues", loc)
+            nxt = [MaybeUndef(v, True) if isinstance(a, MaybeUndef) and
+                   not isinstance(v, MaybeUndef) and v is not UNDEF else v
+                   for a, v in zip(args, nxt, strict=True)]
+            leaves1: list[Any] = []
+            struct1 = flatten(list(nxt), leaves1)
+            late = [i for i in undef if args[i] is UNDEF and nxt[i] is not UNDEF]
+            if late:
+                # first assigned in the body: carried as a value and a "set yet" flag
+                for i in late:
+                    v = nxt[i].value if isinstance(nxt[i], MaybeUndef) else nxt[i]
+                    a = abstract_leaf(v)
+                    if a is None:
+                        raise GraphBreak("a loop variable first set in the loop is not "
+                                         "numeric data", loc)
+                    args[i] = MaybeUndef(_zeros_of(a), False)
+                leaves0 = []
+                struct0 = flatten(args, leaves0)
+                variant = [isinstance(v, Node) for v in leaves0]
+                continue
+            if not same_structure(struct0, struct1):
+                raise GraphBreak("a loop variable changes kind between iterations", loc)
+            widened = False
+            for i, (v0, v1) in enumerate(zip(leaves0, leaves1, strict=True)):
+                if variant[i]:
+                    if abstract_leaf(v1) != abstract_leaf(v0):
+                        raise GraphBreak(f"a loop variable changes from {abstract_leaf(v0)}"
+                                         f" to {abstract_leaf(v1)} between iterations", loc)
+                elif not same_concrete(v0, v1):
+                    if abstract_leaf(v1) != abstract_leaf(v0) or abstract_leaf(v0) is None:
+                        raise GraphBreak("a loop variable changes type between iterations",
+                                         loc)
+                    variant[i] = True
+                    widened = True
+            if not widened:
+                break
+        else:
+            raise GraphBreak("a loop's variables do not settle", loc)
+        if exit_ is None:
+            raise GraphBreak("a loop that never exits", loc)
+        return self.finish_loop(body, leaves0, variant, leaves1, go, exit_, loc)
+
+    def collapse(self, o: Any, header: Graph, loc) -> tuple[Any, Any, Any]:
+        """(go on?, next state, exit) of one traced iteration; branches merged."""
+        if isinstance(o, Jump) and isinstance(o.fn, Closure) and o.fn.graph is header:
+            return True, o.args, None
+        if isinstance(o, Jump):
+            return False, None, ("jump", o.fn, o.args)
+        if not isinstance(o, Tree):
+            return False, None, ("value", None, o)
+        c = o.cond
+        ga, na, ea = self.collapse(o.a, header, loc)
+        gb, nb, eb = self.collapse(o.b, header, loc)
+        go = ga if ga is gb else self.merge_value(c, ga, gb, loc)
+        nxt = na if nb is None else nb if na is None else \
+            self.merge_value(c, tuple(na), tuple(nb), loc)
+        if ea is None or eb is None:
+            exit_ = ea if eb is None else eb
+        else:
+            if ea[0] != eb[0] or (ea[0] == "jump" and not _same_fn(ea[1], eb[1])):
+                raise NoMerge("a loop with exits to different places")
+            exit_ = (ea[0], ea[1], self.merge_value(c, ea[2], eb[2], loc))
+        return go, (list(nxt) if nxt is not None else None), exit_
+
+    def finish_loop(self, body: Graph, leaves0, variant, leaves1, go, exit_, loc) -> tuple:
+        """The loop node in the outer program, and how the loop leaves (a jump, a value)."""
+        kind, target, payload = exit_
+        ex_leaves: list[Any] = []
+        ex_struct = flatten(payload, ex_leaves)
+        ex_nodes = [v for v in ex_leaves if isinstance(v, Node)]
+        outs = [go] + [v for v, var in zip(leaves1, variant, strict=True) if var] + ex_nodes
+        body.output = body.apply(P.make_tuple, *outs, loc=loc)
+        invariants = lift_free_nodes(body)
+        nstate = sum(variant)
+        init = [v for v, var in zip(leaves0, variant, strict=True) if var]
+        node = self.emit(P.loop, [LoopBody(body, nstate), *init, *invariants], loc,
+                         abstract=ALOOP)
+        results = iter([self.emit(P.loop_out, [node, 1 + nstate + k], loc,
+                                  abstract=n.abstract) for k, n in enumerate(ex_nodes)])
+        leaves = [next(results) if isinstance(v, Node) else v for v in ex_leaves]
+        value = unflatten(ex_struct, iter(leaves))
+        if kind == "jump":
+            return (target, value)
+        return (None, value)
+
+
+def _zeros_of(a: Any) -> Any:
+    z = np.zeros(a.shape, a.dtype)
+    if a.shape == ():
+        z = z[()]
+        if getattr(a, "weak", False):
+            z = z.item()
+    return z
+
+
+def _callable(v: Any) -> bool:
+    return isinstance(v, (Closure, Primitive, Fork))
+
+
+def _same_fn(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    return isinstance(a, Closure) and isinstance(b, Closure) and a.graph is b.graph and \
+        a.frame is b.frame
+
+
+def lift_free_nodes(body: Graph) -> list[Node]:
+    """Nodes of enclosing programs that ``body`` reads become its parameters."""
+    lifted: dict[int, Parameter] = {}
+    outer: list[Node] = []
+    seen: set[int] = set()
+    stack = [body.output]
+    while stack:
+        n = stack.pop()
+        if n.id in seen or not isinstance(n, Apply):
+            continue
+        seen.add(n.id)
+        for k, i in enumerate(n.inputs):
+            if isinstance(i, (Apply, Parameter)) and i.graph is not body:
+                p = lifted.get(i.id)
+                if p is None:
+                    p = body.add_parameter(f"inv{len(lifted)}")
+                    p.abstract = i.abstract
+                    lifted[i.id] = p
+                    outer.append(i)
+                n.inputs[k] = p
+            elif isinstance(i, Apply):
+                stack.append(i)
+    return outer

@@ -1,0 +1,45 @@
+"""Control-flow primitives of *typed* programs: data-dependent choices and loops.
+
+They never appear in the graphs the frontend or AD build (those express control flow
+with ``switch`` and tail calls); specialization introduces them when a decision depends
+on array or float data, so that a compiled program can keep the decision instead of
+falling back to the evaluator.  ``select`` is an if-converted branch: both sides were
+computed and one is kept.  ``loop`` runs a typed body graph until it says stop;
+``loop_out`` reads one of its results.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from myc.prims.registry import register
+
+
+def _select(c: Any, a: Any, b: Any) -> Any:
+    return a if bool(c) else b
+
+
+def _loop(body: Any, *inputs: Any) -> Any:
+    # a loop's body is a typed graph: only a lowered host program can run it
+    runner = getattr(body, "runner", None)
+    if runner is None:
+        raise NotImplementedError("a typed loop runs only once lowered")
+    return runner(*inputs)
+
+
+def _assert_defined(flag: Any, value: Any, name: str) -> Any:
+    if not flag:
+        from myc.errors import MycNameError
+
+        raise MycNameError(f"local variable '{name}' is referenced before assignment")
+    return value
+
+
+register("assert_defined", "flag value name", _assert_defined, differentiable=False,
+         doc="A loop variable first set inside a data-dependent loop, read after it.")
+register("select", "cond x y", _select, differentiable=False,
+         doc="``x`` if ``cond`` else ``y``: a data-dependent branch after if-conversion.")
+register("loop", "body", _loop, variadic=True, differentiable=False,
+         doc="Run a typed loop body until its first output is false; the loop's results.")
+register("loop_out", "loop index", lambda t, k: t[k], differentiable=False,
+         doc="One result of a ``loop``.")
