@@ -50,6 +50,7 @@ class HostProgram:
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
     guards: list[tuple[str, Any]] = field(default_factory=list)
+    specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -183,16 +184,19 @@ class _Finish:
         return r
 
 
-def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> HostProgram:
+def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
+          lone: bool = False) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels."""
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
     mng = Manager(typed)
     order = schedule(typed, mng.owned.get(typed, []))
     slot_of: dict[int, int] = {}
+    specs: list[Any] = []
     params = []
     for p in typed.parameters:
         slot_of[p.id] = len(slot_of)
+        specs.append(p.abstract)
         params.append(slot_of[p.id])
 
     def operand(n: Node) -> tuple[bool, Any]:
@@ -202,13 +206,14 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
 
     steps = []
     out = typed.output
-    kernels = _kernels(typed, name) if fused else {}
+    kernels = _kernels(typed, name, lone) if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, KernelUnit):
             plan = unit.plan
             for m in plan.outputs:
                 slot_of[m.id] = len(slot_of)
+                specs.append(m.abstract)
             steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
                               plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
                               plan.kernel))
@@ -220,10 +225,13 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         prim = n.inputs[0].value  # type: ignore[union-attr]
         assert isinstance(prim, Primitive), f"typed graph calls a non-primitive: {n}"
         slot_of[n.id] = len(slot_of)
+        specs.append(n.abstract)
         fn = _Finish(prim, n.abstract) if isinstance(n.abstract, AScalar) else prim
         if prim is P.loop:
             body = n.inputs[1].value
-            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused), body.nstate)
+            # a loop body compiles even lone array ops: then it can run natively
+            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True),
+                            body.nstate)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
             continue
@@ -237,17 +245,33 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None) -> 
         outputs = []
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
-                       guards=list(typed.flags.get("guards", [])))
+                       guards=list(typed.flags.get("guards", [])), specs=specs)
 
 
 class LoopRunner:
-    """A ``loop`` step: runs its body program until the body says stop."""
+    """A ``loop`` step: runs its body program until the body says stop.
+
+    When every step of the body is a serial kernel or scalar arithmetic, the whole loop
+    is one native function (``myc.backends.cpu.loopgen``): no return to Python per
+    iteration.  Otherwise the body's steps run from here, one iteration at a time.
+    """
 
     def __init__(self, body: HostProgram, nstate: int):
         self.body = body
         self.nstate = nstate
+        self.native = _native_loop(body, nstate)
+
+    def __reduce__(self):  # machine code is rebuilt (it calls kernels by address)
+        return (LoopRunner, (self.body, self.nstate))
 
     def __call__(self, *inputs: Any) -> tuple:
+        if self.native is not None:
+            from myc.backends.cpu.loopgen import Bailout
+
+            try:
+                return (None,) * (1 + self.nstate) + self.native(list(inputs))
+            except Bailout:
+                pass  # Python's semantics decide this run: the loop is pure, start over
         n = self.nstate
         state, invariants = list(inputs[:n]), list(inputs[n:])
         while True:
@@ -258,6 +282,16 @@ class LoopRunner:
 
     def __str__(self) -> str:
         return self.body.describe()
+
+
+def _native_loop(body: HostProgram, nstate: int):
+    if os.environ.get("MYC_NO_NATIVE_LOOPS"):
+        return None
+    try:
+        from myc.backends.cpu.loopgen import native_loop
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return None
+    return native_loop(body, nstate)
 
 
 class KernelUnit:
@@ -293,7 +327,7 @@ def _kernel_unit(kernel, post) -> KernelUnit:
     return KernelUnit(_Plan(kernel, post), [], compile_kernel(kernel))
 
 
-def _kernels(typed: Graph, name: str) -> dict[int, KernelUnit]:
+def _kernels(typed: Graph, name: str, lone: bool = False) -> dict[int, KernelUnit]:
     """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
     from myc.opt.fusion import fuse
 
@@ -304,9 +338,9 @@ def _kernels(typed: Graph, name: str) -> dict[int, KernelUnit]:
         return {}
     base = re.sub(r"\W", "_", name) or "k"
     out: dict[int, KernelUnit] = {}
-    for grp in fuse(typed):
-        if len(grp.members) < 2 and not any(prim_of_name(m) in ("sum", "max", "min", "mean")
-                                            for m in grp.members):
+    for grp in fuse(typed, 1) if lone else fuse(typed):
+        if not lone and len(grp.members) < 2 and not any(
+                prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members):
             continue  # a lone elementwise op: NumPy's loop is as good
         try:
             plan = build_kernel(grp, f"{base}_k{grp.id}")

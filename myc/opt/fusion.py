@@ -62,8 +62,12 @@ def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
     return None
 
 
-def fuse(g: Graph) -> list[FusionGroup]:
-    """The fusion groups of the flat typed graph ``g``, in a valid execution order."""
+def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
+    """The fusion groups of the flat typed graph ``g``, in a valid execution order.
+
+    Arrays under ``min_size`` elements stay NumPy steps, except where a caller (a loop
+    body that should run natively) asks for every array op in a kernel.
+    """
     mng = Manager(g)
     order = schedule(g, mng.owned.get(g, []))
     group_of: dict[int, FusionGroup] = {}
@@ -75,7 +79,7 @@ def fuse(g: Graph) -> list[FusionGroup]:
         dep: set[int] = set()
         for i in n.inputs:
             dep |= reach.get(i.id, frozenset())
-        if kd is None or _size(kd[1]) < MIN_FUSED_SIZE:
+        if kd is None or _size(kd[1]) < min_size:
             reach[n.id] = frozenset(dep)
             continue
         kind, domain = kd

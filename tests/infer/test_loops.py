@@ -227,3 +227,73 @@ def test_math_in_loops_matches_python():
     f = myc.jit(halley)
     for a in (2.0, 10.0, 0.5):
         assert f(a) == pytest.approx(halley(a), rel=1e-12)
+
+
+# ---------------------------------------------------------------- native loops
+
+
+def _loop_runners(jitted):
+    from myc.lower.program import LoopRunner
+
+    return [st.fn for prog in jitted._executable.cache.values() for st in prog.steps
+            if isinstance(st.fn, LoopRunner)]
+
+
+NATIVE_CASES = [
+    (converge, lambda k: (np.random.default_rng(k).uniform(4, 8, 300).astype(np.float32),)),
+    (newton, lambda k: (float(2 + 7 * k),)),
+    (first_set_inside, lambda k: (np.zeros(3) + 0.25 * k, 10.0)),
+    (branches_in_loop, lambda k: (np.array([0.1, 0.2, 0.3]) * (1 + 4 * k),)),
+    (nested, lambda k: (np.array([[0.5, 3.0], [9.0, 0.1]]) * (1 + k),)),
+    (scan_index, lambda k: (np.array([0.5, 1.0, 2.0, 4.0]), 0.3 + k)),
+]
+
+
+@pytest.mark.parametrize("fn,make", NATIVE_CASES, ids=[f.__name__ for f, _ in NATIVE_CASES])
+def test_loops_over_kernels_and_scalars_run_as_one_native_function(fn, make, monkeypatch):
+    f = myc.jit(fn)
+    f(*make(0))
+    runners = _loop_runners(f)
+    assert runners and all(r.native is not None for r in runners)
+    monkeypatch.setenv("MYC_NO_NATIVE_LOOPS", "1")
+    h = myc.jit(fn)  # the step-by-step runner: same answers
+    for k in range(3):
+        args = make(k)
+        want = fn(*args)
+        for got in (f(*args), h(*args)):
+            for g, w in zip(got if isinstance(got, tuple) else (got,),
+                            want if isinstance(want, tuple) else (want,), strict=True):
+                np.testing.assert_allclose(g, w, rtol=1e-6)
+                assert np.asarray(g).dtype == np.asarray(w).dtype
+    assert all(r.native is None for r in _loop_runners(h))
+
+
+def grow(x, limit):
+    n = 1
+    while np.sum(x) * n < limit:
+        n = n * 1000
+    return n
+
+
+def divide_down(x):
+    a = 1.0
+    b = float(np.sum(x))
+    while a > 1e-3:
+        a = a / b
+        b = b - 1.0
+    return a
+
+
+def test_native_loops_hand_python_semantics_back_to_the_host():
+    # Python ints do not overflow: a native int64 loop must not wrap
+    f = myc.jit(grow)
+    x = np.ones(3)
+    assert f(x, 1e6) == grow(x, 1e6)
+    assert f(x, 1e40) == grow(x, 1e40) == 10 ** 42  # past 2**63: the host path
+    # a Python float divided by zero raises, as in CPython
+    g = myc.jit(divide_down)
+    assert g(np.array([10.0, 20.0])) == divide_down(np.array([10.0, 20.0]))
+    with pytest.raises(ZeroDivisionError):
+        divide_down(np.array([1.0, 1.0]))
+    with pytest.raises(MycError, match="division by zero"):
+        g(np.array([1.0, 1.0]))

@@ -1,0 +1,530 @@
+"""A data-dependent loop as one native function: no return to Python per iteration.
+
+The body of a ``loop`` node is a small host program.  When every step of it is a
+compiled kernel that runs serially (small arrays: the per-iteration cost is dispatch,
+not arithmetic) or scalar arithmetic, comparisons and selects, the whole loop becomes::
+
+    void @myc_loop(ptr %io)
+
+``io`` holds data pointers: the loop's inputs (arrays, or 8-byte cells for scalars),
+the constant arrays the body reads, one scratch buffer per kernel output, two buffers
+per loop-carried array (the next state is copied into the one not being read, so a
+kernel never reads the buffer it writes), and the exit values' destinations.  Kernels
+are called by address (they live in their own JIT modules), so this module is rebuilt
+rather than cached on disk; it is small and compiles in a few milliseconds.
+
+Anything else in the body (NumPy steps, nested loops, checks that raise) keeps the
+step-by-step runner: ``native_loop`` returns ``None``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from math import prod
+from typing import Any
+
+import llvmlite.binding as llvm
+import numpy as np
+from llvmlite import ir
+
+from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
+from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
+from myc.backends.cpu.jit import JitModule
+from myc.infer.abstract import AArray, AScalar, abstract_of
+from myc.lower.kernel import identity
+from myc.prims import Primitive
+
+_SCALAR = {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
+           "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem"}
+_FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+_FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+
+
+class Bailout(Exception):  # noqa: N818 - a control signal
+    """The native loop met what only Python semantics decide (an int overflowing 64 bits,
+    a Python division by zero, an index out of range): run the loop on the host path."""
+_counter = [0]
+
+
+class Unsupported(Exception):  # noqa: N818 - a control signal
+    pass
+
+
+def native_loop(body, nstate: int) -> NativeLoop | None:
+    """The loop as native code, or ``None`` when its body needs the host runner."""
+    try:
+        return NativeLoop(body, nstate)
+    except Unsupported:
+        return None
+
+
+def _prim_name(fn: Any) -> str:
+    prim = getattr(fn, "prim", fn)
+    return prim.name if isinstance(prim, Primitive) else ""
+
+
+def _ltype(a: Any) -> ir.Type:
+    return LLTYPE[str(a.dtype)]
+
+
+def _mem(a: Any) -> ir.Type:
+    return MEMTYPE[str(a.dtype)]
+
+
+def _memdtype(dt: np.dtype) -> np.dtype:
+    return np.dtype(np.uint8) if dt == np.bool_ else dt
+
+
+class NativeLoop:
+    """``loop(inputs) -> exit values`` as one call into machine code."""
+
+    def __init__(self, body, nstate: int):
+        from myc.lower.program import KernelUnit
+
+        self.body = body
+        self.nstate = nstate
+        specs = body.specs
+        if len(specs) != body.nslots:
+            raise Unsupported("slot types unknown")
+        self.consts: list[np.ndarray] = []
+        self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
+        for st in body.steps:
+            if isinstance(st.fn, KernelUnit):
+                ck = st.fn.compiled
+                if not ck._serial or ck._empty:
+                    raise Unsupported("a kernel big enough to run on threads")
+                for (_shape, _dt), post, slot in zip(ck._out_specs, st.fn.plan.post,
+                                                     st.outputs, strict=True):
+                    if post.divide_by is not None and post.scalar is None:
+                        raise Unsupported("a mean over an array result")
+                    if not isinstance(specs[slot], (AArray, AScalar)):
+                        raise Unsupported("kernel output type")
+                for (is_slot, x), b in zip(st.inputs, ck.kernel.inputs, strict=True):
+                    a = specs[x] if is_slot else abstract_of(x)
+                    if isinstance(a, AArray) and (a.dtype != np.dtype(b.dtype)
+                                                  or a.shape != tuple(b.shape)):
+                        raise Unsupported("a kernel input converted on the fly")
+                    if a is None:
+                        raise Unsupported("a kernel input that is not data")
+                continue
+            name = _prim_name(st.fn)
+            out = specs[st.output]
+            if name not in _SCALAR:
+                raise Unsupported(f"host step {st.name}")
+            if isinstance(out, AArray):
+                if name != "select":
+                    raise Unsupported("array arithmetic outside kernels")
+                continue
+            if not isinstance(out, AScalar):
+                raise Unsupported("non-numeric step")
+            ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in st.inputs]
+            if name == "getitem":
+                if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and st.inputs[0][0]
+                        and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
+                    raise Unsupported("indexing other than a[i] of a 1-d array")
+                continue
+            if any(not isinstance(a, AScalar) for a in ins):
+                raise Unsupported("a scalar step on an array")
+            if name == "abs" and out.dtype.kind not in "fi":
+                raise Unsupported("abs of a bool")
+        for is_slot, x in body.outputs:
+            a = specs[x] if is_slot else abstract_of(x)
+            if is_slot and not isinstance(a, (AArray, AScalar)):
+                raise Unsupported("an exit value that is not data")
+        self.param_specs = [specs[p] for p in body.params]
+        self.exit_outputs = body.outputs[1 + nstate:]
+        _counter[0] += 1
+        self.symbol = f"myc_loop_{_counter[0]}"
+        self.symbols: dict[str, int] = {}
+        module = self._build()
+        self.llvm_ir = str(module)
+        for sym, addr in self.symbols.items():
+            llvm.add_symbol(sym, addr)
+        self._jit = JitModule(module)
+        self._fn = _FN(self._jit.address(self.symbol))
+
+    # -- code --------------------------------------------------------------------------
+    def _build(self) -> ir.Module:
+        from myc.lower.program import KernelUnit
+
+        body, specs, n = self.body, self.body.specs, self.nstate
+        module = ir.Module(name=self.symbol)
+        fn = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
+        entry = fn.append_basic_block("entry")
+        bail = fn.append_basic_block("bail")
+        b = ir.IRBuilder(bail)
+        b.ret(ir.Constant(I32, 1))
+        b = ir.IRBuilder(entry)
+
+        def bail_if(bad: ir.Value) -> None:
+            ok = fn.append_basic_block("ok")
+            b.cbranch(bad, bail, ok)
+            b.position_at_end(ok)
+
+        def weak(si: int) -> bool:
+            st = body.steps[si]
+            return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in st.inputs)
+        io = fn.args[0]
+        nio = [0]
+
+        def io_ptr() -> ir.Value:
+            at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
+            p = b.load(at, typ=PTR)
+            nio[0] += 1
+            return p
+
+        slots: dict[int, ir.Value] = {}  # slot -> alloca holding its value
+
+        def slot_var(k: int) -> ir.Value:
+            if k not in slots:
+                with b.goto_block(entry):
+                    b.position_at_start(entry)
+                    a = specs[k]
+                    slots[k] = b.alloca(PTR if isinstance(a, AArray) else _ltype(a))
+            return slots[k]
+
+        # inputs
+        for slot, a in zip(body.params, self.param_specs, strict=True):
+            p = io_ptr()
+            var = slot_var(slot)
+            if isinstance(a, AArray):
+                b.store(p, var)
+            else:
+                v = b.load(p, typ=_mem(a))
+                if a.dtype == np.bool_:
+                    v = b.trunc(v, I1)
+                b.store(v, var)
+        # constant arrays and scratch, in step order
+        const_ptr: dict[int, ir.Value] = {}
+        scratch_ptr: dict[tuple[int, int], ir.Value] = {}
+        for si, st in enumerate(body.steps):
+            for k, (is_slot, x) in enumerate(st.inputs):
+                if not is_slot and isinstance(x, np.ndarray):
+                    self.consts.append(np.ascontiguousarray(x))
+                    const_ptr[(si, k)] = io_ptr()
+            if isinstance(st.fn, KernelUnit):
+                for i, (shape, dt) in enumerate(st.fn.compiled._out_specs):
+                    self.scratch.append((tuple(shape), np.dtype(dt)))
+                    scratch_ptr[(si, i)] = io_ptr()
+        state_slots = body.params[:n]
+        array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
+        state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
+        exit_ptrs = [io_ptr() for _ in self.exit_outputs]
+        self.n_io = nio[0]
+        cur = b.alloca(I1)
+        b.store(ir.Constant(I1, 0), cur)
+
+        loop = fn.append_basic_block("loop")
+        update = fn.append_basic_block("update")
+        done = fn.append_basic_block("exit")
+        b.branch(loop)
+        b.position_at_end(loop)
+
+        def value(si: int, k: int, is_slot: bool, x: Any, want: Any = None) -> ir.Value:
+            """An operand as an LLVM value (arrays: a pointer), converted to ``want``."""
+            if is_slot:
+                a = specs[x]
+                v = b.load(slot_var(x), typ=PTR if isinstance(a, AArray) else _ltype(a))
+            elif isinstance(x, np.ndarray):
+                return const_ptr[(si, k)]
+            else:
+                a = abstract_of(x)
+                v = ir.Constant(_ltype(a), bool(x) if a.dtype == np.bool_ else
+                                float(x) if a.dtype.kind == "f" else int(x))
+            return v if want is None else convert(v, _ltype(a), want)
+
+        def convert(v: ir.Value, src: ir.Type, dst: ir.Type) -> ir.Value:
+            if src == dst:
+                return v
+            if dst == I1:
+                return b.fcmp_unordered("!=", v, ir.Constant(src, 0.0)) if is_float(src) \
+                    else b.icmp_unsigned("!=", v, ir.Constant(src, 0))
+            if is_float(dst):
+                if is_float(src):
+                    return b.fpext(v, dst) if dst == F64 else b.fptrunc(v, dst)
+                return b.uitofp(v, dst) if src == I1 else b.sitofp(v, dst)
+            if is_float(src):
+                return b.fptosi(v, dst)
+            return b.zext(v, dst) if src == I1 else v
+
+        for si, st in enumerate(body.steps):
+            if isinstance(st.fn, KernelUnit):
+                self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
+                continue
+            name = _prim_name(st.fn)
+            out = specs[st.output]
+            if isinstance(out, AArray):  # select between arrays: between pointers
+                c = value(si, 0, *st.inputs[0], want=I1)
+                r = b.select(c, value(si, 1, *st.inputs[1]), value(si, 2, *st.inputs[2]))
+                b.store(r, slot_var(st.output))
+                continue
+            rt = _ltype(out)
+            if name == "select":
+                c = value(si, 0, *st.inputs[0], want=I1)
+                r = b.select(c, value(si, 1, *st.inputs[1], want=rt),
+                             value(si, 2, *st.inputs[2], want=rt))
+            elif name in _FCMP:
+                ct = _compare_type([specs[x] if s else abstract_of(x) for s, x in st.inputs])
+                x0 = value(si, 0, *st.inputs[0], want=ct)
+                x1 = value(si, 1, *st.inputs[1], want=ct)
+                op = _FCMP[name]
+                if is_float(ct):
+                    r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
+                        b.fcmp_ordered(op, x0, x1)
+                elif ct == I1:
+                    r = b.icmp_unsigned(op, x0, x1)
+                else:
+                    r = b.icmp_signed(op, x0, x1)
+                r = convert(r, I1, rt)
+            elif name == "neg":
+                x0 = value(si, 0, *st.inputs[0], want=rt)
+                r = b.fneg(x0) if is_float(rt) else b.neg(x0)
+            elif name == "abs":
+                x0 = value(si, 0, *st.inputs[0], want=rt)
+                if is_float(rt):
+                    r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
+                else:
+                    if weak(si):
+                        bail_if(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))))
+                    r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
+            elif name in ("to_weak", "to_float", "to_bool"):
+                r = value(si, 0, *st.inputs[0], want=rt)
+            elif name == "truediv":
+                x0 = value(si, 0, *st.inputs[0], want=rt)
+                x1 = value(si, 1, *st.inputs[1], want=rt)
+                if weak(si):  # Python floats: x / 0.0 raises
+                    bail_if(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)))
+                r = b.fdiv(x0, x1)
+            elif name == "getitem":
+                arr_a = specs[st.inputs[0][1]]
+                base = value(si, 0, *st.inputs[0])
+                i = value(si, 1, *st.inputs[1], want=I64)
+                size = ir.Constant(I64, arr_a.shape[0])
+                i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+                bail_if(b.icmp_unsigned(">=", i, size))  # out of range (negative too)
+                mt = MEMTYPE[str(arr_a.dtype)]
+                v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
+                src = LLTYPE[str(arr_a.dtype)]
+                if src == I1:
+                    v = b.trunc(v, I1)
+                r = convert(v, src, rt)
+            else:
+                x0 = value(si, 0, *st.inputs[0], want=rt)
+                x1 = value(si, 1, *st.inputs[1], want=rt)
+                if name in ("and_", "or_"):
+                    if is_float(rt):
+                        raise Unsupported("bitwise op on floats")
+                    r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
+                elif rt == I1:
+                    raise Unsupported("arithmetic on bools")
+                elif is_float(rt):
+                    r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
+                elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
+                    op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
+                    pair = b.call(_overflow(module, op), [x0, x1])
+                    bail_if(b.extract_value(pair, 1))
+                    r = b.extract_value(pair, 0)
+                else:
+                    r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
+            b.store(r, slot_var(st.output))
+
+        go_slot, go = body.outputs[0]
+        g = value(-1, -1, go_slot, go, want=I1)
+        b.cbranch(g, update, done)
+
+        # next state: arrays copied into the buffer not being read, then all slots set
+        b.position_at_end(update)
+        c = b.load(cur, typ=I1)
+        nxt = []
+        for j in range(n):
+            is_slot, x = body.outputs[1 + j]
+            a = specs[state_slots[j]]
+            if isinstance(a, AArray):
+                dst = b.select(c, state_bufs[j][0], state_bufs[j][1])
+                src = value(-1, -1, is_slot, x)
+                _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                nxt.append(dst)
+            else:
+                nxt.append(value(-1, -1, is_slot, x, want=_ltype(a)))
+        for j in range(n):
+            b.store(nxt[j], slot_var(state_slots[j]))
+        b.store(b.not_(c), cur)
+        b.branch(loop)
+
+        b.position_at_end(done)
+        for (is_slot, x), dst in zip(self.exit_outputs, exit_ptrs, strict=True):
+            a = specs[x] if is_slot else abstract_of(x)
+            if not is_slot:
+                continue  # a constant: filled in by the caller
+            if isinstance(a, AArray):
+                src = value(-1, -1, is_slot, x)
+                _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+            else:
+                v = value(-1, -1, is_slot, x)
+                if a.dtype == np.bool_:
+                    v = b.zext(v, I8)
+                b.store(v, dst)
+        b.ret(ir.Constant(I32, 0))
+        return module
+
+    def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry) -> None:
+        unit = st.fn
+        ck = unit.compiled
+        kernel = ck.kernel
+        n_in, n_out = len(kernel.inputs), len(ck._out_specs)
+        with b.goto_block(entry):
+            b.position_at_start(entry)
+            arr = b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
+            # 8-byte cells behind opaque pointers: any scalar type can be stored
+            cells = [b.alloca(PTR) for _ in kernel.inputs]
+        for k, ((is_slot, x), buf) in enumerate(zip(st.inputs, kernel.inputs, strict=True)):
+            a = self.body.specs[x] if is_slot else abstract_of(x)
+            if isinstance(a, AArray):
+                p = value(si, k, is_slot, x)
+            else:  # a scalar: a 0-d buffer of the kernel's dtype
+                mt = MEMTYPE[str(np.dtype(buf.dtype))]
+                v = value(si, k, is_slot, x, want=LLTYPE[str(np.dtype(buf.dtype))])
+                if mt == I8:
+                    v = b.zext(v, I8)
+                b.store(v, cells[k])
+                p = cells[k]
+            b.store(p, b.gep(arr, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR))
+        outs = []
+        for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
+            p = scratch_ptr[(si, i)]
+            outs.append(p)
+            if op.init:
+                _fill(b, p, MEMTYPE[str(np.dtype(dt))], identity(op.op, np.dtype(dt)),
+                      prod(shape))
+            b.store(p, b.gep(arr, [ir.Constant(I64, n_in + i)], inbounds=True,
+                             source_etype=PTR))
+        # the kernel lives in another JIT module: called through a symbol bound to its
+        # address (llvm.add_symbol), which MCJIT resolves when this module loads
+        addr = ctypes.cast(ck._fn, ctypes.c_void_p).value
+        sym = f"myc_kernel_at_{addr:x}"
+        target = b.module.globals.get(sym)
+        if target is None:
+            target = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
+                                 sym)
+            self.symbols[sym] = addr
+        b.call(target, [arr, ir.Constant(I64, 0), ir.Constant(I64, ck.plan.extent)])
+        for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
+            a = self.body.specs[slot]
+            dt = np.dtype(ck._out_specs[i][1])
+            if isinstance(a, AArray):
+                b.store(outs[i], slot_var(slot))
+                continue
+            v = b.load(outs[i], typ=MEMTYPE[str(dt)])
+            src = LLTYPE[str(dt)]
+            if src == I1:
+                v = b.trunc(v, I1)
+            if post.divide_by is not None:
+                if not is_float(src):
+                    raise Unsupported("an integer mean")
+                v = b.fdiv(v, ir.Constant(src, float(post.divide_by)))
+            b.store(convert(v, src, _ltype(a)), slot_var(slot))
+
+    # -- calls ---------------------------------------------------------------------------
+    def __call__(self, inputs: list[Any]) -> tuple:
+        keep: list[np.ndarray] = []
+        ptrs: list[int] = []
+        for v, a in zip(inputs, self.param_specs, strict=True):
+            if isinstance(a, AArray):
+                arr = np.ascontiguousarray(v, dtype=a.dtype)
+                if arr.shape != a.shape:
+                    raise ValueError(f"loop input of shape {arr.shape}, expected {a.shape}")
+            else:
+                arr = np.array(v, dtype=_memdtype(a.dtype))
+            keep.append(arr)
+            ptrs.append(arr.ctypes.data)
+        for c in self.consts:
+            ptrs.append(c.ctypes.data)
+        for shape, dt in self.scratch:
+            arr = np.empty(shape, _memdtype(dt))
+            keep.append(arr)
+            ptrs.append(arr.ctypes.data)
+        specs = self.body.specs
+        for j in range(self.nstate):
+            a = specs[self.body.params[j]]
+            if isinstance(a, AArray):
+                for _ in range(2):
+                    arr = np.empty(a.shape, a.dtype)
+                    keep.append(arr)
+                    ptrs.append(arr.ctypes.data)
+        results: list[Any] = []
+        for is_slot, x in self.exit_outputs:
+            a = specs[x] if is_slot else None
+            arr = np.empty(a.shape, a.dtype) if isinstance(a, AArray) else \
+                np.zeros((), _memdtype(a.dtype)) if a is not None else np.zeros((), np.int64)
+            results.append(arr)
+            ptrs.append(arr.ctypes.data)
+        io = (ctypes.c_void_p * len(ptrs))(*ptrs)
+        if self._fn(ctypes.addressof(io)):
+            raise Bailout(self.symbol)
+        out = []
+        for (is_slot, x), arr in zip(self.exit_outputs, results, strict=True):
+            if not is_slot:
+                out.append(x)
+                continue
+            a = specs[x]
+            if isinstance(a, AArray):
+                out.append(arr)
+            else:
+                v = arr[()]
+                if a.dtype == np.bool_:
+                    v = bool(v)
+                out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
+                           else a.dtype.type(v))
+        return tuple(out)
+
+
+def _compare_type(abstracts: list[Any]) -> ir.Type:
+    """The type NumPy compares two scalars in (Python scalars are weak)."""
+    proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
+               for a in abstracts]
+    dt = np.result_type(*proxies)
+    return LLTYPE[str(dt)]
+
+
+def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
+    full = f"{name}.{'f32' if ty == ir.FloatType() else 'f64'}"
+    fn = module.globals.get(full)
+    return fn if fn is not None else ir.Function(module, ir.FunctionType(ty, [ty]), full)
+
+
+def _overflow(module: ir.Module, op: str) -> ir.Function:
+    full = f"llvm.{op}.with.overflow.i64"
+    fn = module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]),
+                                                 [I64, I64]), full)
+    return fn
+
+
+def _memcpy(b: ir.IRBuilder, module: ir.Module, dst, src, nbytes: int) -> None:
+    name = "llvm.memcpy.p0.p0.i64"
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]), name)
+    b.call(fn, [dst, src, ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
+
+
+def _fill(b: ir.IRBuilder, ptr, ty: ir.Type, value, count: int) -> None:
+    v = ir.Constant(ty, float(value) if is_float(ty) else int(value))
+    if count == 1:
+        b.store(v, ptr)
+        return
+    fn = b.function
+    head = fn.append_basic_block("fill")
+    after = fn.append_basic_block("filled")
+    pre = b.block
+    b.branch(head)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), pre)
+    b.store(v, b.gep(ptr, [i], source_etype=ty))
+    nxt = b.add(i, ir.Constant(I64, 1))
+    i.add_incoming(nxt, head)
+    b.cbranch(b.icmp_signed("<", nxt, ir.Constant(I64, count)), head, after)
+    b.position_at_end(after)
+
