@@ -252,23 +252,25 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
             from myc.ad.reverse import reverse_transform
 
             return print_program(reverse_transform(graph))
-        from myc.infer.trace import GraphBreak, trace
+        from myc.infer.trace import GraphBreak
+        from myc.runtime.specialize import specialize
 
         names = [p.name for p in graph.parameters]
         args = check_args(names, tuple(_bind_call(graph, example_args, {})))
         header = ""
         try:
-            typed, template = trace(graph, args)
-        except GraphBreak as brk:
+            typed, template, brk = specialize(graph, args)
+        except GraphBreak as brk2:
+            return (f"# {graph.name}: not specialized ({brk2.reason}); this signature "
+                    "runs on the reference evaluator\n" + print_program(graph))
+        if brk is not None:
             where = f" at {brk.loc}" if brk.loc else ""
-            try:  # as the runtime does: specialize on these arguments' decisions, guarded
-                typed, template = trace(graph, args, guarded=True)
-            except GraphBreak as brk2:
-                return (f"# {graph.name}: not specialized ({brk2.reason}); this signature "
-                        "runs on the reference evaluator\n" + print_program(graph))
             n = len(typed.flags.get("guards", []))
-            header = (f"# {graph.name}: {brk.reason}{where}; specialized on these "
-                      f"arguments' decisions, re-checked by {n} guard(s) on every call\n")
+            header = (f"# {graph.name}: {brk.reason}{where}; " + (
+                "differentiated as a typed program (its loops kept as loops)\n"
+                if typed.flags.get("route") == "adjoint" else
+                f"specialized on these arguments' decisions, re-checked by {n} guard(s) "
+                "on every call\n"))
         if stage == "typed":
             return header + print_graph(typed)
         from myc.opt.passes import optimize

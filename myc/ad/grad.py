@@ -73,5 +73,7 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Grap
     grads = [g.apply(P.grad_cast, g.apply(P.getitem, d, i + 1), xs[i]) for i in nums]
     res = grads[0] if isinstance(argnums, int) else g.apply(P.make_tuple, *grads)
     g.output = g.apply(P.make_tuple, y, res) if has_value else res
+    # what it differentiates: specialization can take the typed route through loops
+    g.flags["grad_of"] = (f, nums, isinstance(argnums, int), has_value)
     per_graph[key] = g
     return g

@@ -95,9 +95,17 @@ class Interpreter:
 
     def __init__(self, root: Graph):
         self.root = root
-        mng = Manager(root)
         self.plans: dict[Graph, tuple] = {}
+        self.add_graphs(root)
+
+    def add_graphs(self, root: Graph) -> None:
+        """Precompute the plans of ``root`` and the graphs reachable from it."""
+        if root in self.plans:
+            return
+        mng = Manager(root)
         for g in mng.graphs:
+            if g in self.plans:
+                continue
             order = schedule(g, mng.owned.get(g, []))
             tail = bool(order) and order[-1] is g.output
             steps = [(n.id, [_operand(g, i) for i in n.inputs], n.loc)

@@ -69,6 +69,21 @@ _UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "inv
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+def _advanced_index(index: Node) -> bool:
+    """Is ``x[index]`` NumPy advanced indexing (a copy, not a view of ``x``)?"""
+    if isinstance(index, Constant):
+        v = index.value
+        return isinstance(v, (np.ndarray, list)) or (
+            isinstance(v, tuple) and any(isinstance(e, (np.ndarray, list)) for e in v))
+    if isinstance(index, Apply) and isinstance(index.inputs[0], Constant):
+        name = getattr(index.inputs[0].value, "name", "")
+        if name == "make_tuple":
+            return any(_advanced_index(e) for e in index.inputs[1:])
+        return name in ("array", "arange", "linspace", "lt", "le", "gt", "ge", "eq", "ne",
+                        "and_", "or_", "invert", "astype", "zeros", "ones", "full")
+    return False
+
+
 @dataclass
 class Signature:
     """Parameter names and default-value nodes of a graph built from a ``def``."""
@@ -343,10 +358,11 @@ class FunctionLowerer:
         # a view of, would see the change.  myc arrays are values, so reading those names
         # later is refused when they hold an array (scalars are rebound, as in CPython).
         shared = {current.id}
-        if isinstance(current, Apply) and isinstance(current.inputs[0], Constant) and \
-                getattr(current.inputs[0].value, "name", "") in ("getitem", "reshape",
-                                                                 "transpose"):
-            shared.add(current.inputs[1].id)
+        made_by = getattr(current.inputs[0].value, "name", "") if isinstance(
+            current, Apply) and isinstance(current.inputs[0], Constant) else ""
+        if made_by in ("reshape", "transpose") or (
+                made_by == "getitem" and not _advanced_index(current.inputs[2])):
+            shared.add(current.inputs[1].id)  # a view: the update shows through its base
         for other, node in block.env.vars.items():
             if other != name and node.id in shared:
                 line = s.lineno + self.info.line_offset

@@ -127,9 +127,12 @@ class LoopBody:
     Output: ``(go_on, *next_state, *exit_values)``.
     """
 
-    def __init__(self, graph: Graph, nstate: int):
+    def __init__(self, graph: Graph, nstate: int, tape: bool = False):
         self.graph = graph
         self.nstate = nstate
+        # taped: the loop also returns the state at the start of every iteration and
+        # the iteration count (after its exit values), for its adjoint
+        self.tape = tape
 
     @property
     def __myc_subgraph__(self) -> Graph:  # the IR printer shows it after the loop

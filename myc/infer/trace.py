@@ -508,6 +508,11 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False) -> tuple[Graph, 
     sym_args = [symbolize(a, tracer.trace, p.name, vals)
                 for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)
+    return finish_trace(tracer, out)
+
+
+def finish_trace(tracer: Tracer, out: Any) -> tuple[Graph, Any]:
+    """Close the tracer's program: ``out``'s symbolic leaves (then guards) are outputs."""
     if isinstance(out, (Jump, Tree, Fork)):
         raise GraphBreak("data-dependent control flow at the program's end")
     tracer.trace.flags["template"] = out

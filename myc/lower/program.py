@@ -231,7 +231,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True),
-                            body.nstate)
+                            body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
             continue
@@ -248,6 +248,35 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                        guards=list(typed.flags.get("guards", [])), specs=specs)
 
 
+class Tape:
+    """The state of a taped loop at the start of each iteration: one array per carried
+    value, iterations along the first axis (rows past ``count`` are unused capacity)."""
+
+    def __init__(self, leaves: list[np.ndarray], count: int, specs: list[Any]):
+        self.leaves = leaves
+        self.count = count
+        self.specs = specs
+
+    @classmethod
+    def of(cls, states: list[list[Any]], specs: list[Any]) -> Tape:
+        leaves = []
+        for j, a in enumerate(specs):
+            dt = np.uint8 if a.dtype == np.bool_ else a.dtype
+            leaves.append(np.array([s[j] for s in states], dtype=dt))
+        return cls(leaves, len(states), specs)
+
+    def get(self, j: int, k: int) -> Any:
+        if not 0 <= k < self.count:
+            raise IndexError(f"tape step {k} of {self.count}")
+        v = self.leaves[j][k]
+        a = self.specs[j]
+        if isinstance(a, AScalar):
+            if a.dtype == np.bool_:
+                v = bool(v)
+            return _as_python(a)(v) if a.weak else a.dtype.type(v)
+        return v
+
+
 class LoopRunner:
     """A ``loop`` step: runs its body program until the body says stop.
 
@@ -256,13 +285,14 @@ class LoopRunner:
     iteration.  Otherwise the body's steps run from here, one iteration at a time.
     """
 
-    def __init__(self, body: HostProgram, nstate: int):
+    def __init__(self, body: HostProgram, nstate: int, tape: bool = False):
         self.body = body
         self.nstate = nstate
-        self.native = _native_loop(body, nstate)
+        self.tape = tape
+        self.native = _native_loop(body, nstate, tape)
 
     def __reduce__(self):  # machine code is rebuilt (it calls kernels by address)
-        return (LoopRunner, (self.body, self.nstate))
+        return (LoopRunner, (self.body, self.nstate, self.tape))
 
     def __call__(self, *inputs: Any) -> tuple:
         if self.native is not None:
@@ -274,24 +304,28 @@ class LoopRunner:
                 pass  # Python's semantics decide this run: the loop is pure, start over
         n = self.nstate
         state, invariants = list(inputs[:n]), list(inputs[n:])
+        tape: list[list[Any]] = []
         while True:
+            if self.tape:
+                tape.append(state)
             outs = self.body.run_flat(state + invariants)
             if not outs[0]:
-                return (None,) * (1 + n) + tuple(outs[1 + n:])
+                extra = (Tape.of(tape, self.body.specs[:n]), len(tape)) if self.tape else ()
+                return (None,) * (1 + n) + tuple(outs[1 + n:]) + extra
             state = outs[1:1 + n]
 
     def __str__(self) -> str:
         return self.body.describe()
 
 
-def _native_loop(body: HostProgram, nstate: int):
+def _native_loop(body: HostProgram, nstate: int, tape: bool = False):
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return None
     try:
         from myc.backends.cpu.loopgen import native_loop
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return None
-    return native_loop(body, nstate)
+    return native_loop(body, nstate, tape)
 
 
 class KernelUnit:

@@ -41,5 +41,7 @@ register("select", "cond x y", _select, differentiable=False,
          doc="``x`` if ``cond`` else ``y``: a data-dependent branch after if-conversion.")
 register("loop", "body", _loop, variadic=True, differentiable=False,
          doc="Run a typed loop body until its first output is false; the loop's results.")
+register("tape_get", "tape index step", lambda t, j, k: t.get(j, k), differentiable=False,
+         doc="Loop-carried value ``index`` at the start of iteration ``step`` of a taped loop.")
 register("loop_out", "loop index", lambda t, k: t[k], differentiable=False,
          doc="One result of a ``loop``.")

@@ -80,12 +80,9 @@ class SpecializedFunction:
                 if cached is not None and hasattr(cached, "run"):
                     return cached
         try:
-            try:
-                typed, template = trace(self.graph, args)
-            except GraphBreak as brk:
-                # data-dependent control flow: specialize on this call's decisions, guarded
+            typed, template, brk = specialize(self.graph, args)
+            if brk is not None:
                 self.breaks[key] = brk
-                typed, template = trace(self.graph, args, guarded=True)
             optimize(typed)
             prog = lower(typed, template, self.graph.name)
             if disk_key is not None:
@@ -124,6 +121,35 @@ class SpecializedFunction:
             if self.misses[key] >= _MAX_MISSES:
                 self.cache[key] = _FALLBACK
             return self.interp.run(*args)
+
+
+def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | None]:
+    """The typed program of ``graph`` for ``args``, its output template, and -- when
+    plain specialization broke on data-dependent control flow -- why.
+
+    Routes, in order: plain tracing (data-dependent loops become ``loop`` nodes); for a
+    gradient, the primal traced then swept backwards (``myc.infer.adjoint``); else the
+    program specialized on this call's decisions, guarded (``typed.flags["guards"]``).
+    Raises ``GraphBreak`` when none applies (the signature is interpreted).
+    """
+    try:
+        typed, template = trace(graph, args)
+        return typed, template, None
+    except GraphBreak as brk:
+        first = brk
+    spec = graph.flags.get("grad_of")
+    if spec is not None and not os.environ.get("MYC_NO_TYPED_AD"):
+        from myc.infer.adjoint import typed_grad
+
+        primal, nums, single, has_value = spec
+        try:
+            typed, template = typed_grad(primal, args, nums, single, has_value)
+            typed.flags["route"] = "adjoint"
+            return typed, template, first
+        except GraphBreak:
+            pass
+    typed, template = trace(graph, args, guarded=True)
+    return typed, template, first
 
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:

@@ -1147,6 +1147,19 @@ def x_aug_alias_row(x):
     return m
 
 
+def x_aug_fancy_copy(x, a):
+    v = x[np.array([0, 0, 1])]  # advanced indexing copies: x is not shared
+    v += a
+    w = x[x > 0.5]
+    w += a
+    return v, w, x
+
+
+def test_aug_assign_on_an_advanced_index_copy_is_allowed():
+    # found by tests/unit/test_random_programs.py: x[int_array] was taken for a view
+    check(x_aug_fancy_copy, np.array([0.25, 0.75, 1.0]), 2.0)
+
+
 def test_aug_assign_on_a_shared_array_is_refused():
     """CPython updates the array in place (aliases and views see it); myc arrays are
     values, so reading the other name afterwards is refused rather than silently stale."""

@@ -297,3 +297,145 @@ def test_native_loops_hand_python_semantics_back_to_the_host():
         divide_down(np.array([1.0, 1.0]))
     with pytest.raises(MycError, match="division by zero"):
         g(np.array([1.0, 1.0]))
+
+
+# ---------------------------------------------------------------- gradients through loops
+
+
+def fixed_point(x0, w):
+    x = x0
+    i = 0
+    while i < 500:
+        step = 0.05 * np.sin(x) * w
+        x = x - step
+        i += 1
+        if np.max(np.abs(step)) < 1e-6:
+            break
+    return np.sum(x * x) + i
+
+
+def sqrt_newton(a):
+    x = a
+    while abs(x * x - a) > 1e-12 * a:
+        x = 0.5 * (x + a / x)
+    return x
+
+
+def bouncy(x):
+    total = 0.0
+    while total < 30.0:
+        s = float(np.sum(x * x))
+        if s > 4.0:
+            x = x * 0.5
+        else:
+            x = np.sin(x) + 1.5
+        total = total + s
+    return np.sum(x) + total
+
+
+def _fd(f, args, i, idx, eps=1e-6):
+    plus = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    minus = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
+    if isinstance(args[i], np.ndarray):
+        plus[i][idx] += eps
+        minus[i][idx] -= eps
+    else:
+        plus[i] += eps
+        minus[i] -= eps
+    return (f(*plus) - f(*minus)) / (2 * eps)
+
+
+def test_gradient_of_a_data_dependent_loop_keeps_the_loop():
+    vg = myc.value_and_grad(fixed_point, argnums=(0, 1))
+    rng = np.random.default_rng(3)
+    w = rng.uniform(0.8, 1.2, 32)
+    header = myc.ir(vg, rng.uniform(4, 8, 32), w, stage="optimized")
+    assert "differentiated as a typed program" in header
+    assert header.count("= loop(") >= 3  # the primal, its taped rerun, the adjoint
+    for _ in range(3):
+        x0 = rng.uniform(4, 8, 32)
+        v, (gx, gw) = vg(x0, w)
+        assert v == pytest.approx(fixed_point(x0, w), rel=1e-12)
+        for idx in (0, 7, 31):
+            assert gx[idx] == pytest.approx(_fd(fixed_point, [x0, w], 0, idx), rel=1e-4,
+                                            abs=1e-7)
+            assert gw[idx] == pytest.approx(_fd(fixed_point, [x0, w], 1, idx), rel=1e-4,
+                                            abs=1e-7)
+    sf = vg._executable if hasattr(vg, "_executable") else None
+    if sf is not None:
+        assert len(sf.cache) == 1 and not sf.misses
+
+
+def test_gradient_of_scalar_newton_is_one_over_two_sqrt():
+    g = myc.grad(sqrt_newton)
+    for a in (2.0, 9.0, 0.25):
+        assert g(a) == pytest.approx(0.5 / math.sqrt(a), rel=1e-9)
+
+
+def test_gradient_through_if_converted_branches_in_a_loop():
+    g = myc.grad(bouncy)
+    for scale in (0.3, 1.0, 2.5):
+        x = np.array([0.3, -0.2, 0.5]) * scale
+        got = g(x)
+        for idx in range(3):
+            assert got[idx] == pytest.approx(_fd(bouncy, [x], 0, idx), rel=1e-4, abs=1e-6)
+
+
+def test_float32_gradients_through_loops_stay_float32():
+    vg = myc.value_and_grad(converge_f32)
+    x = np.linspace(4.0, 8.0, 16).astype(np.float32)
+    v, gx = vg(x)
+    assert gx.dtype == np.float32 and np.asarray(v).dtype == np.float32
+    np.testing.assert_allclose(v, converge_f32(x), rtol=1e-6)
+
+
+def converge_f32(x0):
+    x = x0
+    while np.max(np.abs(np.sin(x))) > 1e-3:
+        x = x - 0.1 * np.sin(x)
+    return np.sum(x)
+
+
+GRAD_CASES = [
+    (fixed_point, lambda k: (np.random.default_rng(k).uniform(4, 8, 24),
+                             np.linspace(0.9, 1.1, 24)), (0, 1)),
+    (sqrt_newton, lambda k: (2.0 + 3 * k,), 0),
+    (bouncy, lambda k: (np.array([0.3, -0.2, 0.5]) * (0.5 + k),), 0),
+]
+
+
+@pytest.mark.parametrize("fn,make,argnums", GRAD_CASES, ids=[c[0].__name__ for c in GRAD_CASES])
+def test_gradient_loops_run_natively_and_agree_with_the_host_runner(fn, make, argnums,
+                                                                    monkeypatch):
+    g = myc.grad(fn, argnums=argnums)
+    native = [g(*make(k)) for k in range(3)]
+    runners = [st.fn for prog in _programs_of(g) for st in prog.steps
+               if type(st.fn).__name__ == "LoopRunner"]
+    assert len(runners) >= 2 and all(r.native is not None for r in runners)
+    monkeypatch.setenv("MYC_NO_NATIVE_LOOPS", "1")
+    h = myc.grad(_copy_function(fn), argnums=argnums)  # a fresh cache: built again
+    for k, got in enumerate(native):
+        want = h(*make(k))
+        for a, b in zip(got if isinstance(got, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,), strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+    assert all(st.fn.native is None for prog in _programs_of(h) for st in prog.steps
+               if type(st.fn).__name__ == "LoopRunner")
+
+
+def _copy_function(fn):
+    import types
+
+    return types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
+                              fn.__closure__)
+
+
+def _programs_of(transformed):
+    from myc.runtime.specialize import SpecializedFunction
+
+    found = []
+    for v in list(vars(transformed).values()):
+        for w in ([v] + list(getattr(v, "__dict__", {}).values())):
+            if isinstance(w, SpecializedFunction):
+                found += list(w.cache.values())
+    return found

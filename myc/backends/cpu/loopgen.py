@@ -35,9 +35,14 @@ from myc.lower.kernel import identity
 from myc.prims import Primitive
 
 _SCALAR = {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
-           "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem"}
+           "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
+           "tape_get"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+
+
+class _TapeFull(Exception):
+    pass
 
 
 class Bailout(Exception):  # noqa: N818 - a control signal
@@ -50,10 +55,10 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
     pass
 
 
-def native_loop(body, nstate: int) -> NativeLoop | None:
+def native_loop(body, nstate: int, tape: bool = False) -> NativeLoop | None:
     """The loop as native code, or ``None`` when its body needs the host runner."""
     try:
-        return NativeLoop(body, nstate)
+        return NativeLoop(body, nstate, tape)
     except Unsupported:
         return None
 
@@ -78,14 +83,20 @@ def _memdtype(dt: np.dtype) -> np.dtype:
 class NativeLoop:
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
-    def __init__(self, body, nstate: int):
+    def __init__(self, body, nstate: int, tape: bool = False):
+        from myc.infer.adjoint import ATape
         from myc.lower.program import KernelUnit
 
         self.body = body
         self.nstate = nstate
+        self.tape = tape
+        self.cap = 64
         specs = body.specs
         if len(specs) != body.nslots:
             raise Unsupported("slot types unknown")
+        for p in body.params:
+            if not isinstance(specs[p], (AArray, AScalar, ATape)):
+                raise Unsupported("a loop input that is not data")
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         for st in body.steps:
@@ -112,12 +123,19 @@ class NativeLoop:
             if name not in _SCALAR:
                 raise Unsupported(f"host step {st.name}")
             if isinstance(out, AArray):
-                if name != "select":
+                if name not in ("select", "tape_get"):
                     raise Unsupported("array arithmetic outside kernels")
+                if name == "tape_get" and not (st.inputs[0][0] and not st.inputs[1][0]):
+                    raise Unsupported("a tape read")
                 continue
             if not isinstance(out, AScalar):
                 raise Unsupported("non-numeric step")
             ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in st.inputs]
+            if name == "tape_get":
+                if not (st.inputs[0][0] and isinstance(specs[st.inputs[0][1]], ATape)
+                        and not st.inputs[1][0]):
+                    raise Unsupported("a tape read")
+                continue
             if name == "getitem":
                 if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and st.inputs[0][0]
                         and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
@@ -180,28 +198,34 @@ class NativeLoop:
                 with b.goto_block(entry):
                     b.position_at_start(entry)
                     a = specs[k]
-                    slots[k] = b.alloca(PTR if isinstance(a, AArray) else _ltype(a))
+                    slots[k] = b.alloca(_ltype(a) if isinstance(a, AScalar) else PTR)
             return slots[k]
 
         # inputs
         for slot, a in zip(body.params, self.param_specs, strict=True):
             p = io_ptr()
             var = slot_var(slot)
-            if isinstance(a, AArray):
+            if not isinstance(a, AScalar):  # an array, or a tape's [count, pointers...]
                 b.store(p, var)
             else:
                 v = b.load(p, typ=_mem(a))
                 if a.dtype == np.bool_:
                     v = b.trunc(v, I1)
                 b.store(v, var)
-        # constant arrays and scratch, in step order
-        const_ptr: dict[int, ir.Value] = {}
+        # io order (``_run`` fills it the same way): inputs, constant arrays, scratch,
+        # state buffers, exit values, tape
+        const_ptr: dict[Any, ir.Value] = {}
         scratch_ptr: dict[tuple[int, int], ir.Value] = {}
         for si, st in enumerate(body.steps):
             for k, (is_slot, x) in enumerate(st.inputs):
                 if not is_slot and isinstance(x, np.ndarray):
                     self.consts.append(np.ascontiguousarray(x))
                     const_ptr[(si, k)] = io_ptr()
+        for is_slot, x in body.outputs:
+            if not is_slot and isinstance(x, np.ndarray):
+                self.consts.append(np.ascontiguousarray(x))
+                const_ptr[(-1, id(x))] = io_ptr()
+        for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 for i, (shape, dt) in enumerate(st.fn.compiled._out_specs):
                     self.scratch.append((tuple(shape), np.dtype(dt)))
@@ -210,6 +234,13 @@ class NativeLoop:
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
         exit_ptrs = [io_ptr() for _ in self.exit_outputs]
+        if self.tape:
+            tape_ptrs = [io_ptr() for _ in range(n)]
+            cap_cell, count_cell = io_ptr(), io_ptr()
+            full = fn.append_basic_block("tape_full")
+            with b.goto_block(full):
+                b.ret(ir.Constant(I32, 2))
+            b.store(ir.Constant(I64, 0), count_cell)
         self.n_io = nio[0]
         cur = b.alloca(I1)
         b.store(ir.Constant(I1, 0), cur)
@@ -219,14 +250,30 @@ class NativeLoop:
         done = fn.append_basic_block("exit")
         b.branch(loop)
         b.position_at_end(loop)
+        if self.tape:  # record the state this iteration starts from
+            cnt = b.load(count_cell, typ=I64)
+            more = fn.append_basic_block("tape_room")
+            b.cbranch(b.icmp_signed(">=", cnt, b.load(cap_cell, typ=I64)), full, more)
+            b.position_at_end(more)
+            for j, slot in enumerate(state_slots):
+                a = specs[slot]
+                size = _nbytes(a)
+                dst = b.gep(tape_ptrs[j], [b.mul(cnt, ir.Constant(I64, size))],
+                            source_etype=I8)
+                if isinstance(a, AArray):
+                    _memcpy(b, module, dst, b.load(slot_var(slot), typ=PTR), size)
+                else:
+                    v = b.load(slot_var(slot), typ=_ltype(a))
+                    b.store(b.zext(v, I8) if a.dtype == np.bool_ else v, dst)
+            b.store(b.add(cnt, ir.Constant(I64, 1)), count_cell)
 
         def value(si: int, k: int, is_slot: bool, x: Any, want: Any = None) -> ir.Value:
             """An operand as an LLVM value (arrays: a pointer), converted to ``want``."""
             if is_slot:
                 a = specs[x]
-                v = b.load(slot_var(x), typ=PTR if isinstance(a, AArray) else _ltype(a))
+                v = b.load(slot_var(x), typ=_ltype(a) if isinstance(a, AScalar) else PTR)
             elif isinstance(x, np.ndarray):
-                return const_ptr[(si, k)]
+                return const_ptr[(si, k) if si >= 0 else (-1, id(x))]
             else:
                 a = abstract_of(x)
                 v = ir.Constant(_ltype(a), bool(x) if a.dtype == np.bool_ else
@@ -253,6 +300,16 @@ class NativeLoop:
                 continue
             name = _prim_name(st.fn)
             out = specs[st.output]
+            if isinstance(out, AArray) and name == "tape_get":
+                tp = value(si, 0, *st.inputs[0])
+                k = value(si, 2, *st.inputs[2], want=I64)
+                bail_if(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)))
+                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + st.inputs[1][1])],
+                                    source_etype=PTR), typ=PTR)
+                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                             source_etype=I8)
+                b.store(elem, slot_var(st.output))
+                continue
             if isinstance(out, AArray):  # select between arrays: between pointers
                 c = value(si, 0, *st.inputs[0], want=I1)
                 r = b.select(c, value(si, 1, *st.inputs[1]), value(si, 2, *st.inputs[2]))
@@ -295,6 +352,17 @@ class NativeLoop:
                 if weak(si):  # Python floats: x / 0.0 raises
                     bail_if(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)))
                 r = b.fdiv(x0, x1)
+            elif name == "tape_get":
+                tp = value(si, 0, *st.inputs[0])
+                j = st.inputs[1][1]
+                k = value(si, 2, *st.inputs[2], want=I64)
+                bail_if(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)))
+                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
+                              typ=PTR)
+                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                             source_etype=I8)
+                v = b.load(elem, typ=_mem(out))
+                r = b.trunc(v, I1) if out.dtype == np.bool_ else v
             elif name == "getitem":
                 arr_a = specs[st.inputs[0][1]]
                 base = value(si, 0, *st.inputs[0])
@@ -426,9 +494,27 @@ class NativeLoop:
 
     # -- calls ---------------------------------------------------------------------------
     def __call__(self, inputs: list[Any]) -> tuple:
-        keep: list[np.ndarray] = []
+        while True:
+            try:
+                return self._run(inputs)
+            except _TapeFull:
+                self.cap *= 4
+                if self.cap > 1 << 22:
+                    raise Bailout(self.symbol) from None
+
+    def _run(self, inputs: list[Any]) -> tuple:
+        from myc.infer.adjoint import ATape
+        from myc.lower.program import Tape
+
+        keep: list[Any] = []
         ptrs: list[int] = []
         for v, a in zip(inputs, self.param_specs, strict=True):
+            if isinstance(a, ATape):
+                cells = (ctypes.c_void_p * (1 + len(v.leaves)))(
+                    v.count, *[leaf.ctypes.data for leaf in v.leaves])
+                keep += [cells, v]
+                ptrs.append(ctypes.addressof(cells))
+                continue
             if isinstance(a, AArray):
                 arr = np.ascontiguousarray(v, dtype=a.dtype)
                 if arr.shape != a.shape:
@@ -458,8 +544,22 @@ class NativeLoop:
                 np.zeros((), _memdtype(a.dtype)) if a is not None else np.zeros((), np.int64)
             results.append(arr)
             ptrs.append(arr.ctypes.data)
+        tapes = []
+        if self.tape:
+            for j in range(self.nstate):
+                a = specs[self.body.params[j]]
+                t = np.empty((self.cap, *a.shape), _memdtype(a.dtype))
+                tapes.append(t)
+                ptrs.append(t.ctypes.data)
+            cap = np.array(self.cap, np.int64)
+            count = np.zeros((), np.int64)
+            keep += [cap, count]
+            ptrs += [cap.ctypes.data, count.ctypes.data]
         io = (ctypes.c_void_p * len(ptrs))(*ptrs)
-        if self._fn(ctypes.addressof(io)):
+        status = self._fn(ctypes.addressof(io))
+        if status == 2:
+            raise _TapeFull()
+        if status:
             raise Bailout(self.symbol)
         out = []
         for (is_slot, x), arr in zip(self.exit_outputs, results, strict=True):
@@ -475,6 +575,10 @@ class NativeLoop:
                     v = bool(v)
                 out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
                            else a.dtype.type(v))
+        if self.tape:
+            n = int(count)
+            st = [specs[p] for p in self.body.params[:self.nstate]]
+            out += [Tape(tapes, n, st), n]
         return tuple(out)
 
 
@@ -484,6 +588,10 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
                for a in abstracts]
     dt = np.result_type(*proxies)
     return LLTYPE[str(dt)]
+
+
+def _nbytes(a: Any) -> int:
+    return prod(a.shape) * np.dtype(_memdtype(a.dtype)).itemsize
 
 
 def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:

@@ -1,0 +1,245 @@
+"""Reverse mode over *typed* programs: gradients through data-dependent loops.
+
+``grad`` is normally a graph transform (``myc.ad``) applied before specialization, and
+its continuation-passing backpropagators vanish when the tracer flattens them.  Through
+a loop whose trip count depends on data that cannot work: the chain of backpropagators
+is as long as the run.  For those signatures ``typed_grad`` goes the other way round:
+specialize the primal program first (its loops become ``loop`` nodes), then sweep the
+typed program backwards, applying each primitive's ``bprop_*`` rule (the same rules
+``myc.ad`` uses) through the tracer, so the adjoint ops are emitted into the same typed
+program.
+
+A ``loop`` node's adjoint keeps only what it must: the loop is run once more with a
+*tape* of its carried state at the start of every iteration (one entry per iteration,
+the state only -- never the body's intermediates), and a second loop walks the tape
+backwards, recomputing one iteration's body from its state and sweeping it backwards
+(checkpointing per iteration).  Both are ordinary ``loop`` nodes of the typed program.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.infer.abstract import AArray, AScalar
+from myc.infer.control import ALOOP, LoopBody, _zeros_of, lift_free_nodes
+from myc.ir.manager import Manager, schedule
+from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
+from myc.prims import ZERO, P, Primitive
+
+
+class ATape:
+    """The abstract value of a loop's tape (the state of every iteration)."""
+
+    shape = None
+
+    def __repr__(self) -> str:
+        return "tape"
+
+
+ATAPE = ATape()
+_INT = AScalar(np.dtype(np.int64), True)
+
+
+def _rule(prim: Primitive) -> Graph | None:
+    from myc.ad.reverse import _rule_graph
+
+    return _rule_graph(prim)
+
+
+def _is_float(a: Any) -> bool:
+    return isinstance(a, (AArray, AScalar)) and a.dtype.kind == "f"
+
+
+def _value(i: Node) -> Any:
+    return i.value if isinstance(i, Constant) else i
+
+
+class Adjoint:
+    """Emits the reverse sweep of typed nodes into the tracer's current program."""
+
+    def __init__(self, tracer):
+        self.t = tracer
+
+    def add(self, cts: dict[int, Any], node: Node, d: Any, loc) -> None:
+        if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)):
+            return
+        old = cts.get(node.id)
+        cts[node.id] = d if old is None else self.t.p_gadd([old, d], loc)
+
+    def sweep(self, nodes: list[Apply], cts: dict[int, Any]) -> None:
+        """Propagate ``cts`` (node id -> cotangent) from outputs to inputs, in place."""
+        loop_cts: dict[int, dict[int, Any]] = {}
+        for n in reversed(nodes):
+            prim = n.inputs[0].value
+            loc = n.loc
+            if prim is P.loop:
+                self.loop(n, loop_cts.pop(n.id, {}), cts)
+                continue
+            ct = cts.pop(n.id, None)
+            if ct is None or ct is ZERO:
+                continue
+            if prim is P.loop_out:
+                per = loop_cts.setdefault(n.inputs[1].id, {})
+                k = n.inputs[2].value
+                per[k] = ct if k not in per else self.t.p_gadd([per[k], ct], loc)
+                continue
+            if prim is P.select:
+                c, x, y = n.inputs[1:]
+                z = _zeros_of(n.abstract)
+                self.add(cts, x, self.t.emit(P.select, [c, ct, z], loc, n.abstract), loc)
+                self.add(cts, y, self.t.emit(P.select, [c, z, ct], loc, n.abstract), loc)
+                continue
+            if prim is P.assert_defined:
+                self.add(cts, n.inputs[2], ct, loc)
+                continue
+            if not prim.differentiable or not _is_float(n.abstract):
+                continue
+            rule = _rule(prim)
+            if rule is None:
+                from myc.infer.trace import GraphBreak
+
+                raise GraphBreak(f"no derivative rule for {prim.name}", loc)
+            args = [_value(i) for i in n.inputs[1:]]
+            self.t.add_graphs(rule)
+            res = self.t.call(Closure(rule, None), [*args, n, ct], loc)
+            for i, d in zip(n.inputs[1:], res, strict=False):
+                if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
+                    self.add(cts, i, d, loc)
+
+    def inline(self, g: Graph, args: list[Any]) -> tuple[list[Apply], dict[int, Any]]:
+        """``g``'s nodes re-emitted on ``args``: the new nodes, and old id -> new value."""
+        m: dict[int, Any] = {p.id: a for p, a in zip(g.parameters, args, strict=True)}
+        new: list[Apply] = []
+        for n in schedule(g, Manager(g).owned.get(g, [])):
+            if n is g.output and n.inputs[0].value is P.make_tuple:
+                continue
+            prim = n.inputs[0].value
+            ins = [m[i.id] if i.id in m else _value(i) for i in n.inputs[1:]]
+            r = self.t.emit(prim, ins, n.loc, abstract=n.abstract)
+            m[n.id] = r
+            new.append(r)
+        return new, m
+
+    def loop(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
+        """The adjoint of a ``loop`` node: a taped rerun, then a loop over the tape."""
+        body: LoopBody = n.inputs[1].value
+        g, ns = body.graph, body.nstate
+        outs = g.output.inputs[1:]
+        nexit = len(outs) - 1 - ns
+        ct_exit = {k - 1 - ns: v for k, v in out_cts.items() if v is not ZERO}
+        if not ct_exit:
+            return
+        loc = n.loc
+        t = self.t
+        init = n.inputs[2:2 + ns]
+        invs = n.inputs[2 + ns:]
+        states = [p.abstract for p in g.parameters[:ns]]
+        taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), *[_value(i) for i in init],
+                                *[_value(i) for i in invs]], loc, abstract=ALOOP)
+        tape = t.emit(P.loop_out, [taped, 1 + ns + nexit], loc, abstract=ATAPE)
+        count = t.emit(P.loop_out, [taped, 2 + ns + nexit], loc, abstract=_INT)
+        carried = [j for j in range(ns) if _is_float(states[j])]
+        accum = [k for k, i in enumerate(invs) if isinstance(i, (Apply, Parameter))
+                 and _is_float(i.abstract)]
+        # the backward loop's body: iteration k of the primal, recomputed and swept
+        bw = Graph(f"{g.name}:adjoint", None, loc)
+        k = bw.add_parameter("k")
+        k.abstract = _INT
+        ct_s = {}
+        for j in carried:
+            p = bw.add_parameter(f"ct{j}")
+            p.abstract = states[j]
+            ct_s[j] = p
+        acc = {}
+        for i in accum:
+            p = bw.add_parameter(f"acc{i}")
+            p.abstract = invs[i].abstract
+            acc[i] = p
+        saved = t.trace
+        t.trace = bw
+        try:
+            s_k = [t.emit(P.tape_get, [tape, j, k], loc, abstract=states[j])
+                   for j in range(ns)]
+            last = t.emit(P.eq, [k, t.emit(P.sub, [count, 1], loc, abstract=_INT)], loc,
+                          abstract=AScalar(np.dtype(np.bool_), True))
+            nodes, m = self.inline(g, s_k + [_value(i) for i in invs])
+            local: dict[int, Any] = {}
+            for j in range(ns):
+                src = outs[1 + j]
+                if j in ct_s and isinstance(src, (Apply, Parameter)):
+                    z = _zeros_of(states[j])
+                    self.add(local, _new(m, src), t.emit(P.select, [last, z, ct_s[j]], loc,
+                                                         abstract=states[j]), loc)
+            for e, d in ct_exit.items():
+                src = outs[1 + ns + e]
+                if isinstance(src, (Apply, Parameter)) and _is_float(src.abstract):
+                    z = _zeros_of(src.abstract)
+                    self.add(local, _new(m, src), t.emit(P.select, [last, d, z], loc,
+                                                         abstract=src.abstract), loc)
+            self.sweep(nodes, local)
+            new_ct = [_or_zeros(local.get(s_k[j].id), states[j]) for j in carried]
+            new_acc = []
+            for i in accum:
+                d = local.get(invs[i].id)
+                new_acc.append(acc[i] if d is None else t.p_gadd([acc[i], d], loc))
+            go = t.emit(P.gt, [k, 0], loc, abstract=AScalar(np.dtype(np.bool_), True))
+            k1 = t.emit(P.sub, [k, 1], loc, abstract=_INT)
+            state_out = [k1, *new_ct, *new_acc]
+            bw.output = bw.apply(P.make_tuple, go, *state_out, *new_ct, *new_acc, loc=loc)
+        finally:
+            t.trace = saved
+        lifted = lift_free_nodes(bw)
+        nstate = 1 + len(carried) + len(accum)
+        start = t.emit(P.sub, [count, 1], loc, abstract=_INT)
+        back = t.emit(P.loop, [LoopBody(bw, nstate), start,
+                               *[_zeros_of(states[j]) for j in carried],
+                               *[_zeros_of(invs[i].abstract) for i in accum], *lifted],
+                      loc, abstract=ALOOP)
+        base = 1 + nstate
+        for r, j in enumerate(carried):
+            if isinstance(init[j], (Apply, Parameter)):
+                self.add(cts, init[j], t.emit(P.loop_out, [back, base + r], loc,
+                                              abstract=states[j]), loc)
+        for r, i in enumerate(accum):
+            self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r], loc,
+                                          abstract=invs[i].abstract), loc)
+
+
+def _new(m: dict[int, Any], src: Node) -> Any:
+    return m.get(src.id, src)
+
+
+def _or_zeros(d: Any, a: Any) -> Any:
+    return _zeros_of(a) if d is None or d is ZERO else d
+
+
+def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: bool,
+               has_value: bool) -> tuple[Graph, Any]:
+    """``(value_and_)grad`` of ``graph`` on ``args`` as one typed program, loops kept."""
+    from myc.infer.trace import GraphBreak, Tracer, finish_trace, symbolize
+
+    tracer = Tracer(graph)
+    sym_args = [symbolize(a, tracer.trace, p.name)
+                for a, p in zip(args, graph.parameters, strict=True)]
+    out = tracer.run(*sym_args)
+    y = tracer.call_prim(P.check_scalar_output, [out], graph.loc)
+    if not isinstance(y, Node):
+        raise GraphBreak("the output does not depend on the inputs")
+    tracer.trace.output = y  # for the schedule: the nodes y depends on
+    nodes = [n for n in schedule(tracer.trace, Manager(tracer.trace).owned.get(
+        tracer.trace, [])) if isinstance(n, Apply)]
+    tracer.trace.output = None
+    cts: dict[int, Any] = {y.id: tracer.call_prim(P.seed_like, [y], graph.loc)}
+    Adjoint(tracer).sweep(nodes, cts)
+
+    def grad_of(sym: Any, arg: Any) -> Any:
+        if isinstance(sym, tuple):
+            return tuple(grad_of(s, a) for s, a in zip(sym, arg, strict=True))
+        d = cts.get(sym.id, ZERO) if isinstance(sym, Node) else ZERO
+        return tracer.p_grad_cast([d, sym], graph.loc)
+
+    grads = [grad_of(sym_args[i], args[i]) for i in argnums]
+    res = grads[0] if single else tuple(grads)
+    return finish_trace(tracer, (y, res) if has_value else res)
