@@ -38,10 +38,20 @@ def _load(target: str) -> Any:
 
 
 def _parse_args(text: str | None) -> tuple:
-    """Example arguments: a Python literal tuple, e.g. ``"1.0, (2, 3)"``."""
+    """Example arguments: Python literals, or NumPy expressions written with ``np.``
+    (``"1.0, (2, 3)"``, ``"np.ones(1024, np.float32) * 5"``)."""
     if not text:
         return ()
-    value = ast.literal_eval(f"({text},)")
+    try:
+        value = ast.literal_eval(f"({text},)")
+    except (ValueError, SyntaxError):
+        import numpy as np
+
+        try:  # the user's own command line: NumPy constructors are allowed
+            value = eval(f"({text},)", {"__builtins__": {}, "np": np, "numpy": np})  # noqa: S307
+        except Exception as exc:  # noqa: BLE001 - any mistake in the text is reported
+            raise SystemExit(f"myc: cannot read --args {text!r}: {type(exc).__name__}: "
+                             f"{exc}") from None
     return tuple(value)
 
 

@@ -94,6 +94,11 @@ class Adjoint:
             if prim is P.assert_defined:
                 self.add(cts, n.inputs[2], ct, loc)
                 continue
+            args = [_value(i) for i in n.inputs[1:]]
+            inputs = n.inputs[1:]
+            path = None
+            if prim is P.guarded:  # the rule too runs only where the operation's path holds
+                path, prim, args, inputs = args[0], args[1], args[3:], inputs[3:]
             if not prim.differentiable or not _is_float(n.abstract):
                 continue
             rule = _rule(prim)
@@ -101,10 +106,13 @@ class Adjoint:
                 from myc.infer.trace import GraphBreak
 
                 raise GraphBreak(f"no derivative rule for {prim.name}", loc)
-            args = [_value(i) for i in n.inputs[1:]]
             self.t.add_graphs(rule)
-            res = self.t.call(Closure(rule, None), [*args, n, ct], loc)
-            for i, d in zip(n.inputs[1:], res, strict=False):
+            saved, self.t.path = self.t.path, path
+            try:
+                res = self.t.call(Closure(rule, None), [*args, n, ct], loc)
+            finally:
+                self.t.path = saved
+            for i, d in zip(inputs, res, strict=False):
                 if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
                     self.add(cts, i, d, loc)
 
@@ -133,11 +141,13 @@ class Adjoint:
             return
         loc = n.loc
         t = self.t
-        init = n.inputs[2:2 + ns]
-        invs = n.inputs[2 + ns:]
+        enabled = _value(n.inputs[2])
+        init = n.inputs[3:3 + ns]
+        invs = n.inputs[3 + ns:]
         states = [p.abstract for p in g.parameters[:ns]]
-        taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), *[_value(i) for i in init],
-                                *[_value(i) for i in invs]], loc, abstract=ALOOP)
+        taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), enabled,
+                                *[_value(i) for i in init], *[_value(i) for i in invs]],
+                       loc, abstract=ALOOP)
         tape = t.emit(P.loop_out, [taped, 1 + ns + nexit], loc, abstract=ATAPE)
         count = t.emit(P.loop_out, [taped, 2 + ns + nexit], loc, abstract=_INT)
         carried = [j for j in range(ns) if _is_float(states[j])]
@@ -193,7 +203,7 @@ class Adjoint:
         lifted = lift_free_nodes(bw)
         nstate = 1 + len(carried) + len(accum)
         start = t.emit(P.sub, [count, 1], loc, abstract=_INT)
-        back = t.emit(P.loop, [LoopBody(bw, nstate), start,
+        back = t.emit(P.loop, [LoopBody(bw, nstate), enabled, start,
                                *[_zeros_of(states[j]) for j in carried],
                                *[_zeros_of(invs[i].abstract) for i in accum], *lifted],
                       loc, abstract=ALOOP)

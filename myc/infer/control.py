@@ -124,7 +124,9 @@ class LoopBody:
     """The typed body of a ``loop`` node: opaque to the passes over the outer program.
 
     Parameters: the loop-carried state (``nstate`` of them), then loop invariants.
-    Output: ``(go_on, *next_state, *exit_values)``.
+    Output: ``(go_on, *next_state, *exit_values)``.  The node is
+    ``loop(body, enabled, *initial_state, *invariants)``: a loop in a side of a branch
+    that is not taken does not run (its results are zeros, discarded by a ``select``).
     """
 
     def __init__(self, graph: Graph, nstate: int, tape: bool = False):
@@ -343,8 +345,8 @@ class ControlFlow:
         ctx = self.loop_of(fork.a) or self.loop_of(fork.b)
         if ctx is None:
             raise GraphBreak("a condition depends on array or float data", loc)
-        a = self.trace_branch(fork.a, args, loc)
-        b = self.trace_branch(fork.b, args, loc)
+        a = self.trace_branch(fork.a, args, loc, when=(fork.cond, True))
+        b = self.trace_branch(fork.b, args, loc, when=(fork.cond, False))
         r = self.merge(fork.cond, a, b, loc)
         if isinstance(r, Tree):
             if ctx.mode == "unroll":
@@ -355,14 +357,44 @@ class ControlFlow:
     def resolve(self, o: Any, scope: Scope | None, loc) -> Any:
         """Continue the held-back jumps of ``o`` that stay inside ``scope``; rejoin."""
         if isinstance(o, Tree):
-            return self.merge(o.cond, self.resolve(o.a, scope, loc),
-                              self.resolve(o.b, scope, loc), loc)
+            old = self.path
+            try:
+                self.path = self.narrowed(o.cond, True, loc)
+                a = self.resolve(o.a, scope, loc)
+                self.path = old
+                self.path = self.narrowed(o.cond, False, loc)
+                b = self.resolve(o.b, scope, loc)
+            finally:
+                self.path = old
+            return self.merge(o.cond, a, b, loc)
         if isinstance(o, Jump) and isinstance(o.fn, Closure) and \
                 (scope is None or not escapes(o.fn.graph, scope)):
             return self.trace_branch(o.fn, o.args, loc, scope)
         return o
 
-    def trace_branch(self, fn: Any, args: list[Any], loc, scope: Any = "own") -> Any:
+    def narrowed(self, c: Node, positive: bool, loc) -> Any:
+        """The path condition inside one side of a branch on ``c``."""
+        cond = c if positive else self.emit(P.eq, [c, False], loc,
+                                            abstract=abstract_leaf(True))
+        if self.path is None:
+            return cond
+        return self.emit(P.and_, [self.path, cond], loc, abstract=abstract_leaf(True))
+
+    def trace_branch(self, fn: Any, args: list[Any], loc, scope: Any = "own",
+                     when: tuple[Node, bool] | None = None) -> Any:
+        """Trace one side of a branch; ``when``: (condition, side) -- operations that can
+        fail at run time are guarded by the path condition (``P.guarded``)."""
+        old_path = self.path
+        if when is not None:
+            self.path = self.narrowed(when[0], when[1], loc)
+        try:
+            return self._trace_branch(fn, args, loc, scope)
+        finally:
+            self.path = old_path
+
+    path: Any = None
+
+    def _trace_branch(self, fn: Any, args: list[Any], loc, scope: Any) -> Any:
         from myc.infer.trace import GraphBreak
 
         if isinstance(fn, Primitive):
@@ -396,11 +428,12 @@ class ControlFlow:
                 if need.ctx is not ctx:
                     raise
             ctx.mode = "body"
-            return ("tail",) + self.run_loop(fn, args, loc, ctx)
+            return self.run_loop(fn, args, loc, ctx, scope)
         finally:
             self.loops.remove(ctx)
 
-    def run_loop(self, fn: Closure, args: list[Any], loc, ctx: LoopCtx) -> tuple:
+    def run_loop(self, fn: Closure, args: list[Any], loc, ctx: LoopCtx,
+                 scope: Scope | None) -> tuple:
         from myc.infer.trace import GraphBreak
 
         args = list(args)
@@ -418,18 +451,20 @@ class ControlFlow:
                     state.append(p)
                 else:
                     state.append(v)
-            saved = self.trace
-            self.trace = body
+            saved, saved_path = self.trace, self.path
+            self.trace, self.path = body, None  # the body runs only while the loop runs
             try:
                 out = self.call(fn, unflatten(struct0, iter(state)), loc,
                                 Scope(fn.graph, True))
-                go, nxt, exit_ = self.collapse(out, fn.graph, loc)
+                kinds = self.exit_kinds(out, fn.graph, [])
+                go, nxt, payloads, which = self.collapse(out, fn.graph, kinds, loc)
+                exit_ = (kinds, payloads, which) if kinds else None
                 if go is True or go is False:
                     go = Constant(go)
             except NoMerge as exc:
                 raise GraphBreak(f"a loop's branches do not agree: {exc}", loc) from None
             finally:
-                self.trace = saved
+                self.trace, self.path = saved, saved_path
             if nxt is None:
                 raise GraphBreak("a loop body that never continues", loc)
             nxt = [MaybeUndef(v, True) if isinstance(a, MaybeUndef) and
@@ -437,6 +472,17 @@ class ControlFlow:
                    for a, v in zip(args, nxt, strict=True)]
             leaves1: list[Any] = []
             struct1 = flatten(list(nxt), leaves1)
+            zeros = [i for i, a in enumerate(args) if a is ZERO and _is_leaf(nxt[i])
+                     and abstract_leaf(nxt[i]) is not None]
+            if zeros:
+                # a symbolic zero (an AD tangent or sensitivity not yet touched) that the
+                # body makes a value: carried as an actual zero of that type
+                for i in zeros:
+                    args[i] = _zeros_of(abstract_leaf(nxt[i]))
+                leaves0 = []
+                struct0 = flatten(args, leaves0)
+                variant = [isinstance(v, Node) for v in leaves0]
+                continue
             late = [i for i in undef if args[i] is UNDEF and nxt[i] is not UNDEF]
             if late:
                 # first assigned in the body: carried as a value and a "set yet" flag
@@ -471,50 +517,96 @@ class ControlFlow:
             raise GraphBreak("a loop's variables do not settle", loc)
         if exit_ is None:
             raise GraphBreak("a loop that never exits", loc)
-        return self.finish_loop(body, leaves0, variant, leaves1, go, exit_, loc)
+        return self.finish_loop(body, leaves0, variant, leaves1, go, exit_, loc, scope)
 
-    def collapse(self, o: Any, header: Graph, loc) -> tuple[Any, Any, Any]:
-        """(go on?, next state, exit) of one traced iteration; branches merged."""
+    def exit_kinds(self, o: Any, header: Graph, kinds: list) -> list:
+        """The distinct ways one iteration leaves the loop: (kind, target) pairs."""
+        if isinstance(o, Tree):
+            self.exit_kinds(o.a, header, kinds)
+            self.exit_kinds(o.b, header, kinds)
+        elif isinstance(o, Jump):
+            if not (isinstance(o.fn, Closure) and o.fn.graph is header) and not any(
+                    k == "jump" and _same_fn(t, o.fn) for k, t in kinds):
+                kinds.append(("jump", o.fn))
+        elif not any(k == "value" for k, _ in kinds):
+            kinds.append(("value", None))
+        return kinds
+
+    def collapse(self, o: Any, header: Graph, kinds: list, loc) -> tuple:
+        """(go on?, next state, payload per exit kind, which exit) of one iteration."""
         if isinstance(o, Jump) and isinstance(o.fn, Closure) and o.fn.graph is header:
-            return True, o.args, None
+            return True, o.args, {}, None
         if isinstance(o, Jump):
-            return False, None, ("jump", o.fn, o.args)
+            k = next(i for i, (kd, t) in enumerate(kinds) if kd == "jump"
+                     and _same_fn(t, o.fn))
+            return False, None, {k: o.args}, k
         if not isinstance(o, Tree):
-            return False, None, ("value", None, o)
+            k = next(i for i, (kd, _) in enumerate(kinds) if kd == "value")
+            return False, None, {k: o}, k
         c = o.cond
-        ga, na, ea = self.collapse(o.a, header, loc)
-        gb, nb, eb = self.collapse(o.b, header, loc)
+        ga, na, pa, ea = self.collapse(o.a, header, kinds, loc)
+        gb, nb, pb, eb = self.collapse(o.b, header, kinds, loc)
         go = ga if ga is gb else self.merge_value(c, ga, gb, loc)
         nxt = na if nb is None else nb if na is None else \
             self.merge_value(c, tuple(na), tuple(nb), loc)
-        if ea is None or eb is None:
-            exit_ = ea if eb is None else eb
-        else:
-            if ea[0] != eb[0] or (ea[0] == "jump" and not _same_fn(ea[1], eb[1])):
-                raise NoMerge("a loop with exits to different places")
-            exit_ = (ea[0], ea[1], self.merge_value(c, ea[2], eb[2], loc))
-        return go, (list(nxt) if nxt is not None else None), exit_
+        payloads = dict(pa)
+        for k, v in pb.items():
+            payloads[k] = self.merge_value(c, payloads[k], v, loc) if k in payloads else v
+        which = ea if eb is None else eb if ea is None else \
+            self.merge_value(c, ea, eb, loc)
+        return go, (list(nxt) if nxt is not None else None), payloads, which
 
-    def finish_loop(self, body: Graph, leaves0, variant, leaves1, go, exit_, loc) -> tuple:
-        """The loop node in the outer program, and how the loop leaves (a jump, a value)."""
-        kind, target, payload = exit_
-        ex_leaves: list[Any] = []
-        ex_struct = flatten(payload, ex_leaves)
-        ex_nodes = [v for v in ex_leaves if isinstance(v, Node)]
-        outs = [go] + [v for v, var in zip(leaves1, variant, strict=True) if var] + ex_nodes
+    def finish_loop(self, body: Graph, leaves0, variant, leaves1, go, exits, loc,
+                    scope) -> tuple:
+        """The loop node in the outer program, and how the loop leaves: ``("tail",
+        target, args)`` (a jump; ``target`` None: a value) or ``("done", result)``."""
+        kinds, payloads, which = exits
+        flat = []
+        for k in range(len(kinds)):
+            leaves: list[Any] = []
+            struct = flatten(payloads[k], leaves)
+            flat.append((struct, leaves))
+        ex_nodes = [v for _, leaves in flat for v in leaves if isinstance(v, Node)]
+        several = len(kinds) > 1
+        if several and not isinstance(which, Node):
+            which = Constant(which)
+        outs = [go] + [v for v, var in zip(leaves1, variant, strict=True) if var] + \
+            ([which] if several else []) + ex_nodes
         body.output = body.apply(P.make_tuple, *outs, loc=loc)
         invariants = lift_free_nodes(body)
         nstate = sum(variant)
         init = [v for v, var in zip(leaves0, variant, strict=True) if var]
-        node = self.emit(P.loop, [LoopBody(body, nstate), *init, *invariants], loc,
+        # inside a branch that may not be taken, the loop runs only if it is
+        enabled = True if self.path is None else self.path
+        node = self.emit(P.loop, [LoopBody(body, nstate), enabled, *init, *invariants], loc,
                          abstract=ALOOP)
-        results = iter([self.emit(P.loop_out, [node, 1 + nstate + k], loc,
-                                  abstract=n.abstract) for k, n in enumerate(ex_nodes)])
-        leaves = [next(results) if isinstance(v, Node) else v for v in ex_leaves]
-        value = unflatten(ex_struct, iter(leaves))
-        if kind == "jump":
-            return (target, value)
-        return (None, value)
+        base = 1 + nstate + (1 if several else 0)
+        results = iter([self.emit(P.loop_out, [node, base + k], loc, abstract=n.abstract)
+                        for k, n in enumerate(ex_nodes)])
+        values = [unflatten(struct, iter([next(results) if isinstance(v, Node) else v
+                                          for v in leaves])) for struct, leaves in flat]
+        if not several:
+            kind, target = kinds[0]
+            return ("tail", target if kind == "jump" else None, values[0])
+        # several exits (a ``return`` inside the loop, and its normal end): each is
+        # traced after the loop, and the one taken is selected
+        chosen = self.emit(P.loop_out, [node, 1 + nstate], loc, abstract=which.abstract
+                           if isinstance(which, Node) and which.abstract else
+                           abstract_leaf(0))
+        outcomes = []
+        for k, ((kind, target), v) in enumerate(zip(kinds, values, strict=True)):
+            if kind == "value":
+                outcomes.append(v)
+            elif scope is not None and escapes(target.graph, scope):
+                outcomes.append(Jump(target, v))
+            else:
+                taken = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
+                outcomes.append(self.trace_branch(target, v, loc, scope, when=(taken, True)))
+        result = outcomes[-1]
+        for k in range(len(outcomes) - 2, -1, -1):
+            is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
+            result = self.merge(is_k, outcomes[k], result, loc)
+        return ("done", result)
 
 
 def _zeros_of(a: Any) -> Any:

@@ -191,6 +191,11 @@ class Tracer(ControlFlow, Interpreter):
                 raise translate_exception(exc, prim.name, loc) from None
         if loc is None or loc.filename.startswith(_MYC_DIR):
             loc = self.user_loc or loc  # work inside myc's own rules: the user's line
+        if self.path is not None and _may_fail(prim, args):
+            # a side of an if-converted branch runs whether or not it is taken: what can
+            # fail at run time runs only where its path holds
+            args = [self.path, prim, abstract, *args]
+            prim = P.guarded
         inputs = [self.as_node(a, loc) for a in args]
         node = self.trace.apply(prim, *inputs, loc=loc)
         node.abstract = abstract
@@ -438,6 +443,23 @@ class Tracer(ControlFlow, Interpreter):
         if ta == out:
             return t
         return self.emit(P.tangent_out, [t, y], loc, abstract=out)
+
+
+_FAILING = frozenset(["check_math_domain", "assert_defined", "to_int"])
+_PY_ARITH = frozenset(["truediv", "floordiv", "mod", "pow"])
+
+
+def _may_fail(prim: Primitive, args: list[Any]) -> bool:
+    """Can ``prim(*args)`` raise at run time (not at specialization)?"""
+    name = prim.name
+    if name in _FAILING:
+        return True
+    if name in ("getitem", "getitem_grad"):
+        return has_sym(args[1])
+    if name in _PY_ARITH:  # Python scalars raise on zero where NumPy returns inf
+        return all((isinstance(a, Node) and isinstance(a.abstract, AScalar) and a.abstract.weak)
+                   or type(a) in (int, float, bool) for a in args)
+    return False
 
 
 def _abstract_tree(v: Any) -> Any:

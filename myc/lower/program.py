@@ -277,6 +277,14 @@ class Tape:
         return v
 
 
+def _zero(a: Any, const: Any) -> Any:
+    if a is None:
+        return const
+    if isinstance(a, AScalar):
+        return _as_python(a)(0) if a.weak else a.dtype.type(0)
+    return np.zeros(a.shape, a.dtype)
+
+
 class LoopRunner:
     """A ``loop`` step: runs its body program until the body says stop.
 
@@ -294,7 +302,13 @@ class LoopRunner:
     def __reduce__(self):  # machine code is rebuilt (it calls kernels by address)
         return (LoopRunner, (self.body, self.nstate, self.tape))
 
-    def __call__(self, *inputs: Any) -> tuple:
+    def __call__(self, enabled: Any, *inputs: Any) -> tuple:
+        if not enabled:  # in a side of an if-converted branch that is not taken
+            n = self.nstate
+            zeros = [_zero(self.body.specs[x] if s else None, x)
+                     for s, x in self.body.outputs[1 + n:]]
+            extra = (Tape.of([], self.body.specs[:n]), 0) if self.tape else ()
+            return (None,) * (1 + n) + tuple(zeros) + extra
         if self.native is not None:
             from myc.backends.cpu.loopgen import Bailout
 

@@ -37,6 +37,21 @@ def _assert_defined(flag: Any, value: Any, name: str) -> Any:
 
 register("assert_defined", "flag value name", _assert_defined, differentiable=False,
          doc="A loop variable first set inside a data-dependent loop, read after it.")
+def _zero_of(a: Any) -> Any:
+    import numpy as np
+
+    if getattr(a, "shape", None) == () and hasattr(a, "weak"):
+        return {"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
+    return np.zeros(a.shape, a.dtype)
+
+
+def _guarded(path: Any, prim: Any, abstract: Any, *args: Any) -> Any:
+    return prim.impl(*args) if path else _zero_of(abstract)
+
+
+register("guarded", "path prim abstract", _guarded, variadic=True, differentiable=False,
+         doc="``prim(*args)`` where an if-converted branch is taken, a zero elsewhere: an "
+         "operation that can fail (an index, a Python division) runs only on its path.")
 register("select", "cond x y", _select, differentiable=False,
          doc="``x`` if ``cond`` else ``y``: a data-dependent branch after if-conversion.")
 register("loop", "body", _loop, variadic=True, differentiable=False,

@@ -174,6 +174,14 @@ def test_a_symbolic_loop_counter_indexes_arrays_and_stays_checked():
         f(x, 10.0)  # past the end: an error, never a read out of bounds
 
 
+def test_an_early_return_inside_a_loop_is_a_second_exit():
+    f = myc.jit(with_return)
+    sf, prog = _program(f, 1.0, 2.0)
+    assert not prog.guards
+    for lo, hi in ((1.0, 2.0), (1.2, 1.5), (0.0, 3.0)):
+        assert f(lo, hi) == with_return(lo, hi)
+
+
 def mixed_kinds(x):
     total = 0.0
     while total < 50.0:
@@ -185,12 +193,8 @@ def mixed_kinds(x):
 
 
 def test_loops_the_tracer_cannot_compile_still_follow_python():
-    # an early ``return`` inside the loop leaves it for another place than its exit;
     # a variable whose scalar kind depends on the path (NumPy promotes differently):
     # specialization falls back to guarding each call's path, still exact
-    f = myc.jit(with_return)
-    for lo, hi in ((1.0, 2.0), (1.2, 1.5), (0.0, 3.0)):
-        assert f(lo, hi) == with_return(lo, hi)
     g = myc.jit(mixed_kinds)
     for k in (0.1, 1.0, 3.0):
         x = np.array([1.0, 2.0]) * k
@@ -439,3 +443,71 @@ def _programs_of(transformed):
             if isinstance(w, SpecializedFunction):
                 found += list(w.cache.values())
     return found
+
+
+def test_forward_mode_through_a_data_dependent_loop_is_a_loop():
+    rng = np.random.default_rng(5)
+    w = np.linspace(0.9, 1.1, 16)
+    x0 = rng.uniform(4, 8, 16)
+    t = rng.normal(size=16)
+
+    def along(x):
+        return myc.jvp(fixed_point, (x, w), (t, np.zeros(16)))
+
+    text = myc.ir(along, x0, stage="optimized")
+    assert "loop(" in text and "guard" not in text.split("\n", 1)[0]
+    f = myc.jit(along)
+    for k in range(3):
+        x = x0 + 0.3 * k
+        out, tan = f(x)
+        assert out == pytest.approx(fixed_point(x, w), rel=1e-12)
+        eps = 1e-6
+        fd = (fixed_point(x + eps * t, w) - fixed_point(x - eps * t, w)) / (2 * eps)
+        assert tan == pytest.approx(fd, rel=1e-4)
+
+
+# ---------------------------------------------------------------- speculation is safe
+
+
+def divide_where_allowed(d0, n):
+    acc = 0.0
+    d = d0
+    i = 0
+    while i < n:
+        if d != 0.0:
+            acc = acc + 1.0 / d  # a Python float: 1.0 / 0.0 raises in CPython
+        d = d - 1.0
+        i += 1
+    return acc
+
+
+def scan_if_positive(x, t):
+    total = 0.0
+    k = 0
+    while total < t:
+        if x[0] > 0.0:
+            j = 0
+            while x[j] > 0.0:  # would run off the end if x has no zero
+                j += 1
+            total = total + j
+        else:
+            total = total + 1.0
+        k += 1
+    return total, k
+
+
+def test_the_side_not_taken_never_fails():
+    f = myc.jit(divide_where_allowed)
+    for d0, n in ((3.0, 6), (2.5, 4), (0.0, 3)):
+        assert f(d0, n) == divide_where_allowed(d0, n)
+    sf, prog = _program(myc.jit(divide_where_allowed), 3.0, 6)
+    assert not prog.guards
+    g = myc.jit(scan_if_positive)
+    ok = np.array([1.0, 2.0, 0.0])
+    no_zero = np.array([-1.0, 2.0, 3.0])  # x[0] <= 0: the inner loop must not run
+    assert g(ok, 5.0) == scan_if_positive(ok, 5.0)
+    assert g(no_zero, 5.0) == scan_if_positive(no_zero, 5.0)
+    with pytest.raises(IndexError):
+        scan_if_positive(np.array([1.0, 2.0, 3.0]), 5.0)
+    with pytest.raises(MycError):
+        g(np.array([1.0, 2.0, 3.0]), 5.0)  # taken: the error is Python's

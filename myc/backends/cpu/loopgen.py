@@ -63,6 +63,15 @@ def native_loop(body, nstate: int, tape: bool = False) -> NativeLoop | None:
         return None
 
 
+def _unwrap(st) -> tuple[str, list, int, bool]:
+    """(operation, its inputs, their offset in the step's inputs, guarded?) of a host step:
+    ``guarded(path, prim, abstract, *args)`` is ``prim(*args)`` run where ``path`` holds."""
+    name = _prim_name(st.fn)
+    if name == "guarded":
+        return st.inputs[1][1].name, st.inputs[3:], 3, True
+    return name, st.inputs, 0, False
+
+
 def _prim_name(fn: Any) -> str:
     prim = getattr(fn, "prim", fn)
     return prim.name if isinstance(prim, Primitive) else ""
@@ -118,26 +127,27 @@ class NativeLoop:
                     if a is None:
                         raise Unsupported("a kernel input that is not data")
                 continue
-            name = _prim_name(st.fn)
+            name, ins_, _off, _guard = _unwrap(st)
             out = specs[st.output]
             if name not in _SCALAR:
                 raise Unsupported(f"host step {st.name}")
             if isinstance(out, AArray):
                 if name not in ("select", "tape_get"):
                     raise Unsupported("array arithmetic outside kernels")
-                if name == "tape_get" and not (st.inputs[0][0] and not st.inputs[1][0]):
+                if name == "tape_get" and not (ins_[0][0] and not ins_[1][0]):
                     raise Unsupported("a tape read")
                 continue
             if not isinstance(out, AScalar):
                 raise Unsupported("non-numeric step")
-            ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in st.inputs]
+            ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in ins_]
             if name == "tape_get":
-                if not (st.inputs[0][0] and isinstance(specs[st.inputs[0][1]], ATape)
-                        and not st.inputs[1][0]):
+                if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
+                        and not ins_[1][0]):
                     raise Unsupported("a tape read")
                 continue
             if name == "getitem":
-                if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and st.inputs[0][0]
+                if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
+                        and ins[0].shape[0] > 0
                         and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
                     raise Unsupported("indexing other than a[i] of a 1-d array")
                 continue
@@ -180,8 +190,8 @@ class NativeLoop:
             b.position_at_end(ok)
 
         def weak(si: int) -> bool:
-            st = body.steps[si]
-            return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in st.inputs)
+            ins = _unwrap(body.steps[si])[1]
+            return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
 
@@ -298,32 +308,37 @@ class NativeLoop:
             if isinstance(st.fn, KernelUnit):
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
                 continue
-            name = _prim_name(st.fn)
+
+            def bail_on(bad: ir.Value, path=None) -> None:
+                # a guarded operation fails only where its branch is taken
+                bail_if(bad if path is None else b.and_(path, bad))
+            name, ins_, off, guard = _unwrap(st)
+            path = value(si, 0, *st.inputs[0], want=I1) if guard else None
             out = specs[st.output]
             if isinstance(out, AArray) and name == "tape_get":
-                tp = value(si, 0, *st.inputs[0])
-                k = value(si, 2, *st.inputs[2], want=I64)
-                bail_if(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)))
-                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + st.inputs[1][1])],
+                tp = value(si, off + 0, *ins_[0])
+                k = value(si, off + 2, *ins_[2], want=I64)
+                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
+                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
                                     source_etype=PTR), typ=PTR)
                 elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
                              source_etype=I8)
                 b.store(elem, slot_var(st.output))
                 continue
             if isinstance(out, AArray):  # select between arrays: between pointers
-                c = value(si, 0, *st.inputs[0], want=I1)
-                r = b.select(c, value(si, 1, *st.inputs[1]), value(si, 2, *st.inputs[2]))
+                c = value(si, off + 0, *ins_[0], want=I1)
+                r = b.select(c, value(si, off + 1, *ins_[1]), value(si, off + 2, *ins_[2]))
                 b.store(r, slot_var(st.output))
                 continue
             rt = _ltype(out)
             if name == "select":
-                c = value(si, 0, *st.inputs[0], want=I1)
-                r = b.select(c, value(si, 1, *st.inputs[1], want=rt),
-                             value(si, 2, *st.inputs[2], want=rt))
+                c = value(si, off + 0, *ins_[0], want=I1)
+                r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
+                             value(si, off + 2, *ins_[2], want=rt))
             elif name in _FCMP:
-                ct = _compare_type([specs[x] if s else abstract_of(x) for s, x in st.inputs])
-                x0 = value(si, 0, *st.inputs[0], want=ct)
-                x1 = value(si, 1, *st.inputs[1], want=ct)
+                ct = _compare_type([specs[x] if s else abstract_of(x) for s, x in ins_])
+                x0 = value(si, off + 0, *ins_[0], want=ct)
+                x1 = value(si, off + 1, *ins_[1], want=ct)
                 op = _FCMP[name]
                 if is_float(ct):
                     r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
@@ -334,29 +349,29 @@ class NativeLoop:
                     r = b.icmp_signed(op, x0, x1)
                 r = convert(r, I1, rt)
             elif name == "neg":
-                x0 = value(si, 0, *st.inputs[0], want=rt)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
                 r = b.fneg(x0) if is_float(rt) else b.neg(x0)
             elif name == "abs":
-                x0 = value(si, 0, *st.inputs[0], want=rt)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
                 if is_float(rt):
                     r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
                 else:
                     if weak(si):
-                        bail_if(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))))
+                        bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
                     r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
             elif name in ("to_weak", "to_float", "to_bool"):
-                r = value(si, 0, *st.inputs[0], want=rt)
+                r = value(si, off + 0, *ins_[0], want=rt)
             elif name == "truediv":
-                x0 = value(si, 0, *st.inputs[0], want=rt)
-                x1 = value(si, 1, *st.inputs[1], want=rt)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
                 if weak(si):  # Python floats: x / 0.0 raises
-                    bail_if(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)))
+                    bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
                 r = b.fdiv(x0, x1)
             elif name == "tape_get":
-                tp = value(si, 0, *st.inputs[0])
-                j = st.inputs[1][1]
-                k = value(si, 2, *st.inputs[2], want=I64)
-                bail_if(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)))
+                tp = value(si, off + 0, *ins_[0])
+                j = ins_[1][1]
+                k = value(si, off + 2, *ins_[2], want=I64)
+                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
                 base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
                               typ=PTR)
                 elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
@@ -364,12 +379,14 @@ class NativeLoop:
                 v = b.load(elem, typ=_mem(out))
                 r = b.trunc(v, I1) if out.dtype == np.bool_ else v
             elif name == "getitem":
-                arr_a = specs[st.inputs[0][1]]
-                base = value(si, 0, *st.inputs[0])
-                i = value(si, 1, *st.inputs[1], want=I64)
+                arr_a = specs[ins_[0][1]]
+                base = value(si, off + 0, *ins_[0])
+                i = value(si, off + 1, *ins_[1], want=I64)
                 size = ir.Constant(I64, arr_a.shape[0])
                 i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
-                bail_if(b.icmp_unsigned(">=", i, size))  # out of range (negative too)
+                bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
+                if path is not None:  # not on its path: read a valid element, unused
+                    i = b.select(path, i, ir.Constant(I64, 0))
                 mt = MEMTYPE[str(arr_a.dtype)]
                 v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
                 src = LLTYPE[str(arr_a.dtype)]
@@ -377,8 +394,8 @@ class NativeLoop:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
             else:
-                x0 = value(si, 0, *st.inputs[0], want=rt)
-                x1 = value(si, 1, *st.inputs[1], want=rt)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
                 if name in ("and_", "or_"):
                     if is_float(rt):
                         raise Unsupported("bitwise op on floats")
@@ -390,7 +407,7 @@ class NativeLoop:
                 elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
                     op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
                     pair = b.call(_overflow(module, op), [x0, x1])
-                    bail_if(b.extract_value(pair, 1))
+                    bail_on(b.extract_value(pair, 1), path)
                     r = b.extract_value(pair, 0)
                 else:
                     r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
