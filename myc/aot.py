@@ -94,6 +94,7 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
     from myc.backends.cpu.aot_codegen import AotProgram
     from myc.infer.trace import GraphBreak, trace
     from myc.opt.passes import optimize
+    from myc.prims import P
     from myc.runtime.args import check_args
 
     examples = parse_signature(signature)
@@ -109,6 +110,14 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
         raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
                        f"({brk.reason}{where}); ahead-of-time libraries support only "
                        "programs whose control flow the shapes decide") from None
+    data_flow = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None) in
+                 (P.loop, P.select, P.guarded)]
+    if data_flow:
+        loc = data_flow[0].loc
+        where = f" at line {loc.line}" if loc is not None else ""
+        raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
+                       f"(a data-dependent loop or branch{where}); ahead-of-time libraries "
+                       "support only programs whose control flow the shapes decide")
     if typed.flags.get("guards"):
         raise MycError(f"myc.aot: {graph.name} has data-dependent control flow (guarded "
                        "specialization); not supported ahead of time")
@@ -307,6 +316,12 @@ class _Lowering:
             self.ops.append(Alias(src, out))
         else:
             self.reject(n)
+
+
+def typed_nodes(g):
+    from myc.ir.manager import Manager
+
+    return [n for n in Manager(g).owned.get(g, []) if hasattr(n, "inputs") and n.inputs]
 
 
 def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[str, str]:

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from myc.infer.abstract import AArray, AScalar
-from myc.infer.control import ALOOP, LoopBody, _zeros_of, lift_free_nodes
+from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P, Primitive
@@ -234,6 +234,8 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
     sym_args = [symbolize(a, tracer.trace, p.name)
                 for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)
+    if isinstance(out, (Jump, Tree, Fork)):
+        raise GraphBreak("data-dependent control flow at the program's end")
     y = tracer.call_prim(P.check_scalar_output, [out], graph.loc)
     if not isinstance(y, Node):
         raise GraphBreak("the output does not depend on the inputs")

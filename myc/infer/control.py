@@ -26,6 +26,7 @@ iterations -- raises ``GraphBreak``, and the caller falls back to guarded specia
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -343,16 +344,22 @@ class ControlFlow:
         from myc.infer.trace import GraphBreak
 
         ctx = self.loop_of(fork.a) or self.loop_of(fork.b)
-        if ctx is None:
+        if ctx is None and not self.if_convert:
             raise GraphBreak("a condition depends on array or float data", loc)
         a = self.trace_branch(fork.a, args, loc, when=(fork.cond, True))
         b = self.trace_branch(fork.b, args, loc, when=(fork.cond, False))
         r = self.merge(fork.cond, a, b, loc)
         if isinstance(r, Tree):
-            if ctx.mode == "unroll":
+            if ctx is not None and ctx.mode == "unroll":
                 raise LoopNeeded(ctx)
+            # outside loops: sides that return early are followed to their ends
             r = self.resolve(r, scope, loc)
+            if isinstance(r, Tree) and ctx is None and scope is None:
+                raise GraphBreak("data-dependent branches that end differently", loc)
         return r
+
+    # an ``if`` outside any loop is if-converted too (``MYC_NO_IF_CONVERSION=1``: guarded)
+    if_convert = not os.environ.get("MYC_NO_IF_CONVERSION")
 
     def resolve(self, o: Any, scope: Scope | None, loc) -> Any:
         """Continue the held-back jumps of ``o`` that stay inside ``scope``; rejoin."""

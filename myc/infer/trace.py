@@ -239,6 +239,15 @@ class Tracer(ControlFlow, Interpreter):
                 return m.value
             return self.emit(P.assert_defined, [m.flag, m.value, args[1]], loc,
                              abstract=abstract_leaf(m.value))
+        if any(isinstance(a, SymBool) for a in args):
+            if prim.name in ("truth", "switch"):
+                pass  # a condition already made symbolic
+            elif prim.name == "not_":
+                return SymBool(self.emit(P.eq, [args[0].node, False], loc))
+            else:  # a condition used as a value: its boolean node
+                args = [a.node if isinstance(a, SymBool) else a for a in args]
+        if prim.name == "truth" and isinstance(args[0], SymBool):
+            return args[0]
         if prim.name == "switch" and isinstance(args[0], Node):
             # a loop counter made symbolic: the frontend's range tests skip ``truth``
             if self.concrete:

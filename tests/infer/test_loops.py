@@ -511,3 +511,41 @@ def test_the_side_not_taken_never_fails():
         scan_if_positive(np.array([1.0, 2.0, 3.0]), 5.0)
     with pytest.raises(MycError):
         g(np.array([1.0, 2.0, 3.0]), 5.0)  # taken: the error is Python's
+
+
+# ---------------------------------------------------------------- ifs outside loops
+
+
+def piecewise(x, y):
+    if x > 0:
+        return y * 2.0
+    elif x > -1:
+        return y - 1.0
+    return y * y
+
+
+def safe_inverse(x):
+    s = float(np.sum(x))
+    if s != 0.0:
+        r = 1.0 / s
+    else:
+        r = 0.0
+    return r * x
+
+
+def test_a_data_dependent_if_is_if_converted_not_guarded():
+    f = myc.jit(piecewise)
+    y = np.arange(3.0)
+    sf, prog = _program(f, 1.0, y)
+    assert not prog.guards and "select(" in myc.ir(piecewise, 1.0, y, stage="optimized")
+    for x in (1.0, -0.5, -3.0, 2.0, 0.0, -0.5, -7.0, 3.0):
+        np.testing.assert_array_equal(f(x, y), piecewise(x, y))
+    assert len(sf.cache) == 1 and not sf.misses
+    g = myc.jit(safe_inverse)
+    for x in (np.array([1.0, 3.0]), np.array([1.0, -1.0]), np.zeros(2)):
+        np.testing.assert_array_equal(g(x), safe_inverse(x))  # no ZeroDivisionError
+    dg = myc.grad(lambda x: np.sum(piecewise(x[0], x)))
+    x = np.array([0.5, 2.0, 3.0])
+    np.testing.assert_allclose(dg(x), [2.0, 2.0, 2.0])  # the condition has no derivative
+    np.testing.assert_allclose(dg(-x), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(dg(-4.0 * x), 2.0 * (-4.0 * x))
