@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
-from myc.infer.abstract import abstract_of
+from myc.infer.abstract import AScalar, abstract_of
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 
@@ -508,12 +508,26 @@ class ControlFlow:
                 raise GraphBreak("a loop variable changes kind between iterations", loc)
             widened = False
             for i, (v0, v1) in enumerate(zip(leaves0, leaves1, strict=True)):
+                a0, a1 = abstract_leaf(v0), abstract_leaf(v1)
+                if a0 != a1 and _strengthens(a0, a1) and not variant[i]:
+                    variant[i] = True  # a parameter next round: then see how it is read
+                    widened = True
+                    continue
+                if a0 != a1 and _strengthens(a0, a1) and self._write_only(
+                        state[i], [go, nxt, exit_]):
+                    # ``n = 0.0`` before the loop, a NumPy scalar inside it, never read
+                    # first: carried as the NumPy type (a zero-trip loop returns
+                    # np.float64(0.0) for Python's 0.0 -- equal, a float subclass)
+                    leaves0[i] = a1.dtype.type(v0)
+                    variant[i] = True
+                    widened = True
+                    continue
                 if variant[i]:
-                    if abstract_leaf(v1) != abstract_leaf(v0):
-                        raise GraphBreak(f"a loop variable changes from {abstract_leaf(v0)}"
-                                         f" to {abstract_leaf(v1)} between iterations", loc)
+                    if a1 != a0:
+                        raise GraphBreak(f"a loop variable changes from {a0} to {a1} "
+                                         "between iterations", loc)
                 elif not same_concrete(v0, v1):
-                    if abstract_leaf(v1) != abstract_leaf(v0) or abstract_leaf(v0) is None:
+                    if a1 != a0 or a0 is None:
                         raise GraphBreak("a loop variable changes type between iterations",
                                          loc)
                     variant[i] = True
@@ -538,6 +552,46 @@ class ControlFlow:
         elif not any(k == "value" for k, _ in kinds):
             kinds.append(("value", None))
         return kinds
+
+    def _write_only(self, p: Any, outputs: list) -> bool:
+        """Is the loop parameter ``p`` read by the body only where a Python scalar and
+        the NumPy scalar of its dtype behave alike: passed along (``select``ed) into what
+        the iteration returns, or compared for a branch?"""
+        if not isinstance(p, Node):
+            return False
+        roots = [v for v in _walk_values(outputs) if isinstance(v, Node)]
+        seen: set[int] = set()
+        users: dict[int, list] = {}
+        stack = list(roots)
+        while stack:
+            n = stack.pop()
+            if n.id in seen or not isinstance(n, Apply):
+                continue
+            seen.add(n.id)
+            for k, i in enumerate(n.inputs[1:]):
+                users.setdefault(i.id, []).append((n, k))
+                stack.append(i)
+
+        def cond_only(node: Node) -> bool:  # a condition: Python and NumPy bools agree
+            for u, k in users.get(node.id, []):
+                prim = u.inputs[0].value
+                if (prim in (P.select, P.guarded) and k == 0) or (
+                        prim in (P.eq, P.and_) and cond_only(u)):
+                    continue
+                return False
+            return True
+
+        def ok(node: Node) -> bool:
+            for u, k in users.get(node.id, []):
+                prim = u.inputs[0].value
+                if prim is P.select and k > 0 and ok(u):
+                    continue
+                if prim in (P.lt, P.le, P.gt, P.ge, P.eq, P.ne) and cond_only(u):
+                    continue
+                return False
+            return True
+
+        return ok(p)
 
     def collapse(self, o: Any, header: Graph, kinds: list, loc) -> tuple:
         """(go on?, next state, payload per exit kind, which exit) of one iteration."""
@@ -614,6 +668,26 @@ class ControlFlow:
             is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
             result = self.merge(is_k, outcomes[k], result, loc)
         return ("done", result)
+
+
+def _strengthens(a0: Any, a1: Any) -> bool:
+    """A weak Python scalar becoming the NumPy scalar of the same dtype."""
+    return isinstance(a0, AScalar) and isinstance(a1, AScalar) and a0.weak and \
+        not a1.weak and a0.dtype == a1.dtype
+
+
+def _walk_values(v: Any):
+    if isinstance(v, (list, tuple)):
+        for x in v:
+            yield from _walk_values(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from _walk_values(x)
+    elif isinstance(v, MaybeUndef):
+        yield v.value
+        yield v.flag
+    else:
+        yield v
 
 
 def _zeros_of(a: Any) -> Any:

@@ -549,3 +549,46 @@ def test_a_data_dependent_if_is_if_converted_not_guarded():
     np.testing.assert_allclose(dg(x), [2.0, 2.0, 2.0])  # the condition has no derivative
     np.testing.assert_allclose(dg(-x), [1.0, 1.0, 1.0])
     np.testing.assert_allclose(dg(-4.0 * x), 2.0 * (-4.0 * x))
+
+
+# ---------------------------------------------------------------- GEMM in native loops
+
+
+def power_iteration(a, v):
+    diff = 1.0
+    n = 0.0
+    while diff > 1e-9:
+        w = a @ v
+        n = np.sqrt(np.sum(w * w))
+        u = w / n
+        diff = np.max(np.abs(u - v))
+        v = u
+    return n
+
+
+def rotate_until(m, x):
+    k = 0
+    while np.sum(x[:, 0]) < 3.0 and k < 50:
+        x = (m @ x.T).T + 0.1
+        k += 1
+    return np.sum(x * x)
+
+
+def test_matmul_in_a_loop_calls_blas_from_native_code():
+    rng = np.random.default_rng(2)
+    q, _ = np.linalg.qr(rng.normal(size=(6, 6)))
+    a = q @ np.diag([5.0, 2.0, 1.5, 1.0, 0.5, 0.1]) @ q.T
+    v = np.ones(6) / np.sqrt(6.0)
+    f = myc.jit(power_iteration)
+    assert f(a, v) == pytest.approx(power_iteration(a, v), rel=1e-12)
+    runners = _loop_runners(f)
+    assert runners and all(r.native is not None for r in runners)
+    assert "scipy_cblas_dgemm64_" in runners[0].native.llvm_ir
+    g = myc.grad(power_iteration)(a, v)  # d(top eigenvalue)/dA = u u^T
+    u = np.linalg.eigh(a)[1][:, -1]
+    np.testing.assert_allclose(g, np.outer(u, u), atol=1e-6)
+    m = np.array([[0.9, -0.2], [0.3, 1.1]], np.float32)
+    x = np.array([[0.1, 0.2], [0.3, -0.1], [0.0, 0.5]], np.float32)
+    h = myc.jit(rotate_until)
+    np.testing.assert_allclose(h(m, x), rotate_until(m, x), rtol=1e-5)
+    assert all(r.native is not None for r in _loop_runners(h))

@@ -30,11 +30,13 @@ from llvmlite import ir
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
+from myc.backends.cpu.mathlib import MathLib
 from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
 
-_SCALAR = {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
+_MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
+_SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
@@ -48,7 +50,6 @@ class _TapeFull(Exception):
 class Bailout(Exception):  # noqa: N818 - a control signal
     """The native loop met what only Python semantics decide (an int overflowing 64 bits,
     a Python division by zero, an index out of range): run the loop on the host path."""
-_counter = [0]
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -61,6 +62,31 @@ def native_loop(body, nstate: int, tape: bool = False) -> NativeLoop | None:
         return NativeLoop(body, nstate, tape)
     except Unsupported:
         return None
+
+
+def _kernel_key(kernel) -> str:
+    from myc.backends.cpu.runtime import cache_key
+
+    return cache_key(kernel)
+
+
+def _jit(text: str, module: ir.Module) -> JitModule:
+    """The loop's machine code: from the disk cache when this IR was compiled before."""
+    import hashlib
+
+    from myc.backends.cpu.jit import host
+    from myc.runtime import diskcache
+
+    key = hashlib.sha256("\n".join(["loop1", *host(), text]).encode()).hexdigest()
+    code = diskcache.load("loop", key)
+    if isinstance(code, bytes):
+        try:
+            return JitModule(object_code=code)
+        except Exception:  # noqa: BLE001 - a damaged entry: compile again
+            pass
+    jit = JitModule(module)
+    diskcache.store("loop", key, jit.object_code)
+    return jit
 
 
 def _unwrap(st) -> tuple[str, list, int, bool]:
@@ -129,6 +155,9 @@ class NativeLoop:
                 continue
             name, ins_, _off, _guard = _unwrap(st)
             out = specs[st.output]
+            if name in ("matmul", "mT") and not _guard:
+                _check_gemm(name, [specs[x] if s_ else None for s_, x in ins_], out)
+                continue
             if name not in _SCALAR:
                 raise Unsupported(f"host step {st.name}")
             if isinstance(out, AArray):
@@ -161,14 +190,13 @@ class NativeLoop:
                 raise Unsupported("an exit value that is not data")
         self.param_specs = [specs[p] for p in body.params]
         self.exit_outputs = body.outputs[1 + nstate:]
-        _counter[0] += 1
-        self.symbol = f"myc_loop_{_counter[0]}"
+        self.symbol = "myc_loop"  # one function per JIT module
         self.symbols: dict[str, int] = {}
         module = self._build()
         self.llvm_ir = str(module)
         for sym, addr in self.symbols.items():
             llvm.add_symbol(sym, addr)
-        self._jit = JitModule(module)
+        self._jit = _jit(self.llvm_ir, module)
         self._fn = _FN(self._jit.address(self.symbol))
 
     # -- code --------------------------------------------------------------------------
@@ -240,6 +268,10 @@ class NativeLoop:
                 for i, (shape, dt) in enumerate(st.fn.compiled._out_specs):
                     self.scratch.append((tuple(shape), np.dtype(dt)))
                     scratch_ptr[(si, i)] = io_ptr()
+            elif _unwrap(st)[0] in ("matmul", "mT"):
+                a = specs[st.output]
+                self.scratch.append((tuple(a.shape), np.dtype(a.dtype)))
+                scratch_ptr[(si, 0)] = io_ptr()
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
@@ -315,6 +347,16 @@ class NativeLoop:
             name, ins_, off, guard = _unwrap(st)
             path = value(si, 0, *st.inputs[0], want=I1) if guard else None
             out = specs[st.output]
+            if name in ("matmul", "mT"):
+                dst = scratch_ptr[(si, 0)]
+                srcs = [value(si, k, *ins_[k]) for k in range(len(ins_))]
+                if name == "matmul":
+                    _gemm(b, module, self.symbols, srcs[0], specs[ins_[0][1]], srcs[1],
+                          specs[ins_[1][1]], dst, out)
+                else:
+                    _transpose(b, srcs[0], dst, out)
+                b.store(dst, slot_var(st.output))
+                continue
             if isinstance(out, AArray) and name == "tape_get":
                 tp = value(si, off + 0, *ins_[0])
                 k = value(si, off + 2, *ins_[2], want=I64)
@@ -359,6 +401,12 @@ class NativeLoop:
                     if weak(si):
                         bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
                     r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
+            elif name in _MATH:
+                if not is_float(rt):
+                    raise Unsupported(f"{name} of an integer")
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
+                           MathLib(module).function(name, rt), [x0])
             elif name in ("to_weak", "to_float", "to_bool"):
                 r = value(si, off + 0, *ins_[0], want=rt)
             elif name == "truediv":
@@ -486,7 +534,8 @@ class NativeLoop:
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
         addr = ctypes.cast(ck._fn, ctypes.c_void_p).value
-        sym = f"myc_kernel_at_{addr:x}"
+        # named by the kernel's content, so this module's machine code can be cached
+        sym = f"myc_kernel_{_kernel_key(ck.kernel)[:24]}"
         target = b.module.globals.get(sym)
         if target is None:
             target = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
@@ -605,6 +654,84 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
                for a in abstracts]
     dt = np.result_type(*proxies)
     return LLTYPE[str(dt)]
+
+
+def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
+    """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
+    import glob
+    import os
+
+    name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
+        str(dtype))
+    if name is None:
+        return None
+    libs = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs",
+                                  "libscipy_openblas64_*.so*"))
+    for path in libs:
+        try:
+            fn = getattr(ctypes.CDLL(path), name)
+        except (OSError, AttributeError):
+            continue
+        return name, ctypes.cast(fn, ctypes.c_void_p).value
+    return None
+
+
+def _check_gemm(name: str, ins: list[Any], out: Any) -> None:
+    if not isinstance(out, AArray) or any(not isinstance(a, AArray) for a in ins):
+        raise Unsupported(f"{name} of non-arrays")
+    if name == "mT":
+        if ins[0].ndim != 2:
+            raise Unsupported("a transpose of more than 2 dimensions")
+        return
+    a, b = ins
+    if a.dtype != b.dtype or a.dtype != out.dtype or (a.ndim, b.ndim) not in \
+            ((2, 2), (1, 2), (2, 1)) or 0 in a.shape + b.shape:
+        raise Unsupported("a matmul GEMM does not cover")
+    if _blas_symbol(a.dtype) is None:
+        raise Unsupported("no BLAS GEMM to call")
+
+
+def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, pa, a, pb, bb, dst, out) -> None:
+    """``dst = a @ b`` (row-major, contiguous) through CBLAS GEMM."""
+    name, addr = _blas_symbol(a.dtype)
+    m = a.shape[0] if a.ndim == 2 else 1
+    k = a.shape[-1]
+    n = bb.shape[1] if bb.ndim == 2 else 1
+    ft = F64 if a.dtype == np.float64 else ir.FloatType()
+    fn = module.globals.get(name)
+    if fn is None:
+        i32 = ir.IntType(32)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
+            i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
+        symbols[name] = addr
+    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 111, 111)]  # row-major, no trans
+    ldb = n if bb.ndim == 2 else 1
+    b.call(fn, [*c32, ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
+                ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
+                ir.Constant(ft, 0.0), dst, ir.Constant(I64, n)])
+
+
+def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
+    """``dst = src.T`` for a 2-d array (``out`` is the transposed shape)."""
+    rows, cols = out.shape  # dst[i, j] = src[j, i]
+    ty = MEMTYPE[str(out.dtype)]
+    fn = b.function
+    pre = b.block
+    head = fn.append_basic_block("tr")
+    after = fn.append_basic_block("tr_done")
+    b.branch(head)
+    b.position_at_end(head)
+    t = b.phi(I64)
+    t.add_incoming(ir.Constant(I64, 0), pre)
+    i = b.sdiv(t, ir.Constant(I64, cols))
+    j = b.srem(t, ir.Constant(I64, cols))
+    v = b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=ty),
+               typ=ty)
+    b.store(v, b.gep(dst, [t], source_etype=ty))
+    nxt = b.add(t, ir.Constant(I64, 1))
+    t.add_incoming(nxt, head)
+    b.cbranch(b.icmp_signed("<", nxt, ir.Constant(I64, rows * cols)), head, after)
+    b.position_at_end(after)
 
 
 def _nbytes(a: Any) -> int:
