@@ -16,7 +16,7 @@ import numpy as np
 
 from myc.backends.interp import translate_exception
 from myc.errors import MycError
-from myc.infer.abstract import AScalar, abstract_of
+from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
@@ -55,7 +55,16 @@ class HostProgram:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["graph"] = None
+        state.pop("_native", None)  # machine code is rebuilt (or loaded) on first run
         return state
+
+    @property
+    def native(self):
+        """The whole program as one native function, when every step allows it (small
+        arrays: per-step dispatch from Python is what such a call costs); else None."""
+        if "_native" not in self.__dict__:
+            self._native = _native_program(self)
+        return self._native
 
     def describe(self) -> str:
         """The host program as text: one line per step."""
@@ -110,10 +119,20 @@ class HostProgram:
         for a in args:
             walk(a)
         data = [v for v in leaves if _is_data(v)]
-        for slot, v in zip(self.params, data, strict=True):
-            slots[slot] = v
-        self._steps(slots)
-        values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        native = self.native
+        values = None
+        if native is not None:
+            from myc.backends.cpu.loopgen import Bailout
+
+            try:
+                values = list(native(data))
+            except Bailout:
+                values = None  # Python's semantics decide this call: run the steps
+        if values is None:
+            for slot, v in zip(self.params, data, strict=True):
+                slots[slot] = v
+            self._steps(slots)
+            values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -186,9 +205,18 @@ class _Finish:
 
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False) -> HostProgram:
-    """The host program of a typed graph; fusion groups become compiled kernels."""
+    """The host program of a typed graph; fusion groups become compiled kernels.
+
+    A small program made only of what native code covers (kernels, scalar arithmetic,
+    GEMM) is lowered with every array op in a kernel, so that it runs as one native
+    function (``HostProgram.native``) instead of a Python loop over steps.
+    """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
+    if fused and not lone and _small_and_native(typed):
+        prog = lower(typed, template, name, fused, lone=True)
+        if prog.native is not None:
+            return prog
     mng = Manager(typed)
     order = schedule(typed, mng.owned.get(typed, []))
     slot_of: dict[int, int] = {}
@@ -330,6 +358,46 @@ class LoopRunner:
 
     def __str__(self) -> str:
         return self.body.describe()
+
+
+_SMALL = 1 << 16  # elements: at most one serial kernel chunk
+_SMALL_PROGRAM = 120  # nodes
+
+
+def _small_and_native(typed: Graph) -> bool:
+    if os.environ.get("MYC_NO_NATIVE_LOOPS"):
+        return False
+    try:
+        from myc.backends.cpu.loopgen import _SCALAR
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return False
+    from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
+
+    known = ELEMENTWISE | REDUCTIONS | _SCALAR | {"matmul", "mT", "make_tuple"}
+    nodes = Manager(typed).owned.get(typed, [])
+    if len(nodes) > _SMALL_PROGRAM:
+        return False  # grouping every op costs compile time that a big program won't repay
+    for n in nodes:
+        if not isinstance(n, Apply):
+            continue
+        if prim_of_name(n) not in known:
+            return False
+        a = n.abstract
+        if isinstance(a, AArray) and int(np.prod(a.shape)) > _SMALL:
+            return False
+    return any(isinstance(n, Apply) for n in nodes)
+
+
+def _native_program(prog: HostProgram):
+    """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``)."""
+    if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or any(
+            isinstance(st.fn, LoopRunner) for st in prog.steps):
+        return None
+    from types import SimpleNamespace
+
+    once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
+                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs])
+    return _native_loop(once, 0)
 
 
 def _native_loop(body: HostProgram, nstate: int, tape: bool = False):

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from myc.infer.abstract import AArray
 from myc.ir.manager import Manager, schedule
-from myc.ir.nodes import Apply, Graph, Node
+from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import prim_of
 
 ELEMENTWISE = frozenset("""add sub mul truediv pow maximum minimum arctan2 eq ne lt le gt ge
@@ -53,6 +55,9 @@ def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
     if p is None or n.abstract is None or not hasattr(n.abstract, "dtype"):
         return None
     if p.name in ELEMENTWISE and isinstance(n.abstract, AArray):
+        if p.name == "pow" and n.abstract.dtype.kind in "iu" and not (
+                isinstance(n.inputs[2], Constant) and np.all(np.asarray(n.inputs[2].value) >= 0)):
+            return None  # NumPy raises on negative integer powers: keep its step
         return ("ew", n.abstract.shape)
     if p.name in REDUCTIONS:
         x = n.inputs[1]

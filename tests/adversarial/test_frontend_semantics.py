@@ -1288,3 +1288,13 @@ def test_math_functions_composed_from_primitives(fn):
 @pytest.mark.parametrize("fn", [x_m_isnan, x_m_copysign, x_m_fmod])
 def test_xfail_math_functions_missing(fn):
     check(fn, 2.5)
+
+
+def test_negative_integer_powers_raise_for_big_arrays_too():
+    # fused kernels must not compute what NumPy refuses (ints to negative powers)
+    a = np.arange(1, 400)
+    with pytest.raises(ValueError):
+        q_np_power_neg(a)
+    for backend in ("cpu", "interp"):
+        with pytest.raises(myc.MycError):
+            myc.jit(q_np_power_neg, backend=backend)(a)

@@ -20,6 +20,7 @@ step-by-step runner: ``native_loop`` returns ``None``.
 from __future__ import annotations
 
 import ctypes
+import threading
 from math import prod
 from typing import Any
 
@@ -192,6 +193,7 @@ class NativeLoop:
         self.exit_outputs = body.outputs[1 + nstate:]
         self.symbol = "myc_loop"  # one function per JIT module
         self.symbols: dict[str, int] = {}
+        self._local = threading.local()
         module = self._build()
         self.llvm_ir = str(module)
         for sym, addr in self.symbols.items():
@@ -568,79 +570,100 @@ class NativeLoop:
                 if self.cap > 1 << 22:
                     raise Bailout(self.symbol) from None
 
+    def _frame(self) -> tuple:
+        """This thread's io array with its constant, scratch and state buffers filled in
+        (reused across calls: only inputs and results change), and 8-byte cells."""
+        frame = getattr(self._local, "frame", None)
+        if frame is None:
+            specs = self.body.specs
+            io = (ctypes.c_void_p * self.n_io)()
+            keep: list[Any] = []
+            k = len(self.param_specs)
+            bufs = list(self.consts)
+            bufs += [np.empty(shape, _memdtype(dt)) for shape, dt in self.scratch]
+            for j in range(self.nstate):
+                a = specs[self.body.params[j]]
+                if isinstance(a, AArray):
+                    bufs += [np.empty(a.shape, a.dtype), np.empty(a.shape, a.dtype)]
+            for buf in bufs:
+                io[k] = buf.ctypes.data
+                k += 1
+            keep += bufs
+            cells = np.zeros(len(self.param_specs) + len(self.exit_outputs) + 2, np.int64)
+            frame = (io, keep, cells, k, cells.ctypes.data)
+            self._local.frame = frame
+        return frame
+
     def _run(self, inputs: list[Any]) -> tuple:
         from myc.infer.adjoint import ATape
         from myc.lower.program import Tape
 
+        io, _, cells, first_exit, cells_at = self._frame()
         keep: list[Any] = []
-        ptrs: list[int] = []
-        for v, a in zip(inputs, self.param_specs, strict=True):
-            if isinstance(a, ATape):
-                cells = (ctypes.c_void_p * (1 + len(v.leaves)))(
+        for i, (v, a) in enumerate(zip(inputs, self.param_specs, strict=True)):
+            if isinstance(a, AArray):
+                if not (type(v) is np.ndarray and v.dtype == a.dtype and
+                        v.flags.c_contiguous):
+                    v = np.ascontiguousarray(v, dtype=a.dtype)
+                    keep.append(v)
+                if v.shape != a.shape:
+                    raise ValueError(f"loop input of shape {v.shape}, expected {a.shape}")
+                io[i] = v.ctypes.data
+            elif isinstance(a, ATape):
+                tape = (ctypes.c_void_p * (1 + len(v.leaves)))(
                     v.count, *[leaf.ctypes.data for leaf in v.leaves])
-                keep += [cells, v]
-                ptrs.append(ctypes.addressof(cells))
-                continue
-            if isinstance(a, AArray):
-                arr = np.ascontiguousarray(v, dtype=a.dtype)
-                if arr.shape != a.shape:
-                    raise ValueError(f"loop input of shape {arr.shape}, expected {a.shape}")
-            else:
-                arr = np.array(v, dtype=_memdtype(a.dtype))
-            keep.append(arr)
-            ptrs.append(arr.ctypes.data)
-        for c in self.consts:
-            ptrs.append(c.ctypes.data)
-        for shape, dt in self.scratch:
-            arr = np.empty(shape, _memdtype(dt))
-            keep.append(arr)
-            ptrs.append(arr.ctypes.data)
+                keep += [tape, v]
+                io[i] = ctypes.addressof(tape)
+            else:  # a scalar: this thread's 8-byte cell i
+                dt = _memdtype(a.dtype)
+                cells[i:i + 1].view(np.uint8)[:dt.itemsize].view(dt)[0] = v
+                io[i] = cells_at + 8 * i
         specs = self.body.specs
-        for j in range(self.nstate):
-            a = specs[self.body.params[j]]
-            if isinstance(a, AArray):
-                for _ in range(2):
-                    arr = np.empty(a.shape, a.dtype)
-                    keep.append(arr)
-                    ptrs.append(arr.ctypes.data)
         results: list[Any] = []
-        for is_slot, x in self.exit_outputs:
+        k = first_exit
+        base = len(self.param_specs)
+        for e, (is_slot, x) in enumerate(self.exit_outputs):
             a = specs[x] if is_slot else None
-            arr = np.empty(a.shape, a.dtype) if isinstance(a, AArray) else \
-                np.zeros((), _memdtype(a.dtype)) if a is not None else np.zeros((), np.int64)
+            if isinstance(a, AArray):
+                arr = np.empty(a.shape, a.dtype)
+                io[k] = arr.ctypes.data
+            else:
+                arr = None
+                io[k] = cells_at + 8 * (base + e)
             results.append(arr)
-            ptrs.append(arr.ctypes.data)
+            k += 1
         tapes = []
         if self.tape:
             for j in range(self.nstate):
                 a = specs[self.body.params[j]]
                 t = np.empty((self.cap, *a.shape), _memdtype(a.dtype))
                 tapes.append(t)
-                ptrs.append(t.ctypes.data)
+                io[k] = t.ctypes.data
+                k += 1
             cap = np.array(self.cap, np.int64)
             count = np.zeros((), np.int64)
             keep += [cap, count]
-            ptrs += [cap.ctypes.data, count.ctypes.data]
-        io = (ctypes.c_void_p * len(ptrs))(*ptrs)
+            io[k], io[k + 1] = cap.ctypes.data, count.ctypes.data
         status = self._fn(ctypes.addressof(io))
         if status == 2:
             raise _TapeFull()
         if status:
             raise Bailout(self.symbol)
         out = []
-        for (is_slot, x), arr in zip(self.exit_outputs, results, strict=True):
+        for e, ((is_slot, x), arr) in enumerate(zip(self.exit_outputs, results, strict=True)):
             if not is_slot:
                 out.append(x)
                 continue
             a = specs[x]
             if isinstance(a, AArray):
                 out.append(arr)
-            else:
-                v = arr[()]
-                if a.dtype == np.bool_:
-                    v = bool(v)
-                out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
-                           else a.dtype.type(v))
+                continue
+            dt = _memdtype(a.dtype)
+            v = cells[base + e:base + e + 1].view(np.uint8)[:dt.itemsize].view(dt)[0]
+            if a.dtype == np.bool_:
+                v = bool(v)
+            out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
+                       else a.dtype.type(v))
         if self.tape:
             n = int(count)
             st = [specs[p] for p in self.body.params[:self.nstate]]
