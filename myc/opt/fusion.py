@@ -118,13 +118,24 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
         reach[n.id] = frozenset(dep | {chosen.id})
     groups = _merge_siblings(groups, group_of, reach, is_red, order)
     _rematerialize(g, groups, group_of, is_red, order, mng)
-    users = mng.users
+    # what is read from memory: inputs of a group's members that the group does not
+    # compute itself (rematerialized values are computed where they are borrowed), and
+    # inputs of the nodes outside every group
+    grouped: set[int] = set()
+    needed: set[int] = set()
     for grp in groups:
         mem = {m.id for m in grp.members}
+        grouped |= mem
+        for m in grp.members:
+            needed.update(i.id for i in m.inputs[1:] if i.id not in mem)
+    for n in mng.owned.get(g, []):
+        if isinstance(n, Apply) and n.id not in grouped:
+            needed.update(i.id for i in n.inputs)
+    for grp in groups:
         for m in grp.members:
             if m.id in grp.borrowed:
                 continue
-            outside = any(u.id not in mem for u, _ in users.get(m, [])) or m is g.output
+            outside = m.id in needed or m is g.output
             if outside or m.id in is_red:
                 grp.outputs.append(m)
     return groups
