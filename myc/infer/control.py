@@ -673,7 +673,8 @@ class ControlFlow:
 def _strengthens(a0: Any, a1: Any) -> bool:
     """A weak Python scalar becoming the NumPy scalar of the same dtype."""
     return isinstance(a0, AScalar) and isinstance(a1, AScalar) and a0.weak and \
-        not a1.weak and a0.dtype == a1.dtype
+        not a1.weak and a0.dtype == a1.dtype and a0.dtype.kind == "f"  # bools/ints compute
+    # differently as NumPy scalars (~True is -2, np.int64 wraps); floats only differ in type
 
 
 def _walk_values(v: Any):

@@ -320,6 +320,8 @@ class NativeLoop:
                 return const_ptr[(si, k) if si >= 0 else (-1, id(x))]
             else:
                 a = abstract_of(x)
+                if a.dtype.kind == "i" and not -(1 << 63) <= int(x) < (1 << 63):
+                    raise Unsupported("an int constant beyond 64 bits")
                 v = ir.Constant(_ltype(a), bool(x) if a.dtype == np.bool_ else
                                 float(x) if a.dtype.kind == "f" else int(x))
             return v if want is None else convert(v, _ltype(a), want)
@@ -412,10 +414,16 @@ class NativeLoop:
             elif name in ("to_weak", "to_float", "to_bool"):
                 r = value(si, off + 0, *ins_[0], want=rt)
             elif name == "truediv":
+                if any((specs[x] if s_ else abstract_of(x)).dtype.kind != "f"
+                       for s_, x in ins_):
+                    raise Unsupported("a division of ints (CPython rounds it once)")
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
                 if weak(si):  # Python floats: x / 0.0 raises
                     bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
+                if path is not None:  # off its path: a harmless division, result unused
+                    x1 = b.select(path, x1, ir.Constant(rt, 1.0))
+                    x0 = b.select(path, x0, ir.Constant(rt, 0.0))
                 r = b.fdiv(x0, x1)
             elif name == "tape_get":
                 tp = value(si, off + 0, *ins_[0])
@@ -616,7 +624,10 @@ class NativeLoop:
                 io[i] = ctypes.addressof(tape)
             else:  # a scalar: this thread's 8-byte cell i
                 dt = _memdtype(a.dtype)
-                cells[i:i + 1].view(np.uint8)[:dt.itemsize].view(dt)[0] = v
+                try:
+                    cells[i:i + 1].view(np.uint8)[:dt.itemsize].view(dt)[0] = v
+                except OverflowError:  # a Python int beyond 64 bits: Python's semantics
+                    raise Bailout(self.symbol) from None
                 io[i] = cells_at + 8 * i
         specs = self.body.specs
         results: list[Any] = []
@@ -673,6 +684,10 @@ class NativeLoop:
 
 def _compare_type(abstracts: list[Any]) -> ir.Type:
     """The type NumPy compares two scalars in (Python scalars are weak)."""
+    kinds = {a.dtype.kind for a in abstracts}
+    if "f" in kinds and "i" in kinds:
+        # CPython compares an int with a float exactly; float64 would round the int
+        raise Unsupported("an int compared with a float")
     proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
                for a in abstracts]
     dt = np.result_type(*proxies)
