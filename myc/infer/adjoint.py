@@ -99,6 +99,9 @@ class Adjoint:
             path = None
             if prim is P.guarded:  # the rule too runs only where the operation's path holds
                 path, prim, args, inputs = args[0], args[1], args[3:], inputs[3:]
+                if prim is P.assert_defined:
+                    self.add(cts, inputs[1], ct, loc)
+                    continue
             if not prim.differentiable or not _is_float(n.abstract):
                 continue
             rule = _rule(prim)
