@@ -159,36 +159,46 @@ class Interpreter:
                 return self.call_prim(fn, args, loc)
             if not isinstance(fn, Closure):
                 raise MycTypeError(f"'{type(fn).__name__}' object is not callable", loc)
-            g = fn.graph
-            params, steps, tail, out_plan = self.plans[g]
-            if len(args) != len(params):
-                args = self.bind(g, args, loc)
-            frame = Frame(g, fn.frame)
-            vals = frame.values
-            for pid, a in zip(params, args):  # noqa: B905 - lengths checked by bind
-                vals[pid] = a
-            for nid, ops, nloc in steps:
-                f = fetch(ops[0], frame)
-                a = [fetch(o, frame) for o in ops[1:]]
-                if isinstance(f, Primitive):
-                    vals[nid] = self.call_prim(f, a, nloc)
-                    continue
-                try:
-                    vals[nid] = self.call(f, a, nloc)
-                except MycError as exc:
-                    # an error inside myc's own rules is reported at the user's call
-                    raise exc.relocated(nloc) from None
-                except RecursionError:
-                    if not isinstance(f, Closure):
-                        raise
-                    # located at the innermost non-tail call of a graph: the recursive call
-                    raise MycRuntimeError("maximum recursion depth exceeded in the program",
-                                          nloc) from None
+            frame, tail, out_plan = self.activate(fn, args, loc)
             if not tail:
                 return fetch(out_plan, frame)
             ops, loc = out_plan
             fn = fetch(ops[0], frame)
             args = [fetch(o, frame) for o in ops[1:]]
+
+    def activate(self, fn: Closure, args: list[Any], loc: Location | None) -> tuple:
+        """Run ``fn``'s graph up to its output: (frame, is the output a tail call, plan)."""
+        fetch = self.fetch
+        g = fn.graph
+        params, steps, tail, out_plan = self.plans[g]
+        if len(args) != len(params):
+            args = self.bind(g, args, loc)
+        frame = Frame(g, fn.frame)
+        vals = frame.values
+        for pid, a in zip(params, args):  # noqa: B905 - lengths checked by bind
+            vals[pid] = a
+        for nid, ops, nloc in steps:
+            f = fetch(ops[0], frame)
+            a = [fetch(o, frame) for o in ops[1:]]
+            if isinstance(f, Primitive):
+                vals[nid] = self.call_prim(f, a, nloc)
+                continue
+            try:
+                vals[nid] = self.returned(self.call(f, a, nloc), nloc)
+            except MycError as exc:
+                # an error inside myc's own rules is reported at the user's call
+                raise exc.relocated(nloc) from None
+            except RecursionError:
+                if not isinstance(f, Closure):
+                    raise
+                # located at the innermost non-tail call of a graph: the recursive call
+                raise MycRuntimeError("maximum recursion depth exceeded in the program",
+                                      nloc) from None
+        return frame, tail, out_plan
+
+    def returned(self, value: Any, loc: Location | None) -> Any:
+        """The value of a non-tail call (the tracer checks it is not control flow)."""
+        return value
 
     @staticmethod
     def bind(g: Graph, args: list[Any], loc: Location | None) -> list[Any]:

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.interp import Frame as _Frame
 from myc.backends.interp import Interpreter, translate_exception
 from myc.errors import Location, MycError, MycTypeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
@@ -149,32 +148,17 @@ class Tracer(ControlFlow, Interpreter):
                 fn, args, first = r[1], r[2], False  # the loop's exit: a tail call
                 continue
             first = False
-            params, steps, tail, out_plan = self.plans[g]
-            if len(args) != len(params):
-                args = self.bind(g, args, loc)
-            frame = _Frame(g, fn.frame)
-            vals = frame.values
-            for pid, a in zip(params, args):  # noqa: B905 - lengths checked by bind
-                vals[pid] = a
-            for nid, ops, nloc in steps:
-                f = fetch(ops[0], frame)
-                a = [fetch(o, frame) for o in ops[1:]]
-                if isinstance(f, Primitive):
-                    vals[nid] = self.call_prim(f, a, nloc)
-                    continue
-                try:
-                    r = self.call(f, a, nloc)
-                except MycError as exc:
-                    raise exc.relocated(nloc) from None
-                if isinstance(r, (Jump, Tree)):
-                    raise GraphBreak("data-dependent control flow inside an expression",
-                                     nloc)
-                vals[nid] = r
+            frame, tail, out_plan = self.activate(fn, args, loc)
             if not tail:
                 return fetch(out_plan, frame)
             ops, loc = out_plan
             fn = fetch(ops[0], frame)
             args = [fetch(o, frame) for o in ops[1:]]
+
+    def returned(self, value: Any, loc: Location | None) -> Any:
+        if isinstance(value, (Jump, Tree)):
+            raise GraphBreak("data-dependent control flow inside an expression", loc)
+        return value
 
     # -- emitting ----------------------------------------------------------------------
     def emit(self, prim: Primitive, args: list[Any], loc: Location | None,
