@@ -1,13 +1,14 @@
 """Ahead-of-time compilation: a statically shaped program as a shared library + C header.
 
 ``aot(fn, "f32[64,4], f32[4]", "libname.so")`` specializes ``fn`` on zero arrays of
-those shapes exactly as the JIT does (trace, optimize, fusion groups as kernels), turns
+those shapes exactly as the JIT does (a named size such as ``N`` is dynamic: see
+:mod:`myc.aot_dynamic`) (trace, optimize, fusion groups as kernels), turns
 the optimized program into native operations (fused kernels, our own blocked GEMM,
 transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
 links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
 
 Anything the library could not run natively (gathers, data-dependent control flow,
-dynamic sizes...) is rejected with a :class:`myc.MycError` naming it.
+structure that changes with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 """
 
 from __future__ import annotations
@@ -31,7 +32,20 @@ _SIG_ITEM = re.compile(r"\s*(\w+)\s*\[([^\]]*)\]\s*")
 
 
 def parse_signature(signature: Any) -> list[np.ndarray]:
-    """Zero example arrays for ``signature``: a string ``"f32[4096,4], f32[4]"`` or a
+    """Zero example arrays for a static ``signature`` (see :func:`signature_specs`)."""
+    out = []
+    for i, (dtype, shape) in enumerate(signature_specs(signature)):
+        named = [d for d in shape if isinstance(d, str)]
+        if named:
+            raise MycError(f"myc.aot: item {i} of the signature has the dynamic size "
+                           f"{named[0]}; example arrays need every size as a number")
+        out.append(np.zeros(shape, dtype))
+    return out
+
+
+def signature_specs(signature: Any) -> list[tuple[str, tuple[int | str, ...]]]:
+    """``(dtype, shape)`` per argument of ``signature``: a string ``"f32[N,4], f32[4]"``
+    (a size may be a name: a dynamic size, the same for every item that names it) or a
     sequence of arrays / ``(shape, dtype)`` pairs / objects with ``shape`` and ``dtype``."""
     if isinstance(signature, str):
         items, depth, cur = [], 0, ""
@@ -51,15 +65,18 @@ def parse_signature(signature: Any) -> list[np.ndarray]:
             if m is None or m.group(1) not in DTYPES:
                 raise MycError(f"myc.aot: cannot read {text.strip()!r} in the signature: "
                                "expected DTYPE[d0,d1,...] with DTYPE one of f32, f64, i64, "
-                               "bool, e.g. \"f32[64,4], f32[4]\"")
+                               "bool, e.g. \"f32[64,4], f32[4]\" or \"f32[N,4], f32[4]\"")
             dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
-            shape = []
+            shape: list[int | str] = []
             for d in dims:
-                if not d.isdigit():
-                    raise MycError(f"myc.aot: dimension {d!r} in {text.strip()!r}: dynamic "
-                                   "sizes are not supported yet; give every size as a number")
-                shape.append(int(d))
-            out.append(np.zeros(shape, DTYPES[m.group(1)]))
+                if d.isdigit():
+                    shape.append(int(d))
+                elif d.isidentifier():
+                    shape.append(d)
+                else:
+                    raise MycError(f"myc.aot: dimension {d!r} in {text.strip()!r}: a size "
+                                   "is a number or a name (a dynamic size, e.g. N)")
+            out.append((DTYPES[m.group(1)], tuple(shape)))
         return out
     if not isinstance(signature, (tuple, list)):
         raise MycError("myc.aot: the signature is a string like \"f32[64,4], f32[4]\" or a "
@@ -77,7 +94,7 @@ def parse_signature(signature: Any) -> list[np.ndarray]:
         if dt not in DTYPES.values():
             raise MycError(f"myc.aot: signature item {i} has dtype {dt}; supported: float32, "
                            "float64, int64, bool")
-        out.append(np.zeros(tuple(int(s) for s in shape), dt))
+        out.append((dt, tuple(d if isinstance(d, str) else int(d) for d in shape)))
     return out
 
 
@@ -88,7 +105,27 @@ def _entry_name(fn: Any, graph) -> str:
 
 
 def build_program(fn: Any, signature: Any, name: str | None = None):
-    """The native program (``aot_codegen.AotProgram``) of ``fn`` on ``signature``."""
+    """The native program (``aot_codegen.AotProgram``) of ``fn`` on ``signature``.
+
+    With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
+    and generalized (:mod:`myc.aot_dynamic`): one program for every size from a lower
+    bound on, or a :class:`MycError` when its structure depends on the size."""
+    specs = signature_specs(signature)
+    symbols = sorted({d for _, shape in specs for d in shape if isinstance(d, str)})
+    if symbols:
+        from myc.aot_dynamic import generalize
+
+        return generalize(lambda examples: program_at(fn, examples, name), specs, symbols,
+                          _fn_name(fn))
+    return program_at(fn, [np.zeros(shape, dt) for dt, shape in specs], name)
+
+
+def _fn_name(fn: Any) -> str:
+    return getattr(getattr(fn, "__myc_function__", fn), "__name__", None) or "function"
+
+
+def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
+    """The native program of ``fn`` specialized on arrays shaped like ``examples``."""
     from myc import pipeline
     from myc.api import Jitted, _bind_call, _graph_of
     from myc.backends.cpu.aot_codegen import AotProgram
@@ -97,7 +134,6 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
     from myc.prims import P
     from myc.runtime.args import check_args
 
-    examples = parse_signature(signature)
     target = fn.__myc_function__ if isinstance(fn, Jitted) else fn
     graph = pipeline.parsed(target if callable(getattr(target, "__myc_graph__", None))
                             else _graph_of(target))
@@ -231,7 +267,7 @@ class _Lowering:
         from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
 
         groups: dict[int, Any] = {}
-        for grp in fuse(self.typed):
+        for grp in fuse(self.typed, min_size=1):  # everything is a kernel here
             try:
                 plan = build_kernel(grp, f"k{grp.id}")
             except Unfusable:

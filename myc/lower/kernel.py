@@ -36,6 +36,8 @@ from dataclasses import dataclass, field, fields
 
 import numpy as np
 
+from myc.lower.dims import Dim, SymFloat
+
 DTYPES = ("float32", "float64", "int64", "bool")
 FLOATS = ("float32", "float64")
 
@@ -126,6 +128,11 @@ class Expr:
         object.__setattr__(self, "_hash", int.from_bytes(digest[:8], "little", signed=True))
 
 
+def _size(d) -> int | Dim:
+    """A static size as an ``int``; a symbolic one (``myc.aot`` with ``N``) as is."""
+    return d if isinstance(d, Dim) else int(d)
+
+
 def _check(cond: bool, node: Expr, why: str) -> None:
     assert cond, f"{why}: {node!r}"
 
@@ -141,7 +148,8 @@ class Const(Expr):
 
     def __post_init__(self):
         conv = {"float32": float, "float64": float, "int64": int, "bool": bool}[self.dtype]
-        object.__setattr__(self, "value", conv(self.value))
+        if not isinstance(self.value, (Dim, SymFloat)):  # a size-dependent constant
+            object.__setattr__(self, "value", conv(self.value))
         self._seal(self.dtype)
 
     def _key(self) -> tuple:
@@ -253,7 +261,7 @@ class Buffer:
 
     def __post_init__(self):
         assert self.dtype in DTYPES, self
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(_size(d) for d in self.shape))
 
 
 @dataclass(frozen=True)
@@ -325,7 +333,7 @@ class Kernel:
     outputs: tuple[Output, ...]
 
     def __post_init__(self):
-        object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
+        object.__setattr__(self, "shape", tuple(_size(d) for d in self.shape))
         object.__setattr__(self, "inputs", tuple(self.inputs))
         object.__setattr__(self, "outputs", tuple(self.outputs))
         self.verify()

@@ -282,9 +282,121 @@ def test_data_dependent_control_flow_is_rejected(tmp_path):
         myc.aot(f, "f32[4]", str(tmp_path / "libf.so"))
 
 
-def test_dynamic_sizes_are_rejected(tmp_path):
-    with pytest.raises(myc.MycError, match="dynamic sizes are not supported yet"):
-        myc.aot(mlp, "f32[N,4], f32[4,8], f32[8], f32[8,3]", str(tmp_path / "libm.so"))
+def check_dynamic(tmp_path, fn, sig, input_sets, rtol=1e-5, atol=1e-6):
+    """One library for ``sig`` (with named sizes), called from C on every input set."""
+    so, h = myc.aot(fn, sig, str(tmp_path / "libdyn.so"))
+    entry = open(h).read().split("\nint ")[-1].split("(")[0].strip()
+    for k, inputs in enumerate(input_sets):
+        expected = flat(myc.jit(fn)(*inputs))
+        sub = tmp_path / f"run{k}"
+        sub.mkdir()
+        exe = build_driver(sub, so, h, entry, inputs, len(expected))
+        got = run_c(sub, exe, inputs, expected)
+        assert isinstance(got, list), got
+        for g, e in zip(got, expected, strict=True):
+            assert g.shape == e.shape and g.dtype == e.dtype
+            np.testing.assert_allclose(g, e, rtol=rtol, atol=atol * max(1.0, np.abs(e).max()))
+    return so, h
+
+
+def mean_over_rows(x, b):
+    return np.sum(np.tanh(x * b), axis=1) / x.shape[1] + np.mean(x), x.T * 2.0
+
+
+def test_dynamic_size_one_library_for_every_n(tmp_path):
+    sets = [rng_inputs((n, 4), (4,), seed=n) for n in (1, 2, 3, 100, 1037)]
+    so, h = check_dynamic(tmp_path, mean_over_rows, "f32[N,4], f32[4]", sets)
+    header = open(h).read()
+    assert "inputs[0]: x f32[N,4]" in header and "outputs[0]: f32[N]" in header
+    assert "N: a dynamic size" in header
+    # a non-contiguous input of a dynamic size is copied too
+    inputs = sets[3]
+    expected = flat(myc.jit(mean_over_rows)(*inputs))
+    exe = build_driver(tmp_path, so, h, "mean_over_rows", inputs, len(expected))
+    got = run_c(tmp_path, exe, inputs, expected, mode="strided")
+    for g, e in zip(got, expected, strict=True):
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6)
+
+
+def test_dynamic_batch_value_and_grad_mlp(tmp_path):
+    fn = myc.value_and_grad(loss, (0, 1))
+    sets = [rng_inputs((8, 16), (16, 3), (b, 8), seed=b) for b in (1, 5, 64, 300)]
+    check_dynamic(tmp_path, fn, "f32[8,16], f32[16,3], f32[B,8]", sets, rtol=1e-4)
+
+
+def test_two_dynamic_sizes_and_a_square(tmp_path):
+    def outer_stats(x, y):
+        z = x @ y  # [N, M] @ [M, N] -> [N, N]
+        return np.sum(z * z, axis=0), z.T + z, np.mean(y, axis=0)
+
+    sets = [rng_inputs((n, m), (m, n), dtype=np.float64, seed=n + m)
+            for n, m in ((2, 3), (7, 1), (40, 17))]
+    check_dynamic(tmp_path, outer_stats, "f64[N,M], f64[M,N]", sets, rtol=1e-10)
+
+
+def test_dynamic_size_mismatch_and_bounds_are_statuses(tmp_path):
+    so, h = myc.aot(lambda_free_pair, "f32[N,4], f32[N]", str(tmp_path / "libb.so"))
+    inputs = rng_inputs((10, 4), (10,))
+    expected = flat(myc.jit(lambda_free_pair)(*inputs))
+    exe = build_driver(tmp_path, so, h, "lambda_free_pair", inputs, len(expected))
+    got = run_c(tmp_path, exe, inputs, expected)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-5)
+    # input 0 says N = 11, input 1 still has 10 elements
+    msg = run_c(tmp_path, exe, inputs, expected, mode="badshape")
+    assert msg.startswith("status 5:"), msg
+    assert "input 1 (y, expected f32[N])" in msg and "shape[0] is 10, expected N = 11" in msg
+
+
+def lambda_free_pair(x, y):
+    return np.sum(x, axis=1) * y
+
+
+def test_dynamic_size_whose_structure_changes_is_rejected(tmp_path):
+    def unrolled(x):
+        acc = x
+        for _ in range(x.shape[0]):  # N nested tanh: the kernel grows with N
+            acc = np.tanh(acc)
+        return acc
+
+    with pytest.raises(myc.MycError, match="depends on the value of N"):
+        myc.aot(unrolled, "f32[N]", str(tmp_path / "libu.so"))
+
+
+def test_dynamic_size_lower_bound_is_checked_at_run_time(tmp_path):
+    from myc.aot import program_at, signature_specs
+    from myc.aot_dynamic import generalize
+
+    specs = signature_specs("f32[N,4], f32[4]")
+
+    def build(examples):  # as if the program could not be compiled for N < 3
+        if examples[0].shape[0] < 3:
+            raise myc.MycError("too small")
+        return program_at(lambda_free_pair2, examples)
+
+    prog = generalize(build, specs, ["N"], "lambda_free_pair2")
+    assert prog.symbols == {"N": 3}
+    from myc.backends.cpu.aot_codegen import build_object, header
+
+    so, h = tmp_path / "liblb.so", tmp_path / "liblb.h"
+    obj = tmp_path / "lb.o"
+    obj.write_bytes(build_object(prog))
+    subprocess.run([CC, "-shared", "-o", str(so), str(obj), "-lm"], check=True)
+    h.write_text(header(prog, "LB_H"))
+    for n, ok in ((2, False), (3, True), (9, True)):
+        inputs = rng_inputs((n, 4), (4,), seed=n)
+        expected = flat(myc.jit(lambda_free_pair2)(*inputs))
+        sub = tmp_path / f"n{n}"
+        sub.mkdir()
+        exe = build_driver(sub, str(so), str(h), "lambda_free_pair2", inputs, 1)
+        got = run_c(sub, exe, inputs, expected)
+        if ok:
+            np.testing.assert_allclose(got[0], expected[0], rtol=1e-5)
+        else:
+            assert got.startswith("status 5:") and "N must be between 3 and" in got, got
+
+
+def lambda_free_pair2(x, b):
+    return np.sum(x * b, axis=1)
 
 
 def test_cli(tmp_path):
@@ -295,4 +407,6 @@ def test_cli(tmp_path):
     out = tmp_path / "libcli.so"
     assert main(["aot", f"{src}:f", "--sig", "f32[64,4], f32[4]", "-o", str(out)]) == 0
     assert out.exists() and (tmp_path / "libcli.h").exists()
-    assert main(["aot", f"{src}:f", "--sig", "f32[N,4], f32[4]", "-o", str(out)]) == 1
+    assert main(["aot", f"{src}:f", "--sig", "f32[N,4], f32[4]", "-o", str(out)]) == 0
+    assert "N: a dynamic size" in (tmp_path / "libcli.h").read_text()
+    assert main(["aot", f"{src}:f", "--sig", "f32[N+1,4], f32[4]", "-o", str(out)]) == 1

@@ -29,9 +29,19 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import jit
-from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, codegen, counted_loop, entry_name
+from myc.backends.cpu.codegen import (
+    ITEMSIZE,
+    MEMTYPE,
+    codegen,
+    counted_loop,
+    emit_dim,
+    emit_symfloat,
+    entry_name,
+    kernel_symbols,
+)
 from myc.backends.cpu.emit import F32, F64, I8, I32, I64, PTR, Emitter, const
 from myc.backends.cpu.plan import make_plan
+from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import Kernel, identity
 
 DTYPE_CODE = {"float32": 0, "float64": 1, "int64": 2, "bool": 3}
@@ -96,6 +106,8 @@ class AotProgram:
     inputs: list[Value]
     ops: list
     outputs: list[Value]
+    symbols: dict[str, int] = field(default_factory=dict)  # dynamic size -> lower bound
+    max_size: int = 1 << 40  # a dynamic size above this is refused (no 64-bit overflow)
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> list[int]:
@@ -293,23 +305,8 @@ class HostGen:
                    f"myc: {p.name}: expected {len(p.inputs)} inputs and {len(p.outputs)} "
                    "outputs (non-NULL arrays), got %d inputs and %d outputs", nin, nout)
 
-        # arena: every intermediate and every contiguous copy of an input, static offsets
-        offsets: dict[int, int] = {}
-        total = 0
-
-        def place(v: Value) -> None:
-            nonlocal total
-            offsets[id(v)] = total
-            total += (v.nbytes + ALIGN - 1) // ALIGN * ALIGN
-
-        for v in p.inputs:
-            place(v)
-        for op in p.ops:
-            for v in _results(op):
-                if not isinstance(op, Alias):
-                    place(v)
-
         # argument checks, before anything is allocated
+        self.dims: dict[str, ir.Value] = {}
         data, strided = [], []
         for i, v in enumerate(p.inputs):
             where = f"myc: {p.name}: input {i} ({v.name}, expected {v.describe()})"
@@ -326,30 +323,62 @@ class HostGen:
                            f"{where}: shape is NULL")
             for a, size in enumerate(v.shape):
                 got = b.load(b.gep(shp, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
-                self.check(b.icmp_signed("==", got, ir.Constant(I64, size)), "MYC_ERR_SHAPE",
-                           f"{where}: shape[{a}] is %lld, expected {size}", got)
+                if isinstance(size, Dim) and str(size) not in self.dims:
+                    sym = str(size)  # the first input with this size binds it
+                    lo, hi = p.symbols[sym], p.max_size
+                    self.check(b.and_(b.icmp_signed(">=", got, ir.Constant(I64, lo)),
+                                      b.icmp_signed("<=", got, ir.Constant(I64, hi))),
+                               "MYC_ERR_SHAPE", f"{where}: shape[{a}] is %lld, but {sym} must "
+                               f"be between {lo} and {hi}", got)
+                    self.dims[sym] = got
+                    continue
+                want = self.i64(size)
+                self.check(b.icmp_signed("==", got, want), "MYC_ERR_SHAPE",
+                           f"{where}: shape[{a}] is %lld, expected "
+                           + (f"{size}" if isinstance(size, int) else f"{size} = %lld"),
+                           got, *([] if isinstance(size, int) else [want]))
             ptr = field(ins, i, 0, PTR)
-            if v.nbytes:
+            if not isinstance(v.nbytes, int) or v.nbytes:
                 self.check(b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), "MYC_ERR_NULL",
                            f"{where}: data is NULL")
             data.append(ptr)
             strided.append(self.is_strided(field(ins, i, 3, PTR), v))
 
-        # the arena
-        if total:
-            arena = b.call(self.malloc, [ir.Constant(I64, total)])
+        # arena: every intermediate and every contiguous copy of an input
+        offsets: dict[int, ir.Value] = {}
+        total: ir.Value = ir.Constant(I64, 0)
+
+        def place(v: Value) -> None:
+            nonlocal total
+            offsets[id(v)] = total
+            size = self.i64(v.nbytes)
+            total = b.and_(b.add(total, b.add(size, ir.Constant(I64, ALIGN - 1))),
+                           ir.Constant(I64, -ALIGN))
+
+        for v in p.inputs:
+            place(v)
+        for op in p.ops:
+            for v in _results(op):
+                if not isinstance(op, Alias):
+                    place(v)
+        # constant arrays of one value computed from the dynamic sizes: filled at run time
+        for v in [*(x for op in p.ops for x in _operands(op)), *p.outputs]:
+            if _size_const(v) and v.shape and id(v) not in offsets:
+                place(v)
+        if offsets:
+            arena = b.call(self.malloc, [total])
             self.check(b.icmp_unsigned("!=", arena, ir.Constant(PTR, None)), "MYC_ERR_ALLOC",
-                       f"myc: {p.name}: out of memory (allocating {total} bytes)")
+                       f"myc: {p.name}: out of memory (allocating %lld bytes)", total)
         else:
             arena = ir.Constant(PTR, None)
         self.arena = arena
 
         def at(v: Value):
-            return b.gep(arena, [ir.Constant(I64, offsets[id(v)])], source_etype=I8)
+            return b.gep(arena, [offsets[id(v)]], source_etype=I8)
 
         ptr_of: dict[int, ir.Value] = {}
         for i, v in enumerate(p.inputs):
-            if not v.shape or not v.nbytes:
+            if not v.shape or (isinstance(v.nbytes, int) and not v.nbytes):
                 ptr_of[id(v)] = data[i]
                 continue
             # a strided input is copied into its place in the arena
@@ -374,8 +403,14 @@ class HostGen:
             got = ptr_of.get(id(v))
             if got is None:
                 assert v.const is not None, f"value {v.name} used before it is computed"
-                got = ptr_of[id(v)] = self.global_bytes(
-                    np.ascontiguousarray(v.const).tobytes())
+                if _size_const(v) and v.shape:  # one value computed from dynamic sizes
+                    got = ptr_of[id(v)] = at(v)
+                    self.fill(got, v.dtype, prod(v.shape), self.size_value(v.const.item(), v.dtype))
+                elif _size_const(v):
+                    got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
+                else:
+                    got = ptr_of[id(v)] = self.global_bytes(
+                        np.ascontiguousarray(v.const).tobytes())
             return got
 
         for op in p.ops:
@@ -390,29 +425,34 @@ class HostGen:
             elif isinstance(op, Gemm):
                 b.call(self.gemm_fn(op.out.dtype),
                        [get(op.a), get(op.b), ptr_of[id(op.out)],
-                        ir.Constant(I64, op.m), ir.Constant(I64, op.n), ir.Constant(I64, op.k)])
+                        self.i64(op.m), self.i64(op.n), self.i64(op.k)])
             elif isinstance(op, Permute):
                 src = op.src
                 st = _c_strides(src.shape, ITEMSIZE[src.dtype])
-                if op.out.nbytes:
+                if not isinstance(op.out.nbytes, int) or op.out.nbytes:
                     b.call(self.copy_fn(ITEMSIZE[src.dtype]),
                            [ptr_of[id(op.out)], get(src), ir.Constant(I64, 0),
-                            ir.Constant(I64, len(op.perm)), self.i64_array(list(op.out.shape)),
-                            self.i64_array([st[a] for a in op.perm])])
+                            ir.Constant(I64, len(op.perm)), self.sizes(list(op.out.shape)),
+                            self.sizes([st[a] for a in op.perm])])
             else:  # pragma: no cover
                 raise AssertionError(op)
 
-        # outputs: one malloc each, handed to the caller
+        # outputs: one malloc each, handed to the caller; a dynamically shaped output
+        # carries its shape and strides after its data, in the same allocation
         given = []
         for i, v in enumerate(p.outputs):
-            size = max(v.nbytes, 1)
-            buf = b.call(self.malloc, [ir.Constant(I64, size)])
+            nbytes = self.i64(v.nbytes)
+            if _dynamic(v):
+                size = b.add(self.data_end(v), ir.Constant(I64, 16 * len(v.shape)))
+            else:
+                size = ir.Constant(I64, max(v.nbytes, 1))
+            buf = b.call(self.malloc, [size])
             self.check(b.icmp_unsigned("!=", buf, ir.Constant(PTR, None)), "MYC_ERR_ALLOC",
-                       f"myc: {p.name}: out of memory (allocating output {i}, {size} bytes)",
-                       cleanup=given, free_arena=True)
+                       f"myc: {p.name}: out of memory (allocating output {i}, %lld bytes)",
+                       size, cleanup=given, free_arena=True)
             given.append(buf)
-            if v.nbytes:
-                b.call(self.memcpy, [buf, get(v), ir.Constant(I64, v.nbytes)])
+            if not isinstance(v.nbytes, int) or v.nbytes:
+                b.call(self.memcpy, [buf, get(v), nbytes])
         for i, (v, buf) in enumerate(zip(p.outputs, given, strict=True)):
             def put(f, val, ty=None, i=i):
                 ptr = b.gep(outs, [ir.Constant(I64, i), ir.Constant(I32, f)],
@@ -420,30 +460,98 @@ class HostGen:
                 b.store(val, ptr)
             put(0, buf)
             put(1, ir.Constant(I64, len(v.shape)))
-            put(2, self.i64_array(list(v.shape)))
-            put(3, self.i64_array(_c_strides(v.shape, ITEMSIZE[v.dtype])))
+            strides = _c_strides(v.shape, ITEMSIZE[v.dtype])
+            if _dynamic(v):
+                trailer = b.gep(buf, [self.data_end(v)], source_etype=I8)
+                nd = len(v.shape)
+                for a, (d, st) in enumerate(zip(v.shape, strides, strict=True)):
+                    b.store(self.i64(d), b.gep(trailer, [ir.Constant(I64, a)], source_etype=I64))
+                    b.store(self.i64(st), b.gep(trailer, [ir.Constant(I64, nd + a)],
+                                                source_etype=I64))
+                put(2, trailer)
+                put(3, b.gep(trailer, [ir.Constant(I64, nd)], source_etype=I64))
+            else:
+                put(2, self.i64_array(list(v.shape)))
+                put(3, self.i64_array(strides))
             put(4, ir.Constant(I32, DTYPE_CODE[v.dtype]))
-        if total:
+        if offsets:
             b.call(self.free, [arena])
         b.ret(ir.Constant(I32, 0))
+
+    def data_end(self, v: Value) -> ir.Value:
+        """Where a dynamically shaped output's shape and strides start: after its data,
+        rounded up to 8 bytes."""
+        b = self.b
+        return b.and_(b.add(self.i64(v.nbytes), ir.Constant(I64, 7)), ir.Constant(I64, -8))
+
+    def i64(self, x) -> ir.Value:
+        """A size: a constant, or computed from the dynamic sizes the inputs bound."""
+        if isinstance(x, Dim):
+            return emit_dim(self.b, x, self.dims)
+        return ir.Constant(I64, int(x))
+
+    def size_value(self, x, dtype: str) -> ir.Value:
+        """``x`` (a Dim or SymFloat) computed as a ``dtype`` scalar."""
+        b = self.b
+        ty = MEMTYPE[dtype]
+        if isinstance(x, SymFloat):
+            val = emit_symfloat(b, x, self.dims)
+            return val if dtype == "float64" else b.fptrunc(val, ty)
+        if isinstance(x, Dim):
+            val = self.i64(x)
+            return b.sitofp(val, ty) if dtype in ("float32", "float64") else val
+        return const(ty, x)
+
+    def size_scalar(self, x, dtype: str) -> ir.Value:
+        """A 0-d array on the stack holding ``x`` (a Dim or SymFloat) as ``dtype``."""
+        b = self.b
+        slot = b.alloca(MEMTYPE[dtype])
+        slot.type = PTR
+        b.store(self.size_value(x, dtype), slot)
+        return slot
+
+    def sizes(self, values: list) -> ir.Value:
+        """An ``i64`` array of sizes: static storage, or filled in on the stack."""
+        if not any(isinstance(x, Dim) for x in values):
+            return self.i64_array([int(x) for x in values])
+        b = self.b
+        aty = ir.ArrayType(I64, len(values))
+        arr = b.alloca(aty)
+        arr.type = PTR
+        for i, x in enumerate(values):
+            b.store(self.i64(x), b.gep(arr, [ir.Constant(I64, 0), ir.Constant(I64, i)],
+                                       source_etype=aty))
+        return arr
 
     def is_strided(self, strides, v: Value):
         """True when ``strides`` (bytes; NULL means C-contiguous) is not C order."""
         b = self.b
         if not v.shape:
             return ir.Constant(ir.IntType(1), 0)
-        bad = ir.Constant(ir.IntType(1), 0)
         nonnull = b.icmp_unsigned("!=", strides, ir.Constant(PTR, None))
-        # a NULL strides pointer is read as C order: load from a safe stand-in
-        cst = self.i64_array(_c_strides(v.shape, ITEMSIZE[v.dtype]))
-        src = b.select(nonnull, strides, cst)
+        pre = b.block
+        look = b.append_basic_block("strides")
+        done = b.append_basic_block("strides.done")
+        b.cbranch(nonnull, look, done)
+        b.position_at_end(look)
+        bad = ir.Constant(ir.IntType(1), 0)
         for a, (size, want) in enumerate(zip(v.shape, _c_strides(v.shape, ITEMSIZE[v.dtype]),
                                             strict=True)):
-            if size == 1:
+            if isinstance(size, int) and size == 1:
                 continue  # any stride walks a length-1 axis the same
-            got = b.load(b.gep(src, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
-            bad = b.or_(bad, b.icmp_signed("!=", got, ir.Constant(I64, want)))
-        return bad
+            got = b.load(b.gep(strides, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
+            differs = b.icmp_signed("!=", got, self.i64(want))
+            if isinstance(size, Dim):  # a dynamic size that is 1 this time
+                differs = b.and_(differs, b.icmp_signed("!=", self.i64(size),
+                                                        ir.Constant(I64, 1)))
+            bad = b.or_(bad, differs)
+        look_end = b.block
+        b.branch(done)
+        b.position_at_end(done)
+        phi = b.phi(ir.IntType(1))
+        phi.add_incoming(ir.Constant(ir.IntType(1), 0), pre)
+        phi.add_incoming(bad, look_end)
+        return phi
 
     def check(self, cond, status: str, message: str, *args, cleanup=(),
               free_arena: bool = False) -> None:
@@ -469,41 +577,64 @@ class HostGen:
         size = prod(k.shape)
         obufs = k.output_buffers()
         for i, (ob, oplan) in enumerate(zip(obufs, plan.outs, strict=True)):
-            if oplan.op and (oplan.init or size == 0):
+            if oplan.op and (oplan.init or isinstance(size, Dim) or size == 0):
                 self.fill(outs[i], ob.dtype, prod(ob.shape), identity(oplan.op, ob.dtype))
-        if size:
-            aty = ir.ArrayType(PTR, len(ins) + len(outs))
+        symbols = kernel_symbols(k)
+        # a kernel with dynamic sizes reads their values from one more "buffer"
+        extra = [self.sizes([Dim.symbol(s) for s in symbols])] if symbols else []
+        if isinstance(size, Dim) or size:
+            ptrs = [*ins, *outs, *extra]
+            aty = ir.ArrayType(PTR, len(ptrs))
             arr = b.alloca(aty)
             arr.type = PTR  # opaque, as llvmlite's typed pointers would not store a ptr
-            for i, ptr in enumerate([*ins, *outs]):
+            for i, ptr in enumerate(ptrs):
                 b.store(ptr, b.gep(arr, [ir.Constant(I64, 0), ir.Constant(I64, i)],
                                    source_etype=aty))
-            b.call(fn, [arr, ir.Constant(I64, 0), ir.Constant(I64, plan.extent)])
+            b.call(fn, [arr, ir.Constant(I64, 0), self.i64(plan.extent)])
         for i, (ob, div) in enumerate(zip(obufs, op.divide_by, strict=True)):
             if div is not None:
                 self.scale(outs[i], ob.dtype, prod(ob.shape), div)
 
-    def fill(self, ptr, dtype: str, n: int, value) -> None:
+    def fill(self, ptr, dtype: str, n, value) -> None:
         ty = MEMTYPE[dtype]
-        c = const(ty, int(value) if dtype == "bool" else value)
+        c = value if isinstance(value, ir.Value) else \
+            const(ty, int(value) if dtype == "bool" else value)
         b = self.b
 
         def body(i, _):
             b.store(c, b.gep(ptr, [i], source_etype=ty))
             return []
 
-        counted_loop(self.e, ir.Constant(I64, 0), ir.Constant(I64, n), [], body, "fill")
+        counted_loop(self.e, ir.Constant(I64, 0), self.i64(n), [], body, "fill")
 
-    def scale(self, ptr, dtype: str, n: int, div: int) -> None:
+    def scale(self, ptr, dtype: str, n, div) -> None:
         ty = MEMTYPE[dtype]
         b = self.b
+        d = b.sitofp(self.i64(div), ty) if isinstance(div, Dim) else const(ty, div)
 
         def body(i, _):
             q = b.gep(ptr, [i], source_etype=ty)
-            b.store(b.fdiv(b.load(q, typ=ty), const(ty, div)), q)
+            b.store(b.fdiv(b.load(q, typ=ty), d), q)
             return []
 
-        counted_loop(self.e, ir.Constant(I64, 0), ir.Constant(I64, n), [], body, "mean")
+        counted_loop(self.e, ir.Constant(I64, 0), self.i64(n), [], body, "mean")
+
+
+def _operands(op) -> list[Value]:
+    if isinstance(op, KernelOp):
+        return op.inputs
+    if isinstance(op, Gemm):
+        return [op.a, op.b]
+    return [op.src]
+
+
+def _size_const(v: Value) -> bool:
+    """A constant computed from dynamic sizes (see ``myc/aot_dynamic.py``)."""
+    return v.const is not None and v.const.dtype == object
+
+
+def _dynamic(v: Value) -> bool:
+    return any(isinstance(d, Dim) for d in v.shape)
 
 
 def _results(op) -> list[Value]:
@@ -554,6 +685,10 @@ def target_machine_pic() -> llvm.TargetMachine:
 def header(prog: AotProgram, guard: str) -> str:
     """The C header of a library holding ``prog``."""
     ins = "\n".join(f" *   inputs[{i}]: {v.name} {v.describe()}" for i, v in enumerate(prog.inputs))
+    if prog.symbols:
+        ins += "\n" + "\n".join(
+            f" *   {s}: a dynamic size, read from the inputs' shapes; {lo} <= {s} <= "
+            f"{prog.max_size}" for s, lo in prog.symbols.items())
     outs = "\n".join(f" *   outputs[{i}]: {v.describe()}" for i, v in enumerate(prog.outputs))
     codes = "\n".join(f"#define {k} {v}" for k, v in STATUS.items())
     return f"""/* Generated by myc (myc.aot): see docs/aot.md for the ABI. */
@@ -594,7 +729,8 @@ void myc_free(void *ptr);
 {ins}
 {outs}
  * Each outputs[i] is filled in: data is malloc-ed (free it with myc_free), shape and
- * strides point to static storage inside the library (do not free them). */
+ * strides point to static storage inside the library (do not free them) or, for an
+ * output with a dynamic size, into the data's allocation (freed with it). */
 int {prog.name}(const myc_array *inputs, int n_inputs, myc_array *outputs, int n_outputs);
 
 #ifdef __cplusplus

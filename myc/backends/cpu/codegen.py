@@ -26,6 +26,7 @@ from llvmlite import ir
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
 from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.plan import Plan, make_plan
+from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
     FLOATS,
     Binary,
@@ -38,6 +39,7 @@ from myc.lower.kernel import (
     Unary,
     identity,
     kind,
+    postorder,
 )
 
 BLOCK = 2048
@@ -49,6 +51,41 @@ MATH_OPS = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "arctan
 
 def entry_name(kernel: Kernel) -> str:
     return f"myc_kernel_{kernel.name}"
+
+
+def kernel_symbols(kernel: Kernel) -> list[str]:
+    """The symbolic sizes (``myc.aot`` with ``N``) a kernel's code depends on, sorted:
+    its function then takes their values as one more buffer pointer (an ``i64`` array)."""
+    out: set[str] = set()
+    for d in (*kernel.shape, *(d for buf in kernel.inputs for d in buf.shape)):
+        if isinstance(d, Dim):
+            out |= d.symbols
+    for node in postorder([o.expr for o in kernel.outputs]):
+        if isinstance(node, Const) and isinstance(node.value, Dim):
+            out |= node.value.symbols
+        elif isinstance(node, Const) and isinstance(node.value, SymFloat):
+            out |= set(node.value.mono)
+    return sorted(out)
+
+
+def emit_dim(b: ir.IRBuilder, d: Dim, values: dict[str, ir.Value]) -> ir.Value:
+    """``d`` evaluated in 64-bit integers from the symbols' ``values``."""
+    total = None
+    for mono, coef in d.terms().items():
+        term = ir.Constant(I64, coef)
+        for s in mono:
+            term = b.mul(term, values[s])
+        total = term if total is None else b.add(total, term)
+    return total if total is not None else ir.Constant(I64, 0)
+
+
+def emit_symfloat(b: ir.IRBuilder, x: SymFloat, values: dict[str, ir.Value]) -> ir.Value:
+    """``x`` evaluated in double precision, as Python evaluates it at trace time."""
+    m = ir.Constant(F64, 1.0)
+    for s in x.mono:
+        m = b.fmul(m, b.sitofp(values[s], F64))
+    coef = ir.Constant(F64, x.coef)
+    return b.fdiv(coef, m) if x.inverse else b.fmul(coef, m)
 
 
 def codegen(kernel: Kernel) -> tuple[ir.Module, Plan]:
@@ -103,7 +140,9 @@ class KernelGen:
     # ------------------------------------------------------------------ functions
     def build(self) -> None:
         nbuf = len(self.k.inputs) + len(self.outs)
-        body_ty = ir.FunctionType(ir.VoidType(), [PTR] * nbuf + [I64, I64])
+        self.symbols = kernel_symbols(self.k)
+        extra = [PTR] if self.symbols else []  # the values of symbolic sizes (myc.aot)
+        body_ty = ir.FunctionType(ir.VoidType(), [PTR] * nbuf + extra + [I64, I64])
         body = ir.Function(self.module, body_ty, f"{entry_name(self.k)}.body")
         body.linkage = "internal"
         body.attributes.add("alwaysinline")
@@ -112,7 +151,13 @@ class KernelGen:
             arg.add_attribute("noalias")
         self.e = Emitter(ir.IRBuilder(body.append_basic_block("entry")))
         self.bases = list(body.args[:nbuf])
-        begin, end = body.args[nbuf:]
+        self.sym_vals = {}
+        if self.symbols:
+            dims = body.args[nbuf]
+            for j, name in enumerate(self.symbols):
+                self.sym_vals[name] = self.e.b.load(
+                    self.e.b.gep(dims, [ir.Constant(I64, j)], source_etype=I64), typ=I64)
+        begin, end = body.args[-2:]
         if len(self.plan.dims) == 1:
             self.loop_1d(begin, end)
         else:
@@ -125,9 +170,15 @@ class KernelGen:
         b = ir.IRBuilder(entry.append_basic_block("entry"))
         bufs, begin, end = entry.args
         ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
-                for i in range(nbuf)]
+                for i in range(nbuf + len(extra))]
         b.call(body, ptrs + [begin, end])
         b.ret_void()
+
+    def i64(self, x) -> ir.Value:
+        """A size, stride or count: a constant, or computed from the symbolic sizes."""
+        if isinstance(x, Dim):
+            return emit_dim(self.e.b, x, self.sym_vals)
+        return ir.Constant(I64, x)
 
     # ------------------------------------------------------------------ loop nests
     def loop_1d(self, begin, end) -> None:
@@ -142,14 +193,14 @@ class KernelGen:
         idx: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
         rem = begin
         for a in range(len(outer) - 1, 0, -1):
-            size = ir.Constant(I64, outer[a])
+            size = self.i64(outer[a])
             idx[a] = b.urem(rem, size)
             rem = b.udiv(rem, size)
         idx[0] = rem
 
         def row_body(r, carried):
             self.set_row_pointers(carried)
-            totals = self.row(ir.Constant(I64, 0), ir.Constant(I64, dims[-1]))
+            totals = self.row(ir.Constant(I64, 0), self.i64(dims[-1]))
             self.finish_row(totals)
             new: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
             carry = None
@@ -159,7 +210,7 @@ class KernelGen:
                 if a == 0:
                     new[a] = nxt
                     break
-                carry = b.icmp_signed("==", nxt, ir.Constant(I64, outer[a]))
+                carry = b.icmp_signed("==", nxt, self.i64(outer[a]))
                 new[a] = b.select(carry, ir.Constant(I64, 0), nxt)
             return new
 
@@ -182,7 +233,7 @@ class KernelGen:
         for i, s in zip(idx, strides[:-1], strict=True):
             if s == 0:
                 continue
-            term = b.mul(i, ir.Constant(I64, s))
+            term = b.mul(i, self.i64(s))
             off = term if off is None else b.add(off, term)
         if off is None:
             return base
@@ -275,7 +326,7 @@ class KernelGen:
         b = self.e.b
         if inner_stride == 0:
             return row_ptr
-        j = self.j if inner_stride == 1 else b.mul(self.j, ir.Constant(I64, inner_stride))
+        j = self.j if inner_stride == 1 else b.mul(self.j, self.i64(inner_stride))
         return b.gep(row_ptr, [j], source_etype=MEMTYPE[dtype])
 
     # ------------------------------------------------------------------ expressions
@@ -316,6 +367,11 @@ class KernelGen:
     def scalar(self, node: Expr) -> V:
         e = self.e
         if isinstance(node, Const):
+            if isinstance(node.value, SymFloat):
+                f = emit_symfloat(e.b, node.value, self.sym_vals)
+                return e.v(f if node.dtype == "float64" else e.b.fptrunc(f, F32))
+            if isinstance(node.value, Dim):
+                return e.v(self.i64(node.value))
             return e.c(LLTYPE[node.dtype], node.value)
         if isinstance(node, Load):
             return self.load(node)
