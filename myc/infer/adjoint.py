@@ -61,12 +61,31 @@ class Adjoint:
 
     def __init__(self, tracer):
         self.t = tracer
+        # node id -> the branch conditions ((cond, side), ...) under which its cotangent
+        # can be nonzero: it only flows through the sides of if-converted branches
+        self.masks: dict[int, tuple] = {}
 
-    def add(self, cts: dict[int, Any], node: Node, d: Any, loc) -> None:
+    def add(self, cts: dict[int, Any], node: Node, d: Any, loc, mask: tuple = ()) -> None:
         if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)):
             return
         old = cts.get(node.id)
-        cts[node.id] = d if old is None else self.t.p_gadd([old, d], loc)
+        if old is None:
+            cts[node.id] = d
+            self.masks[node.id] = mask
+        else:
+            cts[node.id] = self.t.p_gadd([old, d], loc)
+            held = self.masks.get(node.id, ())  # nonzero where either is: keep the common
+            self.masks[node.id] = tuple(m for m in held if any(
+                m[0] is k[0] and m[1] == k[1] for k in mask))
+
+    def side_path(self, mask: tuple, path: Any, loc) -> Any:
+        """The condition under which a node of a branch side runs (and ``path``)."""
+        for c, side in mask:
+            cond = c if side else self.t.emit(P.eq, [c, False], loc,
+                                              abstract=AScalar(np.dtype(bool), False))
+            path = cond if path is None else self.t.emit(
+                P.and_, [path, cond], loc, abstract=AScalar(np.dtype(bool), False))
+        return path
 
     def sweep(self, nodes: list[Apply], cts: dict[int, Any]) -> None:
         """Propagate ``cts`` (node id -> cotangent) from outputs to inputs, in place."""
@@ -85,14 +104,17 @@ class Adjoint:
                 k = n.inputs[2].value
                 per[k] = ct if k not in per else self.t.p_gadd([per[k], ct], loc)
                 continue
+            mask = self.masks.pop(n.id, ())
             if prim is P.select:
                 c, x, y = n.inputs[1:]
                 z = _zeros_of(n.abstract)
-                self.add(cts, x, self.t.emit(P.select, [c, ct, z], loc, n.abstract), loc)
-                self.add(cts, y, self.t.emit(P.select, [c, z, ct], loc, n.abstract), loc)
+                self.add(cts, x, self.t.emit(P.select, [c, ct, z], loc, n.abstract), loc,
+                         (*mask, (c, True)))
+                self.add(cts, y, self.t.emit(P.select, [c, z, ct], loc, n.abstract), loc,
+                         (*mask, (c, False)))
                 continue
             if prim is P.assert_defined:
-                self.add(cts, n.inputs[2], ct, loc)
+                self.add(cts, n.inputs[2], ct, loc, mask)
                 continue
             args = [_value(i) for i in n.inputs[1:]]
             inputs = n.inputs[1:]
@@ -100,7 +122,7 @@ class Adjoint:
             if prim is P.guarded:  # the rule too runs only where the operation's path holds
                 path, prim, args, inputs = args[0], args[1], args[3:], inputs[3:]
                 if prim is P.assert_defined:
-                    self.add(cts, inputs[1], ct, loc)
+                    self.add(cts, inputs[1], ct, loc, mask)
                     continue
             if not prim.differentiable or not _is_float(n.abstract):
                 continue
@@ -110,14 +132,23 @@ class Adjoint:
 
                 raise GraphBreak(f"no derivative rule for {prim.name}", loc)
             self.t.add_graphs(rule)
-            saved, self.t.path = self.t.path, path
+            # On a side of an if-converted branch, the rule runs on that side's values
+            # even where the side was not taken: its operations that can fail run only
+            # on the side's path, and its results are selected there (a zero cotangent
+            # times an infinite derivative -- sqrt at 0, log of a negative -- is NaN).
+            side = self.side_path(mask, None, loc) if mask else None
+            saved, self.t.path = self.t.path, (path if side is None else
+                                               self.side_path(mask, path, loc))
             try:
                 res = self.t.call(Closure(rule, None), [*args, n, ct], loc)
             finally:
                 self.t.path = saved
             for i, d in zip(inputs, res, strict=False):
                 if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
-                    self.add(cts, i, d, loc)
+                    if side is not None and d is not ZERO and d is not None:
+                        a = getattr(d, "abstract", None) or i.abstract
+                        d = self.t.emit(P.select, [side, d, _zeros_of(a)], loc, a)
+                    self.add(cts, i, d, loc, mask)
 
     def inline(self, g: Graph, args: list[Any]) -> tuple[list[Apply], dict[int, Any]]:
         """``g``'s nodes re-emitted on ``args``: the new nodes, and old id -> new value."""
