@@ -16,7 +16,7 @@ import numpy as np
 
 from myc.backends.interp import translate_exception
 from myc.errors import MycError
-from myc.infer.abstract import AArray, AScalar, abstract_of
+from myc.infer.abstract import AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
@@ -360,20 +360,20 @@ class LoopRunner:
         return self.body.describe()
 
 
-_SMALL = 1 << 16  # elements: at most one serial kernel chunk
-_SMALL_PROGRAM = 120  # nodes
+_SMALL_PROGRAM = 400  # nodes
 
 
 def _small_and_native(typed: Graph) -> bool:
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return False
     try:
-        from myc.backends.cpu.loopgen import _SCALAR
+        from myc.backends.cpu.loopgen import _ARRAY_STEPS, _SCALAR
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return False
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
-    known = ELEMENTWISE | REDUCTIONS | _SCALAR | {"matmul", "mT", "make_tuple"}
+    known = ELEMENTWISE | REDUCTIONS | _SCALAR | _ARRAY_STEPS | {"matmul", "mT", "transpose",
+                                                          "make_tuple"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
         return False  # grouping every op costs compile time that a big program won't repay
@@ -381,9 +381,6 @@ def _small_and_native(typed: Graph) -> bool:
         if not isinstance(n, Apply):
             continue
         if prim_of_name(n) not in known:
-            return False
-        a = n.abstract
-        if isinstance(a, AArray) and int(np.prod(a.shape)) > _SMALL:
             return False
     return any(isinstance(n, Apply) for n in nodes)
 
@@ -396,7 +393,8 @@ def _native_program(prog: HostProgram):
     from types import SimpleNamespace
 
     once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
-                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs])
+                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
+                           once=True)
     return _native_loop(once, 0)
 
 

@@ -1,25 +1,32 @@
-"""A data-dependent loop as one native function: no return to Python per iteration.
+"""A host program as one native function: a data-dependent loop with no return to Python
+per iteration, or a whole straight-line program run once (``HostProgram.native``).
 
-The body of a ``loop`` node is a small host program.  When every step of it is a
-compiled kernel that runs serially (small arrays: the per-iteration cost is dispatch,
-not arithmetic) or scalar arithmetic, comparisons and selects, the whole loop becomes::
+When every step of the body is a compiled kernel, scalar arithmetic, comparisons and
+selects, a matrix product or transpose, basic indexing, an integer-array gather or its
+gradient (a scatter-add) or a fill (``native_ops.py``), the whole thing becomes::
 
-    void @myc_loop(ptr %io)
+    int32 @myc_loop(ptr %io)
 
-``io`` holds data pointers: the loop's inputs (arrays, or 8-byte cells for scalars),
-the constant arrays the body reads, one scratch buffer per kernel output, two buffers
-per loop-carried array (the next state is copied into the one not being read, so a
-kernel never reads the buffer it writes), and the exit values' destinations.  Kernels
-are called by address (they live in their own JIT modules), so this module is rebuilt
-rather than cached on disk; it is small and compiles in a few milliseconds.
+``io`` holds data pointers: the inputs (arrays, or 8-byte cells for scalars), the
+constant arrays the body reads, one scratch buffer per step result (and per-chunk
+partials of reductions that run on threads), two buffers per loop-carried array (the
+next state is copied into the one not being read, so a kernel never reads the buffer
+it writes), and the exit values' destinations -- a program run once writes its array
+results straight there.  Kernels are called by address (they live in their own JIT
+modules, bound to content-named symbols, so this module's machine code is cached on
+disk); big ones are split over threads from the machine code; GEMM is NumPy's bundled
+OpenBLAS, called from the machine code.  Python-only semantics (an int overflowing 64
+bits, a Python float division by zero, an index out of range) return status 1: the run
+restarts on the step-by-step host runner, which gives CPython's answer or error.
 
-Anything else in the body (NumPy steps, nested loops, checks that raise) keeps the
-step-by-step runner: ``native_loop`` returns ``None``.
+Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
+runner: ``native_loop`` returns ``None``.
 """
 
 from __future__ import annotations
 
 import ctypes
+import sys
 import threading
 from math import prod
 from typing import Any
@@ -28,10 +35,12 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
+from myc.backends.cpu import native_ops
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
+from myc.backends.cpu.runtime import chunks, num_threads
 from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
@@ -40,6 +49,7 @@ _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "a
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get"}
+_ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 
@@ -135,15 +145,32 @@ class NativeLoop:
                 raise Unsupported("a loop input that is not data")
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
+        self.once = bool(getattr(body, "once", False))
+        self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
+        # transposes that only feed matrix products become GEMM's transpose flags
+        self.mt_of: dict[int, Any] = {}
+        readers: dict[int, list[str]] = {}
         for st in body.steps:
+            nm = "kernel" if isinstance(st.fn, KernelUnit) else \
+                "mT" if _is_2d_transpose(st, specs) else _prim_name(st.fn)
+            if nm == "mT":
+                self.mt_of[st.output] = st.inputs[0]
+            for is_slot, x in st.inputs:
+                if is_slot:
+                    readers.setdefault(x, []).append(nm)
+        for is_slot, x in body.outputs:
+            if is_slot:
+                readers.setdefault(x, []).append("exit")
+        self.mt_copy = {x for x in self.mt_of if any(r != "matmul" for r in readers.get(x, []))}
+        for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
-                if not ck._serial or ck._empty:
-                    raise Unsupported("a kernel big enough to run on threads")
-                for (_shape, _dt), post, slot in zip(ck._out_specs, st.fn.plan.post,
-                                                     st.outputs, strict=True):
-                    if post.divide_by is not None and post.scalar is None:
-                        raise Unsupported("a mean over an array result")
+                if ck._empty:
+                    raise Unsupported("an empty kernel")
+                for (_shape, dt), post, slot in zip(ck._out_specs, st.fn.plan.post,
+                                                    st.outputs, strict=True):
+                    if post.divide_by is not None and np.dtype(dt).kind != "f":
+                        raise Unsupported("an integer mean")
                     if not isinstance(specs[slot], (AArray, AScalar)):
                         raise Unsupported("kernel output type")
                 for (is_slot, x), b in zip(st.inputs, ck.kernel.inputs, strict=True):
@@ -156,8 +183,16 @@ class NativeLoop:
                 continue
             name, ins_, _off, _guard = _unwrap(st)
             out = specs[st.output]
+            if name == "transpose" and not _guard and _is_2d_transpose(st, specs):
+                continue
             if name in ("matmul", "mT") and not _guard:
                 _check_gemm(name, [specs[x] if s_ else None for s_, x in ins_], out)
+                continue
+            if name == "make_tuple" and not _guard:
+                self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
+                continue
+            if name in _ARRAY_STEPS and not _guard and isinstance(out, AArray):
+                self._array_step_plan(si, name, ins_, out)
                 continue
             if name not in _SCALAR:
                 raise Unsupported(f"host step {st.name}")
@@ -174,6 +209,12 @@ class NativeLoop:
                 if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
                         and not ins_[1][0]):
                     raise Unsupported("a tape read")
+                continue
+            if name == "getitem" and ins_[0][0] and isinstance(ins[0], AArray) and \
+                    not ins_[1][0] and not isinstance(ins_[1][1], (int, np.integer)):
+                view = native_ops.basic_view(tuple(ins[0].shape), ins_[1][1])
+                if view is None or view[1] != ():
+                    raise Unsupported("an index other than a constant element")
                 continue
             if name == "getitem":
                 if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
@@ -265,19 +306,59 @@ class NativeLoop:
             if not is_slot and isinstance(x, np.ndarray):
                 self.consts.append(np.ascontiguousarray(x))
                 const_ptr[(-1, id(x))] = io_ptr()
+        # a program that runs once writes its array results straight into the arrays
+        # handed back (no copy at the end): the exit a step's output slot is, if any
+        direct: dict[int, int] = {}
+        if self.once:
+            written = set()  # slots a step writes into a buffer of its own
+            for st in body.steps:
+                nm = "mT" if _is_2d_transpose(st, specs) else _unwrap(st)[0]
+                if isinstance(st.fn, KernelUnit):
+                    written.update(st.outputs)
+                elif nm == "matmul" or (nm == "mT" and st.output not in self.mt_of) or (
+                        nm == "mT" and st.output in self.mt_copy) or (
+                        nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
+                    written.add(st.output)
+            for e, (is_slot, x) in enumerate(self.exit_outputs):
+                if is_slot and x in written and isinstance(specs[x], AArray) \
+                        and x not in direct:
+                    direct[x] = e
+        self.direct = direct
+        partial_ptr: dict[tuple[int, int], ir.Value] = {}
+        self.chunks: dict[int, list[tuple[int, int]]] = {}
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
-                for i, (shape, dt) in enumerate(st.fn.compiled._out_specs):
-                    self.scratch.append((tuple(shape), np.dtype(dt)))
-                    scratch_ptr[(si, i)] = io_ptr()
-            elif _unwrap(st)[0] in ("matmul", "mT"):
+                ck = st.fn.compiled
+                pieces = [(0, ck.plan.extent)] if ck._serial else \
+                    chunks(ck.plan, num_threads())
+                self.chunks[si] = pieces
+                for i, (shape, dt) in enumerate(ck._out_specs):
+                    if st.outputs[i] in direct:
+                        scratch_ptr[(si, i)] = ("exit", direct[st.outputs[i]])
+                    else:
+                        self.scratch.append((tuple(shape), np.dtype(dt)))
+                        scratch_ptr[(si, i)] = io_ptr()
+                    if len(pieces) > 1 and ck.plan.outs[i].shared:
+                        self.scratch.append(((len(pieces), *shape), np.dtype(dt)))
+                        partial_ptr[(si, i)] = io_ptr()
+            elif st.output in self.mt_of and st.output not in self.mt_copy:
+                continue  # never materialized
+            elif st.output in self.mt_of or _unwrap(st)[0] == "matmul" or (
+                    _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
                 a = specs[st.output]
-                self.scratch.append((tuple(a.shape), np.dtype(a.dtype)))
-                scratch_ptr[(si, 0)] = io_ptr()
+                if st.output in direct:
+                    scratch_ptr[(si, 0)] = ("exit", direct[st.output])
+                else:
+                    self.scratch.append((tuple(a.shape), _memdtype(np.dtype(a.dtype))))
+                    scratch_ptr[(si, 0)] = io_ptr()
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
         exit_ptrs = [io_ptr() for _ in self.exit_outputs]
+        for key, v in list(scratch_ptr.items()):
+            if isinstance(v, tuple):
+                scratch_ptr[key] = exit_ptrs[v[1]]
+        self.partial_ptr = partial_ptr
         if self.tape:
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
@@ -349,17 +430,34 @@ class NativeLoop:
                 # a guarded operation fails only where its branch is taken
                 bail_if(bad if path is None else b.and_(path, bad))
             name, ins_, off, guard = _unwrap(st)
+            if _is_2d_transpose(st, specs):
+                name = "mT"
             path = value(si, 0, *st.inputs[0], want=I1) if guard else None
             out = specs[st.output]
+            if name == "mT" and st.output in self.mt_of and st.output not in self.mt_copy:
+                continue  # only read by GEMMs, as a transpose flag
             if name in ("matmul", "mT"):
                 dst = scratch_ptr[(si, 0)]
-                srcs = [value(si, k, *ins_[k]) for k in range(len(ins_))]
                 if name == "matmul":
-                    _gemm(b, module, self.symbols, srcs[0], specs[ins_[0][1]], srcs[1],
-                          specs[ins_[1][1]], dst, out)
+                    ops = []
+                    for k in range(2):
+                        s_, x = ins_[k]
+                        if s_ and x in self.mt_of:  # (src).T: src with the transpose flag
+                            src_s, src_x = self.mt_of[x]
+                            ops.append((value(si, k, src_s, src_x), specs[x], True))
+                        else:
+                            ops.append((value(si, k, s_, x), specs[x], False))
+                    _gemm(b, module, self.symbols, ops[0], ops[1], dst, out)
                 else:
-                    _transpose(b, srcs[0], dst, out)
+                    _transpose(b, value(si, 0, *ins_[0]), dst, out)
                 b.store(dst, slot_var(st.output))
+                continue
+            if isinstance(out, AArray) and name in _ARRAY_STEPS and not guard:
+                dst = scratch_ptr[(si, 0)]
+                self._array_step(b, entry, si, name, ins_, out, dst, bail_if, value)
+                b.store(dst, slot_var(st.output))
+                continue
+            if name == "make_tuple" and not guard:
                 continue
             if isinstance(out, AArray) and name == "tape_get":
                 tp = value(si, off + 0, *ins_[0])
@@ -436,6 +534,17 @@ class NativeLoop:
                              source_etype=I8)
                 v = b.load(elem, typ=_mem(out))
                 r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+            elif name == "getitem" and not ins_[1][0] and \
+                    not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
+                arr_a = specs[ins_[0][1]]
+                offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
+                mt = MEMTYPE[str(arr_a.dtype)]
+                base = value(si, off + 0, *ins_[0])
+                v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
+                src = LLTYPE[str(arr_a.dtype)]
+                if src == I1:
+                    v = b.trunc(v, I1)
+                r = convert(v, src, rt)
             elif name == "getitem":
                 arr_a = specs[ins_[0][1]]
                 base = value(si, off + 0, *ins_[0])
@@ -495,10 +604,13 @@ class NativeLoop:
         b.branch(loop)
 
         b.position_at_end(done)
-        for (is_slot, x), dst in zip(self.exit_outputs, exit_ptrs, strict=True):
+        for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
+                                                    strict=True)):
             a = specs[x] if is_slot else abstract_of(x)
             if not is_slot:
                 continue  # a constant: filled in by the caller
+            if isinstance(a, AArray) and direct.get(x) == e:
+                continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
                 _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
@@ -532,15 +644,35 @@ class NativeLoop:
                 b.store(v, cells[k])
                 p = cells[k]
             b.store(p, b.gep(arr, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR))
+        pieces = self.chunks[si]
+        n_chunks = len(pieces)
+        with b.goto_block(entry):
+            b.position_at_start(entry)
+            arrs = [arr] + [b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
+                            for _ in range(n_chunks - 1)]
+        for c in range(1, n_chunks):  # every chunk reads the same inputs
+            for k in range(n_in):
+                v = b.load(b.gep(arr, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
+                b.store(v, b.gep(arrs[c], [ir.Constant(I64, k)], source_etype=PTR))
         outs = []
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             p = scratch_ptr[(si, i)]
             outs.append(p)
+            mt = MEMTYPE[str(np.dtype(dt))]
+            part = self.partial_ptr.get((si, i))
+            if part is not None:  # one partial per chunk, combined after the join
+                if op.init:
+                    _fill(b, part, mt, identity(op.op, np.dtype(dt)), n_chunks * prod(shape))
+                size = prod(shape) * np.dtype(_memdtype(np.dtype(dt))).itemsize
+                for c in range(n_chunks):
+                    q = b.gep(part, [ir.Constant(I64, c * size)], source_etype=I8)
+                    b.store(q, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], source_etype=PTR))
+                continue
             if op.init:
-                _fill(b, p, MEMTYPE[str(np.dtype(dt))], identity(op.op, np.dtype(dt)),
-                      prod(shape))
-            b.store(p, b.gep(arr, [ir.Constant(I64, n_in + i)], inbounds=True,
-                             source_etype=PTR))
+                _fill(b, p, mt, identity(op.op, np.dtype(dt)), prod(shape))
+            for c in range(n_chunks):
+                b.store(p, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], inbounds=True,
+                                 source_etype=PTR))
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
         addr = ctypes.cast(ck._fn, ctypes.c_void_p).value
@@ -551,11 +683,19 @@ class NativeLoop:
             target = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
                                  sym)
             self.symbols[sym] = addr
-        b.call(target, [arr, ir.Constant(I64, 0), ir.Constant(I64, ck.plan.extent)])
+        native_ops.parallel_call(b, entry, target, pieces, arrs)
+        for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
+            part = self.partial_ptr.get((si, i))
+            if part is not None:
+                native_ops.combine(b, outs[i], part, n_chunks, prod(shape), op.op,
+                                   MEMTYPE[str(np.dtype(dt))])
         for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
             a = self.body.specs[slot]
             dt = np.dtype(ck._out_specs[i][1])
             if isinstance(a, AArray):
+                if post.divide_by is not None:
+                    native_ops.scale(b, outs[i], MEMTYPE[str(dt)], prod(ck._out_specs[i][0]),
+                                     post.divide_by)
                 b.store(outs[i], slot_var(slot))
                 continue
             v = b.load(outs[i], typ=MEMTYPE[str(dt)])
@@ -567,6 +707,99 @@ class NativeLoop:
                     raise Unsupported("an integer mean")
                 v = b.fdiv(v, ir.Constant(src, float(post.divide_by)))
             b.store(convert(v, src, _ltype(a)), slot_var(slot))
+
+    # -- indexing and fills ------------------------------------------------------------
+    def _index_parts(self, si: int, index: tuple[bool, Any]):
+        """The index of step ``si`` (its input 1): ``("basic", constant)``, or
+        ``("gather", parts)`` with parts ``(step, input position, is_slot, x)`` of 1-d int64
+        arrays (a tuple of them indexes the first axes); else raise Unsupported."""
+        is_slot, x = index
+        if not is_slot:
+            if not isinstance(x, np.ndarray):
+                if isinstance(x, tuple) and any(isinstance(p, np.ndarray) for p in x):
+                    raise Unsupported("a constant index tuple holding arrays")
+                return "basic", x
+            parts = [(si, 1, False, x)]
+        elif x in self.tuples:
+            sj, ins = self.tuples[x]
+            parts = [(sj, k, s_, p) for k, (s_, p) in enumerate(ins)]
+        else:
+            parts = [(si, 1, True, x)]
+        n = None
+        for _sj, _k, s_, p in parts:
+            a = self.body.specs[p] if s_ else abstract_of(p)
+            if not (isinstance(a, AArray) and a.ndim == 1 and a.dtype == np.int64):
+                raise Unsupported("an index other than 1-d int64 arrays or a basic index")
+            if n is not None and a.shape[0] != n:
+                raise Unsupported("index arrays of different lengths")
+            n = a.shape[0]
+        return "gather", (parts, n)
+
+    def _array_step_plan(self, si: int, name: str, ins_: list, out: AArray) -> None:
+        specs = self.body.specs
+        if name in ("zeros_like", "ones_like", "zeros", "ones"):
+            return
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        if not isinstance(x, AArray):
+            raise Unsupported("indexing a non-array")
+        kind, parts = self._index_parts(si, ins_[1])
+        if kind == "basic":
+            view = native_ops.basic_view(tuple(x.shape), parts)
+            want = view[1] if view is not None and name == "getitem" else x.shape
+            if view is None or tuple(want) != tuple(out.shape):
+                raise Unsupported("a basic index myc cannot follow")
+        else:
+            got, n = parts
+            shape = (n, *x.shape[len(got):])
+            if len(got) > x.ndim or tuple(out.shape) != (
+                    shape if name == "getitem" else tuple(x.shape)):
+                raise Unsupported("a gather of another shape")
+        if name == "getitem_grad":
+            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
+                    not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
+                raise Unsupported("a scatter of other types")
+
+    def _array_step(self, b, entry, si: int, name: str, ins_: list, out: AArray, dst,
+                    bail_if, value) -> None:
+        specs = self.body.specs
+        ty = MEMTYPE[str(out.dtype)]
+        count = prod(out.shape)
+        if name in ("zeros_like", "zeros"):
+            native_ops.fill(b, dst, ty, 0, count)
+            return
+        if name in ("ones_like", "ones"):
+            native_ops.fill(b, dst, ty, 1, count)
+            return
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        kind, parts = self._index_parts(si, ins_[1])
+        d = None
+        if name == "getitem_grad":
+            native_ops.fill(b, dst, ty, 0, count)
+            d_slot, d_x = ins_[2]
+            if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
+                with b.goto_block(entry):  # one element: through a cell
+                    b.position_at_start(entry)
+                    cell = b.alloca(ty)
+                b.store(value(si, 2, d_slot, d_x, want=LLTYPE[str(out.dtype)]), cell)
+                d = cell
+            else:
+                d = value(si, 2, d_slot, d_x)
+        if kind == "basic":
+            offset, shape, strides = native_ops.basic_view(tuple(x.shape), parts)
+            if name == "getitem":
+                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), offset, shape,
+                                   strides, store=False)
+            else:
+                native_ops.strided(b, ty, d, dst, offset, shape, strides, store=True)
+            return
+        got, n = parts
+        idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
+        if name == "getitem":
+            native_ops.gather(b, ty, dst, value(si, 0, *ins_[0]), tuple(x.shape), idx, n,
+                              bail_if, scatter=False)
+        else:
+            native_ops.gather(b, ty, d, dst, tuple(x.shape), idx, n, bail_if, scatter=True)
 
     # -- calls ---------------------------------------------------------------------------
     def __call__(self, inputs: list[Any]) -> tuple:
@@ -598,7 +831,8 @@ class NativeLoop:
                 k += 1
             keep += bufs
             cells = np.zeros(len(self.param_specs) + len(self.exit_outputs) + 2, np.int64)
-            frame = (io, keep, cells, k, cells.ctypes.data)
+            pools: list[list[np.ndarray]] = [[] for _ in self.exit_outputs]
+            frame = (io, keep, cells, k, cells.ctypes.data, pools)
             self._local.frame = frame
         return frame
 
@@ -606,7 +840,7 @@ class NativeLoop:
         from myc.infer.adjoint import ATape
         from myc.lower.program import Tape
 
-        io, _, cells, first_exit, cells_at = self._frame()
+        io, _, cells, first_exit, cells_at, pools = self._frame()
         keep: list[Any] = []
         for i, (v, a) in enumerate(zip(inputs, self.param_specs, strict=True)):
             if isinstance(a, AArray):
@@ -636,7 +870,7 @@ class NativeLoop:
         for e, (is_slot, x) in enumerate(self.exit_outputs):
             a = specs[x] if is_slot else None
             if isinstance(a, AArray):
-                arr = np.empty(a.shape, a.dtype)
+                arr = _result_array(pools[e], a)
                 io[k] = arr.ctypes.data
             else:
                 arr = None
@@ -680,6 +914,33 @@ class NativeLoop:
             st = [specs[p] for p in self.body.params[:self.nstate]]
             out += [Tape(tapes, n, st), n]
         return tuple(out)
+
+
+def _is_2d_transpose(st, specs) -> bool:
+    """``transpose(x, None)`` / ``transpose(x, (1, 0))`` of a 2-d array: an ``mT``."""
+    if _prim_name(st.fn) not in ("transpose", "mT") or not st.inputs[0][0]:
+        return False
+    a = specs[st.inputs[0][1]]
+    if not isinstance(a, AArray) or a.ndim != 2:
+        return False
+    axes = st.inputs[1][1] if len(st.inputs) > 1 and not st.inputs[1][0] else "slot"
+    return _prim_name(st.fn) == "mT" or axes is None or tuple(axes) == (1, 0)
+
+
+def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
+    """A result array: a fresh one, or a big one returned before that nobody holds any
+    more (a fresh big array costs a page fault per 4 KiB on its first write)."""
+    from myc.backends.cpu.runtime import _POOL_DEPTH, _POOL_FREE_REFS, _POOL_MIN_BYTES, POOL
+
+    if not POOL or prod(a.shape) * a.dtype.itemsize < _POOL_MIN_BYTES:
+        return np.empty(a.shape, a.dtype)
+    for arr in pool:
+        if sys.getrefcount(arr) == _POOL_FREE_REFS:
+            return arr
+    arr = np.empty(a.shape, a.dtype)
+    if len(pool) < _POOL_DEPTH:
+        pool.append(arr)
+    return arr
 
 
 def _compare_type(abstracts: list[Any]) -> ir.Type:
@@ -729,8 +990,12 @@ def _check_gemm(name: str, ins: list[Any], out: Any) -> None:
         raise Unsupported("no BLAS GEMM to call")
 
 
-def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, pa, a, pb, bb, dst, out) -> None:
-    """``dst = a @ b`` (row-major, contiguous) through CBLAS GEMM."""
+def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out) -> None:
+    """``dst = a @ b`` (row-major, contiguous) through CBLAS GEMM; an operand is
+    ``(pointer, abstract value of the operand, transposed?)``: a transposed one is the
+    2-d array at ``pointer`` read with GEMM's transpose flag."""
+    pa, a, ta = a_op
+    pb, bb, tb = b_op
     name, addr = _blas_symbol(a.dtype)
     m = a.shape[0] if a.ndim == 2 else 1
     k = a.shape[-1]
@@ -742,10 +1007,13 @@ def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, pa, a, pb, bb, dst,
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
             i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
         symbols[name] = addr
-    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 111, 111)]  # row-major, no trans
-    ldb = n if bb.ndim == 2 else 1
+    # row-major (101); 111: as stored, 112: transposed
+    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
+                                                     112 if tb else 111)]
+    lda = m if ta else k
+    ldb = (k if tb else n) if bb.ndim == 2 else 1
     b.call(fn, [*c32, ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
-                ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
+                ir.Constant(ft, 1.0), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
                 ir.Constant(ft, 0.0), dst, ir.Constant(I64, n)])
 
 
@@ -753,23 +1021,17 @@ def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
     """``dst = src.T`` for a 2-d array (``out`` is the transposed shape)."""
     rows, cols = out.shape  # dst[i, j] = src[j, i]
     ty = MEMTYPE[str(out.dtype)]
-    fn = b.function
-    pre = b.block
-    head = fn.append_basic_block("tr")
-    after = fn.append_basic_block("tr_done")
-    b.branch(head)
-    b.position_at_end(head)
-    t = b.phi(I64)
-    t.add_incoming(ir.Constant(I64, 0), pre)
-    i = b.sdiv(t, ir.Constant(I64, cols))
-    j = b.srem(t, ir.Constant(I64, cols))
-    v = b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, rows)), i)], source_etype=ty),
-               typ=ty)
-    b.store(v, b.gep(dst, [t], source_etype=ty))
-    nxt = b.add(t, ir.Constant(I64, 1))
-    t.add_incoming(nxt, head)
-    b.cbranch(b.icmp_signed("<", nxt, ir.Constant(I64, rows * cols)), head, after)
-    b.position_at_end(after)
+
+    def row(i):
+        def col(j):
+            v = b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, rows)), i)],
+                             source_etype=ty), typ=ty)
+            b.store(v, b.gep(dst, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
+                             source_etype=ty))
+
+        native_ops.counted(b, cols, col, "tr.j")
+
+    native_ops.counted(b, rows, row, "tr.i")
 
 
 def _nbytes(a: Any) -> int:

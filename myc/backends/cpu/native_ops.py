@@ -1,0 +1,250 @@
+"""Host operations emitted into native programs (``loopgen.py``): kernels fanned out over
+threads, indexing (views copied out, gathers) and their gradients (scatters), fills.
+
+Everything here is static: shapes, strides and the chunks of a parallel range are known
+when the program is built, so they are constants in the code.
+
+Threads: a kernel whose parallel range is big enough is split into the same chunks the
+Python runtime uses (``runtime.chunks``); chunks 1.. run on threads started with
+``pthread_create`` (glibc's, in the process already) and joined before the next step,
+chunk 0 on the calling thread.  A chunk that cannot get a thread runs inline.  Outputs
+that several chunks reduce into (``OutPlan.shared``) get one partial buffer per chunk,
+combined after the join, as the Python runtime does with NumPy.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+
+from myc.backends.cpu.emit import I1, I8, I32, I64, PTR, is_float
+
+JOB = ir.LiteralStructType([PTR, I64, I64])  # buffers, begin, end
+
+
+def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l") -> None:
+    """``for i in range(n): body(i)`` (nothing when ``n`` is 0)."""
+    fn = b.function
+    n = ir.Constant(I64, n) if isinstance(n, int) else n
+    pre = b.block
+    head = fn.append_basic_block(name)
+    after = fn.append_basic_block(f"{name}.done")
+    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), head, after)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, 0), pre)
+    body(i)
+    nxt = b.add(i, ir.Constant(I64, 1))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, n), head, after)
+    b.position_at_end(after)
+
+
+def _decl(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def _worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
+    """``void *worker(job *j)`` running one chunk of ``kernel`` (a pthread start routine;
+    one per kernel, which it calls directly)."""
+    name = f"myc.worker.{kernel.name}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    job = fn.args[0]
+    fields = []
+    for k, t in enumerate([PTR, I64, I64]):
+        field = b.gep(job, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=JOB)
+        field.type = PTR
+        fields.append(b.load(field, typ=t))
+    b.call(kernel, fields)
+    b.ret(ir.Constant(PTR, None))
+    return fn
+
+
+def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
+                  chunks: list[tuple[int, int]], bufs: list[ir.Value]) -> None:
+    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk ``c``, chunks 1.. on
+    threads; returns once all are done."""
+    module = b.module
+    n = len(chunks)
+    if n == 1:
+        b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
+        return
+    create = _decl(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+    join = _decl(module, "pthread_join", I32, [I64, PTR])
+    worker = _worker(module, kernel)
+    with b.goto_block(entry):
+        b.position_at_start(entry)
+        jobs = b.alloca(JOB, size=ir.Constant(I64, n))
+        jobs.type = PTR  # opaque, like every pointer here
+        tids = b.alloca(I64, size=ir.Constant(I64, n))
+        started = b.alloca(I8, size=ir.Constant(I64, n))
+    for c in range(1, n):
+        job = b.gep(jobs, [ir.Constant(I64, c)], source_etype=JOB)
+        job.type = PTR
+        for k, v in enumerate([bufs[c], ir.Constant(I64, chunks[c][0]),
+                               ir.Constant(I64, chunks[c][1])]):
+            field = b.gep(job, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=JOB)
+            field.type = PTR
+            b.store(v, field)
+        tid = b.gep(tids, [ir.Constant(I64, c)], source_etype=I64)
+        rc = b.call(create, [tid, ir.Constant(PTR, None), worker, job])
+        ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))
+        b.store(b.zext(ok, I8), b.gep(started, [ir.Constant(I64, c)], source_etype=I8))
+        with b.if_then(b.not_(ok)):  # no thread to be had: run the chunk here
+            b.call(worker, [job])
+    b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
+    for c in range(1, n):
+        flag = b.load(b.gep(started, [ir.Constant(I64, c)], source_etype=I8), typ=I8)
+        with b.if_then(b.icmp_unsigned("!=", flag, ir.Constant(I8, 0))):
+            tid = b.load(b.gep(tids, [ir.Constant(I64, c)], source_etype=I64), typ=I64)
+            b.call(join, [tid, ir.Constant(PTR, None)])
+
+
+def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: int, count: int,
+            op: str, ty: ir.Type) -> None:
+    """``out[j] = op(partials[0][j], ..., partials[n-1][j])``."""
+    def body(j):
+        acc = b.load(b.gep(partials, [j], source_etype=ty), typ=ty)
+        for c in range(1, n):
+            at = b.add(j, ir.Constant(I64, c * count))
+            v = b.load(b.gep(partials, [at], source_etype=ty), typ=ty)
+            acc = _op(b, op, acc, v, ty)
+        b.store(acc, b.gep(out, [j], source_etype=ty))
+
+    counted(b, count, body, "combine")
+
+
+def _op(b: ir.IRBuilder, op: str, x, y, ty: ir.Type):
+    if ty == I8:  # bools, one byte each
+        return b.or_(x, y) if op == "max" else b.and_(x, y) if op == "min" else b.add(x, y)
+    if op == "sum":
+        return b.fadd(x, y) if is_float(ty) else b.add(x, y)
+    name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
+            ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
+    suffix = {"float": "f32", "double": "f64"}.get(str(ty), "i64")
+    fn = _decl(b.module, f"{name}.{suffix}", ty, [ty, ty])
+    return b.call(fn, [x, y])
+
+
+def scale(b: ir.IRBuilder, ptr: ir.Value, ty: ir.Type, count: int, div: float) -> None:
+    """``ptr[:count] /= div`` (a mean over an array result)."""
+    def body(j):
+        q = b.gep(ptr, [j], source_etype=ty)
+        b.store(b.fdiv(b.load(q, typ=ty), ir.Constant(ty, float(div))), q)
+
+    counted(b, count, body, "mean")
+
+
+def fill(b: ir.IRBuilder, ptr: ir.Value, ty: ir.Type, value: Any, count: int) -> None:
+    v = ir.Constant(ty, float(value) if is_float(ty) else int(value))
+
+    def body(j):
+        b.store(v, b.gep(ptr, [j], source_etype=ty))
+
+    counted(b, count, body, "fill")
+
+
+# -- indexing ---------------------------------------------------------------------------
+def basic_view(shape: tuple[int, ...], index: Any) -> tuple[int, tuple, tuple] | None:
+    """``(offset, shape, strides)`` in elements of ``x[index]`` for a C-contiguous ``x``
+    of ``shape`` and a basic (view) index, or ``None`` when the index is not basic."""
+    parts = index if isinstance(index, tuple) else (index,)
+    for p in parts:
+        if not (p is None or p is Ellipsis or isinstance(p, slice) or
+                (isinstance(p, (int, np.integer)) and not isinstance(p, bool))):
+            return None
+    c_strides, acc = [], 1
+    for d in reversed(shape):
+        c_strides.append(acc)
+        acc *= max(d, 1)
+    dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape=shape,
+                                            strides=tuple(reversed(c_strides)))
+    if not any(p is Ellipsis for p in parts):
+        parts = (*parts, Ellipsis)  # a full integer index then gives a 0-d view, not a scalar
+    try:
+        view = dummy[parts]
+    except (IndexError, TypeError, ValueError):
+        return None
+    if not isinstance(view, np.ndarray) or (view.size and not (
+            0 <= view.__array_interface__["data"][0] - dummy.__array_interface__["data"][0]
+            < max(prod(shape), 1))):
+        return None
+    offset = view.__array_interface__["data"][0] - dummy.__array_interface__["data"][0]
+    return offset, view.shape, view.strides
+
+
+def strided(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, base: ir.Value,
+            offset: int, shape: tuple, strides: tuple, store: bool) -> None:
+    """Copy between a contiguous array and the strided view ``base[offset + i.strides]``
+    (``store``: contiguous -> view; else view -> contiguous)."""
+    def nest(d: int, src_off: ir.Value, flat: ir.Value) -> None:
+        if d == len(shape):
+            view_ptr = b.gep(base, [src_off], source_etype=ty)
+            flat_ptr = b.gep(contiguous, [flat], source_etype=ty)
+            if store:
+                b.store(b.load(flat_ptr, typ=ty), view_ptr)
+            else:
+                b.store(b.load(view_ptr, typ=ty), flat_ptr)
+            return
+        inner = prod(shape[d + 1:])
+
+        def body(i):
+            nest(d + 1, b.add(src_off, b.mul(i, ir.Constant(I64, strides[d]))),
+                 b.add(flat, b.mul(i, ir.Constant(I64, inner))))
+
+        counted(b, shape[d], body, f"ix{d}")
+
+    nest(0, ir.Constant(I64, offset), ir.Constant(I64, 0))
+
+
+def gather(b: ir.IRBuilder, ty: ir.Type, out: ir.Value, x: ir.Value, xshape: tuple,
+           idx: list[ir.Value], length: int, bail_if, scatter: bool) -> None:
+    """``out[i, ...] = x[idx0[i], idx1[i], ..., ...]`` for 1-d int64 index arrays over the
+    first ``len(idx)`` axes (``scatter``: ``x[...] += out[i, ...]`` instead, in order, so
+    repeated indices accumulate like ``np.add.at``).  An index out of range leaves
+    (``bail_if``): Python raises the IndexError."""
+    k = len(idx)
+    row = prod(xshape[k:])
+    c_strides, acc = [], 1
+    for d in reversed(xshape):
+        c_strides.append(acc)
+        acc *= d
+    c_strides.reverse()
+
+    def body(i):
+        off = ir.Constant(I64, 0)
+        for j in range(k):
+            v = b.load(b.gep(idx[j], [i], source_etype=I64), typ=I64)
+            dim = ir.Constant(I64, xshape[j])
+            v = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.add(v, dim), v)
+            bail_if(b.icmp_unsigned(">=", v, dim))  # negative ones too, after the wrap
+            off = b.add(off, b.mul(v, ir.Constant(I64, c_strides[j])))
+        base_out = b.mul(i, ir.Constant(I64, row))
+
+        def copy(r):
+            xp = b.gep(x, [b.add(off, r)], source_etype=ty)
+            op_ = b.gep(out, [b.add(base_out, r)], source_etype=ty)
+            if scatter:
+                b.store(b.fadd(b.load(xp, typ=ty), b.load(op_, typ=ty)), xp)
+            else:
+                b.store(b.load(xp, typ=ty), op_)
+
+        if row == 1:
+            copy(ir.Constant(I64, 0))
+        else:
+            counted(b, row, copy, "row")
+
+    counted(b, length, body, "gather")
+
+
+__all__ = ["I1", "basic_view", "combine", "counted", "fill", "gather", "parallel_call",
+           "scale", "strided"]

@@ -1,0 +1,148 @@
+"""Whole programs as one native function (``HostProgram.native``): big kernels fanned out
+over threads, views and gathers copied, their gradients scattered, results written in
+place -- checked against the reference evaluator, and against the step-by-step host
+runner's errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.lower.program import HostProgram
+
+
+def _native_of(fn, *args):
+    """The native function of ``fn``'s program for ``args`` (None when it has none)."""
+    seen = []
+    orig = HostProgram.run
+
+    def spy(self, a):
+        seen.append(self)
+        return orig(self, a)
+
+    HostProgram.run = spy
+    try:
+        myc.jit(fn)(*args)
+    finally:
+        HostProgram.run = orig
+    return seen[-1].native if seen else None
+
+
+def agree(fn, *args, rtol=1e-5, native=True):
+    got = myc.jit(fn)(*args)
+    ref = myc.jit(fn, backend="interp")(*args)
+    flat_g = got if isinstance(got, tuple) else (got,)
+    flat_r = ref if isinstance(ref, tuple) else (ref,)
+    for g, r in zip(flat_g, flat_r, strict=True):
+        assert np.shape(g) == np.shape(r) and np.asarray(g).dtype == np.asarray(r).dtype
+        np.testing.assert_allclose(g, r, rtol=rtol, atol=1e-6 * max(1.0, np.abs(r).max()))
+    if native:
+        assert _native_of(fn, *args) is not None, "expected one native function"
+    return got
+
+
+def rows_pick(z, labels):
+    return z[np.arange(z.shape[0]), labels] * 2.0
+
+
+def rows_pick_loss(z, labels):
+    m = np.max(z, axis=1, keepdims=True)
+    lse = np.log(np.sum(np.exp(z - m), axis=1)) + m[:, 0]
+    return np.mean(lse - z[np.arange(z.shape[0]), labels])
+
+
+def views(x):
+    return x[1:, ::2] + 1.0, x[-1], x[:, 0], x[::-1, 3], x[2, 5], x[None, 1:3, ...]
+
+
+def views_loss(x):
+    a, b, c, d, e, f = views(x)
+    return np.sum(a * a) + np.sum(b) * 3.0 + np.sum(c * d) + e * e + np.sum(f)
+
+
+def take_rows(x, idx):
+    return x[idx] * 3.0
+
+
+def take_rows_loss(x, idx):
+    return np.sum(np.tanh(x[idx]))
+
+
+def big_reductions(x):
+    return np.sum(x * x), np.max(x, axis=0), np.min(x, axis=1), np.mean(x, axis=0)
+
+
+def zeros_then(x):
+    acc = np.zeros_like(x)
+    return acc + x[0] * 2.0
+
+
+@pytest.mark.parametrize("n", [7, 3000])
+def test_gather_rows_and_its_gradient(n):
+    rng = np.random.default_rng(0)
+    z = rng.standard_normal((n, 10)).astype(np.float32)
+    labels = rng.integers(0, 10, n)
+    agree(rows_pick, z, labels)
+    agree(myc.value_and_grad(rows_pick_loss), z, labels, rtol=1e-4)
+
+
+def test_gather_with_repeated_and_negative_indices_accumulates():
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((6, 4))
+    idx = np.array([0, 5, -1, 2, 2, 0, -6])
+    agree(take_rows, x, idx)
+    g = agree(myc.grad(take_rows_loss), x, idx)
+    want = np.zeros_like(x)
+    np.add.at(want, idx, 1.0 - np.tanh(x[idx]) ** 2)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def test_gather_out_of_range_raises_like_numpy():
+    x = np.ones((6, 4))
+    with pytest.raises(myc.MycError, match="index|bounds|range"):
+        myc.jit(take_rows)(x, np.array([0, 6]))
+    with pytest.raises(myc.MycError, match="index|bounds|range"):
+        myc.jit(take_rows)(x, np.array([-7]))
+
+
+@pytest.mark.parametrize("shape", [(5, 8), (300, 700)])
+def test_basic_views_and_their_gradients(shape):
+    x = np.random.default_rng(2).standard_normal(shape)
+    agree(views, x)
+    agree(myc.grad(views_loss), x)
+
+
+def test_big_kernels_on_threads_with_shared_reductions():
+    x = np.random.default_rng(3).standard_normal((1500, 900)).astype(np.float32)
+    agree(big_reductions, x, rtol=2e-4)
+    agree(zeros_then, x)
+
+
+def test_results_are_fresh_arrays_the_caller_owns():
+    f = myc.jit(lambda_free_double)
+    x = np.random.default_rng(4).standard_normal(1 << 19)
+    a = f(x)
+    b = f(x + 1.0)
+    assert a is not b and not np.shares_memory(a, b)
+    np.testing.assert_allclose(a, 2.0 * x)
+    np.testing.assert_allclose(b, 2.0 * (x + 1.0))
+    keep = a[::2]  # a view keeps its base alive: it must not be reused
+    del a
+    c = f(x * 0.0)
+    assert not np.shares_memory(c, keep)
+    np.testing.assert_allclose(keep, 2.0 * x[::2])
+
+
+def lambda_free_double(x):
+    return x * 2.0
+
+
+def test_matmul_with_transposed_operands():
+    rng = np.random.default_rng(5)
+
+    def f(a, b):
+        return a.T @ b, (b.T @ a).T, np.tanh(a.T) @ b
+
+    agree(f, rng.standard_normal((40, 30)).astype(np.float32),
+          rng.standard_normal((40, 20)).astype(np.float32), rtol=1e-4)
