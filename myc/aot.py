@@ -385,7 +385,7 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
         obj_path = os.path.join(tmp, "lib.o")
         with open(obj_path, "wb") as f:
             f.write(obj)
-        res = subprocess.run([cc, "-shared", "-o", so_path, obj_path, "-lm"],
+        res = subprocess.run([cc, "-shared", "-pthread", "-o", so_path, obj_path, "-lm"],
                              capture_output=True, text=True, check=False)
         if res.returncode != 0:
             raise MycError(f"myc.aot: linking {so_path} failed: {res.stderr.strip()}")

@@ -410,3 +410,20 @@ def test_cli(tmp_path):
     assert main(["aot", f"{src}:f", "--sig", "f32[N,4], f32[4]", "-o", str(out)]) == 0
     assert "N: a dynamic size" in (tmp_path / "libcli.h").read_text()
     assert main(["aot", f"{src}:f", "--sig", "f32[N+1,4], f32[4]", "-o", str(out)]) == 1
+
+
+def big_reductions(x, b):
+    return np.sum(x), np.max(x, axis=0), np.sum(np.tanh(x) * b, axis=1), x * 2.0 + b
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+def test_big_kernels_run_on_threads(tmp_path, threads, monkeypatch):
+    """Kernels over more than 65536 elements are split over MYC_NUM_THREADS threads
+    (partials of shared reductions combined), with static and dynamic sizes."""
+    monkeypatch.setenv("MYC_NUM_THREADS", threads)  # read by the library at run time
+    inputs = rng_inputs((300, 512), (512,), seed=7)
+    check_against_jit(tmp_path, big_reductions, "f32[300,512], f32[512]", inputs,
+                      rtol=1e-4, atol=1e-5)
+    sets = [rng_inputs((n, 512), (512,), seed=n) for n in (3, 257)]
+    check_dynamic(tmp_path, big_reductions, "f32[N,512], f32[512]", sets, rtol=1e-4,
+                  atol=1e-5)

@@ -48,7 +48,7 @@ def _decl(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir
     return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
 
 
-def _worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
+def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     """``void *worker(job *j)`` running one chunk of ``kernel`` (a pthread start routine;
     one per kernel, which it calls directly)."""
     name = f"myc.worker.{kernel.name}"
@@ -80,7 +80,7 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
         return
     create = _decl(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = _decl(module, "pthread_join", I32, [I64, PTR])
-    worker = _worker(module, kernel)
+    worker_fn = worker(module, kernel)
     with b.goto_block(entry):
         b.position_at_start(entry)
         jobs = b.alloca(JOB, size=ir.Constant(I64, n))
@@ -96,11 +96,11 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
             field.type = PTR
             b.store(v, field)
         tid = b.gep(tids, [ir.Constant(I64, c)], source_etype=I64)
-        rc = b.call(create, [tid, ir.Constant(PTR, None), worker, job])
+        rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, job])
         ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))
         b.store(b.zext(ok, I8), b.gep(started, [ir.Constant(I64, c)], source_etype=I8))
         with b.if_then(b.not_(ok)):  # no thread to be had: run the chunk here
-            b.call(worker, [job])
+            b.call(worker_fn, [job])
     b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
     for c in range(1, n):
         flag = b.load(b.gep(started, [ir.Constant(I64, c)], source_etype=I8), typ=I8)
@@ -117,13 +117,13 @@ def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: int, count: i
         for c in range(1, n):
             at = b.add(j, ir.Constant(I64, c * count))
             v = b.load(b.gep(partials, [at], source_etype=ty), typ=ty)
-            acc = _op(b, op, acc, v, ty)
+            acc = reduce_op(b, op, acc, v, ty)
         b.store(acc, b.gep(out, [j], source_etype=ty))
 
     counted(b, count, body, "combine")
 
 
-def _op(b: ir.IRBuilder, op: str, x, y, ty: ir.Type):
+def reduce_op(b: ir.IRBuilder, op: str, x, y, ty: ir.Type):
     if ty == I8:  # bools, one byte each
         return b.or_(x, y) if op == "max" else b.and_(x, y) if op == "min" else b.add(x, y)
     if op == "sum":
