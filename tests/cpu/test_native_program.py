@@ -146,3 +146,19 @@ def test_matmul_with_transposed_operands():
 
     agree(f, rng.standard_normal((40, 30)).astype(np.float32),
           rng.standard_normal((40, 20)).astype(np.float32), rtol=1e-4)
+
+
+def test_concurrent_calls_from_python_threads():
+    """Each Python thread runs the native program in its own frame (scratch buffers)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    f = myc.jit(myc.value_and_grad(rows_pick_loss))
+    rng = np.random.default_rng(6)
+    cases = [(rng.standard_normal((2000, 10)).astype(np.float32), rng.integers(0, 10, 2000))
+             for _ in range(6)]
+    want = [f(*c) for c in cases]
+    with ThreadPoolExecutor(3) as pool:
+        got = list(pool.map(lambda c: f(*c), cases * 3))
+    for g, w in zip(got, want * 3, strict=True):
+        assert g[0] == w[0]
+        np.testing.assert_array_equal(g[1], w[1])
