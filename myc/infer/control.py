@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
-from myc.infer.abstract import AScalar, abstract_of
+from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 
@@ -324,6 +324,9 @@ class ControlFlow:
         from myc.infer.abstract import zeros_proxy
 
         Interpreter.call_prim(P.truth, [zeros_proxy(x.abstract)], loc)  # size > 1: error
+        if isinstance(x.abstract, AArray) or (prim.name == "not_" and not x.abstract.weak):
+            # the truth of a size-1 array or a NumPy scalar is a Python bool
+            x = self.emit(P.to_bool, [x], loc, abstract=AScalar(np.dtype(bool), True))
         if prim.name == "not_":
             return self.emit(P.eq, [x, False], loc)
         if x.abstract.dtype.kind != "b":

@@ -40,6 +40,8 @@ def _prox(v: Any) -> Any:
         return proxy(v)
     if isinstance(v, np.ndarray):
         return np.ones((1,) * v.ndim, v.dtype)
+    if type(v) is int and not -(1 << 63) <= v < (1 << 63):
+        return v  # beyond int64: NumPy raises OverflowError, or compares exactly
     if isinstance(v, (bool, int, float, np.generic)):
         return proxy(_abs(v))
     return v

@@ -85,6 +85,10 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
             if isinstance(v, (bool, int, float, np.generic)) and np.ndim(v) == 0:
                 dt = np.result_type(v) if isinstance(v, np.generic) else \
                     {bool: np.bool_, int: np.int64, float: np.float64}[type(v)]
+                if str(np.dtype(dt)) not in K.DTYPES:  # a float16/int8 scalar: NumPy's step
+                    raise Unfusable(f"constant of dtype {np.dtype(dt)}")
+                if type(v) is int and not -(1 << 63) <= v < (1 << 63):
+                    raise Unfusable("a Python int beyond int64")  # NumPy decides: exact or error
                 return K.Const(v.item() if isinstance(v, np.generic) else v, str(np.dtype(dt)))
             if isinstance(v, np.ndarray) and v.dtype.kind in "biuf":
                 arr_dt = str(v.dtype) if str(v.dtype) in K.DTYPES else None

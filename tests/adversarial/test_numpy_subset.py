@@ -1360,7 +1360,9 @@ FORWARD = [
     (layer_norm32, [(A3_32, f32(1.0, 2.0, 0.5, 1.0)), (A3, 2.0)]),
 ]
 
-# -- the bugs this file found (minimized), each a strict xfail ------------------------------
+# -- the bugs this file found (minimized), each a strict xfail while open ---------------------
+# Fixed (marks removed): e_small_dtype_scalars, e_int_cmp_huge, e_int_plus_huge, e_not_npbool,
+# e_not_size1, e_array_and.
 
 _BUGS_START = len(FORWARD)
 FORWARD += [
@@ -1393,11 +1395,6 @@ _AUG_REBINDS = (
     "frontend/lower.py stmt_AugAssign lowers `x op= y` to `x = x op y`; NumPy's in-place ufunc "
     "casts the result back to x's dtype (same_kind), so float32 += float64 stays float32 and "
     "int64 *= 2.0 raises UFuncTypeError -- myc returns a promoted float64 array instead")
-_BIG_INT = (
-    "cpu: infer/rules.py _prox replaces a concrete Python int by a proxy of its kind, so "
-    "NumPy's handling of ints beyond int64 (OverflowError for arithmetic, exact comparison) "
-    "is lost; the kernel emits `const 2**63 : int64`, which wraps -- silently wrong (interp is "
-    "right)")
 _XFAIL: dict = {
     e_floor_bool: "cpu: lower/groups.py build_kernel casts the bool load to the result dtype "
                   "(bool) and builds K.Unary('floor'|'ceil'|'abs', bool), which lower/kernel.py "
@@ -1406,11 +1403,6 @@ _XFAIL: dict = {
                       "2) is int64); infer/rules.py _prox replaces the exponent 2 by a proxy "
                       "scalar, losing that fast path, so the kernel gives int64 (interp is "
                       "right)",
-    e_small_dtype_scalars: "cpu: a float16/int8 NumPy scalar (np.arctan(True), np.exp(b[0]) "
-                           "of a bool, np.square of a bool) reaching a kernel: lower/groups.py "
-                           "load() builds K.Const of that dtype, lower/kernel.py Const knows only "
-                           "float32/float64/int64/bool -> raw KeyError 'float16' (arrays of "
-                           "such dtypes are refused with Unfusable; scalars are not)",
     e_np_power_py_scalars: _NP_AS_PY_OP,
     e_np_power_promotes: _NP_AS_PY_OP + "; so np.power(-3, 2) / float32 array is float32 "
                          "(a weak Python 9) instead of NumPy's float64 (np.int64(9))",
@@ -1429,26 +1421,10 @@ _XFAIL: dict = {
     t_aug_f32_by_f64: _AUG_REBINDS,
     t_aug_broadcast_grow: _AUG_REBINDS + "; `x += y` that would grow x (shape (2,) += (2, 2)) "
                                          "raises in NumPy, myc returns a (2, 2) array",
-    e_int_cmp_huge: _BIG_INT,
-    e_not_npbool: "cpu: infer/control.py symbolic_truth lowers `not c` to eq(c, False) on c "
-                  "itself, so `not np.bool_` is an np.bool_ (CPython: a Python bool; interp "
-                  "is right)",
-    e_not_size1: "cpu: infer/control.py symbolic_truth lowers `not a` for a size-1 array to "
-                 "eq(a, False) on the array itself: array([False]) instead of the Python bool "
-                 "False (interp is right)",
     c_reshape_data_dim: "cpu: infer/rules.py _reshape does int(d) on an abstract scalar "
                         "(a shape read from array data) and raises TypeError -> MycTypeError "
                         "'not AScalar'; np.zeros(idx[0]) and x[:idx[0]] specialize on the value "
                         "instead (interp is right)",
-    e_int_plus_huge: "cpu: infer/rules.py _prox replaces a concrete Python int by a proxy of "
-                     "its kind, so NumPy's OverflowError for an int beyond int64 never fires; "
-                     "the kernel emits `const 2**63 : int64` and wraps -- silently wrong "
-                     "(interp raises MycRuntimeError)",
-    e_array_and: "cpu: `x > 0 and x < 1` on a size-1 array: infer/control.py symbolic_truth "
-                 "keeps the bool[1] array as the condition of select(cond, a, b), and "
-                 "backends/cpu/loopgen.py's select-between-arrays passes the array's pointer as "
-                 "the LLVM select condition -> 'select condition must be i1' RuntimeError (a "
-                 "crash, not a MycError)",
 }
 
 
@@ -1458,7 +1434,8 @@ def _forward_params():
         if i < _BUGS_START:
             out.append(pytest.param(fn, argsets, id=fn.__name__))
             continue
-        marks = [pytest.mark.xfail(strict=True, reason=_XFAIL[fn])]
+        reason = _XFAIL.get(fn)  # None: fixed, the test stays
+        marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
         out.append(pytest.param(fn, argsets, marks=marks, id=f"{fn.__name__}-bug"))
     return out
 
