@@ -764,8 +764,25 @@ class FunctionLowerer:
             return Constant(tuple(x.value for x in elems), self.loc(e))
         return self.apply(block, P.make_tuple, *elems, node=e)
 
-    # list literals are immutable sequences in myc: they behave as tuples
-    expr_List = expr_Tuple
+    def expr_List(self, e: ast.List, block: Block) -> Node:
+        """A list display where NumPy reads a sequence -- a call's argument (shapes, axes,
+        ``np.array([...])``), a ``for`` loop's sequence -- is read as a tuple; elsewhere
+        (``return [x, y]``) it would have to be a mutable Python list: rejected."""
+        if not self._sequence_argument(e):
+            raise self.error(MycSyntaxError, "lists are not supported here (myc has no "
+                             "mutable lists)", e,
+                             hint="use a tuple, or np.array([...]) for an array")
+        return self.expr_Tuple(e, block)
+
+    def _sequence_argument(self, e: ast.AST) -> bool:
+        parents = self.__dict__.get("_parents")
+        if parents is None:
+            parents = self._parents = {id(c): p for p in ast.walk(self.info.tree)
+                                       for c in ast.iter_child_nodes(p)}
+        p = parents.get(id(e))
+        if isinstance(p, (ast.Call, ast.keyword)) or (isinstance(p, ast.For) and p.iter is e):
+            return True
+        return isinstance(p, (ast.List, ast.Tuple)) and self._sequence_argument(p)
 
     def expr_BinOp(self, e: ast.BinOp, block: Block) -> Node:
         op = _BINOPS.get(type(e.op))
@@ -845,7 +862,11 @@ class FunctionLowerer:
 
     def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
         value = self.expr(e.value, block)
-        index = self.expr(e.slice, block)
+        if isinstance(e.slice, ast.List):  # x[[0, 2]]: an integer-array index, as NumPy
+            index = self.apply(block, P.array, self.expr_Tuple(e.slice, block), None,
+                               node=e.slice)
+        else:
+            index = self.expr(e.slice, block)
         return self.apply(block, P.getitem, value, index, node=e)
 
     def expr_Attribute(self, e: ast.Attribute, block: Block) -> Node:
