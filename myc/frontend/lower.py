@@ -354,6 +354,8 @@ class FunctionLowerer:
         name = s.target.id
         current = self.read_name(name, s.target, block)
         value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
+        # an array keeps its dtype and shape through an in-place update (NumPy's casting)
+        value = self.apply(block, P.aug_assign, current, value, node=s)
         # CPython updates an array in place: other names for it, or for the array it is
         # a view of, would see the change.  myc arrays are values, so reading those names
         # later is refused when they hold an array (scalars are rebound, as in CPython).
@@ -1017,7 +1019,9 @@ class FunctionLowerer:
             args, kwargs = self._args(e, block)
             if len(args) != 1 or kwargs:
                 raise self.error(MycTypeError, f"{callee.__name__}() takes one argument", e)
-            return self.apply(block, P.astype, args[0], callee, node=e)
+            cast = self.apply(block, P.astype, args[0], callee, node=e)
+            # np.float32(x) of a 0-d array is a NumPy scalar; of a bigger array, the array
+            return self.apply(block, P.getitem, cast, Constant((), self.loc(e)), node=e)
         if id(callee) in B.MATH_FUNCS:
             return self.math_call(B.MATH_FUNCS[id(callee)], e, block)
         if callee is min or callee is max:

@@ -273,6 +273,15 @@ class Tracer(ControlFlow, Interpreter):
             return Interpreter.call_prim(P.getitem, args, loc)
         return self.emit(P.getitem, args, loc)
 
+    def p_aug_assign(self, args, loc):
+        x, r = args
+        ax = x.abstract if isinstance(x, Node) else abstract_of(x)
+        ar = r.abstract if isinstance(r, Node) else abstract_of(r)
+        if not isinstance(ax, AArray) or (isinstance(ar, AArray) and ar.dtype == ax.dtype
+                                          and ar.shape == ax.shape):
+            return r  # a rebinding: nothing to cast or broadcast
+        return self.emit(P.aug_assign, args, loc)
+
     def p_len(self, args, loc):
         x = args[0]
         if isinstance(x, tuple):

@@ -91,6 +91,29 @@ def _to_weak(y, x):
 register("to_weak", "y x", _to_weak)
 
 
+def _aug_assign(x, r):
+    """What ``x op= y`` leaves in ``x`` given ``r = x op y``: for an array ``x``, NumPy's
+    in-place ufunc writes ``r`` into ``x`` -- cast to ``x``'s dtype (``same_kind``) and
+    with ``x``'s shape; myc arrays are values, so it is a new array with those.  A scalar
+    ``x`` is simply rebound."""
+    if not isinstance(x, np.ndarray):
+        return r
+    dt = np.result_type(r)
+    if not np.can_cast(dt, x.dtype, "same_kind"):
+        raise TypeError(f"Cannot cast ufunc output from dtype('{dt}') to dtype('{x.dtype}') "
+                        "with casting rule 'same_kind' (an in-place update keeps the array's "
+                        "dtype)")
+    shape = np.shape(r)
+    if np.broadcast_shapes(x.shape, shape) != x.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {x.shape} doesn't "
+                         f"match the broadcast shape {np.broadcast_shapes(x.shape, shape)} (an "
+                         "in-place update keeps the array's shape)")
+    return np.array(np.broadcast_to(r, x.shape), dtype=x.dtype)
+
+
+register("aug_assign", "x r", _aug_assign)
+
+
 def _check_math_domain(y, x):
     """Python's ``math`` raises where NumPy returns nan or inf for a finite argument."""
     xs = x if isinstance(x, tuple) else (x,)

@@ -524,3 +524,15 @@ def alias_guarded_scalar(x):
     b = a
     a += 1.0  # a float: rebinding; b keeps the old value, as in CPython
     return a * b
+
+
+def aug_add(x, y):
+    x = x * 1.0
+    x += y  # an in-place update: x keeps its dtype and shape
+    return x * x
+
+
+def aug_mul_scalar(x, s):
+    x = x * 1.0
+    x *= s
+    return x

@@ -319,6 +319,10 @@ CASES: dict[str, list[Case]] = {
                 Case(F.reshape_method_args, st.integers(1, 4).flatmap(
                     lambda n: st.tuples(value((2, n)))))],
     "broadcast_to": [Case(F.broadcast_to, broadcast_to_args(), argnums=0)],
+    "aug_assign": [Case(F.aug_add, SHAPES.flatmap(lambda s: st.tuples(
+                       value(s, scalar_forms=False), value(s, scalar_forms=False)))),
+                   Case(F.aug_mul_scalar, SHAPES.flatmap(lambda s: st.tuples(
+                       value(s, scalar_forms=False), value(()))))],
     "sum_to": [Case(F.sum_to, sum_to_args(), argnums=0, reference="myc")],
     "getitem": [
         Case(F.getitem_int, vector(2).map(lambda x: (x,))),

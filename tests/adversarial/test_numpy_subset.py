@@ -1362,7 +1362,8 @@ FORWARD = [
 
 # -- the bugs this file found (minimized), each a strict xfail while open ---------------------
 # Fixed (marks removed): e_small_dtype_scalars, e_int_cmp_huge, e_int_plus_huge, e_not_npbool,
-# e_not_size1, e_array_and.
+# e_not_size1, e_array_and, c_np_cast_0d, t_aug_int_by_float, t_aug_f32_by_f64,
+# t_aug_broadcast_grow.
 
 _BUGS_START = len(FORWARD)
 FORWARD += [
@@ -1391,10 +1392,6 @@ _NP_AS_PY_OP = (
     "negative to the Python-operator primitives (prims/ops.py: operator.pow, ...), so on two "
     "Python scalars they follow Python, not NumPy: a float/int instead of np.float64/np.int64, "
     "np.divide(1.0, 0.0) raises instead of inf, np.power(2, -1) gives 0.5 instead of raising")
-_AUG_REBINDS = (
-    "frontend/lower.py stmt_AugAssign lowers `x op= y` to `x = x op y`; NumPy's in-place ufunc "
-    "casts the result back to x's dtype (same_kind), so float32 += float64 stays float32 and "
-    "int64 *= 2.0 raises UFuncTypeError -- myc returns a promoted float64 array instead")
 _XFAIL: dict = {
     e_floor_bool: "cpu: lower/groups.py build_kernel casts the bool load to the result dtype "
                   "(bool) and builds K.Unary('floor'|'ceil'|'abs', bool), which lower/kernel.py "
@@ -1415,12 +1412,6 @@ _XFAIL: dict = {
     r_method_on_py_scalar: "frontend/lower.py method_call lowers .sum()/.astype() on any "
                            "receiver; on a Python float CPython raises AttributeError, myc "
                            "returns a value",
-    c_np_cast_0d: "prims/ops.py _astype (dtype objects used as casts, np.float32(x)) keeps a "
-                  "0-d ndarray: np.float32(np.array(2.5)) is the scalar np.float32(2.5)",
-    t_aug_int_by_float: _AUG_REBINDS,
-    t_aug_f32_by_f64: _AUG_REBINDS,
-    t_aug_broadcast_grow: _AUG_REBINDS + "; `x += y` that would grow x (shape (2,) += (2, 2)) "
-                                         "raises in NumPy, myc returns a (2, 2) array",
     c_reshape_data_dim: "cpu: infer/rules.py _reshape does int(d) on an abstract scalar "
                         "(a shape read from array data) and raises TypeError -> MycTypeError "
                         "'not AScalar'; np.zeros(idx[0]) and x[:idx[0]] specialize on the value "
