@@ -47,10 +47,12 @@ def _prox(v: Any) -> Any:
     return v
 
 
-def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
+def _axes(axis: Any, ndim: int, legacy_0d: bool = False) -> tuple[int, ...]:
     if axis is None:
         return tuple(range(ndim))
     axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    if legacy_0d and ndim == 0 and isinstance(axis, (int, np.integer)) and axis in (0, -1):
+        return ()  # NumPy's ufunc reductions: a 0-d array reduces along "axis 0" to itself
     out = []
     for a in axes:
         if not -ndim <= a < ndim:
@@ -120,7 +122,7 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
     if name in REDUCTIONS:
         x, axis = _abs(args[0]), args[1]
         keepdims = args[2] if len(args) > 2 else False
-        axes = _axes(axis, x.ndim)
+        axes = _axes(axis, x.ndim, legacy_0d=name in ("sum", "max", "min"))
         if keepdims:
             shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
         else:

@@ -273,6 +273,24 @@ class Tracer(ControlFlow, Interpreter):
             return Interpreter.call_prim(P.getitem, args, loc)
         return self.emit(P.getitem, args, loc)
 
+    def _shaped(self, prim, args, loc, shape_at: int):
+        """A primitive whose result's shape is its argument ``shape_at``: data there is
+        decided on this call's value (guarded), as for ``np.zeros(n)``."""
+        if has_sym(args[shape_at]):
+            if self.concrete:
+                return self.decide(prim, args, loc)
+            raise GraphBreak("an array's shape depends on array or float data", loc)
+        return self.emit(prim, args, loc)
+
+    def p_reshape(self, args, loc):
+        return self._shaped(P.reshape, args, loc, 1)
+
+    def p_broadcast_to(self, args, loc):
+        return self._shaped(P.broadcast_to, args, loc, 1)
+
+    def p_full(self, args, loc):
+        return self._shaped(P.full, args, loc, 0)
+
     def p_aug_assign(self, args, loc):
         x, r = args
         ax = x.abstract if isinstance(x, Node) else abstract_of(x)

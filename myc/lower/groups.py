@@ -136,7 +136,10 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
                 raise Unfusable(odt)
             e = K.Binary(_COMPARE[p], cast(load(args[0]), odt), cast(load(args[1]), odt))
         elif p in _UNARY:
-            e = K.Unary(_UNARY[p], cast(load(args[0]), rdt))
+            x = cast(load(args[0]), rdt)
+            # floor, ceil and abs of a bool are the bool itself (NumPy keeps the dtype)
+            e = x if rdt == "bool" and _UNARY[p] in ("floor", "ceil", "abs") else \
+                K.Unary(_UNARY[p], x)
         elif p == "not_":
             e = K.Unary("not", cast(load(args[0]), "bool"))
         elif p == "where":
@@ -181,9 +184,9 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
                 op = "sum"
             else:
                 axis, keepdims = args[1].value, bool(args[2].value)
-                axes = tuple(range(nd)) if axis is None else tuple(
+                axes = tuple(range(nd)) if axis is None or nd == 0 else tuple(
                     int(x_) % nd for x_ in ((axis,) if isinstance(axis, (int, np.integer))
-                                            else axis))
+                                            else axis))  # (a 0-d array: NumPy's axis 0)
                 op = "sum" if p == "mean" else p
                 if p == "mean":
                     count = 1

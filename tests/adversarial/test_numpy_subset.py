@@ -1363,7 +1363,7 @@ FORWARD = [
 # -- the bugs this file found (minimized), each a strict xfail while open ---------------------
 # Fixed (marks removed): e_small_dtype_scalars, e_int_cmp_huge, e_int_plus_huge, e_not_npbool,
 # e_not_size1, e_array_and, c_np_cast_0d, t_aug_int_by_float, t_aug_f32_by_f64,
-# t_aug_broadcast_grow.
+# t_aug_broadcast_grow, e_floor_bool, r_0d_axis, c_reshape_data_dim.
 
 _BUGS_START = len(FORWARD)
 FORWARD += [
@@ -1393,9 +1393,6 @@ _NP_AS_PY_OP = (
     "Python scalars they follow Python, not NumPy: a float/int instead of np.float64/np.int64, "
     "np.divide(1.0, 0.0) raises instead of inf, np.power(2, -1) gives 0.5 instead of raising")
 _XFAIL: dict = {
-    e_floor_bool: "cpu: lower/groups.py build_kernel casts the bool load to the result dtype "
-                  "(bool) and builds K.Unary('floor'|'ceil'|'abs', bool), which lower/kernel.py "
-                  "rejects with a raw AssertionError (NumPy: floor/ceil/abs of bool are bool)",
     e_bool_square_op: "cpu: NumPy computes `a ** 2` as np.square(a) (int8 for bool; np.power(a, "
                       "2) is int64); infer/rules.py _prox replaces the exponent 2 by a proxy "
                       "scalar, losing that fast path, so the kernel gives int64 (interp is "
@@ -1406,16 +1403,9 @@ _XFAIL: dict = {
     e_sin_huge: "cpu: backends/cpu/mathlib.py trig_reduce has no Payne-Hanek reduction: past "
                 "TRIG_LIMIT (1e15, documented as 'not accurate, only bounded') sin/cos/tan of "
                 "|x| >= ~1e18 come out as +-0.7071 / +-1 -- silently wrong, NumPy is exact",
-    r_0d_axis: "cpu: NumPy accepts axis=0 / axis=-1 for a 0-d array (and a Python scalar) in "
-               "reductions (legacy rule); infer/rules.py _axes raises AxisError -> MycIndexError "
-               "(interp is right)",
     r_method_on_py_scalar: "frontend/lower.py method_call lowers .sum()/.astype() on any "
                            "receiver; on a Python float CPython raises AttributeError, myc "
                            "returns a value",
-    c_reshape_data_dim: "cpu: infer/rules.py _reshape does int(d) on an abstract scalar "
-                        "(a shape read from array data) and raises TypeError -> MycTypeError "
-                        "'not AScalar'; np.zeros(idx[0]) and x[:idx[0]] specialize on the value "
-                        "instead (interp is right)",
 }
 
 
