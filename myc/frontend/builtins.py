@@ -43,6 +43,11 @@ _BUILTINS = {
     "min": "py_min", "max": "py_max",
 }
 
+# NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)
+NP_OPERATORS = frozenset(id(getattr(np, k)) for k in (
+    "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod",
+    "remainder", "power", "negative"))
+
 PRIMITIVE_OF: dict[int, Primitive] = {}
 for _k, _v in _NP.items():
     PRIMITIVE_OF[id(getattr(np, _k))] = getattr(P, _v)

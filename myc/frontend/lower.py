@@ -1051,6 +1051,9 @@ class FunctionLowerer:
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
             args, kwargs = self._args(e, block)
+            if id(callee) in B.NP_OPERATORS and args and not kwargs:
+                # np.add(1.0, 2.0) computes on NumPy scalars (np.float64, inf for 1/0)
+                args = [self.apply(block, P.np_first, args[0], args[-1], node=e), *args[1:]]
             if prim in (P.reshape,) and len(args) > 2:
                 args = [args[0], self.apply(block, P.make_tuple, *args[1:], node=e)]
             return self.call_prim(prim, args, kwargs, e, block,

@@ -291,6 +291,14 @@ class Tracer(ControlFlow, Interpreter):
     def p_full(self, args, loc):
         return self._shaped(P.full, args, loc, 0)
 
+    def p_np_first(self, args, loc):
+        a, b = args
+        aa = a.abstract if isinstance(a, Node) else abstract_of(a)
+        ab = b.abstract if isinstance(b, Node) else abstract_of(b)
+        if not (isinstance(aa, AScalar) and aa.weak and isinstance(ab, AScalar) and ab.weak):
+            return a  # a NumPy operand already: the operator's semantics are NumPy's
+        return self.emit(P.np_first, args, loc)
+
     def p_aug_assign(self, args, loc):
         x, r = args
         ax = x.abstract if isinstance(x, Node) else abstract_of(x)

@@ -334,6 +334,10 @@ def bprop_to_weak(y, x, out, dout):
     return (dout, ZERO)
 
 
+def bprop_np_first(a, b, out, dout):
+    return (P.cast_grad(dout, a), ZERO)
+
+
 def bprop_aug_assign(x, r, out, dout):
     return (ZERO, P.cast_grad(P.sum_to(dout, np.shape(r)), r))
 

@@ -226,6 +226,10 @@ def jvp_to_weak(y, x, ty, tx, out):
     return ty
 
 
+def jvp_np_first(a, b, ta, tb, out):
+    return P.cast_grad(ta, out)
+
+
 def jvp_aug_assign(x, r, tx, tr, out):
     return P.aug_assign(out, tr)
 

@@ -114,6 +114,22 @@ def _aug_assign(x, r):
 register("aug_assign", "x r", _aug_assign)
 
 
+def _py_scalar(v) -> bool:
+    return isinstance(v, (bool, int, float)) and not isinstance(v, np.generic)
+
+
+def _np_first(a, b):
+    """``a`` as a NumPy scalar when ``a`` and ``b`` are both Python scalars: a NumPy ufunc
+    (``np.add(1.0, 2.0)``, ``np.divide(1.0, 0.0)``) computes on NumPy scalars, unlike the
+    operator it otherwise shares a primitive with."""
+    if _py_scalar(a) and _py_scalar(b):
+        return np.asarray(a)[()]
+    return a
+
+
+register("np_first", "a b", _np_first)
+
+
 def _check_math_domain(y, x):
     """Python's ``math`` raises where NumPy returns nan or inf for a finite argument."""
     xs = x if isinstance(x, tuple) else (x,)

@@ -536,3 +536,7 @@ def aug_mul_scalar(x, s):
     x = x * 1.0
     x *= s
     return x
+
+
+def np_ops_scalars(a, b):
+    return np.multiply(a, b) + np.power(a, 2.0) - np.divide(b, 3.0)

@@ -1363,7 +1363,8 @@ FORWARD = [
 # -- the bugs this file found (minimized), each a strict xfail while open ---------------------
 # Fixed (marks removed): e_small_dtype_scalars, e_int_cmp_huge, e_int_plus_huge, e_not_npbool,
 # e_not_size1, e_array_and, c_np_cast_0d, t_aug_int_by_float, t_aug_f32_by_f64,
-# t_aug_broadcast_grow, e_floor_bool, r_0d_axis, c_reshape_data_dim.
+# t_aug_broadcast_grow, e_floor_bool, r_0d_axis, c_reshape_data_dim, e_np_power_py_scalars,
+# e_np_power_promotes, e_np_ufunc_py_scalars, e_np_divide_py_scalars.
 
 _BUGS_START = len(FORWARD)
 FORWARD += [
@@ -1387,19 +1388,11 @@ FORWARD += [
     (t_aug_broadcast_grow, [(f64(1.0, 2.0), np.ones((2, 2)))]),
 ]
 
-_NP_AS_PY_OP = (
-    "frontend/builtins.py _NP maps np.power/add/subtract/multiply/divide/floor_divide/mod/"
-    "negative to the Python-operator primitives (prims/ops.py: operator.pow, ...), so on two "
-    "Python scalars they follow Python, not NumPy: a float/int instead of np.float64/np.int64, "
-    "np.divide(1.0, 0.0) raises instead of inf, np.power(2, -1) gives 0.5 instead of raising")
 _XFAIL: dict = {
     e_bool_square_op: "cpu: NumPy computes `a ** 2` as np.square(a) (int8 for bool; np.power(a, "
                       "2) is int64); infer/rules.py _prox replaces the exponent 2 by a proxy "
                       "scalar, losing that fast path, so the kernel gives int64 (interp is "
                       "right)",
-    e_np_power_py_scalars: _NP_AS_PY_OP,
-    e_np_power_promotes: _NP_AS_PY_OP + "; so np.power(-3, 2) / float32 array is float32 "
-                         "(a weak Python 9) instead of NumPy's float64 (np.int64(9))",
     e_sin_huge: "cpu: backends/cpu/mathlib.py trig_reduce has no Payne-Hanek reduction: past "
                 "TRIG_LIMIT (1e15, documented as 'not accurate, only bounded') sin/cos/tan of "
                 "|x| >= ~1e18 come out as +-0.7071 / +-1 -- silently wrong, NumPy is exact",
@@ -1628,9 +1621,8 @@ OPTIONAL += [
     # fixed: `return [x, y]` is rejected, x[[0, 1]] is an integer-array index
     (t_returns_list, [(f64(1.0),)], None),
     (o_list_index_2d, [(np.arange(9.0).reshape(3, 3),)], None),
-    (e_np_ufunc_py_scalars, [(2, 3), (2.5, 1), (True, False)], _NP_AS_PY_OP),
-    (e_np_divide_py_scalars, [(7, 2), (7.5, 2.0), (1.0, 0.0), (7, 0), (-7, 0.0)],
-     _NP_AS_PY_OP),
+    (e_np_ufunc_py_scalars, [(2, 3), (2.5, 1), (True, False)], None),  # fixed
+    (e_np_divide_py_scalars, [(7, 2), (7.5, 2.0), (1.0, 0.0), (7, 0), (-7, 0.0)], None),
 ]
 
 
