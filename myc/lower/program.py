@@ -372,8 +372,8 @@ def _small_and_native(typed: Graph) -> bool:
         return False
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
-    known = ELEMENTWISE | REDUCTIONS | _SCALAR | _ARRAY_STEPS | {"matmul", "mT", "transpose",
-                                                          "make_tuple"}
+    known = ELEMENTWISE | REDUCTIONS | _SCALAR | _ARRAY_STEPS | {
+        "matmul", "dot", "mT", "transpose", "reshape", "make_tuple"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
         return False  # grouping every op costs compile time that a big program won't repay

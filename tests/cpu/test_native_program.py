@@ -162,3 +162,21 @@ def test_concurrent_calls_from_python_threads():
     for g, w in zip(got, want * 3, strict=True):
         assert g[0] == w[0]
         np.testing.assert_array_equal(g[1], w[1])
+
+
+def reshapes_and_dot(x, w):
+    h = np.tanh(np.dot(x.reshape(-1, 6), w))
+    return h.reshape(2, -1).sum(axis=1), np.dot(h.T, h).reshape(-1)
+
+
+def test_reshapes_and_dot_run_natively():
+    rng = np.random.default_rng(7)
+    x = rng.standard_normal((4, 3, 6))
+    w = rng.standard_normal((6, 5))
+    agree(reshapes_and_dot, x, w)
+    agree(myc.grad(lambda_free_reshape_loss), x, w)
+
+
+def lambda_free_reshape_loss(x, w):
+    a, b = reshapes_and_dot(x, w)
+    return np.sum(a * a) + np.sum(b)

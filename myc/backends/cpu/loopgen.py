@@ -49,6 +49,7 @@ _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "a
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get"}
+_GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -161,7 +162,7 @@ class NativeLoop:
         for is_slot, x in body.outputs:
             if is_slot:
                 readers.setdefault(x, []).append("exit")
-        self.mt_copy = {x for x in self.mt_of if any(r != "matmul" for r in readers.get(x, []))}
+        self.mt_copy = {x for x in self.mt_of if any(r not in _GEMM for r in readers.get(x, []))}
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
@@ -185,9 +186,12 @@ class NativeLoop:
             out = specs[st.output]
             if name == "transpose" and not _guard and _is_2d_transpose(st, specs):
                 continue
-            if name in ("matmul", "mT") and not _guard:
-                _check_gemm(name, [specs[x] if s_ else None for s_, x in ins_], out)
+            if name in ("matmul", "dot", "mT") and not _guard:
+                _check_gemm("mT" if name == "mT" else "matmul",
+                            [specs[x] if s_ else abstract_of(x) for s_, x in ins_], out)
                 continue
+            if name == "reshape" and not _guard and isinstance(out, AArray):
+                continue  # the same contiguous data under another shape
             if name == "make_tuple" and not _guard:
                 self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
                 continue
@@ -315,7 +319,7 @@ class NativeLoop:
                 nm = "mT" if _is_2d_transpose(st, specs) else _unwrap(st)[0]
                 if isinstance(st.fn, KernelUnit):
                     written.update(st.outputs)
-                elif nm == "matmul" or (nm == "mT" and st.output not in self.mt_of) or (
+                elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
                         nm == "mT" and st.output in self.mt_copy) or (
                         nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
                     written.add(st.output)
@@ -343,7 +347,7 @@ class NativeLoop:
                         partial_ptr[(si, i)] = io_ptr()
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
-            elif st.output in self.mt_of or _unwrap(st)[0] == "matmul" or (
+            elif st.output in self.mt_of or _unwrap(st)[0] in _GEMM or (
                     _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
                 a = specs[st.output]
                 if st.output in direct:
@@ -436,9 +440,12 @@ class NativeLoop:
             out = specs[st.output]
             if name == "mT" and st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # only read by GEMMs, as a transpose flag
-            if name in ("matmul", "mT"):
+            if name == "reshape" and not guard and isinstance(out, AArray):
+                b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
+                continue
+            if name in ("matmul", "dot", "mT"):
                 dst = scratch_ptr[(si, 0)]
-                if name == "matmul":
+                if name in _GEMM:
                     ops = []
                     for k in range(2):
                         s_, x = ins_[k]
@@ -446,7 +453,8 @@ class NativeLoop:
                             src_s, src_x = self.mt_of[x]
                             ops.append((value(si, k, src_s, src_x), specs[x], True))
                         else:
-                            ops.append((value(si, k, s_, x), specs[x], False))
+                            ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
+                                        False))
                     _gemm(b, module, self.symbols, ops[0], ops[1], dst, out)
                 else:
                     _transpose(b, value(si, 0, *ins_[0]), dst, out)
