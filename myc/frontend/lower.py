@@ -1148,6 +1148,7 @@ class FunctionLowerer:
     def method_call(self, e: ast.Call, block: Block) -> Node:
         attr = e.func.attr  # type: ignore[attr-defined]
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
         args, kwargs = self._args(e, block)
         if attr in ("reshape", "transpose"):
             prim = getattr(P, attr)

@@ -291,6 +291,14 @@ class Tracer(ControlFlow, Interpreter):
     def p_full(self, args, loc):
         return self._shaped(P.full, args, loc, 0)
 
+    def p_receiver(self, args, loc):
+        x, method = args
+        a = x.abstract if isinstance(x, Node) else abstract_of(x)
+        if isinstance(a, AScalar) and a.weak:
+            raise MycTypeError(f"'{ {'f': 'float', 'i': 'int', 'b': 'bool'}[a.dtype.kind]}' "
+                               f"object has no attribute '{method}'", loc)
+        return x
+
     def p_np_first(self, args, loc):
         a, b = args
         aa = a.abstract if isinstance(a, Node) else abstract_of(a)

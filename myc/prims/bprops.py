@@ -334,6 +334,10 @@ def bprop_to_weak(y, x, out, dout):
     return (dout, ZERO)
 
 
+def bprop_receiver(x, method, out, dout):
+    return (dout, ZERO)
+
+
 def bprop_np_first(a, b, out, dout):
     return (P.cast_grad(dout, a), ZERO)
 

@@ -130,6 +130,16 @@ def _np_first(a, b):
 register("np_first", "a b", _np_first)
 
 
+def _receiver(x, method):
+    """``x`` as the receiver of ``x.method(...)``: Python numbers have no array methods."""
+    if _py_scalar(x):
+        raise AttributeError(f"'{type(x).__name__}' object has no attribute '{method}'")
+    return x
+
+
+register("receiver", "x method", _receiver)
+
+
 def _check_math_domain(y, x):
     """Python's ``math`` raises where NumPy returns nan or inf for a finite argument."""
     xs = x if isinstance(x, tuple) else (x,)

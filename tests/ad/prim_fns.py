@@ -540,3 +540,7 @@ def aug_mul_scalar(x, s):
 
 def np_ops_scalars(a, b):
     return np.multiply(a, b) + np.power(a, 2.0) - np.divide(b, 3.0)
+
+
+def method_sum(x):
+    return (x * x).sum() + x.mean()

@@ -319,6 +319,8 @@ CASES: dict[str, list[Case]] = {
                 Case(F.reshape_method_args, st.integers(1, 4).flatmap(
                     lambda n: st.tuples(value((2, n)))))],
     "broadcast_to": [Case(F.broadcast_to, broadcast_to_args(), argnums=0)],
+    "receiver": [Case(F.method_sum, SHAPES.flatmap(lambda s: st.tuples(
+        value(s, scalar_forms=False))))],
     "np_first": [Case(F.np_ops_scalars, scalars(2))],
     "aug_assign": [Case(F.aug_add, SHAPES.flatmap(lambda s: st.tuples(
                        value(s, scalar_forms=False), value(s, scalar_forms=False)))),

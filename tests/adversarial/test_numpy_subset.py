@@ -1364,7 +1364,7 @@ FORWARD = [
 # Fixed (marks removed): e_small_dtype_scalars, e_int_cmp_huge, e_int_plus_huge, e_not_npbool,
 # e_not_size1, e_array_and, c_np_cast_0d, t_aug_int_by_float, t_aug_f32_by_f64,
 # t_aug_broadcast_grow, e_floor_bool, r_0d_axis, c_reshape_data_dim, e_np_power_py_scalars,
-# e_np_power_promotes, e_np_ufunc_py_scalars, e_np_divide_py_scalars.
+# e_np_power_promotes, e_np_ufunc_py_scalars, e_np_divide_py_scalars, r_method_on_py_scalar.
 
 _BUGS_START = len(FORWARD)
 FORWARD += [
@@ -1396,9 +1396,6 @@ _XFAIL: dict = {
     e_sin_huge: "cpu: backends/cpu/mathlib.py trig_reduce has no Payne-Hanek reduction: past "
                 "TRIG_LIMIT (1e15, documented as 'not accurate, only bounded') sin/cos/tan of "
                 "|x| >= ~1e18 come out as +-0.7071 / +-1 -- silently wrong, NumPy is exact",
-    r_method_on_py_scalar: "frontend/lower.py method_call lowers .sum()/.astype() on any "
-                           "receiver; on a Python float CPython raises AttributeError, myc "
-                           "returns a value",
 }
 
 
