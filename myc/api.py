@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from myc import pipeline
-from myc.errors import MycError, MycTypeError
+from myc.errors import MycError, MycTypeError, MycValueError
 from myc.runtime.args import check_args, check_like, own_outputs
 
 
@@ -15,10 +15,13 @@ class Jitted:
     """A function compiled by myc on first call, specialized per argument signature."""
 
     def __init__(self, fn: Callable, backend: str = "cpu"):
+        if backend not in pipeline.BACKENDS:
+            raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
+                                f"{', '.join(pipeline.BACKENDS)}")
+        functools.update_wrapper(self, fn)  # (copies fn's attributes: set ours after)
         self.__myc_function__ = fn
         self.backend = backend
         self._executable: Callable | None = None
-        functools.update_wrapper(self, fn)
 
     def _compile(self) -> Callable:
         if self._executable is None:
@@ -73,6 +76,9 @@ def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
 
 def jit(fn: Callable | None = None, *, backend: str = "cpu"):
     """Compile ``fn`` with myc; usable as ``@myc.jit`` or ``@myc.jit(backend=...)``."""
+    if backend not in pipeline.BACKENDS:
+        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
+                            f"{', '.join(pipeline.BACKENDS)}")
     if fn is None:
         return lambda f: Jitted(f, backend)
     return Jitted(fn, backend)

@@ -685,6 +685,12 @@ class FunctionLowerer:
                    for e in elems):
                 return Constant(tuple(e.value for e in elems), loc)
             return self.apply(block, P.make_tuple, *elems, node=node)
+        if id(value) in B.MATH_FUNCS:  # math.sin as a value: Python's semantics, as a call
+            from myc.frontend import math_values
+
+            wrapper = getattr(math_values, B.MATH_FUNCS[id(value)], None)
+            if wrapper is not None:
+                return Constant(parse(wrapper), loc)
         prim = B.PRIMITIVE_OF.get(id(value))
         if prim is not None:
             return Constant(prim, loc)
@@ -1084,6 +1090,11 @@ class FunctionLowerer:
             if not isinstance(v, Constant):
                 raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
             kwargs[k.arg] = v.value
+        if values and isinstance(values[0], Graph) and _still_building(values[0]):
+            raise self.error(MycSyntaxError, "a function that applies a myc transform to "
+                             "itself (directly or through recursion) is not supported", e,
+                             hint="differentiate a separate function, or write the "
+                             "derivative's recursion without calling myc.grad inside it")
         try:
             return Constant(transform(*values, **kwargs), self.loc(e))
         except MycError as exc:
@@ -1166,3 +1177,26 @@ class FunctionLowerer:
         raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
                          hint="supported methods: .sum .mean .max .min .argmax .argmin "
                          ".reshape .astype .transpose .dot .clip .copy")
+
+
+def _still_building(g: Graph) -> bool:
+    """Is ``g``, or a graph it uses, still being lowered (no output yet)?"""
+    seen: set[int] = set()
+    graphs = [g]
+    while graphs:
+        h = graphs.pop()
+        if id(h) in seen:
+            continue
+        seen.add(id(h))
+        if h.output is None:
+            return True
+        nodes, visited = [h.output], set()
+        while nodes:
+            n = nodes.pop()
+            if id(n) in visited:
+                continue
+            visited.add(id(n))
+            if isinstance(n, Constant) and isinstance(n.value, Graph):
+                graphs.append(n.value)
+            nodes.extend(getattr(n, "inputs", ()))
+    return False

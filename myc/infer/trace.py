@@ -437,6 +437,8 @@ class Tracer(ControlFlow, Interpreter):
         if not isinstance(x, Node):
             return Interpreter.call_prim(P.grad_cast, [d, x], loc)  # refuses int/bool
         xa = x.abstract
+        if xa.dtype.kind != "f":  # an int/bool argument in argnums: refused, zero or not
+            Interpreter.call_prim(P.grad_cast, [ZERO, zeros_proxy(xa)], loc)
         if d is ZERO:
             return Interpreter.call_prim(P.grad_cast, [ZERO, zeros_proxy(xa)], loc) \
                 if isinstance(xa, AScalar) else np.zeros(xa.shape, xa.dtype)
@@ -551,7 +553,8 @@ def signature_key(value: Any) -> Any:
         return ("a", a.dtype.str, a.shape)
     if isinstance(a, AScalar) and a.dtype.kind == "f":
         return ("f", a.dtype.str, a.weak)
-    return ("c", type(value).__name__, value)
+    # the type itself: True and np.True_ are equal but compute differently (True + True)
+    return ("c", type(value).__module__, type(value).__qualname__, value)
 
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False) -> tuple[Graph, Any]:

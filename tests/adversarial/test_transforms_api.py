@@ -464,13 +464,8 @@ def test_transformed_backend_follows_inner_jit():
         myc.grad(myc.jit(c_vec, backend="nope"))(X3, Y3)
 
 
-_BACKEND_DROPPED = ("api.py Jitted.__init__: functools.update_wrapper(self, fn) copies the "
-                    "wrapped Jitted/Transformed's __dict__ (its 'backend' attribute included) "
-                    "over self.backend, so jit(grad(f), backend=...) / jit(jit(f), backend=...) "
-                    "silently ignore the backend asked for")
+# fixed: backend_dropped
 
-
-@pytest.mark.xfail(strict=True, reason=_BACKEND_DROPPED)
 @pytest.mark.parametrize("wrap", ["grad", "value_and_grad", "jit"])
 def test_jit_of_transformed_keeps_its_backend(wrap):
     inner = {"grad": myc.grad(c_vec), "value_and_grad": myc.value_and_grad(c_vec),
@@ -606,12 +601,7 @@ def a_index_only(idx, x):
     return np.sum(x[idx])
 
 
-_ZERO_INT_GRAD = ("infer/trace.py Tracer.p_grad_cast: when the cotangent of an int/bool array "
-                  "argument is the symbolic ZERO (argument unused, only a where-condition "
-                  "or an index) the array branch returns np.zeros(shape, int/bool dtype) "
-                  "before the int/bool refusal, so the cpu path returns int/bool zeros "
-                  "instead of the documented MycTypeError (the interp path refuses)")
-
+# fixed: zero_int_grad
 
 @pytest.mark.parametrize("fn,arg", [
     pytest.param(a_mask_only, np.array([True, False, True]), id="bool-mask"),
@@ -619,7 +609,7 @@ _ZERO_INT_GRAD = ("infer/trace.py Tracer.p_grad_cast: when the cotangent of an i
     pytest.param(a_index_only, np.array([0, 2]), id="int-index-array"),
 ])
 @pytest.mark.parametrize("be", [
-    "interp", pytest.param("cpu", marks=pytest.mark.xfail(strict=True, reason=_ZERO_INT_GRAD))])
+    "interp", "cpu"])
 def test_int_array_without_sensitivity_in_argnums_refused(fn, arg, be):
     g = myc.grad(myc.jit(fn, backend=be)) if be == "interp" else myc.grad(fn)
     with pytest.raises(MycTypeError, match="integer or bool argument"):
@@ -999,11 +989,6 @@ def h_math_value_apply(x):
     return h_apply_twice(math.exp, x * 0.1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "frontend/lower.py python_value: a math function used as a *value* (compose(math.sin, "
-    "f), apply(math.exp, x)) becomes the NumPy primitive via PRIMITIVE_OF, not math_call; on a "
-    "np.float32 argument it computes in float32 and returns np.float32 where CPython's "
-    "math.sin returns a Python float computed in double"))
 @pytest.mark.parametrize("fn", [h_math_value_f32, h_math_value_apply], ids=lambda f: f.__name__)
 def test_math_function_as_value_on_float32(fn):
     x = np.float32(0.3)
@@ -1879,11 +1864,6 @@ def e_nth_derivative(x, n):
     return myc.grad(e_nth_derivative)(x, n - 1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "frontend/lower.py transform_call applies myc.grad at parse time to the callee's graph; "
-    "for a function that transforms itself (or a caller still being parsed) that graph has "
-    "no output yet, and reverse_transform/verify fail with a raw AssertionError 'graph "
-    "e_nth_derivative:endif has no output' instead of working or raising a MycError"))
 @pytest.mark.parametrize("how", ["eager", "jit"])
 def test_function_differentiating_itself_recursively(how):
     fn = e_nth_derivative if how == "eager" else myc.jit(e_nth_derivative)
@@ -1989,11 +1969,6 @@ def s_bool_arith(b, y):
     return (b + b) * y
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "infer/trace.py signature_key: ('c', type(value).__name__, value) is the same key for "
-    "True and np.True_ (np.bool_.__name__ == 'bool' in NumPy 2, and True == np.True_), so "
-    "the specialization made for one is reused for the other: np.True_ + np.True_ is "
-    "np.True_ but True + True is 2 -- silently wrong result on the second call"))
 @pytest.mark.parametrize("wrap", ["jit", "jit(grad)"])
 def test_python_bool_and_numpy_bool_do_not_share_a_specialization(wrap):
     f = myc.jit(s_bool_arith) if wrap == "jit" else myc.jit(myc.grad(s_bool_arith, argnums=1))
