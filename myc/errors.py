@@ -70,8 +70,9 @@ class MycError(Exception):
         return self.loc is not None and self.loc.filename.startswith(root)
 
     def relocated(self, loc: Location | None) -> MycError:
-        """The same error at ``loc``, a user's line, when it was located inside myc."""
-        if loc is None or not self.internal_loc():
+        """The same error at ``loc``, a user's line, when it was located inside myc or
+        not at all (a primitive applied inside a derivative's own graphs)."""
+        if loc is None or (self.loc is not None and not self.internal_loc()):
             return self
         return type(self)(self.message, loc, self.hint)
 

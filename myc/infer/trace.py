@@ -121,6 +121,19 @@ class Tracer(ControlFlow, Interpreter):
     # -- calls ---------------------------------------------------------------------------
     def call(self, fn: Any, args: list[Any], loc: Location | None,
              scope: Scope | None = None) -> Any:
+        """The evaluator's call loop (``_call``); a call written by the user is the line
+        that what the callee emits without a line of its own (derivative rules, the
+        primitives inside ``J``) is reported at."""
+        if loc is None or loc.filename.startswith(_MYC_DIR):
+            return self._call(fn, args, loc, scope)
+        saved, self.user_loc = self.user_loc, loc
+        try:
+            return self._call(fn, args, loc, scope)
+        finally:
+            self.user_loc = saved
+
+    def _call(self, fn: Any, args: list[Any], loc: Location | None,
+              scope: Scope | None = None) -> Any:
         """The evaluator's call loop, plus held-back tail calls, forks and loop entries."""
         fetch = self.fetch
         first = True
@@ -163,6 +176,8 @@ class Tracer(ControlFlow, Interpreter):
     # -- emitting ----------------------------------------------------------------------
     def emit(self, prim: Primitive, args: list[Any], loc: Location | None,
              abstract: Any = None) -> Node:
+        if loc is None or loc.filename.startswith(_MYC_DIR):
+            loc = self.user_loc or loc  # work inside myc's own rules: the user's line
         if abstract is None:
             try:
                 abstract = infer(prim, [a.abstract if isinstance(a, Node) else
@@ -173,8 +188,6 @@ class Tracer(ControlFlow, Interpreter):
                 raise GraphBreak(str(exc), loc) from None
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
-        if loc is None or loc.filename.startswith(_MYC_DIR):
-            loc = self.user_loc or loc  # work inside myc's own rules: the user's line
         if self.path is not None and _may_fail(prim, args):
             # a side of an if-converted branch runs whether or not it is taken: what can
             # fail at run time runs only where its path holds

@@ -1781,13 +1781,9 @@ def test_errors_carry_the_source_line_plain_jit_and_jvp():
     assert_good_error(info.value, "return np.sum(z + y)")
 
 
-_LOC_LOST = ("ad/reverse.py jprim: the primitive applied inside the shared J:<prim> graph "
-             "has no loc, and neither backends/interp.py nor infer/trace.py falls back to "
-             "the calling apply's loc (which ReverseAD.build_graph sets), so a runtime error "
-             "under grad/vjp comes out with loc=None and without the user's line")
+# fixed: loc_lost (errors under reverse mode carry the user's line)
 
 
-@pytest.mark.xfail(strict=True, reason=_LOC_LOST)
 @pytest.mark.parametrize("call,line", [
     (lambda: myc.grad(e_bad_index)(X3), "return x[5] * 2.0"),
     (lambda: myc.value_and_grad(e_bad_index)(X3), "return x[5] * 2.0"),
