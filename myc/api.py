@@ -208,12 +208,24 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise MycTypeError("jvp takes primals and tangents as tuples")
         if len(primals) != len(tangents):
             raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
+        full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
+        args = check_args(names, tuple(full))
         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)):
             check_like(t, p, f"tangent {i + 1}", "its primal")
-        out = run_jvp(graph, check_args(names, primals), check_args(names, tangents))
+        # a parameter left to its default does not vary: its tangent is zero
+        tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
+        out = run_jvp(graph, args, check_args(names, tuple(tans)))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None
+
+
+def _zero_tangent(v: Any) -> Any:
+    if isinstance(v, tuple):
+        return tuple(_zero_tangent(x) for x in v)
+    if isinstance(v, (bool, int)) and not isinstance(v, float):
+        return v * 0
+    return 0.0 if isinstance(v, float) else (v * 0 if hasattr(v, "dtype") else v)
 
 
 def _jvp_transform(fn):
