@@ -46,6 +46,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     p.add_argument("--min-rounds", type=int, help="rounds before early stopping is allowed")
     p.add_argument("--max-rounds", type=int, default=2000)
     p.add_argument("--warmup", type=int, help="warm-up calls per implementation")
+    p.add_argument("--settle", type=int, help="untimed calls of the same implementation "
+                   "before each timed one (default 1; 0: plain interleaving)")
     p.add_argument("--first-call-repeats", type=int, help="cold first calls of myc per workload")
     p.add_argument(
         "--with-compile", action="store_true", help="add a torch.compile column (slow to compile)"
@@ -174,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         min_rounds=args.min_rounds,
         max_rounds=args.max_rounds,
         warmup=args.warmup,
+        settle=args.settle,
         first_call_repeats=args.first_call_repeats,
         with_compile=args.with_compile,
         measure_memory=not args.no_memory,

@@ -108,7 +108,8 @@ def render_markdown(results: dict) -> str:
         "",
         "## Steady state",
         "",
-        "Median milliseconds per call over interleaved rounds; ratio = myc median / PyTorch "
+        "Median milliseconds per call over interleaved rounds (each timed call after an "
+        "untimed call of the same implementation, `--settle`); ratio = myc median / PyTorch "
         "eager median with its paired-bootstrap 95% CI (below 1: myc faster).",
         "",
     ]

@@ -11,8 +11,12 @@ For each workload, in this order:
    speed of a wrong answer is not reported.  An exception marks it ``error``.
 3. **Warm-up**, interleaved, ``warmup`` calls of each.
 4. **Timing.**  Rounds of one call of each implementation, the order rotated every round
-   (A B C, B C A, ...) so that no one always runs first after the others.  Garbage collection
-   is disabled during each call.  After ``min_rounds``, stop as soon as the bootstrap 95%
+   (A B C, B C A, ...) so that no one always runs first after the others.  Each timed call
+   is preceded by ``settle`` untimed calls of the same implementation: a thread pool that
+   spin-waits after its work (PyTorch's OpenMP workers, OpenBLAS's) otherwise holds a core
+   during the *next* implementation's call -- measured here: W3 after a PyTorch call took
+   5.2 ms against 2.5 ms alone, and W4 19 ms against 10.5 ms.  Garbage collection is
+   disabled during each call.  After ``min_rounds``, stop as soon as the bootstrap 95%
    CI of the myc/PyTorch median ratio is within +-``precision`` of the ratio, or when the
    time budget is spent (or ``max_rounds``).
 5. **Peak memory**: one more call each (:mod:`benchmarks.memory`).
@@ -61,6 +65,7 @@ class RunConfig:
     min_rounds: int = 10
     max_rounds: int = 2000
     warmup: int = 3
+    settle: int = 1  # untimed calls of the same implementation before each timed one
     first_call_repeats: int = 3
     precision: float = 0.02
     n_boot: int = 2000
@@ -295,6 +300,8 @@ class WorkloadRun:
             k = rounds % len(names)
             for name in names[k:] + names[:k]:
                 try:
+                    for _ in range(cfg.settle):
+                        self.calls[name]()
                     samples[name].append(time_once(self.calls[name]))
                 except Exception as exc:
                     self._fail(name, "error", {"error": describe_error(exc)})
@@ -330,6 +337,7 @@ class WorkloadRun:
             "elapsed_s": time.perf_counter() - start,
             "stop_reason": stop,
             "order": "rotated each round",
+            "settle": cfg.settle,
         }
         for name, xs in samples.items():
             if xs:
