@@ -192,7 +192,8 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
     try:
         graph = _graph_of(fn)
         names = [p.name for p in graph.parameters]
-        return make_vjp(graph, check_args(names, primals), list(primals))
+        full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
+        return make_vjp(graph, check_args(names, tuple(full)), list(primals))
     except MycError as exc:
         raise exc.with_traceback(None) from None
 

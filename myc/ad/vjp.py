@@ -40,7 +40,9 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
             d = interp.call_value(back, [ct])
-            return own_outputs(tuple(_cotangent(d[i + 1], a) for i, a in enumerate(args)))
+            # one cotangent per primal given (parameters left to defaults get none)
+            return own_outputs(tuple(_cotangent(d[i + 1], a)
+                                     for i, a in enumerate(args[:len(originals)])))
         except MycError as exc:
             raise exc.with_traceback(None) from None
 

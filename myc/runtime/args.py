@@ -85,6 +85,17 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
         for i, (v, w) in enumerate(zip(value, like, strict=True)):
             check_like(v, w, f"{path}[{i}]", what)
         return
+    if isinstance(value, tuple):
+        raise MycTypeError(f"{path} is a tuple but {what} is not")
+    if value is None or isinstance(value, (str, bytes)):
+        raise MycTypeError(f"{path} is {type(value).__name__}; expected a number or an "
+                           f"array like {what}")
     if np.shape(value) != np.shape(like):
         raise MycShapeError(f"{path} has shape {np.shape(value)} but {what} has shape "
                             f"{np.shape(like)}")
+    kind_of = (lambda v: "f" if isinstance(v, float) else "i" if isinstance(v, (bool, int))
+               and not isinstance(v, np.generic) else np.result_type(v).kind)
+    if kind_of(like) == "f" and isinstance(value, (np.ndarray, np.generic)) and \
+            kind_of(value) in "biu":
+        raise MycTypeError(f"{path} is {np.result_type(value)} but {what} is a float: "
+                           "a tangent or cotangent of a float is a float")
