@@ -181,8 +181,23 @@ def _value_and_grad_transform(fn, argnums=0):
     return grad_graph(fn, argnums, True)
 
 
+def _jit_transform(fn, backend="cpu"):
+    """``myc.jit(f)`` inside a compiled function: ``f`` itself (it is compiled already)."""
+    if backend not in pipeline.BACKENDS:
+        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
+                            f"{', '.join(pipeline.BACKENDS)}")
+    return fn
+
+
+def _vjp_transform(*args, **kwargs):
+    raise MycTypeError("myc.vjp returns a Python pullback and cannot be used inside a "
+                       "compiled function; use myc.grad or myc.value_and_grad there, or "
+                       "call myc.vjp outside")
+
+
 grad.__myc_transform__ = _grad_transform  # type: ignore[attr-defined]
 value_and_grad.__myc_transform__ = _value_and_grad_transform  # type: ignore[attr-defined]
+jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
@@ -238,6 +253,8 @@ def _jvp_transform(fn):
 
 
 jvp.__myc_call_transform__ = _jvp_transform  # type: ignore[attr-defined]
+vjp.__myc_transform__ = _vjp_transform  # type: ignore[attr-defined]
+_vjp_transform.refused_in_programs = True  # type: ignore[attr-defined]
 
 
 def aot(fn: Callable, signature: Any, output: str, name: str | None = None):

@@ -1073,6 +1073,11 @@ class FunctionLowerer:
     def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:
         """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be
         known where it is written; the result is the transformed function's graph."""
+        if getattr(transform, "refused_in_programs", False):  # myc.vjp: says why
+            try:
+                transform()
+            except MycError as exc:
+                raise exc.with_loc(self.loc(e)) from None
         values = []
         for k, a in enumerate(e.args):
             fn = self.expr(a, block)

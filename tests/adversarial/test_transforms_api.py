@@ -1812,12 +1812,6 @@ def e_vjp_inside(x):
     return pb(1.0)[0] + y
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "frontend/lower.py static_call/python_value: myc.jit and myc.vjp have no "
-    "__myc_transform__/__myc_call_transform__, so a call written in a program parses "
-    "myc/api.py itself and fails with a MycSyntaxError located in myc/api.py "
-    "('keyword-only arguments' / 'star-args') instead of working or pointing at the "
-    "user's line"))
 @pytest.mark.parametrize("fn,want", [(e_jit_inside, 8.0 + 2.0), (e_vjp_inside, 12.0 + 8.0)],
                          ids=["jit", "vjp"])
 def test_jit_or_vjp_called_inside_a_program(fn, want):
