@@ -164,6 +164,14 @@ def jvp_graph(f: Graph) -> Graph:
     prim = g.add_parameter("primals")
     tan = g.add_parameter("tangents")
     n = len(f.parameters)
+    defaults = tuple(f.flags.get("defaults") or ())
+    if defaults:  # parameters left out take their defaults, with zero tangents
+        skip = g.apply(P.sub, g.apply(P.len, prim), n - len(defaults))
+        rest = g.apply(P.make_slice, skip, None, None)
+        zeros = tuple(0.0 if isinstance(d, float) else d * 0 if hasattr(d, "dtype") else d
+                      for d in defaults)
+        prim = g.apply(P.add, prim, g.apply(P.getitem, defaults, rest))
+        tan = g.apply(P.add, tan, g.apply(P.getitem, zeros, rest))
     xs = [g.apply(P.getitem, g.apply(P.unpack, prim, n), i) for i in range(n)]
     ts = [g.apply(P.getitem, g.apply(P.unpack, tan, n), i) for i in range(n)]
     ts = [g.apply(P.cast_grad, t, x) for t, x in zip(ts, xs, strict=True)]

@@ -1070,18 +1070,14 @@ def test_vjp_with_defaults():
     assert_close(pb(1.0), (24.0,), 1e-12)
 
 
-_JVP_ARITY = ("(myc.jvp itself fixed; inside a program still open) ad/forward.py jvp_graph unpacks the primals/tangents tuples into "
-              "len(f.parameters) values, ignoring defaults and never checking the count: "
-              "fewer primals than parameters fail with MycValueError 'cannot unpack a "
-              "tuple of length 1 into 3 targets' (vjp and grad fill the defaults)")
+# fixed: jvp_arity (myc.jvp fills defaults, also inside a program)
 
 
 def k_jvp_default_inside(x):
     return myc.jvp(k_poly, (x,), (1.0,))[1]
 
 
-@pytest.mark.parametrize("fn", ["k_poly", "grad(k_poly)", pytest.param(
-    "inside-a-program", marks=pytest.mark.xfail(strict=True, reason=_JVP_ARITY))])
+@pytest.mark.parametrize("fn", ["k_poly", "grad(k_poly)", "inside-a-program"])
 def test_jvp_with_defaults(fn):
     if fn == "inside-a-program":
         assert_close(myc.jit(k_jvp_default_inside)(2.0), 25.0, 1e-12)
