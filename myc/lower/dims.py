@@ -250,12 +250,11 @@ def fit(values: list, points: list[dict[str, int]],
 
 
 def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | None:
-    """Exact least-squares-free solve of a (possibly overdetermined, consistent) system
-    by Gaussian elimination; ``None`` when it is singular or inconsistent."""
+    """Exact solution of a (possibly overdetermined, consistent) system by Gaussian
+    elimination over fractions; ``None`` when it is singular or inconsistent."""
     n = len(rows[0])
     aug = [r[:] + [b] for r, b in zip(rows, rhs, strict=True)]
     piv_row = 0
-    cols = []
     for col in range(n):
         pivot = next((r for r in range(piv_row, len(aug)) if aug[r][col] != 0), None)
         if pivot is None:
@@ -267,7 +266,6 @@ def _solve(rows: list[list[Fraction]], rhs: list[Fraction]) -> list[Fraction] | 
             if r != piv_row and aug[r][col] != 0:
                 f = aug[r][col]
                 aug[r] = [x - f * y for x, y in zip(aug[r], aug[piv_row], strict=True)]
-        cols.append(col)
         piv_row += 1
     if any(row[-1] != 0 for row in aug[piv_row:]):
         return None

@@ -213,7 +213,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
-    if fused and not lone and _small_and_native(typed):
+    if fused and not lone and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True)
         if prog.native is not None:
             return prog
@@ -363,7 +363,9 @@ class LoopRunner:
 _SMALL_PROGRAM = 400  # nodes
 
 
-def _small_and_native(typed: Graph) -> bool:
+def _native_capable(typed: Graph) -> bool:
+    """Is every operation of ``typed`` one the native host program covers (then it is
+    lowered with every array op in a kernel, to run as one native function)?"""
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return False
     try:

@@ -26,6 +26,7 @@ import pytest
 
 import myc
 from myc.errors import MycError, MycIndexError, MycNameError
+from tests.adversarial.common import fd_grad
 
 # -- helpers ----------------------------------------------------------------------------
 
@@ -105,25 +106,6 @@ def check_calls(fn, argsets, rtol=None):
         _agree(fn, "interp", want, _outcome(ji, args), args, rtol)
 
 
-def _fd(fn, args, i, idx, eps=1e-6):
-    plus, minus = list(_copy(args)), list(_copy(args))
-    if isinstance(args[i], np.ndarray):
-        plus[i][idx] += eps
-        minus[i][idx] -= eps
-    else:
-        plus[i] += eps
-        minus[i] -= eps
-    return (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)
-
-
-def _fd_grad(fn, args, i):
-    a = args[i]
-    if isinstance(a, np.ndarray):
-        return np.array([_fd(fn, args, i, idx) for idx in np.ndindex(a.shape)]).reshape(
-            a.shape)
-    return _fd(fn, args, i, None)
-
-
 def check_grad(fn, argsets, argnums=0, rtol=1e-4, atol=1e-6):
     """grad and value_and_grad (the same objects for every call) vs finite differences."""
     nums = (argnums,) if isinstance(argnums, int) else argnums
@@ -139,7 +121,7 @@ def check_grad(fn, argsets, argnums=0, rtol=1e-4, atol=1e-6):
         gs = (got_g,) if isinstance(argnums, int) else got_g
         gs2 = (got_g2,) if isinstance(argnums, int) else got_g2
         for i, a, b in zip(nums, gs, gs2, strict=True):
-            fd = _fd_grad(fn, args, i)
+            fd = fd_grad(fn, args, i)
             where = f"d{fn.__name__}/d(arg {i}) at {args!r}"
             np.testing.assert_allclose(a, fd, rtol=rtol, atol=atol, err_msg=where)
             np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15, err_msg=where)

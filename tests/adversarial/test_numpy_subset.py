@@ -34,16 +34,12 @@ from myc.errors import (
     MycTypeError,
     MycValueError,
 )
+from tests.adversarial.common import copy_args, fd_grad
 
 # -- helpers ----------------------------------------------------------------------------
 
 
-def _copy(v):
-    if isinstance(v, tuple):
-        return tuple(_copy(a) for a in v)
-    if isinstance(v, np.ndarray):
-        return np.array(v, copy=True)
-    return v
+_copy = copy_args
 
 
 def _same_input(before, after):
@@ -144,25 +140,6 @@ def check_raises(fn, argsets, cls=MycError, backends=("cpu", "interp")):
                 f"{fn.__name__}{args!r} on {b}: wanted {cls.__name__}, got {kind} {g!r}")
 
 
-def _fd(fn, args, i, idx, eps=1e-6):
-    plus, minus = list(_copy(args)), list(_copy(args))
-    if isinstance(args[i], np.ndarray):
-        plus[i][idx] += eps
-        minus[i][idx] -= eps
-    else:
-        plus[i] += eps
-        minus[i] -= eps
-    return (float(fn(*plus)) - float(fn(*minus))) / (2 * eps)
-
-
-def _fd_grad(fn, args, i):
-    a = args[i]
-    if isinstance(a, np.ndarray):
-        return np.array([_fd(fn, args, i, idx) for idx in np.ndindex(a.shape)]).reshape(
-            a.shape)
-    return _fd(fn, args, i, None)
-
-
 def check_grad(fn, argsets, argnums=0, rtol=1e-5, atol=1e-7):
     """grad and value_and_grad (the same objects for every call) vs finite differences."""
     nums = (argnums,) if isinstance(argnums, int) else argnums
@@ -183,7 +160,7 @@ def check_grad(fn, argsets, argnums=0, rtol=1e-5, atol=1e-7):
         for i, a, b in zip(nums, gs, gs2, strict=True):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                fd = _fd_grad(fn, args, i)
+                fd = fd_grad(fn, args, i)
             where = f"d{fn.__name__}/d(arg {i}) at {args!r}"
             np.testing.assert_allclose(a, fd, rtol=rtol, atol=atol, err_msg=where)
             np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15, err_msg=where)

@@ -40,6 +40,7 @@ from myc.errors import (
     MycTypeError,
     MycValueError,
 )
+from tests.adversarial.common import copy_args
 
 BACKENDS = ("cpu", "interp")
 THIS_FILE = os.path.abspath(__file__)
@@ -47,12 +48,7 @@ THIS_FILE = os.path.abspath(__file__)
 # -- helpers ------------------------------------------------------------------------------
 
 
-def _copy(v):
-    if isinstance(v, tuple):
-        return tuple(_copy(a) for a in v)
-    if isinstance(v, np.ndarray):
-        return np.array(v, copy=True)
-    return v
+_copy = copy_args
 
 
 def _leaves(t):

@@ -43,6 +43,7 @@ from myc.backends.cpu.codegen import (
 )
 from myc.backends.cpu.emit import F32, F64, I8, I32, I64, PTR, Emitter, const
 from myc.backends.cpu.plan import make_plan
+from myc.backends.cpu.runtime import ALIGN as CHUNK_ALIGN
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import Kernel, identity
 
@@ -607,9 +608,9 @@ class HostGen:
         if self.nthreads is not None:
             return self.nthreads
         b = self.b
-        getenv = _decl(self.m, "getenv", PTR, [PTR])
-        atol = _decl(self.m, "atol", I64, [PTR])
-        sysconf = _decl(self.m, "sysconf", I64, [I32])
+        getenv = native_ops.declare(self.m, "getenv", PTR, [PTR])
+        atol = native_ops.declare(self.m, "atol", I64, [PTR])
+        sysconf = native_ops.declare(self.m, "sysconf", I64, [I32])
         env = b.call(getenv, [self.cstring("MYC_NUM_THREADS")])
         pre = b.block
         with b.if_then(b.icmp_unsigned("!=", env, ir.Constant(PTR, None))):
@@ -654,7 +655,7 @@ class HostGen:
         ok = b.icmp_unsigned("!=", block, ir.Constant(PTR, None)) if shared else \
             ir.Constant(ir.IntType(1), 1)
         n = b.select(ok, n, ir.Constant(I64, 1))
-        align = ir.Constant(I64, runtime_align() if len(plan.dims) == 1 else 1)
+        align = ir.Constant(I64, CHUNK_ALIGN if len(plan.dims) == 1 else 1)
         bufs = b.alloca(PTR, size=b.mul(n, ir.Constant(I64, nb)))
         jobs = b.alloca(native_ops.JOB, size=n)
         jobs.type = PTR
@@ -671,8 +672,8 @@ class HostGen:
 
                     counted_loop(e, ir.Constant(I64, 0), n, [], fill_part, "part")
         worker = native_ops.worker(self.m, fn)
-        create = _decl(self.m, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-        join = _decl(self.m, "pthread_join", I32, [I64, PTR])
+        create = native_ops.declare(self.m, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+        join = native_ops.declare(self.m, "pthread_join", I32, [I64, PTR])
 
         def bound(c):
             # chunk c starts at (extent * c / n) rounded down to ``align``; the last ends
@@ -775,17 +776,6 @@ class HostGen:
             return []
 
         counted_loop(self.e, ir.Constant(I64, 0), self.i64(n), [], body, "mean")
-
-
-def _decl(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
-
-
-def runtime_align() -> int:
-    from myc.backends.cpu.runtime import ALIGN as CHUNK_ALIGN
-
-    return CHUNK_ALIGN
 
 
 def _operands(op) -> list[Value]:

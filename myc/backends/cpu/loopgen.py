@@ -150,12 +150,14 @@ class NativeLoop:
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
+        self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
         readers: dict[int, list[str]] = {}
-        for st in body.steps:
+        for si, st in enumerate(body.steps):
             nm = "kernel" if isinstance(st.fn, KernelUnit) else \
                 "mT" if _is_2d_transpose(st, specs) else _prim_name(st.fn)
             if nm == "mT":
                 self.mt_of[st.output] = st.inputs[0]
+                self.mt_steps.add(si)
             for is_slot, x in st.inputs:
                 if is_slot:
                     readers.setdefault(x, []).append(nm)
@@ -184,7 +186,7 @@ class NativeLoop:
                 continue
             name, ins_, _off, _guard = _unwrap(st)
             out = specs[st.output]
-            if name == "transpose" and not _guard and _is_2d_transpose(st, specs):
+            if si in self.mt_steps and name == "transpose":
                 continue
             if name in ("matmul", "dot", "mT") and not _guard:
                 _check_gemm("mT" if name == "mT" else "matmul",
@@ -315,8 +317,8 @@ class NativeLoop:
         direct: dict[int, int] = {}
         if self.once:
             written = set()  # slots a step writes into a buffer of its own
-            for st in body.steps:
-                nm = "mT" if _is_2d_transpose(st, specs) else _unwrap(st)[0]
+            for si, st in enumerate(body.steps):
+                nm = "mT" if si in self.mt_steps else _unwrap(st)[0]
                 if isinstance(st.fn, KernelUnit):
                     written.update(st.outputs)
                 elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
@@ -434,7 +436,7 @@ class NativeLoop:
                 # a guarded operation fails only where its branch is taken
                 bail_if(bad if path is None else b.and_(path, bad))
             name, ins_, off, guard = _unwrap(st)
-            if _is_2d_transpose(st, specs):
+            if si in self.mt_steps:
                 name = "mT"
             path = value(si, 0, *st.inputs[0], want=I1) if guard else None
             out = specs[st.output]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I1, I8, I32, I64, PTR, is_float
+from myc.backends.cpu.emit import I8, I32, I64, PTR, is_float
 
 JOB = ir.LiteralStructType([PTR, I64, I64])  # buffers, begin, end
 
@@ -43,7 +43,8 @@ def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l") -> None:
     b.position_at_end(after)
 
 
-def _decl(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    """The function ``name`` of ``module``, declared on first use."""
     fn = module.globals.get(name)
     return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
 
@@ -78,8 +79,8 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
     if n == 1:
         b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
         return
-    create = _decl(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = _decl(module, "pthread_join", I32, [I64, PTR])
+    create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+    join = declare(module, "pthread_join", I32, [I64, PTR])
     worker_fn = worker(module, kernel)
     with b.goto_block(entry):
         b.position_at_start(entry)
@@ -131,7 +132,7 @@ def reduce_op(b: ir.IRBuilder, op: str, x, y, ty: ir.Type):
     name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
             ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
     suffix = {"float": "f32", "double": "f64"}.get(str(ty), "i64")
-    fn = _decl(b.module, f"{name}.{suffix}", ty, [ty, ty])
+    fn = declare(b.module, f"{name}.{suffix}", ty, [ty, ty])
     return b.call(fn, [x, y])
 
 
@@ -245,6 +246,3 @@ def gather(b: ir.IRBuilder, ty: ir.Type, out: ir.Value, x: ir.Value, xshape: tup
 
     counted(b, length, body, "gather")
 
-
-__all__ = ["I1", "basic_view", "combine", "counted", "fill", "gather", "parallel_call",
-           "scale", "strided"]
