@@ -40,7 +40,14 @@ from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
-from myc.backends.cpu.runtime import chunks, num_threads
+from myc.backends.cpu.runtime import (
+    _POOL_DEPTH,
+    _POOL_FREE_REFS,
+    _POOL_MIN_BYTES,
+    POOL,
+    chunks,
+    num_threads,
+)
 from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
@@ -940,8 +947,6 @@ def _is_2d_transpose(st, specs) -> bool:
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
     """A result array: a fresh one, or a big one returned before that nobody holds any
     more (a fresh big array costs a page fault per 4 KiB on its first write)."""
-    from myc.backends.cpu.runtime import _POOL_DEPTH, _POOL_FREE_REFS, _POOL_MIN_BYTES, POOL
-
     if not POOL or prod(a.shape) * a.dtype.itemsize < _POOL_MIN_BYTES:
         return np.empty(a.shape, a.dtype)
     for arr in pool:
