@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from myc.infer.abstract import AArray, AScalar
+from myc.infer.calls import ACALL
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
@@ -95,6 +96,9 @@ class Adjoint:
             loc = n.loc
             if prim is P.loop:
                 self.loop(n, loop_cts.pop(n.id, {}), cts)
+                continue
+            if prim is P.invoke:
+                self.invoke(n, loop_cts.pop(n.id, {}), cts)
                 continue
             ct = cts.pop(n.id, None)
             if ct is None or ct is ZERO:
@@ -251,6 +255,74 @@ class Adjoint:
                                           abstract=invs[i].abstract), loc)
 
 
+    def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
+        """The adjoint of a call of a typed (recursive) function: a call of its adjoint
+        function, which recomputes the callee's body and sweeps it backwards -- its own
+        recursive calls becoming calls of the adjoint function (checkpointing per call)."""
+        tf = n.inputs[1].value
+        _, results = tf.result
+        wanted = [k for k, a in enumerate(results) if _is_float(a)]
+        if not any(out_cts.get(k, ZERO) is not ZERO for k in wanted):
+            return
+        loc = n.loc
+        t = self.t
+        bwd, grads = self.adjoint_fn(tf, loc)
+        ins = n.inputs[3:]
+        cts_in = [out_cts[k] if out_cts.get(k, ZERO) is not ZERO else _zeros_of(results[k])
+                  for k in wanted]
+        node = t.emit(P.invoke, [bwd, _value(n.inputs[2]), *[_value(i) for i in ins],
+                                 *cts_in], loc, abstract=ACALL)
+        for r, j in enumerate(grads):
+            if isinstance(ins[j], (Apply, Parameter)):
+                self.add(cts, ins[j], t.emit(P.loop_out, [node, r], loc,
+                                             abstract=ins[j].abstract), loc)
+
+    def adjoint_fn(self, tf: Any, loc) -> tuple[Any, list[int]]:
+        """``tf``'s adjoint function (made once per tracer): parameters ``tf``'s, then one
+        cotangent per float result; results the cotangents of its float parameters."""
+        from myc.infer.calls import TypedFn
+
+        memo = self.t.__dict__.setdefault("adjoint_fns", {})
+        g = tf.graph
+        grads = [j for j, p in enumerate(g.parameters) if _is_float(p.abstract)]
+        if id(tf) in memo:
+            return memo[id(tf)], grads
+        _, results = tf.result
+        wanted = [k for k, a in enumerate(results) if _is_float(a)]
+        bw = Graph(f"{g.name}:adjoint", None, g.loc)
+        bt = TypedFn(bw)
+        bt.result = (("t",) + (("v", Node),) * len(grads),
+                     [g.parameters[j].abstract for j in grads])
+        memo[id(tf)] = bt
+        params = []
+        for p in g.parameters:
+            q = bw.add_parameter(p.name)
+            q.abstract = p.abstract
+            params.append(q)
+        ct_params = []
+        for k in wanted:
+            q = bw.add_parameter(f"ct{k}")
+            q.abstract = results[k]
+            ct_params.append(q)
+        t = self.t
+        saved = t.trace, t.path
+        t.trace, t.path = bw, None
+        try:
+            nodes, m = self.inline(g, params)
+            local: dict[int, Any] = {}
+            outs = g.output.inputs[1:]
+            for k, q in zip(wanted, ct_params, strict=True):
+                if isinstance(outs[k], (Apply, Parameter)):
+                    self.add(local, _new(m, outs[k]), q, loc)
+            Adjoint(t).sweep(nodes, local)
+            res = [_or_zeros(local.get(params[j].id), params[j].abstract) for j in grads]
+            bw.output = bw.apply(P.make_tuple, *[t.as_node(r, loc) for r in res], loc=loc)
+        finally:
+            t.trace, t.path = saved
+        bt.done = True
+        return bt, grads
+
+
 def _new(m: dict[int, Any], src: Node) -> Any:
     return m.get(src.id, src)
 
@@ -260,11 +332,11 @@ def _or_zeros(d: Any, a: Any) -> Any:
 
 
 def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: bool,
-               has_value: bool) -> tuple[Graph, Any]:
+               has_value: bool, typed_calls: bool = False) -> tuple[Graph, Any]:
     """``(value_and_)grad`` of ``graph`` on ``args`` as one typed program, loops kept."""
     from myc.infer.trace import GraphBreak, Tracer, finish_trace, symbolize
 
-    tracer = Tracer(graph)
+    tracer = Tracer(graph, typed_calls=typed_calls)
     sym_args = [symbolize(a, tracer.trace, p.name)
                 for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)

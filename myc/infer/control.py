@@ -349,9 +349,9 @@ class ControlFlow:
         ctx = self.loop_of(fork.a) or self.loop_of(fork.b)
         if ctx is None and not self.if_convert:
             raise GraphBreak("a condition depends on array or float data", loc)
-        a = self.trace_branch(fork.a, args, loc, when=(fork.cond, True))
-        b = self.trace_branch(fork.b, args, loc, when=(fork.cond, False))
-        r = self.merge(fork.cond, a, b, loc)
+        a = self.side(lambda: self.trace_branch(fork.a, args, loc, when=(fork.cond, True)))
+        b = self.side(lambda: self.trace_branch(fork.b, args, loc, when=(fork.cond, False)))
+        r = self.merge_sides(fork.cond, a, b, loc)
         if isinstance(r, Tree):
             if ctx is not None and ctx.mode == "unroll":
                 raise LoopNeeded(ctx)
@@ -360,6 +360,28 @@ class ControlFlow:
             if isinstance(r, Tree) and ctx is None and scope is None:
                 raise GraphBreak("data-dependent branches that end differently", loc)
         return r
+
+    def side(self, trace_it) -> Any:
+        """One side of a branch, or a ``PendingResult`` when it calls a recursive function
+        whose result type is not known yet (``myc.infer.calls``): the other side decides."""
+        from myc.infer.calls import PendingResult
+
+        try:
+            return trace_it()
+        except PendingResult as exc:
+            self.pending(exc)
+            return exc
+
+    def merge_sides(self, c: Node, a: Any, b: Any, loc) -> Any:
+        from myc.infer.calls import PendingResult
+
+        if isinstance(a, PendingResult):
+            if isinstance(b, PendingResult):
+                raise a
+            return b
+        if isinstance(b, PendingResult):
+            return a
+        return self.merge(c, a, b, loc)
 
     # an ``if`` outside any loop is if-converted too (``MYC_NO_IF_CONVERSION=1``: guarded)
     if_convert = not os.environ.get("MYC_NO_IF_CONVERSION")
@@ -370,13 +392,13 @@ class ControlFlow:
             old = self.path
             try:
                 self.path = self.narrowed(o.cond, True, loc)
-                a = self.resolve(o.a, scope, loc)
+                a = self.side(lambda: self.resolve(o.a, scope, loc))
                 self.path = old
                 self.path = self.narrowed(o.cond, False, loc)
-                b = self.resolve(o.b, scope, loc)
+                b = self.side(lambda: self.resolve(o.b, scope, loc))
             finally:
                 self.path = old
-            return self.merge(o.cond, a, b, loc)
+            return self.merge_sides(o.cond, a, b, loc)
         if isinstance(o, Jump) and isinstance(o.fn, Closure) and \
                 (scope is None or not escapes(o.fn.graph, scope)):
             return self.trace_branch(o.fn, o.args, loc, scope)

@@ -25,6 +25,7 @@ import numpy as np
 from myc.backends.interp import Interpreter, translate_exception
 from myc.errors import Location, MycError, MycTypeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
+from myc.infer.calls import Recursion
 from myc.infer.control import (
     ControlFlow,
     Fork,
@@ -84,11 +85,13 @@ _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zero
                        "all_zero", "switch", "make_tuple"])
 
 
-class Tracer(ControlFlow, Interpreter):
+class Tracer(Recursion, ControlFlow, Interpreter):
     """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
 
-    def __init__(self, root: Graph, concrete: bool = False):
+    def __init__(self, root: Graph, concrete: bool = False, typed_calls: bool = False):
         super().__init__(root)
+        self._init_calls()
+        self.typed_calls = typed_calls
         self.loops: list = []
         # loop mode needs symbolic decisions; guarded mode takes them on concrete values
         self.headers = set() if concrete else loop_headers(self.plans)
@@ -135,6 +138,15 @@ class Tracer(ControlFlow, Interpreter):
     def _call(self, fn: Any, args: list[Any], loc: Location | None,
               scope: Scope | None = None) -> Any:
         """The evaluator's call loop, plus held-back tail calls, forks and loop entries."""
+        opened: list[Graph] = []  # graphs this call runs: a call to one is recursion
+        try:
+            return self._call_loop(fn, args, loc, scope, opened)
+        finally:
+            for g in opened:
+                self.open[g] -= 1
+
+    def _call_loop(self, fn: Any, args: list[Any], loc: Location | None,
+                   scope: Scope | None, opened: list[Graph]) -> Any:
         fetch = self.fetch
         first = True
         while True:
@@ -160,6 +172,11 @@ class Tracer(ControlFlow, Interpreter):
                     return r[2]
                 fn, args, first = r[1], r[2], False  # the loop's exit: a tail call
                 continue
+            if self.typed_calls:
+                if self.wants_invoke(fn):
+                    return self.invoke_call(fn, args, loc)
+                self.open[g] = self.open.get(g, 0) + 1
+                opened.append(g)
             first = False
             frame, tail, out_plan = self.activate(fn, args, loc)
             if not tail:
@@ -570,14 +587,17 @@ def signature_key(value: Any) -> Any:
     return ("c", type(value).__module__, type(value).__qualname__, value)
 
 
-def trace(graph: Graph, args: list[Any], guarded: bool = False) -> tuple[Graph, Any]:
+def trace(graph: Graph, args: list[Any], guarded: bool = False,
+          typed_calls: bool = False) -> tuple[Graph, Any]:
     """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
 
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
     recorded in ``typed.flags["guards"]`` as ``(kind, expected)`` for the extra outputs
     that follow the result leaves: the program is valid for a call only if they hold.
+    With ``typed_calls``, recursive calls under data-dependent branches become typed
+    functions (``myc.infer.calls``) instead of being unrolled.
     """
-    tracer = Tracer(graph, concrete=guarded)
+    tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
     vals = tracer.vals if guarded else None
     sym_args = [symbolize(a, tracer.trace, p.name, vals)
                 for a, p in zip(args, graph.parameters, strict=True)]

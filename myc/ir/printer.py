@@ -67,7 +67,10 @@ def _line(body: str, comment: str) -> str:
     return f"{body.ljust(_COL)} {comment}"
 
 
-def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None) -> str:
+def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None,
+                _shown: set[int] | None = None) -> str:
+    shown = set() if _shown is None else _shown  # a recursive function calls itself
+    shown.add(id(g))
     mng = mng or Manager(g)
     namer = namer or Namer()
     params = ", ".join(namer(p) + (f": {p.abstract}" if p.abstract is not None else "")
@@ -91,7 +94,8 @@ def print_graph(g: Graph, mng: Manager | None = None, namer: Namer | None = None
     lines.append(f"  return {namer(out)}" if out is not None else "  return <none>")
     # typed programs hold separate graphs as values (a loop's body): printed after
     for sub in subgraphs:
-        lines += ["", print_graph(sub, None, namer)]
+        if id(sub) not in shown:
+            lines += ["", print_graph(sub, None, namer, shown)]
     return "\n".join(lines)
 
 

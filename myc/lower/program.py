@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -204,7 +205,7 @@ class _Finish:
 
 
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
-          lone: bool = False) -> HostProgram:
+          lone: bool = False, fns: dict[int, CallRunner] | None = None) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
@@ -213,8 +214,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
+    fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if fused and not lone and _native_capable(typed):
-        prog = lower(typed, template, name, fused, lone=True)
+        prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
             return prog
     mng = Manager(typed)
@@ -258,10 +260,19 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         if prim is P.loop:
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
-            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True),
+            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
+            continue
+        if prim is P.invoke:
+            tf = n.inputs[1].value
+            fn = fns.get(id(tf))
+            if fn is None:
+                fn = fns[id(tf)] = CallRunner(tf.graph.name, tf.result[1])
+                fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns)
+            steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
+                              f"invoke {tf.graph.name}"))
             continue
         steps.append(Step(fn, [operand(i) for i in n.inputs[1:]], slot_of[n.id], n.loc,
                           prim.name))
@@ -360,6 +371,39 @@ class LoopRunner:
         return self.body.describe()
 
 
+class CallRunner:
+    """An ``invoke`` step: calls the host program of a typed function (recursion whose
+    depth depends on data).  ``body`` is set after construction: a recursive function's
+    program contains its own runner."""
+
+    def __init__(self, name: str, results: list[Any]):
+        self.name = name
+        self.results = results
+        self.body: HostProgram | None = None
+
+    depth = 0  # calls in progress (all runners): the outermost raises Python's limit
+
+    def __call__(self, enabled: Any, *inputs: Any) -> tuple:
+        if not enabled:  # in a side of an if-converted branch that is not taken
+            return tuple(_zero(a, None) for a in self.results)
+        if CallRunner.depth:
+            return tuple(self.body.run_flat(list(inputs)))
+        from myc.backends.interp import _RECURSION_LIMIT
+
+        old = sys.getrecursionlimit()
+        CallRunner.depth += 1
+        try:
+            if old < _RECURSION_LIMIT:
+                sys.setrecursionlimit(_RECURSION_LIMIT)
+            return tuple(self.body.run_flat(list(inputs)))
+        finally:
+            CallRunner.depth -= 1
+            sys.setrecursionlimit(old)
+
+    def __str__(self) -> str:
+        return f"calls {self.name}"
+
+
 _SMALL_PROGRAM = 400  # nodes
 
 
@@ -390,7 +434,7 @@ def _native_capable(typed: Graph) -> bool:
 def _native_program(prog: HostProgram):
     """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``)."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or any(
-            isinstance(st.fn, LoopRunner) for st in prog.steps):
+            isinstance(st.fn, (LoopRunner, CallRunner)) for st in prog.steps):
         return None
     from types import SimpleNamespace
 

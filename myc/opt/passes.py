@@ -43,17 +43,24 @@ PASSES = [
 
 
 def loop_bodies(g: Graph) -> list:
-    """The ``LoopBody`` of every ``loop`` node of ``g`` (not those nested in them)."""
+    """The ``LoopBody`` of every ``loop`` node and the ``TypedFn`` of every ``invoke`` node
+    of ``g`` (not those nested in them): typed programs of their own."""
+    from myc.infer.calls import TypedFn
     from myc.infer.control import LoopBody
 
     mng = Manager(g)
     return [n.inputs[1].value for n in mng.owned.get(g, [])
             if isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
-            and n.inputs[0].value is P.loop and isinstance(n.inputs[1].value, LoopBody)]
+            and ((n.inputs[0].value is P.loop and isinstance(n.inputs[1].value, LoopBody))
+                 or (n.inputs[0].value is P.invoke and isinstance(n.inputs[1].value,
+                                                                  TypedFn)))]
 
 
-def optimize(g: Graph, verify_each: bool = False) -> dict[str, float]:
+def optimize(g: Graph, verify_each: bool = False,
+             _done: set[int] | None = None) -> dict[str, float]:
     """Run the passes on the typed graph ``g`` in place until nothing changes."""
+    done = set() if _done is None else _done  # a recursive function's body: once
+    done.add(id(g))
     timings: dict[str, float] = {}
     step = 0
     _dump(g, step, "typed")
@@ -72,7 +79,9 @@ def optimize(g: Graph, verify_each: bool = False) -> dict[str, float]:
         if not changed:
             break
     for body in loop_bodies(g):  # each loop's typed body is a program of its own
-        for k, v in optimize(body.graph, verify_each).items():
+        if id(body.graph) in done:
+            continue
+        for k, v in optimize(body.graph, verify_each, done).items():
             timings[k] = timings.get(k, 0.0) + v
     if os.environ.get("MYC_TIMINGS"):
         total = sum(timings.values())

@@ -5,7 +5,8 @@ with ``switch`` and tail calls); specialization introduces them when a decision 
 on array or float data, so that a compiled program can keep the decision instead of
 falling back to the evaluator.  ``select`` is an if-converted branch: both sides were
 computed and one is kept.  ``loop`` runs a typed body graph until it says stop;
-``loop_out`` reads one of its results.
+``loop_out`` reads one of its results.  ``invoke`` calls a typed function: recursion
+whose depth depends on data.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ register("select", "cond x y", _select, differentiable=False,
          doc="``x`` if ``cond`` else ``y``: a data-dependent branch after if-conversion.")
 register("loop", "body", _loop, variadic=True, differentiable=False,
          doc="Run a typed loop body until its first output is false; the loop's results.")
+register("invoke", "fn enabled", lambda fn, *inputs: _loop(fn, *inputs), variadic=True,
+         differentiable=False,
+         doc="Call a typed function (a recursive one, specialized once per signature); its "
+         "results are read with ``loop_out``.  Runs only where ``enabled``.")
 register("tape_get", "tape index step", lambda t, j, k: t.get(j, k), differentiable=False,
          doc="Loop-carried value ``index`` at the start of iteration ``step`` of a taped loop.")
 register("loop_out", "loop index", lambda t, k: t[k], differentiable=False,

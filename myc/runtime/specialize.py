@@ -137,19 +137,37 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
         return typed, template, None
     except GraphBreak as brk:
         first = brk
+    calls = [False, True] if _recursion(first) else [False]
+    if calls[-1]:
+        try:  # data-dependent recursion: a typed function per signature
+            typed, template = trace(graph, args, typed_calls=True)
+            return typed, template, None
+        except GraphBreak:
+            pass
     spec = graph.flags.get("grad_of")
     if spec is not None and not os.environ.get("MYC_NO_TYPED_AD"):
         from myc.infer.adjoint import typed_grad
 
         primal, nums, single, has_value = spec
-        try:
-            typed, template = typed_grad(primal, args, nums, single, has_value)
-            typed.flags["route"] = "adjoint"
-            return typed, template, first
-        except GraphBreak:
-            pass
+        for typed_calls in calls:
+            try:
+                typed, template = typed_grad(primal, args, nums, single, has_value,
+                                             typed_calls)
+                typed.flags["route"] = "adjoint"
+                return typed, template, first
+            except GraphBreak as brk:
+                if not typed_calls and _recursion(brk):
+                    calls = [False, True]
     typed, template = trace(graph, args, guarded=True)
     return typed, template, first
+
+
+def _recursion(brk: GraphBreak) -> bool:
+    """Did specialization break on recursion whose depth depends on data (then typed
+    functions, ``myc.infer.calls``, may specialize it)?"""
+    if os.environ.get("MYC_NO_TYPED_CALLS"):
+        return False
+    return any(w in brk.reason for w in ("nested too deeply", "recursion", "exceeds"))
 
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:
