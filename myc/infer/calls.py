@@ -122,7 +122,10 @@ class Recursion:
         leaves: list[Any] = []
         struct = flatten(list(args), leaves)
         shape = repr(_untyped(struct))  # leaf types are in the leaf keys
-        variant = [isinstance(v, Node) for v in leaves]
+        # floats are data, as for the program's own arguments (a literal ``0.0`` passed
+        # down is not worth a specialization of its own); ints and bools stay concrete
+        # until they change per level
+        variant = [isinstance(v, Node) or _is_float(v) for v in leaves]
         same = [k for k in self.fns if k[0] is fn.graph]
         if len(same) > MAX_SIGNATURES:
             raise GraphBreak("a recursive function specialized on too many signatures", loc)
@@ -246,6 +249,11 @@ class Recursion:
         start = fns.index(exc.fn) if exc.fn in fns else 0
         for _, seen in self.building[start:]:
             seen.add(exc.fn)
+
+
+def _is_float(v: Any) -> bool:
+    a = abstract_leaf(v)
+    return isinstance(a, AScalar) and a.dtype.kind == "f"
 
 
 def _untyped(struct: Any) -> Any:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -371,6 +372,10 @@ class LoopRunner:
         return self.body.describe()
 
 
+_CALLS = threading.local()  # this thread's typed calls: Python's recursion limit raised
+# by the outermost; "replay": calls made while a native call's bailout is rerun
+
+
 class CallRunner:
     """An ``invoke`` step: calls the host program of a typed function (recursion whose
     depth depends on data).  ``body`` is set after construction: a recursive function's
@@ -381,23 +386,39 @@ class CallRunner:
         self.results = results
         self.body: HostProgram | None = None
 
-    depth = 0  # calls in progress (all runners): the outermost raises Python's limit
-
     def __call__(self, enabled: Any, *inputs: Any) -> tuple:
         if not enabled:  # in a side of an if-converted branch that is not taken
             return tuple(_zero(a, None) for a in self.results)
-        if CallRunner.depth:
-            return tuple(self.body.run_flat(list(inputs)))
+        state = _CALLS.__dict__
+        native = self.body.native
+        if native is not None and not state.get("replay"):
+            from myc.backends.cpu.loopgen import Bailout
+
+            try:
+                return native(list(inputs))
+            except Bailout:
+                # Python's semantics decide this call (an error, or deeper than the
+                # machine stack allows): its steps, and the calls they make, from here
+                state["replay"] = state.get("replay", 0) + 1
+                try:
+                    return self._steps(list(inputs), state)
+                finally:
+                    state["replay"] -= 1
+        return self._steps(list(inputs), state)
+
+    def _steps(self, inputs: list[Any], state: dict) -> tuple:
+        if state.get("depth"):
+            return tuple(self.body.run_flat(inputs))
         from myc.backends.interp import _RECURSION_LIMIT
 
-        old = sys.getrecursionlimit()
-        CallRunner.depth += 1
+        old = sys.getrecursionlimit()  # the outermost call raises Python's limit
+        state["depth"] = 1
         try:
             if old < _RECURSION_LIMIT:
                 sys.setrecursionlimit(_RECURSION_LIMIT)
-            return tuple(self.body.run_flat(list(inputs)))
+            return tuple(self.body.run_flat(inputs))
         finally:
-            CallRunner.depth -= 1
+            state["depth"] = 0
             sys.setrecursionlimit(old)
 
     def __str__(self) -> str:
@@ -432,15 +453,18 @@ def _native_capable(typed: Graph) -> bool:
 
 
 def _native_program(prog: HostProgram):
-    """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``)."""
+    """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``);
+    a recursive function's calls of itself are native calls."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or any(
-            isinstance(st.fn, (LoopRunner, CallRunner)) for st in prog.steps):
+            isinstance(st.fn, LoopRunner) or (isinstance(st.fn, CallRunner) and
+                                              st.fn.body is not prog)
+            for st in prog.steps):
         return None
     from types import SimpleNamespace
 
     once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
                            nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
-                           once=True)
+                           once=True, origin=prog)
     return _native_loop(once, 0)
 
 

@@ -144,8 +144,17 @@ def _fd(f, x, h=1e-6):
     return (f(x + h) - f(x - h)) / (2 * h)
 
 
+@pytest.fixture(params=["native", "steps"])
+def runner(request, monkeypatch):
+    """Scalar recursive functions run as native functions calling themselves; the
+    step-by-step host runner (``MYC_NO_NATIVE_LOOPS``) must agree."""
+    if request.param == "steps":
+        monkeypatch.setenv("MYC_NO_NATIVE_LOOPS", "1")
+    return request.param
+
+
 @pytest.mark.parametrize("fn,xs", SCALAR, ids=[f.__name__ for f, _ in SCALAR])
-def test_scalar_recursion_compiles_once_for_every_depth(fn, xs):
+def test_scalar_recursion_compiles_once_for_every_depth(fn, xs, runner):
     j = myc.jit(fn)
     prog = _compiled(j, xs[0])
     assert prog is not None and not prog.guards  # one program, no guards
@@ -156,7 +165,7 @@ def test_scalar_recursion_compiles_once_for_every_depth(fn, xs):
 
 
 @pytest.mark.parametrize("fn,xs", SCALAR, ids=[f.__name__ for f, _ in SCALAR])
-def test_scalar_recursion_gradient(fn, xs):
+def test_scalar_recursion_gradient(fn, xs, runner):
     g = myc.grad(fn)
     vg = myc.value_and_grad(fn)
     for x in xs:
@@ -301,3 +310,38 @@ def test_constants_survive_optimization():
     consts = [i.value for n in Manager(tf.graph).owned[tf.graph] if isinstance(n, Apply)
               for i in n.inputs if isinstance(i, Constant)]
     assert 2.0 in consts
+
+
+def _runners(prog):
+    out, todo, seen = [], [prog], set()
+    while todo:
+        p = todo.pop()
+        for st in p.steps:
+            fn = st.fn
+            if hasattr(fn, "results") and id(fn) not in seen:
+                seen.add(id(fn))
+                out.append(fn)
+                todo.append(fn.body)
+    return out
+
+
+def test_self_recursive_scalar_function_is_native():
+    prog = _compiled(myc.jit(fib), 9.5)
+    (call,) = _runners(prog)
+    assert call.body.native is not None
+    g = _compiled(myc.grad(fib), 9.5)
+    assert all(c.body.native is not None for c in _runners(g))
+
+
+def test_deep_recursion_is_an_error_not_a_crash():
+    def count(x):
+        if x < 0.5:
+            return 0.0
+        return count(x - 1.0) + 1.0
+
+    j = myc.jit(count)
+    assert j(50.5) == 51.0
+    assert j(9000.5) == 9001.0  # native calls: deeper than CPython's default limit
+    # past the native depth limit the host runner reruns the call, and reports the depth
+    with pytest.raises(myc.MycError, match="maximum recursion depth"):
+        j(100000.5)

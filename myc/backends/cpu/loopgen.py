@@ -60,6 +60,7 @@ _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+_MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
 
 class _TapeFull(Exception):
@@ -139,7 +140,7 @@ class NativeLoop:
 
     def __init__(self, body, nstate: int, tape: bool = False):
         from myc.infer.adjoint import ATape
-        from myc.lower.program import KernelUnit
+        from myc.lower.program import CallRunner, KernelUnit
 
         self.body = body
         self.nstate = nstate
@@ -172,7 +173,23 @@ class NativeLoop:
             if is_slot:
                 readers.setdefault(x, []).append("exit")
         self.mt_copy = {x for x in self.mt_of if any(r not in _GEMM for r in readers.get(x, []))}
+        # a recursive function's own calls: the function calls itself natively (scalar
+        # functions only, so that a call's frame is its arguments and results)
+        self.origin = getattr(body, "origin", None)
+        self.calls: dict[int, list[Any]] = {}  # invoke's output slot -> its result types
+        for st in body.steps:
+            if isinstance(st.fn, CallRunner):
+                if not (self.once and self.origin is not None and st.fn.body is self.origin
+                        and all(isinstance(specs[p], AScalar) for p in body.params)
+                        and all(isinstance(a, AScalar) for a in st.fn.results)):
+                    raise Unsupported("a call of another function")
+                self.calls[st.output] = st.fn.results
         for si, st in enumerate(body.steps):
+            if isinstance(st.fn, CallRunner):
+                continue
+            if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
+                    st.inputs[0][1] in self.calls:
+                continue
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
                 if ck._empty:
@@ -261,7 +278,14 @@ class NativeLoop:
 
         body, specs, n = self.body, self.body.specs, self.nstate
         module = ir.Module(name=self.symbol)
-        fn = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
+        if self.calls:  # recursive: the body takes its depth, the entry point starts at 0
+            fn = ir.Function(module, ir.FunctionType(I32, [PTR, I64]), "myc_body")
+            fn.linkage = "internal"
+            top = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
+            tb = ir.IRBuilder(top.append_basic_block("entry"))
+            tb.ret(tb.call(fn, [top.args[0], ir.Constant(I64, 0)]))
+        else:
+            fn = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
         entry = fn.append_basic_block("entry")
         bail = fn.append_basic_block("bail")
         b = ir.IRBuilder(bail)
@@ -278,6 +302,8 @@ class NativeLoop:
             return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
+        if self.calls:  # past this depth, the host runner decides (Python's limit)
+            bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
 
         def io_ptr() -> ir.Value:
             at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
@@ -434,9 +460,28 @@ class NativeLoop:
                 return b.fptosi(v, dst)
             return b.zext(v, dst) if src == I1 else v
 
+        if self.calls and self.n_io != len(body.params) + len(self.exit_outputs):
+            raise Unsupported("a recursive function with array buffers")
+        call_cells: dict[int, list[ir.Value]] = {}
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
+                continue
+            if st.output in self.calls and not _prim_name(st.fn):
+                call_cells[st.output] = self._call_step(b, fn, entry, si, st, value, bail_if)
+                continue
+            if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
+                    st.inputs[0][1] in call_cells:
+                e = st.inputs[1][1]
+                is_slot, x = self.exit_outputs[e]
+                a = specs[st.output]
+                if not is_slot:
+                    b.store(value(si, 1, False, x, want=_ltype(a)), slot_var(st.output))
+                    continue
+                v = b.load(call_cells[st.inputs[0][1]][e], typ=_mem(specs[x]))
+                if specs[x].dtype == np.bool_:
+                    v = b.trunc(v, I1)
+                b.store(convert(v, _ltype(specs[x]), _ltype(a)), slot_var(st.output))
                 continue
 
             def bail_on(bad: ir.Value, path=None) -> None:
@@ -638,6 +683,37 @@ class NativeLoop:
                 b.store(v, dst)
         b.ret(ir.Constant(I32, 0))
         return module
+
+    def _call_step(self, b, fn, entry, si, st, value, bail_if) -> list[ir.Value]:
+        """A recursive call: the callee's io frame (argument and result cells) on the
+        stack, a call at depth + 1 where the call's path holds, its status passed on."""
+        args = st.inputs[1:]
+        nres = len(self.exit_outputs)
+        specs = self.body.specs
+        types = [_mem(a) for a in self.param_specs] + [
+            _mem(specs[x]) if is_slot else I64 for is_slot, x in self.exit_outputs]
+        with b.goto_block(entry):
+            b.position_at_start(entry)
+            frame = b.alloca(PTR, size=ir.Constant(I64, len(args) + nres))
+            cells = [b.alloca(t) for t in types]
+        for cell, t in zip(cells[len(args):], types[len(args):], strict=True):
+            b.store(ir.Constant(t, 0), cell)  # a call not made returns zeros
+        go = fn.append_basic_block("call")
+        after = fn.append_basic_block("called")
+        b.cbranch(value(si, 0, *st.inputs[0], want=I1), go, after)
+        b.position_at_end(go)
+        for k, cell in enumerate(cells):
+            if k < len(args):
+                a = self.param_specs[k]
+                v = value(si, k + 1, *args[k], want=_ltype(a))
+                b.store(b.zext(v, I8) if a.dtype == np.bool_ else v, cell)
+            at = b.gep(frame, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR)
+            b.store(b.bitcast(cell, PTR), at)
+        status = b.call(fn, [frame, b.add(fn.args[1], ir.Constant(I64, 1))])
+        bail_if(b.icmp_signed("!=", status, ir.Constant(I32, 0)))
+        b.branch(after)
+        b.position_at_end(after)
+        return cells[len(args):]
 
     def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry) -> None:
         unit = st.fn
