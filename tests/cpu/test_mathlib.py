@@ -2,18 +2,27 @@
 NumPy for float32, x87 long double NumPy for float64) over wide ranges, and NumPy's
 answers on special values (NaN, +-inf, +-0, subnormals, overflow, underflow).
 
+sin, cos and tan are measured up to the largest finite value, with the arguments
+closest to a multiple of pi/2 (where argument reduction loses the most bits) added:
+glibc's sin/cos/tan and sinl/cosl/tanl reduce huge arguments exactly (Payne-Hanek), so
+float64 and long double NumPy are right references there too (long double agrees with
+mpmath to 2^-63 relative on the float64 hard cases below).
+
 Run with ``-s`` to see the max ulp error per function (also in mathlib.ACCURACY)."""
 
 from __future__ import annotations
 
 import itertools
+import re
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
-from myc.backends.cpu import compile_kernel
-from myc.backends.cpu.mathlib import ACCURACY, TRIG_LIMIT
-from myc.lower.kernel import Kernel
+from myc.backends.cpu import compile_kernel, jit
+from myc.backends.cpu.codegen import codegen
+from myc.backends.cpu.mathlib import _PI, ACCURACY, TRIG_LIMIT, _two_over_pi
+from myc.lower.kernel import Binary, Buffer, Kernel, Load, Store, Unary
 from tests.cpu.helpers import binary_kernel, unary_kernel
 
 N = 1 << 16
@@ -47,10 +56,61 @@ def samples(fn: str, dt: str, rng) -> list[np.ndarray]:
     if fn == "sigmoid":
         return [u(-110, 90, N) if f32 else u(-750, 750, N), loguniform(rng, tiny, 1.5, N)]
     if fn in ("sin", "cos", "tan"):
-        return [u(-1e4, 1e4, N), loguniform(rng, tiny, 9, N), u(-4, 4, N)]
+        top = 127.999 if f32 else 1023.999  # log2 of (nearly) the largest finite value
+        huge = np.exp2(u(20, top, N)) * rng.choice([-1.0, 1.0], N)
+        return [u(-1e4, 1e4, N), loguniform(rng, tiny, 9, N), u(-4, 4, N), huge,
+                trig_hard_cases(dt)]
     if fn == "arctan":
         return [u(-3, 3, N), loguniform(rng, tiny, 30, N)]
     raise AssertionError(fn)
+
+
+# float32 arguments closest to a multiple of pi/2 (|x 2/pi - k| ~ 2^-29.9 .. 2^-27.7),
+# from an exhaustive search over all float32 of magnitude 2^-27 and up
+F32_HARD = [0x6F79BE45, 0x50A3E87F, 0x6FF9BE45, 0x5123E87F, 0x437CE5F1, 0x7079BE45,
+            0x6A1976F1, 0x53B146A6, 0x65898498]
+
+
+def closest_to_multiple_of_pio2(e: int, bits: int) -> int:
+    """The integer ``M < 2^bits`` (``>= 2^(bits-1)``) that brings ``M 2^e 2/pi`` closest
+    to an integer, from the continued fraction of ``frac(2^e 2/pi)``: the hardest
+    argument of that binade for argument reduction."""
+    nb = 1400
+    den = 1 << (nb - e)
+    num = _two_over_pi(nb) % den
+    best, (q0, q1) = 1, (0, 1)
+    while num:
+        t = den // num
+        den, num = num, den - t * num
+        q0, q1 = q1, t * q1 + q0
+        if q1 >= 1 << bits:
+            break
+        best = q1
+    m = best * ((1 << bits) // best)
+    return m - best if m >= 1 << bits else m
+
+
+def trig_hard_cases(dt: str) -> np.ndarray:
+    """Both signs of: the float32 worst cases; per binade from 2^-2 to the largest,
+    the argument closest to a multiple of pi/2 (float64: Kahan and McDonald's
+    6381956970095103 2^797 = 5.319372648326541e255, |x 2/pi - k| = 2^-61.5, is one);
+    powers of two and their neighbours; the Cody-Waite/Payne-Hanek switch; 1e38 and
+    1e300; the largest finite value."""
+    f32 = dt == "float32"
+    bits, top = (24, 127) if f32 else (53, 1023)
+    v = [float(closest_to_multiple_of_pio2(e - bits + 1, bits)) * 2.0 ** (e - bits + 1)
+         for e in range(-2, top + 1)]
+    p2 = [2.0**e for e in range(-2, top + 1)]
+    v += p2 + list(np.nextafter(np.array(p2, dt), np.inf)) + \
+        list(np.nextafter(np.array(p2, dt), 0))
+    t = np.array(TRIG_LIMIT, dt)
+    v += [t, np.nextafter(t, 0), np.nextafter(t, np.inf), float(np.finfo(dt).max)]
+    if f32:
+        v += list(np.array(F32_HARD, np.uint32).view(np.float32)) + [1e38, 3e38]
+    else:
+        v += [6381956970095103 * 2.0**797, 1e300, 1e22, 1e200]
+    a = np.array(v, dt)
+    return np.concatenate([a, -a])
 
 
 def ulp_error(got: np.ndarray, exact: np.ndarray, dt: str) -> np.ndarray:
@@ -161,11 +221,7 @@ def test_special_values_match_numpy(dt):
         k: Kernel = unary_kernel(fn, dt, len(x))
         got, want = compile_kernel(k)([x])[0], k.reference([x])[0]
         for xi, g, w in zip(x, got, want):
-            if fn in ("sin", "cos", "tan") and TRIG_LIMIT < abs(xi) < np.inf:
-                ok = fn == "tan" or abs(g) <= 1  # bounded, not accurate, past the limit
-            else:
-                ok = same_as_numpy(g, w, dt, 4)
-            if not ok:
+            if not same_as_numpy(g, w, dt, 4):
                 bad.append((fn, xi, g, w))
     xs, ys = (np.array(v, dt) for v in zip(*itertools.product(x, x)))
     for fn in ["pow", "arctan2", "mod", "floordiv", "maximum", "minimum", "div"]:
@@ -189,3 +245,58 @@ def test_results_stay_float32_and_vectorize_all_lanes_alike():
     for i, xi in enumerate(x):
         alone = compile_kernel(unary_kernel("tanh", "float32", 1))([x[i:i + 1]])[0][0]
         assert (np.isnan(alone) and np.isnan(got[i])) or alone == got[i], (xi, alone, got[i])
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan"])
+def test_trig_hard_cases_in_ulps(fn, dt):
+    """The arguments closest to multiples of pi/2, alone: a reduction that drops bits
+    gets these wrong first (the huge sweep in test_unary_accuracy_in_ulps rarely
+    comes near them)."""
+    skip_f64(dt)
+    x = trig_hard_cases(dt)
+    got = compile_kernel(unary_kernel(fn, dt, len(x)))([x])[0]
+    err = ulp_error(got, exact_of(fn, x), dt)
+    assert report(fn, dt, err, x) <= ACCURACY[dt][fn]
+
+
+def test_two_over_pi_bits():
+    """mathlib's 2/pi bits (Machin's formula in integers) against pi from elsewhere:
+    mathlib's 54-digit pi, and mpmath to all 1216 bits where it is installed."""
+    got = _two_over_pi(1216)
+    assert abs(Fraction(got, 1 << 1216) - 2 / _PI) < Fraction(1, 1 << 170)
+    mpmath = pytest.importorskip("mpmath")
+    with mpmath.workprec(1300):
+        assert got == int(mpmath.floor(2 / mpmath.pi * mpmath.mpf(2) ** 1216))
+
+
+def test_long_double_reference_on_hard_cases():
+    """The float64 reference (long double NumPy) is good to far below an ulp on the
+    float64 hard cases, checked against mpmath where it is installed."""
+    mpmath = pytest.importorskip("mpmath")
+    skip_f64("float64")
+    x = trig_hard_cases("float64")[::7]
+    with mpmath.workprec(300):
+        for fn in ("sin", "cos", "tan"):
+            ref = getattr(np, fn)(x.astype(np.longdouble))
+            for xi, r in zip(x, ref):
+                want = getattr(mpmath, fn)(mpmath.mpf(float(xi)))
+                assert abs(mpmath.mpf(str(r)) - want) <= abs(want) * 2.0**-60, (fn, xi)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_trig_vectorizes_without_calls_or_table_loads(dt):
+    """sin/cos/tan with the Payne-Hanek path are still straight-line code: the loop
+    vectorizes, nothing is called, and the 2/pi window comes from selects on constants
+    (no gathers)."""
+    n = 4096
+    x = Load(0, dt)
+    val = Binary("add", Binary("add", Unary("sin", x), Unary("cos", x)), Unary("tan", x))
+    k = Kernel("k", (n,), (Buffer("x", dt, (n,)), Buffer("y", dt, (n,))), (Store(0, val),))
+    text = jit.optimized_ir(codegen(k)[0])
+    elt = "float" if dt == "float32" else "double"
+    widths = {int(w) for w in re.findall(rf"<(\d+) x {elt}>", text)}
+    assert widths and max(widths) >= 4, widths
+    called = {f for f in re.findall(r"call [^@]*@([\w.]+)", text) if not f.startswith("llvm.")}
+    assert not called, called
+    assert "gather" not in text

@@ -20,10 +20,14 @@ Argument reduction, in brief:
 * log, log1p: ``x = 2^k m``, ``m`` in ``[sqrt(1/2), sqrt(2))``, fdlibm's
   ``log(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``s = f/(2+f)``; subnormals are
   scaled up first.  log1p adds the rounding error of ``1 + x`` back as ``c/(1+x)``.
-* sin, cos, tan: ``x = k pi/2 + r`` in float64 with pi/2 in 3 (float32 inputs) or 4
-  (float64 inputs) Cody-Waite pieces.  Exact for ``|k| < 2^23`` (f32, ``|x|`` < 1.3e7) and
-  ``|k| < 2^27`` (f64, ``|x|`` < 2.1e8); past that, accuracy degrades gradually (no
-  Payne-Hanek reduction).
+* sin, cos, tan: ``x = k pi/2 + r``, accurate over the whole finite range.  Below
+  :data:`TRIG_LIMIT` (2^30), Cody-Waite in float64 with FMA and 2 (float32 inputs) or 3
+  (float64) 53-bit pieces of pi/2.  From there up, Payne-Hanek: ``x 2/pi mod 4`` as
+  the integer product of the mantissa and the window of 2/pi's bits that the exponent
+  selects (96 bits for float32, 192 for float64), cut from constant words by selects
+  and funnel shifts (no table loads); float64 carries ``r`` as a double-double into
+  the polynomials.  Both reductions are computed for every element and a select picks
+  one, so huge arguments cost every trig call some time (see :func:`trig_reduce`).
 * arctan: ``|x| > tan(3pi/8)`` uses ``pi/2 - atan(1/|x|)``, ``|x| > tan(pi/8)`` uses
   ``pi/4 + atan((|x|-1)/(|x|+1))``.
 * pow: ``exp(y log|x|)`` with C99's special cases.  float32 runs in float64; float64
@@ -98,7 +102,7 @@ P64 = Prec(F64, I64, 52, 1023, -746.0, 710.0, -40.0, 20.0, tuple(split(_LN2, 40,
            C.EXP_F64, C.LOG_F64, C.ATAN_F64)
 LOG2E = 1.4426950408889634
 PIO2_4 = split(_PI / 2, 53, 4)  # sin/cos/tan argument reduction
-TRIG_LIMIT = 1e15  # |x| up to which sin/cos/tan are accurate (see trig_reduce)
+TRIG_LIMIT = 2.0**30  # |x| from which sin/cos/tan reduce by Payne-Hanek
 PIO2 = split(_PI / 2, 53, 2)
 PIO4 = split(_PI / 4, 53, 2)
 PI = split(_PI, 53, 2)
@@ -256,41 +260,209 @@ def log1p(e: Emitter, x: V) -> V:
 # ---------------------------------------------------------------- trigonometric
 
 
-def trig_reduce(e: Emitter, x: V) -> tuple[V, V]:
-    """``(r, q)``: float64 ``r`` in ``[-pi/4, pi/4]`` and ``q = k mod 4`` (i32) with
-    ``x = k pi/2 + r``.  Cody-Waite with FMA: ``x - k*P1`` is exact before its one
-    rounding, so four 53-bit pieces of pi/2 carry the reduction as long as ``k`` is an
-    exact integer (``|x| < 2^52``).  Past :data:`TRIG_LIMIT` the result is not accurate
-    (no Payne-Hanek reduction), only bounded.  Non-finite ``x`` reduces as 0."""
+def trig_reduce(e: Emitter, x: V) -> tuple[V, V | None, V]:
+    """``(r, r_lo, q)`` with ``x = k pi/2 + r (+ r_lo)``, ``|r| <~ pi/4``, ``q = k mod 4``
+    (i32, only its low two bits mean anything); ``r`` is float64, ``r_lo`` (float64
+    inputs only, else None) the double-double tail.  Non-finite ``x`` reduces as 0.
+
+    Both reductions are computed and a select picks one per lane (no branches):
+    Cody-Waite (:func:`cody_waite`) below :data:`TRIG_LIMIT`, Payne-Hanek
+    (:func:`payne_hanek32`, :func:`payne_hanek64`) from there up to the largest finite
+    value."""
     xd = e.fpext(x, F64)
-    xd = e.select(xd.abs().lt(math.inf), xd, 0.0)
+    ax = xd.abs()
+    xd = e.select(ax.lt(math.inf), xd, 0.0)
+    r_cw, q_cw = cody_waite(e, xd, 2 if x.ty == F32 else 3)
+    huge = ax.ge(TRIG_LIMIT)
+    if x.ty == F32:
+        r_ph, q_ph = payne_hanek32(e, xd, ax)
+        return e.select(huge, r_ph, r_cw), None, e.select(huge, q_ph, q_cw)
+    r_ph, r_lo_ph, q_ph = payne_hanek64(e, x)
+    return (e.select(huge, r_ph, r_cw), e.select(huge, r_lo_ph, 0.0),
+            e.select(huge, q_ph, q_cw))
+
+
+def cody_waite(e: Emitter, xd: V, pieces: int) -> tuple[V, V]:
+    """``(r, q)`` for float64 ``|xd| < TRIG_LIMIT``: ``k = rint(xd 2/pi)``, ``r = xd - k
+    pi/2`` with FMA and 53-bit pieces of pi/2.  ``xd - k*P1`` is exact (a multiple of
+    ``ulp(P1)`` below 1) and each later step rounds only a result that is large next to
+    what follows, so ``r`` is good to about an ulp; the pieces left out weigh ``k 2^-108``
+    (two, float32 inputs) or ``k 2^-160`` (three), against ``|r| > 2^-29`` for every
+    float32 and ``> 2^-62`` for every double (see Payne-Hanek below).  ``k`` off by
+    one next to a half-integer leaves ``|r|`` a hair over pi/4, harmless to the
+    polynomials."""
     k = (xd * (2 / math.pi)).rint()
     r = xd
-    for piece in PIO2_4:
+    for piece in PIO2_4[:pieces]:
         r = e.fma(-k, e.c(F64, piece), r)
-    r = clamp(e, r, -math.pi / 4, math.pi / 4)  # only matters past TRIG_LIMIT
-    k4 = k - (k * 0.25).floor() * 4.0  # exact; huge k are multiples of 4 anyway
-    return r, e.fptosi(k4, I32)
+    return r, e.fptosi(k, I32)  # |k| < 2^30
 
 
-def sincos_poly(e: Emitter, r: V) -> tuple[V, V]:
+# ---- Payne-Hanek: x 2/pi mod 4 in fixed point, from the bits of 2/pi that matter.
+#
+# x = M 2^(E-P), M the integer mantissa (P+1 bits).  Bit i of 2/pi (weight 2^-i) adds
+# M 2^(E-P-i) to x 2/pi, a multiple of 4 for i <= E-P-2: only the bits from i0 = E-P-1
+# on matter, and past i0 + n they add less than M 2^(1-n).  With W = bits i0 ..
+# i0+n-1 as an n-bit integer, x 2/pi = M W 2^(2-n) (mod 4): the low n bits of the
+# integer product M W are x 2/pi mod 4 in fixed point, 2 integer bits (k mod 4) and
+# n-2 fraction bits.  n is set by the closest approach of x 2/pi to an integer, which
+# costs that many leading fraction bits: 2^-29.9 for float32 (an exhaustive search:
+# 7.729179e28 = 0x6f79be45, and 252.89821 at 2^-28.5 below TRIG_LIMIT), 2^-61.5 for
+# float64 (Kahan and McDonald's 6381956970095103 2^797).  The window W is cut out of
+# constant 64-bit words of 2/pi by selects on the word index and funnel shifts
+# (:func:`_barrel`): no table loads, which vectorize as gathers and cost more.
+
+
+def _two_over_pi(nbits: int) -> int:
+    """``floor(2/pi 2^nbits)``, from Machin's formula in integers (64 guard bits)."""
+    one = 1 << (nbits + 64)
+
+    def atan_inv(n: int) -> int:  # atan(1/n) * one
+        total = term = one // n
+        k, sign = 1, -1
+        while term:
+            term //= n * n
+            total += sign * (term // (2 * k + 1))
+            sign, k = -sign, k + 1
+        return total
+
+    pi = 16 * atan_inv(5) - 4 * atan_inv(239)
+    return (2 * one * one // pi) >> 64
+
+
+def _signed64(w: int) -> int:
+    return w - (1 << 64) if w >> 63 else w
+
+
+def _tpi_words(pad: int, count: int) -> list[int]:
+    """``count`` 64-bit words (signed) of ``pad`` zero bits followed by the bits of
+    2/pi, 2^-1 first."""
+    z = _two_over_pi(64 * count - pad)
+    return [_signed64((z >> (64 * (count - 1 - j))) & ((1 << 64) - 1))
+            for j in range(count)]
+
+
+TPI32 = _tpi_words(0, 4)  # float32: window bits from E - 25 in [5, 102] on
+TPI64 = _tpi_words(32, 19)  # float64: from E - 54 + 32 in [8, 1001]: 16 word offsets
+M32 = (1 << 32) - 1
+
+
+def _fshl(e: Emitter, a: V, b: V, s: V) -> V:
+    """The top 64 bits of the 128-bit ``a:b`` shifted left by ``s mod 64``."""
+    return e.intrinsic("llvm.fshl", I64, a, b, s)
+
+
+def _uitofp(e: Emitter, x: V) -> V:
+    return e.v(e.b.uitofp(x.v, F64))
+
+
+def _barrel(e: Emitter, p: V, words: list[int], n: int) -> list[V]:
+    """``n`` 64-bit words of the bit string ``words`` (64-bit words, most significant
+    first) from bit ``p`` on, ``0 <= p < 64 (len(words) - n)``: the words ``D[j] =
+    words[p // 64 + j]``, picked by a log shifter of selects on the bits of ``p // 64``,
+    funnel-shifted by ``p mod 64``."""
+    levels = (len(words) - n - 1).bit_length()
+    cur: list[V | None] = [None] * len(words)  # None: still the constant words[i]
+
+    def get(i: int) -> V:
+        v = cur[i]
+        return e.c(I64, words[i]) if v is None else v
+
+    for lev in reversed(range(levels)):
+        step = 1 << lev
+        bit = (p & (64 << lev)).ne(0)
+        nxt = list(cur)
+        for i in range(min(n + step, len(words))):  # the lower levels add < step
+            if i + step < len(words):  # else this bit is clear whenever i is used
+                nxt[i] = e.select(bit, get(i + step), get(i))
+        cur = nxt
+    return [_fshl(e, get(j), get(j + 1), p) for j in range(n)]
+
+
+def payne_hanek32(e: Emitter, xd: V, ax: V) -> tuple[V, V]:
+    """``(r, q)`` for float32 ``|x| >= TRIG_LIMIT`` (``xd``: x as float64, ``ax = |xd|``):
+    ``M`` has 24 bits, the window 96: ``W0`` (64 bits) and ``W1`` (32); ``M W mod 2^96 =
+    M W0 2^32 + M W1``, of which the top 64 bits (``2^1 .. 2^-62``) suffice: every float32
+    of magnitude 2^30 or more is at least 2^-29.9 from a multiple of pi/2 in ``x 2/pi``
+    (an exhaustive search; 0x6f79be45 = 7.729179e28 is the closest).  The window comes
+    from four constant words by selects and funnel shifts, no table loads."""
+    bits = e.bitcast(ax, I64)
+    p = bits.lshr(52) - (1023 + 25)  # i0 - 1 = E - 25, in [5, 102] for the lanes used
+    m = (bits.lshr(29) & 0x7FFFFF) | 0x800000
+    w0, w1 = _barrel(e, p, TPI32, 2)
+    w1 = w1.lshr(32)
+    top = m * w0 + (m * w1).lshr(32)  # x 2/pi mod 4 in units of 2^-62
+    top = e.select(xd.lt(0.0), -top, top)
+    q = e.v(e.b.trunc((top + (1 << 61)).lshr(62).v, I32))  # k mod 4, k rounded
+    r = e.sitofp(top << 2, F64) * (2.0**-64 * math.pi / 2)  # the fraction, in [-1/2, 1/2)
+    return r, q
+
+
+def payne_hanek64(e: Emitter, x: V) -> tuple[V, V, V]:
+    """``(r, r_lo, q)`` for float64 ``|x| >= TRIG_LIMIT``: ``M`` has 53 bits, the window
+    192 (``W0 W1 W2``), of ``M W mod 2^192`` the top 128 bits are needed: ``R0 = M W0 +
+    hi(M W1) (+ carry)`` exactly (2^1 .. 2^-62) and ``R1 = lo(M W1) + hi(M W2)`` to a
+    few units (2^-63 .. 2^-126; ``hi(M W2)`` from a float64 product).  ``R0`` rounded
+    to a multiple of 2^62 gives ``q``; the signed rest and ``R1`` become a double-double
+    fraction, times pi/2 as a double-double."""
+    ax = x.abs()
+    bits = e.bitcast(ax, I64)
+    m = (bits & ((1 << 52) - 1)) | (1 << 52)
+    p = bits.lshr(52) - (1023 + 54 - 32)  # i0 - 1 = E - 54, plus TPI64's zero bits
+    w0, w1, w2 = _barrel(e, p, TPI64, 3)
+    mh, ml = m.lshr(32), m & M32
+    w1h, w1l = w1.lshr(32), w1 & M32
+    ll, lh = ml * w1l, ml * w1h
+    mid = ll.lshr(32) + mh * w1l + (lh & M32)  # < 2^54: no overflow
+    hi1 = mh * w1h + lh.lshr(32) + mid.lshr(32)
+    lo1 = m * w1
+    # hi(M W2) to within 2 units: M and W2 as doubles, one rounding each
+    hi2 = e.v(e.b.fptoui((_uitofp(e, m) * 2.0**-64 * _uitofp(e, w2)).v, I64))
+    r1 = lo1 + hi2
+    carry = e.v(e.b.zext(e.b.icmp_unsigned("<", r1.v, lo1.v), I64))
+    r0 = m * w0 + hi1 + carry  # 2^1 .. 2^-62; r1: 2^-63 .. 2^-126
+    q = (r0 + (1 << 61)).lshr(62)  # k mod 4, k rounded to nearest
+    hi = r0 - (q << 62)  # in [-2^61, 2^61): the fraction is hi 2^-62 + r1 2^-126
+    hi_d = e.sitofp(hi, F64)  # exact below 2^53, else |hi| 2^-62 >= 2^-9 anyway
+    lo_d = e.sitofp(hi - e.fptosi(hi_d, I64), F64)  # hi_d's rounding error, |.| <= 2^8
+    lo_d = e.muladd(_uitofp(e, r1.lshr(11)), 2.0**-53, lo_d)  # + r1's top 53 bits
+    f_hi = hi_d + lo_d  # the fraction times 2^62 as f_hi + f_lo (Fast2Sum)
+    f_lo = e.muladd(_uitofp(e, r1 & 2047), 2.0**-64, (hi_d - f_hi) + lo_d)
+    neg = x.signbit()
+    c1 = e.select(neg, -PIO2[0] * 2.0**-62, PIO2[0] * 2.0**-62, F64)
+    c2 = e.select(neg, -PIO2[1] * 2.0**-62, PIO2[1] * 2.0**-62, F64)
+    r = f_hi * c1
+    r_lo = e.fma(f_hi, c1, -r) + e.muladd(f_hi, c2, f_lo * c1)
+    q = e.v(e.b.trunc(q.v, I32))
+    return r, r_lo, e.select(neg, -q, q)
+
+
+def sincos_poly(e: Emitter, r: V, r_lo: V | None = None) -> tuple[V, V]:
+    """float64 ``sin`` and ``cos`` of ``r + r_lo`` (``|r| <~ pi/4``, ``r_lo`` about an
+    ulp of ``r`` or less): ``sin(r + d) ~ sin r + d (1 - r^2/2)``, ``cos(r + d) ~ cos r -
+    r d``."""
     sin_c, cos_c = (C.SIN_F32, C.COS_F32) if r.ty == F32 else (C.SIN_F64, C.COS_F64)
     z = r * r
-    s = e.muladd(r * z, e.poly(z, sin_c), r)
     hz = z * 0.5
+    if r_lo is None:
+        s = e.muladd(r * z, e.poly(z, sin_c), r)
+        tail = z * z * e.poly(z, cos_c)
+    else:
+        s = r + e.muladd(r * z, e.poly(z, sin_c), e.muladd(-hz, r_lo, r_lo))
+        tail = e.muladd(z * z, e.poly(z, cos_c), -(r * r_lo))
     w = 1.0 - hz  # fdlibm: recover the rounding error of 1 - z/2
-    c = w + (((1.0 - w) - hz) + z * z * e.poly(z, cos_c))
+    c = w + (((1.0 - w) - hz) + tail)
     return s, c
 
 
 def _trig(e: Emitter, x: V, which: str) -> V:
-    r, q = trig_reduce(e, x)
+    r, r_lo, q = trig_reduce(e, x)
     if x.ty == F32:  # f32 polynomials (fewer terms), evaluated in f64
         z = r * r
         s = e.muladd(r * z, e.poly(z, C.SIN_F32), r)
         c = e.muladd(z * z, e.poly(z, C.COS_F32), 1.0 - z * 0.5)
     else:
-        s, c = sincos_poly(e, r)
+        s, c = sincos_poly(e, r, r_lo)
     if which == "cos":
         q = q + 1
     odd = (q & 1).ne(0)
