@@ -303,7 +303,8 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
             where = f" at {brk.loc}" if brk.loc else ""
             n = len(typed.flags.get("guards", []))
             header = (f"# {graph.name}: {brk.reason}{where}; " + (
-                "differentiated as a typed program (its loops kept as loops)\n"
+                "differentiated as a typed program (its loops kept as loops, its "
+                "recursive calls as typed functions)\n"
                 if typed.flags.get("route") == "adjoint" else
                 f"specialized on these arguments' decisions, re-checked by {n} guard(s) "
                 "on every call\n"))

@@ -37,6 +37,7 @@ class Step:
     name: str = ""
     outputs: list[int] | None = None  # a kernel's several results, in order
     kernel: Any = None  # the kernel IR of a fused step (for printing)
+    when: Any = None  # (slot, value): run only when that condition has that truth value
 
 
 @dataclass
@@ -95,6 +96,11 @@ class HostProgram:
     def _steps(self, slots: list[Any]) -> None:
         with np.errstate(all="ignore"):
             for st in self.steps:
+                w = st.when
+                if w is not None:
+                    c = slots[w[0]]
+                    if c is None or bool(c) != w[1]:
+                        continue  # only the side of a branch not taken needs it
                 vals = [slots[x] if is_slot else x for is_slot, x in st.inputs]
                 try:
                     if st.outputs is not None:
@@ -240,6 +246,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     kernels = _kernels(typed, name, lone) if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
+        if isinstance(unit, Elided):
+            done.update(m.id for m in unit.members)
+            continue
         if isinstance(unit, KernelUnit):
             plan = unit.plan
             for m in plan.outputs:
@@ -283,9 +292,64 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = [operand(out)]
     else:
         outputs = []
+    steps = _live(steps, outputs)
+    _predicate(steps, outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])), specs=specs)
+
+
+def _live(steps: list[Step], outputs: list[tuple[bool, Any]]) -> list[Step]:
+    """The steps whose results are read: a value that every kernel using it recomputes
+    (fusion's rematerialization) is not computed on its own."""
+    live = {x for is_slot, x in outputs if is_slot}
+    kept: list[Step] = []
+    for st in reversed(steps):
+        outs = st.outputs if st.outputs is not None else [st.output]
+        if any(o in live for o in outs):
+            kept.append(st)
+            live.update(x for is_slot, x in st.inputs if is_slot)
+    return kept[::-1]
+
+
+def _predicate(steps: list[Step], outputs: list[tuple[bool, Any]]) -> None:
+    """Mark the steps that only a branch not taken needs (``Step.when``): both sides of
+    an if-converted branch are in the program, but the step runner skips a step whose
+    every use is on the other side of a ``select`` -- or in steps skipped likewise -- so
+    a branch costs only the side taken (a recursive function's base case does not pay
+    for its recursive side).  Found on the lowered steps, whatever the passes did."""
+    made: dict[int, int] = {}  # slot -> the step that writes it
+    for si, st in enumerate(steps):
+        for o in (st.outputs if st.outputs is not None else [st.output]):
+            made[o] = si
+    always = object()
+    need: list[Any] = [None] * len(steps)  # None: no use seen yet
+    for o in (x for is_slot, x in outputs if is_slot):
+        if o in made:
+            need[made[o]] = always
+    for ui in range(len(steps) - 1, -1, -1):
+        u = steps[ui]
+        if need[ui] is None:
+            need[ui] = always  # unused: nothing to gain, nothing to risk
+        select = u.name == "select" and u.outputs is None and len(u.inputs) == 3 \
+            and u.inputs[0][0]
+        for k, (is_slot, x) in enumerate(u.inputs):
+            if not is_slot or x not in made:
+                continue
+            si = made[x]
+            if select and k > 0:
+                c = u.inputs[0][1]
+                lit = (c, k == 1)
+            else:
+                lit = need[ui]
+            if need[si] is None:
+                need[si] = lit
+            elif need[si] is not always and need[si] != lit:
+                need[si] = always
+    for si, st in enumerate(steps):
+        w = need[si]
+        if w is not always and w is not None and made.get(w[0], -1) < si:
+            st.when = w  # the condition is known by then
 
 
 class Tape:
@@ -499,6 +563,14 @@ class KernelUnit:
         return (_kernel_unit, (self.plan.kernel, self.plan.post))
 
 
+class Elided:
+    """A fusion group none of whose values is stored: the groups that read them
+    recompute them, so it is not run at all."""
+
+    def __init__(self, members: list[Apply]):
+        self.members = members
+
+
 class _Plan:
     def __init__(self, kernel, post):
         self.kernel = kernel
@@ -530,7 +602,10 @@ def _kernels(typed: Graph, name: str, lone: bool = False) -> dict[int, KernelUni
             plan = build_kernel(grp, f"{base}_k{grp.id}")
         except Unfusable:
             continue
-        unit = KernelUnit(plan, grp.members, compile_kernel(plan.kernel))
+        if not grp.outputs:  # every user recomputes its values: nothing to run
+            unit = Elided(grp.members)
+        else:
+            unit = KernelUnit(plan, grp.members, compile_kernel(plan.kernel))
         for m in grp.members:
             if m.id not in grp.borrowed:
                 out[m.id] = unit
@@ -557,13 +632,19 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
             unit_of[id(u)] = len(units)
             units.append(u)
     deps: dict[int, set[int]] = {i: set() for i in range(len(units))}
-    for n in order:
-        me = unit_of[id(kernels.get(n.id, n))]
-        for i in n.inputs:
-            if isinstance(i, Apply) and i.id in {x.id for x in order}:
-                src = unit_of.get(id(kernels.get(i.id, i)))
-                if src is not None and src != me:
-                    deps[me].add(src)
+    ids = {x.id for x in order}
+    for me, u in enumerate(units):
+        # a kernel reads what its members -- those it recomputes included -- read from
+        # outside it; a value it recomputes is not read from the group that stores it
+        members = u.members if isinstance(u, (KernelUnit, Elided)) else \
+            u[1] if isinstance(u, tuple) else [u]  # myc.aot's units: (plan, members)
+        own = {m.id for m in members}
+        for m in members:
+            for i in m.inputs:
+                if isinstance(i, Apply) and i.id in ids and i.id not in own:
+                    src = unit_of.get(id(kernels.get(i.id, i)))
+                    if src is not None and src != me:
+                        deps[me].add(src)
     done: list[int] = []
     placed: set[int] = set()
     pending = list(range(len(units)))

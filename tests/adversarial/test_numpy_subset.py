@@ -1370,9 +1370,6 @@ _XFAIL: dict = {
                       "2) is int64); infer/rules.py _prox replaces the exponent 2 by a proxy "
                       "scalar, losing that fast path, so the kernel gives int64 (interp is "
                       "right)",
-    e_sin_huge: "cpu: backends/cpu/mathlib.py trig_reduce has no Payne-Hanek reduction: past "
-                "TRIG_LIMIT (1e15, documented as 'not accurate, only bounded') sin/cos/tan of "
-                "|x| >= ~1e18 come out as +-0.7071 / +-1 -- silently wrong, NumPy is exact",
 }
 
 
@@ -1926,18 +1923,12 @@ GRAD = [
 ]
 
 _GRAD_BUGS_START = len(GRAD)
-_FUSION_CYCLE = (
-    "cpu, MYC_STRICT: the reverse graph's fusion groups are not convex; "
-    "lower/program.py schedule_units raises 'fusion groups form a cycle' (without MYC_STRICT "
-    "it silently runs op by op). Culprit: opt/fusion.py's convexity check when merging")
 GRAD += [
     (g_where_sqrt, 0, [(f64(0.5, -1.5, -0.25),)]),
     (g_pow_of_pow, (0, 1, 2), [(f64(1.2, 0.7, 2.0), f64(0.3, -0.5, 1.1), f64(0.1, 0.2, 0.05))]),
     (g_min_max_where, 0, [(_P3, _P3 * 0.5 - 0.2, _P3[::-1] + 0.1)]),
 ]
 _GRAD_XFAIL: dict = {
-    g_pow_of_pow: _FUSION_CYCLE,
-    g_min_max_where: _FUSION_CYCLE,
     g_where_sqrt: "the reverse-mode where/NaN trap: bprop of where sends a zero cotangent to "
                   "the untaken sqrt branch, and prims/bprops.py sqrt's rule computes "
                   "dout / (2 * out) = 0 / nan = nan at x < 0 (gradient nan, finite "
