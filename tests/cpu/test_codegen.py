@@ -39,6 +39,24 @@ def test_module_verifies_and_has_the_entry_point():
     mod.verify()
 
 
+def test_trig_kernels_get_a_fast_pass_and_a_rerun():
+    """Only kernels with sin/cos/tan get ``.fast`` (and ``.reset`` where an output is
+    read before written); the entry keeps its signature and calls the full body only
+    when the fast pass asks."""
+    def functions(*outs, shape=(4096,)):
+        k = Kernel("k", shape, (Buffer("x", F32, shape),), outs)
+        text = str(codegen(k)[0])
+        assert re.search(r'define void @"?myc_kernel_k"?\(ptr [^,]+, i64 [^,]+, i64 [^,)]+\)',
+                         text)
+        return set(re.findall(r"define [^@]*@\"?myc_kernel_k\.(\w+)", text))
+
+    assert functions(Store(0, Unary("exp", X))) == {"body"}
+    assert functions(Store(0, Unary("cos", X))) == {"body", "fast"}
+    assert functions(Reduce(0, "sum", Unary("tan", X), (0,))) == {"body", "fast"}
+    assert functions(Reduce(0, "max", Unary("sin", X), (0,)), shape=(8, 512)) == \
+        {"body", "fast", "reset"}
+
+
 def test_bad_module_raises_instead_of_aborting():
     with pytest.raises(RuntimeError):
         jit.parse("define void @f() {\n  ret i32 0\n}", jit.target_machine())

@@ -6,23 +6,30 @@ sin, cos and tan are measured up to the largest finite value, with the arguments
 closest to a multiple of pi/2 (where argument reduction loses the most bits) added:
 glibc's sin/cos/tan and sinl/cosl/tanl reduce huge arguments exactly (Payne-Hanek), so
 float64 and long double NumPy are right references there too (long double agrees with
-mpmath to 2^-63 relative on the float64 hard cases below).
+mpmath to 2^-63 relative on the float64 hard cases below).  Kernels run trig by
+Cody-Waite first and rerun a chunk with a huge argument with the full reduction (see
+codegen.py): the sweeps go through that rerun, and the tests at the end check the fast
+pass's flag, that ordinary elements do not change, and that reductions are not counted
+twice.
 
 Run with ``-s`` to see the max ulp error per function (also in mathlib.ACCURACY)."""
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import re
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
 import pytest
 
+import myc
 from myc.backends.cpu import compile_kernel, jit
-from myc.backends.cpu.codegen import codegen
+from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.mathlib import _PI, ACCURACY, TRIG_LIMIT, _two_over_pi
-from myc.lower.kernel import Binary, Buffer, Kernel, Load, Store, Unary
+from myc.lower.kernel import Binary, Buffer, Kernel, Load, Reduce, Store, Unary
 from tests.cpu.helpers import binary_kernel, unary_kernel
 
 N = 1 << 16
@@ -284,19 +291,142 @@ def test_long_double_reference_on_hard_cases():
                 assert abs(mpmath.mpf(str(r)) - want) <= abs(want) * 2.0**-60, (fn, xi)
 
 
+def fast_pass(kernel: Kernel) -> tuple[str, Callable[..., int]]:
+    """The kernel's fast pass alone (``@<entry>.fast``, made external and not inlined):
+    its optimized IR, and ``run(*arrays) -> flag`` over the whole range, the arrays
+    being the kernel's inputs then outputs."""
+    module, plan = codegen(kernel)
+    name = f"{entry_name(kernel)}.fast"
+    fn = module.get_global(name)
+    fn.linkage = ""
+    fn.attributes.discard("alwaysinline")
+    fn.attributes.add("noinline")
+    text = jit.optimized_ir(module)
+    start = re.search(rf'define [^@]*@"?{re.escape(name)}"?\(', text).start()
+    text = text[start:text.index("\n}\n", start)]
+    jm = jit.JitModule(module)
+    nbuf = len(kernel.inputs) + len(kernel.output_buffers())
+    proto = ctypes.CFUNCTYPE(ctypes.c_uint8, *[ctypes.c_void_p] * nbuf, ctypes.c_int64,
+                             ctypes.c_int64)
+    f = proto(jm.address(name))
+
+    def run(*arrays):
+        assert jm is not None  # keeps the machine code alive
+        return f(*[a.ctypes.data for a in arrays], 0, plan.extent) & 1
+
+    return text, run
+
+
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_trig_vectorizes_without_calls_or_table_loads(dt):
     """sin/cos/tan with the Payne-Hanek path are still straight-line code: the loop
     vectorizes, nothing is called, and the 2/pi window comes from selects on constants
-    (no gathers)."""
+    (no gathers).  The fast pass alone vectorizes too, its rerun flag an OR of i1
+    vectors."""
     n = 4096
     x = Load(0, dt)
     val = Binary("add", Binary("add", Unary("sin", x), Unary("cos", x)), Unary("tan", x))
     k = Kernel("k", (n,), (Buffer("x", dt, (n,)), Buffer("y", dt, (n,))), (Store(0, val),))
-    text = jit.optimized_ir(codegen(k)[0])
     elt = "float" if dt == "float32" else "double"
-    widths = {int(w) for w in re.findall(rf"<(\d+) x {elt}>", text)}
-    assert widths and max(widths) >= 4, widths
-    called = {f for f in re.findall(r"call [^@]*@([\w.]+)", text) if not f.startswith("llvm.")}
-    assert not called, called
-    assert "gather" not in text
+    for text in (jit.optimized_ir(codegen(k)[0]), fast_pass(k)[0]):
+        widths = {int(w) for w in re.findall(rf"<(\d+) x {elt}>", text)}
+        assert widths and max(widths) >= 4, widths
+        called = {f for f in re.findall(r"call [^@]*@([\w.\"]+)", text)
+                  if not f.startswith("llvm.")}
+        assert not called, called
+        assert "gather" not in text
+    assert re.search(r"= or <\d+ x i1>", text), "the rerun flag is not a vector OR"
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_fast_pass_flags_just_the_arguments_it_cannot_reduce(dt):
+    """The fast pass asks for the rerun exactly when some argument is finite and
+    ``|x| >= TRIG_LIMIT``, wherever it sits (vector body or remainder); NaN and +-inf
+    (NaN either way) do not."""
+    n = 1003
+    x = Load(0, dt)
+    k = Kernel("k", (n,), (Buffer("x", dt, (n,)),),
+               (Store(0, Binary("mul", Unary("sin", x), Unary("cos", x))),))
+    _, run = fast_pass(k)
+    x = np.random.default_rng(3).uniform(-1e4, 1e4, n).astype(dt)
+    y = np.empty(n, dt)
+    t = np.array(TRIG_LIMIT, dt)
+    big = np.finfo(dt).max
+    assert run(x, y) == 0
+    for v, want in [(np.nextafter(t, 0), 0), (np.nan, 0), (np.inf, 0), (0.0, 0),
+                    (t, 1), (1e30, 1), (big, 1)]:
+        for pos in (0, n // 2, n - 1):
+            for sign in (1, -1):
+                xv = x.copy()
+                xv[pos] = sign * v
+                assert run(xv, y) == want, (v, pos, sign)
+
+
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan"])
+def test_huge_arguments_among_ordinary_ones(fn, dt):
+    """An array with a few huge arguments runs again with the full reduction: the
+    huge ones come out right, the others bit for bit as in an array without them."""
+    skip_f64(dt)
+    n = 3001
+    x = np.random.default_rng(4).uniform(-1e4, 1e4, n).astype(dt)
+    k = unary_kernel(fn, dt, n)
+    plain = compile_kernel(k)([x])[0]
+    pos = [0, 1234, n - 1]
+    xh = x.copy()
+    xh[pos] = [1e30, -np.finfo(dt).max, trig_hard_cases(dt)[0]]
+    got = compile_kernel(k)([xh])[0]
+    rest = np.ones(n, bool)
+    rest[pos] = False
+    np.testing.assert_array_equal(got[rest].view(f"u{got.itemsize}"),
+                                  plain[rest].view(f"u{got.itemsize}"))
+    err = ulp_error(got[pos], exact_of(fn, xh[pos]), dt)
+    assert err.max() <= ACCURACY[dt][fn], (xh[pos], got[pos])
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+@pytest.mark.parametrize("dt", ["float32", "float64"])
+def test_rerun_does_not_count_reductions_twice(dt, threads, monkeypatch):
+    """Fused reductions with one huge argument among many: the chunk that holds it runs
+    again from the identity -- a 1-axis sum (written once per chunk), a sum over an
+    outer axis (accumulated in memory row by row) and over the inner and an outer axis
+    (read and updated per row), on one thread and split over two (partials).  sin is
+    positive on the ordinary arguments, so a count twice would show."""
+    monkeypatch.setenv("MYC_NUM_THREADS", threads)
+    rng = np.random.default_rng(5)
+    tol = dict(rtol=1e-4 if dt == "float32" else 1e-10)
+
+    def check(f, x, want_of):
+        got = f(x)
+        want = want_of(x.astype(np.float64))
+        np.testing.assert_allclose(got, want, **tol)
+
+    x = rng.uniform(0.1, 3.0, 1 << 17).astype(dt)
+    x[12345] = 1e30
+    check(myc.jit(lambda x: np.sum(np.sin(x) * 2)), x, lambda x: np.sum(np.sin(x) * 2))
+    x = rng.uniform(0.1, 3.0, (300, 501)).astype(dt)
+    x[0, 7] = x[299, 500] = -1e30
+    check(myc.jit(lambda x: np.sum(np.sin(x), axis=0)), x,
+          lambda x: np.sum(np.sin(x), axis=0))
+    check(myc.jit(lambda x: np.max(np.cos(x), axis=0)), x,
+          lambda x: np.max(np.cos(x), axis=0))
+    x = rng.uniform(0.1, 3.0, (4, 5, 6001)).astype(dt)
+    x[1, 2, 3] = 1e30
+    check(myc.jit(lambda x: np.sum(np.sin(x), axis=(0, 2))), x,
+          lambda x: np.sum(np.sin(x), axis=(0, 2)))
+
+
+def test_reset_restores_outputs_read_before_written():
+    """The kernel IR level of the above: an outer-axis sum and an inner+outer sum in
+    one kernel with a store, through the runtime, the huge argument in the last row."""
+    dt = "float64"
+    shape = (6, 7, 300)
+    x = np.random.default_rng(6).uniform(0.1, 3.0, shape)
+    x[5, 6, 299] = 1e30
+    s = Unary("sin", Load(0, dt))
+    k = Kernel("r", shape, (Buffer("x", dt, shape),),
+               (Reduce(0, "sum", s, (0,)), Reduce(1, "sum", s, (0, 2)), Store(2, s)))
+    got = compile_kernel(k)([x])
+    want = k.reference([x])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)

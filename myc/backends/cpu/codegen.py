@@ -11,6 +11,18 @@ order); ``[begin, end)`` is the chunk of the plan's parallel range to run (see
 ``noalias`` arguments -- once inlined, that tells LLVM that outputs do not overlap inputs,
 so the innermost loop vectorizes without runtime alias checks.
 
+Kernels with sin, cos or tan (``mathlib.FAST``) run a chunk twice when they must: the
+full functions reduce huge arguments (``|x| >= 2^30``) by Payne-Hanek, which is costly
+to compute for every element, so ``@k`` first calls ``@k.fast``, the same loop nest with
+the Cody-Waite-only variants, which also ORs into a loop-carried i1 (like a reduction
+accumulator, so the loop still vectorizes) whether any argument needed the full
+reduction, and returns it.  If it is set, ``@k`` runs the chunk again with ``@k.body``
+(the full functions), overwriting every output; outputs that are read before being
+written (``OutPlan.init``: the caller filled them with the identity) are first put back
+to the identity by ``@k.reset``, over the elements this chunk touches, so nothing is
+counted twice.  Below the limit the fast functions give the full ones' results bit for
+bit, so a rerun changes only what the huge arguments touch.
+
 The innermost loop is a single basic block: loads, scalar math (transcendentals are
 calls to ``alwaysinline`` functions from ``mathlib.py``, branch-free once inlined),
 stores, and register accumulators for reductions along it.  Float ``sum`` accumulators
@@ -24,7 +36,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
-from myc.backends.cpu.mathlib import MathLib
+from myc.backends.cpu.mathlib import FAST, MathLib
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
@@ -142,27 +154,14 @@ class KernelGen:
         nbuf = len(self.k.inputs) + len(self.outs)
         self.symbols = kernel_symbols(self.k)
         extra = [PTR] if self.symbols else []  # the values of symbolic sizes (myc.aot)
-        body_ty = ir.FunctionType(ir.VoidType(), [PTR] * nbuf + extra + [I64, I64])
-        body = ir.Function(self.module, body_ty, f"{entry_name(self.k)}.body")
-        body.linkage = "internal"
-        body.attributes.add("alwaysinline")
-        body.attributes.add("nounwind")
-        for arg in body.args[:nbuf]:
-            arg.add_attribute("noalias")
-        self.e = Emitter(ir.IRBuilder(body.append_basic_block("entry")))
-        self.bases = list(body.args[:nbuf])
-        self.sym_vals = {}
-        if self.symbols:
-            dims = body.args[nbuf]
-            for j, name in enumerate(self.symbols):
-                self.sym_vals[name] = self.e.b.load(
-                    self.e.b.gep(dims, [ir.Constant(I64, j)], source_etype=I64), typ=I64)
-        begin, end = body.args[-2:]
-        if len(self.plan.dims) == 1:
-            self.loop_1d(begin, end)
-        else:
-            self.loop_rows(begin, end)
-        self.e.b.ret_void()
+        params = [PTR] * nbuf + extra + [I64, I64]
+        full = self.body_function("full", params, nbuf)
+        has_trig = any(isinstance(n, Unary) and n.op in FAST
+                       for n in postorder([o.expr for o in self.outs]))
+        if has_trig:
+            fast = self.body_function("fast", params, nbuf)
+            reset = (self.body_function("reset", params, nbuf)
+                     if any(op.init for op in self.plan.outs) else None)
 
         entry = ir.Function(self.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
                             entry_name(self.k))
@@ -171,8 +170,55 @@ class KernelGen:
         bufs, begin, end = entry.args
         ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
                 for i in range(nbuf + len(extra))]
-        b.call(body, ptrs + [begin, end])
+        args = ptrs + [begin, end]
+        if has_trig:  # the fast pass; the full one again only if it asks
+            again = entry.append_basic_block("rerun")
+            done = entry.append_basic_block("done")
+            br = b.cbranch(b.call(fast, args), again, done)
+            br.set_weights([1, 1 << 20])
+            b.position_at_end(again)
+            if reset is not None:
+                b.call(reset, args)
+            b.call(full, args)
+            b.branch(done)
+            b.position_at_end(done)
+        else:
+            b.call(full, args)
         b.ret_void()
+
+    def body_function(self, mode: str, params: list, nbuf: int) -> ir.Function:
+        """The loop nest over ``[begin, end)`` as ``@k.body`` (``mode`` "full"), ``@k.fast``
+        (the fast sin/cos/tan; returns the i1 "run again with the full ones") or
+        ``@k.reset`` (only puts the identity back into the ``init`` outputs, everywhere
+        the chunk would write them)."""
+        self.mode = mode
+        ret = I1 if mode == "fast" else ir.VoidType()
+        suffix = {"full": "body", "fast": "fast", "reset": "reset"}[mode]
+        fn = ir.Function(self.module, ir.FunctionType(ret, params),
+                         f"{entry_name(self.k)}.{suffix}")
+        fn.linkage = "internal"
+        fn.attributes.add("alwaysinline")
+        fn.attributes.add("nounwind")
+        for arg in fn.args[:nbuf]:
+            arg.add_attribute("noalias")
+        self.e = Emitter(ir.IRBuilder(fn.append_basic_block("entry")))
+        self.bases = list(fn.args[:nbuf])
+        self.sym_vals = {}
+        if self.symbols:
+            dims = fn.args[nbuf]
+            for j, name in enumerate(self.symbols):
+                self.sym_vals[name] = self.e.b.load(
+                    self.e.b.gep(dims, [ir.Constant(I64, j)], source_etype=I64), typ=I64)
+        begin, end = fn.args[-2:]
+        if len(self.plan.dims) == 1:
+            flag = self.loop_1d(begin, end)
+        else:
+            flag = self.loop_rows(begin, end)
+        if mode == "fast":
+            self.e.b.ret(flag)
+        else:
+            self.e.b.ret_void()
+        return fn
 
     def i64(self, x) -> ir.Value:
         """A size, stride or count: a constant, or computed from the symbolic sizes."""
@@ -181,15 +227,19 @@ class KernelGen:
         return ir.Constant(I64, x)
 
     # ------------------------------------------------------------------ loop nests
-    def loop_1d(self, begin, end) -> None:
+    # In mode "fast" the rerun flag (i1) is carried through every loop, last after the
+    # values a loop carries anyway; loop_1d and loop_rows return it (None otherwise).
+    def loop_1d(self, begin, end) -> ir.Value | None:
         self.set_row_pointers(None)
-        totals = self.row(begin, end)
+        totals, flag = self.row(begin, end, ir.Constant(I1, 0))
         self.finish_row(totals)
+        return flag
 
-    def loop_rows(self, begin, end) -> None:
+    def loop_rows(self, begin, end) -> ir.Value | None:
         b = self.e.b
         dims = self.plan.dims
         outer = dims[:-1]
+        fast = self.mode == "fast"
         idx: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
         rem = begin
         for a in range(len(outer) - 1, 0, -1):
@@ -199,8 +249,9 @@ class KernelGen:
         idx[0] = rem
 
         def row_body(r, carried):
-            self.set_row_pointers(carried)
-            totals = self.row(ir.Constant(I64, 0), self.i64(dims[-1]))
+            self.set_row_pointers(carried[:len(outer)])
+            totals, flag = self.row(ir.Constant(I64, 0), self.i64(dims[-1]),
+                                    carried[-1] if fast else None)
             self.finish_row(totals)
             new: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
             carry = None
@@ -212,9 +263,11 @@ class KernelGen:
                     break
                 carry = b.icmp_signed("==", nxt, self.i64(outer[a]))
                 new[a] = b.select(carry, ir.Constant(I64, 0), nxt)
-            return new
+            return new + [flag] if fast else new
 
-        counted_loop(self.e, begin, end, idx, row_body, "rows")
+        inits = idx + [ir.Constant(I1, 0)] if fast else idx
+        outs = counted_loop(self.e, begin, end, inits, row_body, "rows")
+        return outs[-1] if fast else None
 
     def set_row_pointers(self, idx: list | None) -> None:
         """Pointers to the start of the current row for every load and output (the
@@ -240,37 +293,50 @@ class KernelGen:
         return b.gep(base, [off], source_etype=MEMTYPE[dtype])
 
     # ------------------------------------------------------------------ one row
-    def row(self, lo, hi) -> list:
+    def row(self, lo, hi, flag) -> tuple[list, ir.Value | None]:
         """Run the innermost axis over ``[lo, hi)``; returns the "inner" reductions'
-        totals (blocked when a float sum needs it)."""
+        totals (blocked when a float sum needs it) and, in mode "fast", ``flag`` ORed
+        with the rerun flags of the row's elements.  Mode "reset" runs the loop only for
+        the "outer" outputs, storing their identity."""
         inner = [i for i, o in enumerate(self.plan.outs) if o.mode == "inner"]
         self.inner_outs = inner
+        if self.mode == "reset":
+            if any(o.mode == "outer" for o in self.plan.outs):
+                counted_loop(self.e, lo, hi, [], self.inner_body, "inner")
+            return [], None
+        fast = self.mode == "fast"
         acc_types = [self.acc_type(i) for i in inner]
         inits = [self.identity(i) for i in inner]
         blocked = any(self.plan.outs[i].op == "sum" and self.outs[i].expr.dtype in FLOATS
                       for i in inner)
         if not blocked:
-            return counted_loop(self.e, lo, hi, inits, self.inner_body, "inner")
+            outs = counted_loop(self.e, lo, hi, inits + [flag] if fast else inits,
+                                self.inner_body, "inner")
+            return (outs[:-1], outs[-1]) if fast else (outs, None)
         b = self.e.b
         nblocks = b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, BLOCK - 1)),
                          ir.Constant(I64, BLOCK))
         tot_inits = [const(t, identity(self.outs[i].op, self.outs[i].expr.dtype))
                      for i, t in zip(inner, acc_types, strict=True)]
 
-        def block_body(blk, totals):
+        def block_body(blk, carried):
+            totals = carried[:len(inner)]
             jb = b.add(lo, b.mul(blk, ir.Constant(I64, BLOCK)))
             je = b.add(jb, ir.Constant(I64, BLOCK))
             je = b.select(b.icmp_signed("<", je, hi), je, hi)
-            accs = counted_loop(self.e, jb, je, inits, self.inner_body, "inner")
+            accs = counted_loop(self.e, jb, je, inits + carried[len(inner):],
+                                self.inner_body, "inner")
             new = []
-            for i, t, acc in zip(inner, totals, accs, strict=True):
+            for i, t, acc in zip(inner, totals, accs[:len(inner)], strict=True):
                 if self.outs[i].op == "sum" and is_float(acc.type):
                     new.append(b.fadd(t, self.e.fpext(self.e.v(acc), t.type).v))
                 else:
                     new.append(self.combine(self.plan.outs[i].op, t, acc, reassoc=False))
-            return new
+            return new + accs[len(inner):]
 
-        return counted_loop(self.e, ir.Constant(I64, 0), nblocks, tot_inits, block_body, "blocks")
+        outs = counted_loop(self.e, ir.Constant(I64, 0), nblocks,
+                            tot_inits + [flag] if fast else tot_inits, block_body, "blocks")
+        return (outs[:-1], outs[-1]) if fast else (outs, None)
 
     def acc_type(self, i: int) -> ir.Type:
         """Type of the per-row total: float sums are totalled in float64."""
@@ -286,9 +352,15 @@ class KernelGen:
     def inner_body(self, j, accs):
         self.j = j
         self.vals: dict[Expr, V] = {}
+        self.rerun: list[V] = []  # mode "fast": the rerun flags of this element
         new = list(accs)
         b = self.e.b
         for i, (out, op) in enumerate(zip(self.outs, self.plan.outs, strict=True)):
+            if self.mode == "reset":
+                if op.mode == "outer":
+                    b.store(self.to_mem(self.e.v(self.identity(i)), out.expr.dtype),
+                            self.elem_ptr(i, op.strides[-1]), align=ITEMSIZE[out.expr.dtype])
+                continue
             v = self.expr(out.expr)
             if op.mode == "store":
                 b.store(self.to_mem(v, out.expr.dtype), self.elem_ptr(i, op.strides[-1]),
@@ -304,6 +376,11 @@ class KernelGen:
                 res = self.combine(op.op, old, v.v, reassoc=False)
                 b.store(self.to_mem(self.e.v(res), out.expr.dtype), ptr,
                         align=ITEMSIZE[out.expr.dtype])
+        if self.mode == "fast":
+            flag = self.e.v(accs[-1])
+            for f in self.rerun:
+                flag = flag | f
+            new[-1] = flag.v
         return new
 
     def finish_row(self, totals: list) -> None:
@@ -311,8 +388,13 @@ class KernelGen:
         for k, i in enumerate(self.inner_outs):
             out, op = self.outs[i], self.plan.outs[i]
             dt = out.expr.dtype
-            total = self.e.fptrunc(self.e.v(totals[k]), LLTYPE[dt]).v
             ptr = self.out_ptrs[i]
+            if self.mode == "reset":
+                if op.init:
+                    b.store(self.to_mem(self.e.v(self.identity(i)), dt), ptr,
+                            align=ITEMSIZE[dt])
+                continue
+            total = self.e.fptrunc(self.e.v(totals[k]), LLTYPE[dt]).v
             if op.init:
                 old = self.from_mem(b.load(ptr, typ=MEMTYPE[dt], align=ITEMSIZE[dt]), dt)
                 total = self.combine(op.op, old, total, reassoc=False)
@@ -389,6 +471,10 @@ class KernelGen:
         e = self.e
         k = kind(dtype)
         if op in MATH_OPS:
+            if self.mode == "fast" and op in FAST:
+                y, rerun = self.math.call_fast(e, op, x)
+                self.rerun.append(rerun)
+                return y
             return self.math.call(e, op, x)
         if op == "neg":
             return -x

@@ -26,8 +26,14 @@ Argument reduction, in brief:
   the integer product of the mantissa and the window of 2/pi's bits that the exponent
   selects (96 bits for float32, 192 for float64), cut from constant words by selects
   and funnel shifts (no table loads); float64 carries ``r`` as a double-double into
-  the polynomials.  Both reductions are computed for every element and a select picks
-  one, so huge arguments cost every trig call some time (see :func:`trig_reduce`).
+  the polynomials.  The full functions ``@myc.sin.f32`` etc. compute both reductions
+  for every element and a select picks one (see :func:`trig_reduce`), which makes
+  ordinary arguments pay for Payne-Hanek (a loop of sin is 1.6x slower for float32,
+  3x for float64).  So kernels run a *fast* pass first (:data:`FAST`):
+  ``@myc.sin.fast.f32`` etc. reduce by Cody-Waite only, and :func:`needs_full` flags
+  the finite arguments that need Payne-Hanek; a chunk of a kernel that saw one runs
+  again with the full functions (``codegen.py``; NaN and +-inf need no rerun).  Below
+  the limit the fast functions give the full ones' results bit for bit.
 * arctan: ``|x| > tan(3pi/8)`` uses ``pi/2 - atan(1/|x|)``, ``|x| > tan(pi/8)`` uses
   ``pi/4 + atan((|x|-1)/(|x|+1))``.
 * pow: ``exp(y log|x|)`` with C99's special cases.  float32 runs in float64; float64
@@ -103,6 +109,7 @@ P64 = Prec(F64, I64, 52, 1023, -746.0, 710.0, -40.0, 20.0, tuple(split(_LN2, 40,
 LOG2E = 1.4426950408889634
 PIO2_4 = split(_PI / 2, 53, 4)  # sin/cos/tan argument reduction
 TRIG_LIMIT = 2.0**30  # |x| from which sin/cos/tan reduce by Payne-Hanek
+FAST = ("sin", "cos", "tan")  # functions with a fast variant (``MathLib.call_fast``)
 PIO2 = split(_PI / 2, 53, 2)
 PIO4 = split(_PI / 4, 53, 2)
 PI = split(_PI, 53, 2)
@@ -260,7 +267,7 @@ def log1p(e: Emitter, x: V) -> V:
 # ---------------------------------------------------------------- trigonometric
 
 
-def trig_reduce(e: Emitter, x: V) -> tuple[V, V | None, V]:
+def trig_reduce(e: Emitter, x: V, fast: bool = False) -> tuple[V, V | None, V]:
     """``(r, r_lo, q)`` with ``x = k pi/2 + r (+ r_lo)``, ``|r| <~ pi/4``, ``q = k mod 4``
     (i32, only its low two bits mean anything); ``r`` is float64, ``r_lo`` (float64
     inputs only, else None) the double-double tail.  Non-finite ``x`` reduces as 0.
@@ -268,11 +275,16 @@ def trig_reduce(e: Emitter, x: V) -> tuple[V, V | None, V]:
     Both reductions are computed and a select picks one per lane (no branches):
     Cody-Waite (:func:`cody_waite`) below :data:`TRIG_LIMIT`, Payne-Hanek
     (:func:`payne_hanek32`, :func:`payne_hanek64`) from there up to the largest finite
-    value."""
+    value.  ``fast``: Cody-Waite only (``r_lo`` None), ``|x| >= TRIG_LIMIT`` reduces as
+    0 -- a wrong answer the caller must throw away (:func:`needs_full` flags it)."""
     xd = e.fpext(x, F64)
     ax = xd.abs()
+    pieces = 2 if x.ty == F32 else 3
+    if fast:
+        r, q = cody_waite(e, e.select(ax.lt(TRIG_LIMIT), xd, 0.0), pieces)
+        return r, None, q
     xd = e.select(ax.lt(math.inf), xd, 0.0)
-    r_cw, q_cw = cody_waite(e, xd, 2 if x.ty == F32 else 3)
+    r_cw, q_cw = cody_waite(e, xd, pieces)
     huge = ax.ge(TRIG_LIMIT)
     if x.ty == F32:
         r_ph, q_ph = payne_hanek32(e, xd, ax)
@@ -280,6 +292,13 @@ def trig_reduce(e: Emitter, x: V) -> tuple[V, V | None, V]:
     r_ph, r_lo_ph, q_ph = payne_hanek64(e, x)
     return (e.select(huge, r_ph, r_cw), e.select(huge, r_lo_ph, 0.0),
             e.select(huge, q_ph, q_cw))
+
+
+def needs_full(e: Emitter, x: V) -> V:
+    """i1: the fast sin/cos/tan of ``x`` is not the full one's, ``TRIG_LIMIT <= |x| <
+    inf`` (NaN and +-inf give NaN either way)."""
+    ax = x.abs()
+    return ax.ge(TRIG_LIMIT) & ax.lt(math.inf)
 
 
 def cody_waite(e: Emitter, xd: V, pieces: int) -> tuple[V, V]:
@@ -440,12 +459,14 @@ def payne_hanek64(e: Emitter, x: V) -> tuple[V, V, V]:
 def sincos_poly(e: Emitter, r: V, r_lo: V | None = None) -> tuple[V, V]:
     """float64 ``sin`` and ``cos`` of ``r + r_lo`` (``|r| <~ pi/4``, ``r_lo`` about an
     ulp of ``r`` or less): ``sin(r + d) ~ sin r + d (1 - r^2/2)``, ``cos(r + d) ~ cos r -
-    r d``."""
+    r d``.  Without ``r_lo`` the roundings are those of ``r_lo = 0`` (``r`` is never 0
+    here: 0 is selected back by the callers), so the fast functions match the full
+    ones bit for bit below :data:`TRIG_LIMIT`."""
     sin_c, cos_c = (C.SIN_F32, C.COS_F32) if r.ty == F32 else (C.SIN_F64, C.COS_F64)
     z = r * r
     hz = z * 0.5
     if r_lo is None:
-        s = e.muladd(r * z, e.poly(z, sin_c), r)
+        s = r + r * z * e.poly(z, sin_c)
         tail = z * z * e.poly(z, cos_c)
     else:
         s = r + e.muladd(r * z, e.poly(z, sin_c), e.muladd(-hz, r_lo, r_lo))
@@ -455,8 +476,8 @@ def sincos_poly(e: Emitter, r: V, r_lo: V | None = None) -> tuple[V, V]:
     return s, c
 
 
-def _trig(e: Emitter, x: V, which: str) -> V:
-    r, r_lo, q = trig_reduce(e, x)
+def _trig(e: Emitter, x: V, which: str, fast: bool = False) -> V:
+    r, r_lo, q = trig_reduce(e, x, fast)
     if x.ty == F32:  # f32 polynomials (fewer terms), evaluated in f64
         z = r * r
         s = e.muladd(r * z, e.poly(z, C.SIN_F32), r)
@@ -592,10 +613,13 @@ IMPLS: dict[str, Callable[..., V]] = {
     "arctan2": arctan2, "pow": pow,
 }
 ARITY = {"arctan2": 2, "pow": 2}
+FAST_IMPLS: dict[str, Callable[..., V]] = {
+    name: (lambda e, x, which=name: _trig(e, x, which, fast=True)) for name in FAST}
 
 
 class MathLib:
-    """Defines ``@myc.<name>.<f32|f64>`` in a module on first use."""
+    """Defines ``@myc.<name>.<f32|f64>`` (and the fast variants ``@myc.<name>.fast.<..>``
+    of the functions in :data:`FAST`) in a module on first use."""
 
     def __init__(self, module: ir.Module):
         self.module = module
@@ -603,8 +627,13 @@ class MathLib:
     def call(self, e: Emitter, name: str, *args: V) -> V:
         return e.call(self.function(name, args[0].ty), *args)
 
-    def function(self, name: str, ty: ir.Type) -> ir.Function:
-        full = f"myc.{name}.{suffix(ty)}"
+    def call_fast(self, e: Emitter, name: str, x: V) -> tuple[V, V]:
+        """``(y, rerun)``: the fast variant of ``name`` (one of :data:`FAST`) at ``x``,
+        and an i1 that is true where ``y`` is not the full function's answer."""
+        return e.call(self.function(name, x.ty, fast=True), x), needs_full(e, x)
+
+    def function(self, name: str, ty: ir.Type, fast: bool = False) -> ir.Function:
+        full = f"myc.{name}.{'fast.' if fast else ''}{suffix(ty)}"
         fn = self.module.globals.get(full)
         if fn is not None:
             return fn
@@ -614,5 +643,6 @@ class MathLib:
         fn.attributes.add("alwaysinline")
         fn.attributes.add("nounwind")
         e = Emitter(ir.IRBuilder(fn.append_basic_block("entry")))
-        e.b.ret(IMPLS[name](e, *(e.v(a) for a in fn.args)).v)
+        impl = FAST_IMPLS[name] if fast else IMPLS[name]
+        e.b.ret(impl(e, *(e.v(a) for a in fn.args)).v)
         return fn
