@@ -284,8 +284,11 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               f"invoke {tf.graph.name}"))
             continue
+        what = prim.name
+        if prim is P.guarded and isinstance(n.inputs[2], Constant):  # errors name the op
+            what = getattr(n.inputs[2].value, "name", what)
         steps.append(Step(fn, [operand(i) for i in n.inputs[1:]], slot_of[n.id], n.loc,
-                          prim.name))
+                          what))
     if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
         outputs = [operand(i) for i in out.inputs[1:]]
     elif isinstance(out, (Apply, Parameter)):

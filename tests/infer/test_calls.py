@@ -345,3 +345,122 @@ def test_deep_recursion_is_an_error_not_a_crash():
     # past the native depth limit the host runner reruns the call, and reports the depth
     with pytest.raises(myc.MycError, match="maximum recursion depth"):
         j(100000.5)
+
+
+# -- shapes of recursion the typed functions must get right ---------------------------------
+
+
+def shrink(v):
+    # the shape changes per level: one typed function per shape
+    if v.shape[0] <= 1 or np.sum(v) < 0.1:
+        return np.sum(v)
+    return shrink(v[::2]) * 0.5 + np.max(v)
+
+
+def loop_inside(x):
+    if x < 1.0:
+        return x
+    s = 0.0
+    i = 0
+    while s < x:
+        s = s + 0.7
+        i += 1
+    return loop_inside(x * 0.5) + s + i
+
+
+def rec_in_loop(x):
+    def r(y):
+        if y < 1.0:
+            return y
+        return r(y * 0.3) + 1.0
+    t = 0.0
+    k = 0
+    while t < x:
+        t = t + r(x - t) + 0.5
+        k += 1
+    return t, k
+
+
+def tuple_arg(p):
+    a, b = p
+    if a < 0.5:
+        return a * b
+    return tuple_arg((a * 0.5, b + 1.0)) * 1.1
+
+
+def tuple_arg_top(a, b):
+    return tuple_arg((a, b))
+
+
+def returns_int(x):
+    if x < 1.0:
+        return 0
+    return returns_int(x - 1.0) + 1
+
+
+def higher(f, x):
+    if x < 1.0:
+        return f(x)
+    return higher(f, x - 1.0) * 2.0
+
+
+def use_higher(x):
+    return higher(math.sin, x) + higher(np.cos, x)
+
+
+def flags(x, flag):
+    if flag and x > 1.0:
+        return flags(x * 0.5, not flag) + x
+    if x > 1.0:
+        return flags(x * 0.7, not flag) - 1.0
+    return x
+
+
+def with_default(x, k=2.0):
+    if x < k:
+        return x
+    return with_default(x / k) + with_default(x - k, k)
+
+
+def np_scalar(x):
+    if x < np.float32(1.0):
+        return x
+    return np_scalar(x * np.float32(0.5)) + x
+
+
+EDGE = [(shrink, (np.linspace(0, 1, 16),)), (shrink, (np.linspace(0, 1, 9) * 0.001,)),
+        (loop_inside, (5.3,)), (loop_inside, (0.2,)), (rec_in_loop, (4.5,)),
+        (tuple_arg_top, (3.0, 2.0)), (returns_int, (4.5,)), (use_higher, (3.2,)),
+        (flags, (7.0, True)), (flags, (7.0, False)), (with_default, (9.5,)),
+        (np_scalar, (np.float32(9.0),))]
+
+
+@pytest.mark.parametrize("fn,args", EDGE, ids=[f"{f.__name__}-{i}" for i, (f, _) in
+                                               enumerate(EDGE)])
+def test_recursion_shapes_match_cpython(fn, args):
+    want = fn(*args)
+    got = myc.jit(fn)(*args)
+    assert type(got) is type(want)
+    np.testing.assert_allclose(np.asarray(got, float), np.asarray(want, float), rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn,x", [(loop_inside, 5.3), (use_higher, 3.2), (with_default, 9.5)])
+def test_recursion_shapes_gradients(fn, x):
+    assert myc.grad(fn)(x) == pytest.approx(_fd(fn, x), rel=1e-5)
+
+
+def test_np_scalar_recursion_gradient_keeps_its_dtype():
+    d = myc.grad(np_scalar)(np.float32(9.0))
+    assert type(d) is np.float32 and d == np.float32(1.9375)  # 1 + 1/2 + ... + 1/16
+
+
+def test_error_inside_a_recursive_function_names_the_users_line():
+    def div_zero(x):
+        if x < 1.0:
+            return 1.0 / (x - 0.5)
+        return div_zero(x - 1.0) + 1.0
+
+    assert myc.jit(div_zero)(3.2) == div_zero(3.2)
+    with pytest.raises(myc.MycError, match="division by zero") as info:
+        myc.jit(div_zero)(3.5)
+    assert "return 1.0 / (x - 0.5)" in str(info.value)
