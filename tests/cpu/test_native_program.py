@@ -180,3 +180,19 @@ def test_reshapes_and_dot_run_natively():
 def lambda_free_reshape_loss(x, w):
     a, b = reshapes_and_dot(x, w)
     return np.sum(a * a) + np.sum(b)
+
+
+def arg_extremes(x):
+    return np.argmax(x), np.argmin(x), np.argmax(x > 0.5), np.argmin(x * 2.0)
+
+
+@pytest.mark.parametrize("x", [np.array([3.0, 1.0, 3.0, -2.0]), np.array([np.nan, 1.0, np.nan]),
+                               np.array([1.0, np.nan, -np.inf]),
+                               np.arange(12.0, dtype=np.float32).reshape(3, 4)[::-1],
+                               np.array([2, 7, 7, -1]), np.array([0.25])])
+def test_argmax_argmin_run_natively_like_numpy(x):
+    """The flat index of the first extreme; NaN counts as the extreme (NumPy's rule)."""
+    assert _native_of(arg_extremes, x) is not None
+    got = myc.jit(arg_extremes)(x)
+    want = arg_extremes(x)
+    assert got == want and all(type(g) is type(w) for g, w in zip(got, want, strict=True))

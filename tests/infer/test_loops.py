@@ -243,7 +243,44 @@ def _loop_runners(jitted):
             if isinstance(st.fn, LoopRunner)]
 
 
+def builtins_in_loop(x0):
+    x = x0
+    t = 0.0
+    i = 0
+    while t < 10.0:
+        s = float(np.sum(x * x))
+        t = t + max(math.sqrt(s), 0.5) + min(s, 0.1)
+        i = i + int(s * 3.7)
+        x = x * 1.1
+    return t, i
+
+
+def math_log_in_loop(x0, a):
+    x = x0
+    t = 0.0
+    while t < 5.0:
+        t = t + math.log(a + float(np.sum(x)))
+        x = x * 0.9
+    return t
+
+
+def greedy_picks(x0):
+    x = x0 * 1.0
+    picks = np.int64(0)
+    total = x0[0] * 0.0
+    while np.max(x) > 0.5:
+        i = np.argmax(x)
+        j = np.argmin(x)
+        total = total + x[i] - x[j]
+        x = x * 0.8
+        picks = picks + i + j
+    return total, picks
+
+
 NATIVE_CASES = [
+    (greedy_picks, lambda k: (np.random.default_rng(k).uniform(0, 3, 16),)),
+    (builtins_in_loop, lambda k: (np.linspace(0.1, 1.0, 8) * (1 + k),)),
+    (math_log_in_loop, lambda k: (np.linspace(0.1, 1.0, 8), 1.0 + k)),
     (converge, lambda k: (np.random.default_rng(k).uniform(4, 8, 300).astype(np.float32),)),
     (newton, lambda k: (float(2 + 7 * k),)),
     (first_set_inside, lambda k: (np.zeros(3) + 0.25 * k, 10.0)),
@@ -286,6 +323,26 @@ def divide_down(x):
         a = a / b
         b = b - 1.0
     return a
+
+
+def test_native_loops_hand_math_errors_and_int_overflow_back_to_the_host():
+    with pytest.raises(myc.MycError, match="math domain error"):
+        myc.jit(math_log_in_loop)(np.linspace(0.1, 1.0, 8), -100.0)
+
+    def to_int_loop(x, scale):
+        n = 0
+        k = 0
+        while k < 3:
+            n = n + int(float(np.sum(x)) * scale)
+            k += 1
+        return n
+
+    f = myc.jit(to_int_loop)
+    x = np.ones(4)
+    assert f(x, 2.5) == to_int_loop(x, 2.5) == 30
+    assert f(x, 1e300) == to_int_loop(x, 1e300)  # past 2**63: a Python int, exactly
+    with pytest.raises(myc.MycError):
+        f(x, math.inf)  # int(inf): OverflowError in CPython
 
 
 def test_native_loops_hand_python_semantics_back_to_the_host():

@@ -26,6 +26,7 @@ runner: ``native_loop`` returns ``None``.
 from __future__ import annotations
 
 import ctypes
+import math
 import sys
 import threading
 from math import prod
@@ -55,7 +56,7 @@ from myc.prims import Primitive
 _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
-           "tape_get"}
+           "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
@@ -240,6 +241,12 @@ class NativeLoop:
                         and not ins_[1][0]):
                     raise Unsupported("a tape read")
                 continue
+            if name in ("argmax", "argmin"):
+                if not (ins_[0][0] and isinstance(ins[0], AArray) and prod(ins[0].shape) > 0
+                        and not ins_[1][0] and ins_[1][1] is None
+                        and str(ins[0].dtype) in MEMTYPE and out.dtype == np.int64):
+                    raise Unsupported(f"{name} along an axis")
+                continue
             if name == "getitem" and ins_[0][0] and isinstance(ins[0], AArray) and \
                     not ins_[1][0] and not isinstance(ins_[1][1], (int, np.integer)):
                 view = native_ops.basic_view(tuple(ins[0].shape), ins_[1][1])
@@ -256,6 +263,13 @@ class NativeLoop:
                 raise Unsupported("a scalar step on an array")
             if name == "abs" and out.dtype.kind not in "fi":
                 raise Unsupported("abs of a bool")
+            if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
+                                                   a.dtype.kind not in "fi" for a in ins):
+                raise Unsupported("max/min of mixed kinds (the result's type is data's)")
+            if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
+                raise Unsupported("int() to a NumPy integer")
+            if name == "check_math_domain" and out.dtype.kind != "f":
+                raise Unsupported("a domain check of a non-float")
         for is_slot, x in body.outputs:
             a = specs[x] if is_slot else abstract_of(x)
             if is_slot and not isinstance(a, (AArray, AScalar)):
@@ -573,6 +587,39 @@ class NativeLoop:
                            MathLib(module).function(name, rt), [x0])
             elif name in ("to_weak", "to_float", "to_bool"):
                 r = value(si, off + 0, *ins_[0], want=rt)
+            elif name in ("argmax", "argmin"):  # the flat index of the first extreme
+                r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
+                                      value(si, off + 0, *ins_[0]), rt)
+            elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
+                op = ">" if name == "py_max" else "<"
+                r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
+                             b.icmp_signed(op, x1, x0), x1, x0)
+            elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
+                src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+                st_ = _ltype(src_a)
+                x0 = value(si, off + 0, *ins_[0])
+                if is_float(st_):
+                    fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
+                                                      [x0]), ir.Constant(st_, 2.0 ** 63))
+                    bail_on(b.not_(fits), path)
+                    x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
+                    r = b.fptosi(x0, rt)
+                else:
+                    r = convert(x0, st_, rt)
+            elif name == "check_math_domain":  # math's domain/range errors: Python decides
+                xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+                y = value(si, off + 0, *ins_[0], want=rt)
+                bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
+                                                        [y]), ir.Constant(rt, math.inf)))
+                if is_float(_ltype(xa)):
+                    xt = _ltype(xa)
+                    xv = value(si, off + 1, *ins_[1])
+                    bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
+                        module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
+                bail_on(bad, path)
+                r = y
             elif name == "truediv":
                 if any((specs[x] if s_ else abstract_of(x)).dtype.kind != "f"
                        for s_, x in ins_):
@@ -683,6 +730,37 @@ class NativeLoop:
                 b.store(v, dst)
         b.ret(ir.Constant(I32, 0))
         return module
+
+    @staticmethod
+    def _arg_extreme(b, entry, name: str, a: AArray, base, rt) -> ir.Value:
+        """``np.argmax``/``np.argmin`` of a whole array: a serial scan keeping the first
+        extreme; a NaN is an extreme (NumPy returns the first NaN's index)."""
+        mt, lt = MEMTYPE[str(a.dtype)], LLTYPE[str(a.dtype)]
+        with b.goto_block(entry):
+            b.position_at_start(entry)
+            best_p, idx_p = b.alloca(mt), b.alloca(I64)
+        b.store(b.load(base, typ=mt), best_p)
+        b.store(ir.Constant(I64, 0), idx_p)
+        op = ">" if name == "argmax" else "<"
+
+        def body(i):
+            j = b.add(i, ir.Constant(I64, 1))
+            v = b.load(b.gep(base, [j], source_etype=mt), typ=mt)
+            best = b.load(best_p, typ=mt)
+            if is_float(lt):
+                better = b.or_(b.fcmp_ordered(op, v, best),
+                               b.and_(b.fcmp_unordered("uno", v, v),
+                                      b.fcmp_ordered("ord", best, best)))
+            elif lt == I1 or a.dtype.kind == "u":
+                better = b.icmp_unsigned(op, v, best)
+            else:
+                better = b.icmp_signed(op, v, best)
+            b.store(b.select(better, v, best), best_p)
+            b.store(b.select(better, j, b.load(idx_p, typ=I64)), idx_p)
+
+        native_ops.counted(b, prod(a.shape) - 1, body, name)
+        idx = b.load(idx_p, typ=I64)
+        return idx if rt == I64 else b.trunc(idx, rt)
 
     def _call_step(self, b, fn, entry, si, st, value, bail_if) -> list[ir.Value]:
         """A recursive call: the callee's io frame (argument and result cells) on the
