@@ -320,8 +320,9 @@ def fast_pass(kernel: Kernel) -> tuple[str, Callable[..., int]]:
 @pytest.mark.parametrize("dt", ["float32", "float64"])
 def test_trig_vectorizes_without_calls_or_table_loads(dt):
     """sin/cos/tan with the Payne-Hanek path are still straight-line code: the loop
-    vectorizes, nothing is called, and the 2/pi window comes from selects on constants
-    (no gathers).  The fast pass alone vectorizes too, its rerun flag an OR of i1
+    vectorizes, nothing is called (but the kernel's own full pass, kept out of line and
+    compiled for size: it runs only for huge arguments), and the 2/pi window comes from
+    selects on constants (no gathers).  The fast pass alone vectorizes too, its rerun flag an OR of i1
     vectors."""
     n = 4096
     x = Load(0, dt)
@@ -332,7 +333,7 @@ def test_trig_vectorizes_without_calls_or_table_loads(dt):
         widths = {int(w) for w in re.findall(rf"<(\d+) x {elt}>", text)}
         assert widths and max(widths) >= 4, widths
         called = {f for f in re.findall(r"call [^@]*@([\w.\"]+)", text)
-                  if not f.startswith("llvm.")}
+                  if not f.startswith("llvm.") and not f.strip('"').endswith(".body")}
         assert not called, called
         assert "gather" not in text
     assert re.search(r"= or <\d+ x i1>", text), "the rerun flag is not a vector OR"

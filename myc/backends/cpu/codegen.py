@@ -159,6 +159,12 @@ class KernelGen:
         has_trig = any(isinstance(n, Unary) and n.op in FAST
                        for n in postorder([o.expr for o in self.outs]))
         if has_trig:
+            # the full pass runs only for huge arguments: out of line, cold, optimized for
+            # size (inlined into the entry it was optimized twice over: the 100-line
+            # benchmark's first call 913 -> 695 ms; the rerun is as fast)
+            full.attributes.discard("alwaysinline")
+            for attr in ("noinline", "cold", "optsize"):
+                full.attributes.add(attr)
             fast = self.body_function("fast", params, nbuf)
             reset = (self.body_function("reset", params, nbuf)
                      if any(op.init for op in self.plan.outs) else None)
