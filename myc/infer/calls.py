@@ -31,7 +31,14 @@ from __future__ import annotations
 from typing import Any
 
 from myc.infer.abstract import AArray, AScalar
-from myc.infer.control import abstract_leaf, flatten, lift_free_nodes, unflatten
+from myc.infer.control import (
+    ALoop,
+    abstract_leaf,
+    flatten,
+    leaf_parameters,
+    lift_free_nodes,
+    unflatten,
+)
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import P
 
@@ -67,16 +74,7 @@ class TypedFn:
                 "outer": [], "calls": [], "runner": None}
 
 
-class ACall:
-    """The abstract value of an ``invoke`` node: a tuple read with ``loop_out``."""
-
-    shape = None
-
-    def __repr__(self) -> str:
-        return "call"
-
-
-ACALL = ACall()
+ACALL = ALoop("call")  # an ``invoke`` node's value: a tuple read with ``loop_out``
 
 
 class PendingResult(Exception):  # noqa: N818 - a control signal
@@ -170,14 +168,7 @@ class Recursion:
                 self.fns.pop(k, None)
             del self.made[start:]
             body = Graph(f"{fn.graph.name}:rec", None, loc)
-            state = []
-            for v, var in zip(leaves, variant, strict=True):
-                if var:
-                    p = body.add_parameter(f"a{len(body.parameters)}")
-                    p.abstract = abstract_leaf(v)
-                    state.append(p)
-                else:
-                    state.append(v)
+            state = leaf_parameters(body, leaves, variant, "a")
             met: set = set()
             self.building.append((tf, met))
             saved = (self.trace, self.path, self.loops, self.spec_depth)

@@ -146,12 +146,16 @@ class LoopBody:
 
 
 class ALoop:
-    """The abstract value of a ``loop`` node: a tuple read with ``loop_out``."""
+    """The abstract value of a ``loop`` (or ``invoke``) node: a tuple read with
+    ``loop_out``."""
 
     shape = None
 
+    def __init__(self, kind: str = "loop"):
+        self.kind = kind
+
     def __repr__(self) -> str:
-        return "loop"
+        return self.kind
 
 
 ALOOP = ALoop()
@@ -475,14 +479,7 @@ class ControlFlow:
         variant = [isinstance(v, Node) for v in leaves0]
         for _ in range(8):
             body = Graph(f"{fn.graph.name}:loop", None, loc)
-            state: list[Any] = []
-            for v, var in zip(leaves0, variant, strict=True):
-                if var:
-                    p = body.add_parameter(f"s{len(body.parameters)}")
-                    p.abstract = abstract_leaf(v)
-                    state.append(p)
-                else:
-                    state.append(v)
+            state = leaf_parameters(body, leaves0, variant, "s")
             saved, saved_path = self.trace, self.path
             self.trace, self.path = body, None  # the body runs only while the loop runs
             try:
@@ -734,6 +731,21 @@ def _same_fn(a: Any, b: Any) -> bool:
         return True
     return isinstance(a, Closure) and isinstance(b, Closure) and a.graph is b.graph and \
         a.frame is b.frame
+
+
+def leaf_parameters(body: Graph, leaves: list[Any], variant: list[bool],
+                    prefix: str) -> list[Any]:
+    """The leaves as ``body`` sees them: the variant ones become its parameters (typed
+    like the leaf), the others stay the values they are."""
+    state: list[Any] = []
+    for v, var in zip(leaves, variant, strict=True):
+        if var:
+            p = body.add_parameter(f"{prefix}{len(body.parameters)}")
+            p.abstract = abstract_leaf(v)
+            state.append(p)
+        else:
+            state.append(v)
+    return state
 
 
 def lift_free_nodes(body: Graph) -> list[Node]:
