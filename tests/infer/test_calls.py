@@ -464,3 +464,24 @@ def test_error_inside_a_recursive_function_names_the_users_line():
     with pytest.raises(myc.MycError, match="division by zero") as info:
         myc.jit(div_zero)(3.5)
     assert "return 1.0 / (x - 0.5)" in str(info.value)
+
+
+def rec_in_while(x):
+    def r(y):
+        if y < 1.0:
+            return y * y
+        return r(y * 0.3) + y
+    t = 0.0
+    while t < x:
+        t = t + r(x - t) * 0.1 + 0.5
+    return t
+
+
+@pytest.mark.parametrize("x", [0.3, 2.2, 4.5])
+def test_gradient_of_recursion_inside_a_data_dependent_loop(x):
+    """The loop's adjoint recomputes an iteration whose body invokes the typed function:
+    its adjoint function is called from the backward loop."""
+    assert myc.jit(rec_in_while)(x) == pytest.approx(rec_in_while(x), rel=1e-12)
+    assert myc.grad(rec_in_while)(x) == pytest.approx(_fd(rec_in_while, x), rel=1e-6)
+    prog = _compiled(myc.grad(rec_in_while), x)
+    assert not prog.guards
