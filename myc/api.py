@@ -208,7 +208,8 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
         graph = _graph_of(fn)
         names = [p.name for p in graph.parameters]
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
-        return make_vjp(graph, check_args(names, tuple(full)), list(primals))
+        return make_vjp(graph, check_args(names, tuple(full)), list(primals),
+                        getattr(fn, "backend", "cpu"))
     except MycError as exc:
         raise exc.with_traceback(None) from None
 
@@ -230,7 +231,8 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             check_like(t, p, f"tangent {i + 1}", "its primal")
         # a parameter left to its default does not vary: its tangent is zero
         tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
-        out = run_jvp(graph, args, check_args(names, tuple(tans)))
+        out = run_jvp(graph, args, check_args(names, tuple(tans)),
+                      getattr(fn, "backend", "cpu"))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None

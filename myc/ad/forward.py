@@ -181,7 +181,16 @@ def jvp_graph(f: Graph) -> Graph:
     return g
 
 
-def run_jvp(f: Graph, primals: list, tangents: list):
-    from myc.backends.interp import Interpreter
+_JVP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # f -> {backend: executable}
 
-    return Interpreter(jvp_graph(f)).run(tuple(primals), tuple(tangents))
+
+def run_jvp(f: Graph, primals: list, tangents: list, backend: str = "cpu"):
+    """``myc.jvp``: the forward-mode graph compiled like any program (specialized per
+    signature, its loops native), once per function and backend."""
+    per = _JVP.setdefault(f, {})
+    run = per.get(backend)
+    if run is None:
+        from myc.pipeline import make_executable
+
+        run = per[backend] = make_executable(jvp_graph(f), backend)
+    return run(tuple(primals), tuple(tangents))

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 from myc.ad.reverse import reverse_transform, tuple_k
-from myc.backends.interp import Interpreter
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
 from myc.runtime.args import check_arg, check_like, own_outputs
@@ -24,14 +24,34 @@ def _cotangent(d: Any, x: Any) -> Any:
     return P.grad_cast.impl(ZERO if d is None else d, x)
 
 
-def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
-    jg = reverse_transform(graph)
-    # one root graph calling J(f) with its continuation, so the evaluator knows both
-    w = Graph("vjp")
-    xs = [w.add_parameter(f"x{i}") for i in range(len(args))]
-    w.output = w.apply(Constant(jg), Constant(tuple_k(len(args) + 1)), *xs)
-    interp = Interpreter(w)
-    out, back = interp.run(*args)
+_VJP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # f -> {backend: runs}
+
+
+def _programs(graph: Graph, nargs: int, backend: str) -> tuple[Any, Any]:
+    """``f`` itself and ``(*args, cotangent) -> sensitivities`` (``J(f)`` run and its
+    backpropagator applied in one graph), each compiled like any program, once per
+    function and backend.  The pullback recomputes the forward pass rather than keeping
+    its intermediates alive between the two calls."""
+    per = _VJP.setdefault(graph, {})
+    runs = per.get((backend, nargs))
+    if runs is None:
+        from myc.pipeline import make_executable
+
+        jg = reverse_transform(graph)
+        w = Graph(f"vjp({graph.name})")
+        xs = [w.add_parameter(f"x{i}") for i in range(nargs)]
+        ct = w.add_parameter("cotangent")
+        r = w.apply(Constant(jg), Constant(tuple_k(nargs + 1)), *xs)
+        back = w.apply(P.getitem, r, 1)
+        w.output = w.apply(back, ct)
+        runs = per[(backend, nargs)] = (make_executable(graph, backend),
+                                       make_executable(w, backend))
+    return runs
+
+
+def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str = "cpu"):
+    forward, backward = _programs(graph, len(args), backend)
+    out = forward(*args)
 
     def pullback(cotangent: Any) -> tuple[Any, ...]:
         from myc.errors import MycError
@@ -39,7 +59,7 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any]):
         try:
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
-            d = interp.call_value(back, [ct])
+            d = backward(*args, ct)
             # one cotangent per primal given (parameters left to defaults get none)
             return own_outputs(tuple(_cotangent(d[i + 1], a)
                                      for i, a in enumerate(args[:len(originals)])))

@@ -6,7 +6,10 @@ pass over the domain, intermediates kept in registers, only the values needed ou
 the group stored.  Nodes are visited inputs-first; a node joins the group of one of its
 producers when the domains agree and the group stays *convex* -- no path leaves the
 group and comes back (it would need a value the kernel has not produced yet).  A
-reduction's result is never consumed inside its own group.
+reduction's result is never consumed inside its own group.  Groups run as units, so
+convexity must also hold between groups: should the node-level test leave two groups
+waiting on each other, grouping is redone checking the unit graph at every join, and
+recomputed cones (rematerialization) that would close such a cycle are stored instead.
 """
 
 from __future__ import annotations
@@ -67,7 +70,8 @@ def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
     return None
 
 
-def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
+def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
+         ) -> list[FusionGroup]:
     """The fusion groups of the flat typed graph ``g``, in a valid execution order.
 
     Arrays under ``min_size`` elements stay NumPy steps, except where a caller (a loop
@@ -105,6 +109,14 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
                 elif cand.id in reach.get(i.id, frozenset()):
                     ok = False
                     break
+            if ok and careful:
+                # groups run as units: a node joining one may close a cycle through
+                # another group that the node-level test above cannot see
+                group_of[n.id] = cand
+                cand.members.append(n)
+                ok = not _cyclic(groups, group_of, order)
+                cand.members.pop()
+                del group_of[n.id]
             if ok:
                 chosen = cand
                 break
@@ -116,8 +128,16 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
         if kind == "red":
             is_red.add(n.id)
         reach[n.id] = frozenset(dep | {chosen.id})
+    if not careful and _cyclic(groups, group_of, order):
+        return fuse(g, min_size, careful=True)
     groups = _merge_siblings(groups, group_of, reach, is_red, order)
+    saved = [(grp, list(grp.members), set(grp.borrowed)) for grp in groups]
     _rematerialize(g, groups, group_of, is_red, order, mng)
+    if _cyclic(groups, group_of, order):
+        # a recomputed cone read a value computed downstream of the group that borrowed
+        # it (the groups would wait on each other): store such values instead
+        for grp, members, borrowed in saved:
+            grp.members, grp.borrowed = members, borrowed
     # what is read from memory: inputs of a group's members that the group does not
     # compute itself (rematerialized values are computed where they are borrowed), and
     # inputs of the nodes outside every group
@@ -139,6 +159,47 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE) -> list[FusionGroup]:
             if outside or m.id in is_red:
                 grp.outputs.append(m)
     return groups
+
+
+def _cyclic(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
+            order: list[Apply]) -> bool:
+    """Do the groups (with the members they recompute) and the nodes outside them wait
+    on each other?  A group reads what its members read from outside it, from the group
+    that stores it (or the node itself)."""
+    def unit(i: Node):
+        grp = group_of.get(i.id)
+        return ("g", grp.id) if grp is not None else ("n", i.id)
+
+    ids = {n.id for n in order}
+    succ: dict = {}
+    sources = [(("g", grp.id), grp.members) for grp in groups] + [
+        (("n", n.id), [n]) for n in order if n.id not in group_of]
+    for u, members in sources:
+        own = {m.id for m in members}
+        for m in members:
+            for i in m.inputs:
+                if isinstance(i, Apply) and i.id in ids and i.id not in own:
+                    src = unit(i)
+                    if src != u:
+                        succ.setdefault(src, set()).add(u)
+    state: dict = {}  # 1: on the stack, 2: done
+    for start in [u for u, _ in sources]:
+        if start in state:
+            continue
+        stack = [(start, iter(succ.get(start, ())))]
+        state[start] = 1
+        while stack:
+            u, it = stack[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                state[u] = 2
+                stack.pop()
+            elif state.get(nxt) == 1:
+                return True
+            elif nxt not in state:
+                state[nxt] = 1
+                stack.append((nxt, iter(succ.get(nxt, ()))))
+    return False
 
 
 MAX_RECOMPUTE = 12

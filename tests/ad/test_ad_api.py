@@ -178,3 +178,47 @@ def test_fixed_jvp_tangent_shape_mismatch_names_an_internal_file():
     with pytest.raises((myc.MycShapeError, myc.MycTypeError)) as info:
         myc.jvp(lambda v: v * 2.0, (X,), (np.ones(5),))
     assert "tangent" in str(info.value) and "jvps.py" not in str(info.value)
+
+
+def test_jvp_is_compiled_once_per_function():
+    """myc.jvp runs the forward-mode graph through the compiled pipeline (specialized
+    per signature), not the reference evaluator, and builds it once per function."""
+    from myc.ad.forward import _JVP
+    from myc.api import _graph_of
+    from myc.runtime.specialize import SpecializedFunction
+
+    def f(x):
+        return np.sum(np.tanh(x) * x)
+
+    x = np.linspace(-1.0, 2.0, 1000)
+    t = np.ones_like(x)
+    y, dy = myc.jvp(f, (x,), (t,))
+    y2, dy2 = myc.jvp(f, (x * 2,), (t,))
+    assert y == pytest.approx(f(x)) and y2 == pytest.approx(f(x * 2))
+    assert dy == pytest.approx(np.sum(np.tanh(x) + x * (1 - np.tanh(x) ** 2)))
+    (run,) = _JVP[_graph_of(f)].values()
+    assert isinstance(run, SpecializedFunction)
+    assert [p for p in run.cache.values() if p is not None and hasattr(p, "run")]
+
+
+def test_vjp_forward_and_pullback_are_compiled():
+    """myc.vjp's forward pass and its pullback (J(f) and the backpropagator in one graph,
+    the forward recomputed) are compiled programs; the pullback can be called many times."""
+    from myc.ad.vjp import _VJP
+    from myc.api import _graph_of
+    from myc.runtime.specialize import SpecializedFunction
+
+    def f(x, w):
+        return np.tanh(x @ w), np.sum(x)
+
+    rng = np.random.default_rng(0)
+    x, w = rng.normal(size=(6, 4)), rng.normal(size=(4, 3))
+    (y, s), pb = myc.vjp(f, x, w)
+    t1 = 1 - np.tanh(x @ w) ** 2
+    for scale in (1.0, 2.0):
+        dx, dw = pb((np.ones_like(y) * scale, 1.0))
+        np.testing.assert_allclose(dw, x.T @ t1 * scale)
+        np.testing.assert_allclose(dx, t1 @ w.T * scale + 1.0)
+    (runs,) = _VJP[_graph_of(f)].values()
+    assert all(isinstance(r, SpecializedFunction) and any(
+        p is not None and hasattr(p, "run") for p in r.cache.values()) for r in runs)
