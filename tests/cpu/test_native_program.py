@@ -196,3 +196,20 @@ def test_argmax_argmin_run_natively_like_numpy(x):
     got = myc.jit(arg_extremes)(x)
     want = arg_extremes(x)
     assert got == want and all(type(g) is type(w) for g, w in zip(got, want, strict=True))
+
+
+def arg_extremes_axes(x):
+    return np.argmax(x, axis=0), np.argmin(x, axis=-1), np.argmax(x, axis=x.ndim - 1)
+
+
+@pytest.mark.parametrize("x", [np.random.default_rng(0).normal(size=(5, 7)),
+                               np.array([[1.0, np.nan, 3.0], [2.0, 2.0, -1.0]]),
+                               np.random.default_rng(1).integers(0, 3, (4, 6)),
+                               np.random.default_rng(2).normal(size=(3, 4)) > 0,
+                               np.random.default_rng(3).normal(size=(2, 3, 4)).astype(
+                                   np.float32)])
+def test_argmax_argmin_along_an_axis_run_natively(x):
+    assert _native_of(arg_extremes_axes, x) is not None
+    for got, want in zip(myc.jit(arg_extremes_axes)(x), arg_extremes_axes(x), strict=True):
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype and got.shape == want.shape

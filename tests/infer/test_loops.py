@@ -277,7 +277,19 @@ def greedy_picks(x0):
     return total, picks
 
 
+def rowwise_picks(x0):
+    x = x0 * 1.0
+    k = 0
+    idx = np.argmax(x0, axis=1)
+    while np.max(x) > 0.5:
+        idx = np.argmax(x, axis=1) + np.argmin(x, axis=0)[:1]
+        x = x * 0.9
+        k = k + 1
+    return idx, k
+
+
 NATIVE_CASES = [
+    (rowwise_picks, lambda k: (np.random.default_rng(k).uniform(0, 2, (4, 5)),)),
     (greedy_picks, lambda k: (np.random.default_rng(k).uniform(0, 3, 16),)),
     (builtins_in_loop, lambda k: (np.linspace(0.1, 1.0, 8) * (1 + k),)),
     (math_log_in_loop, lambda k: (np.linspace(0.1, 1.0, 8), 1.0 + k)),

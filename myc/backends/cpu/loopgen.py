@@ -58,7 +58,8 @@ _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
-_ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones"}
+_ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
+                "argmax", "argmin"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
@@ -732,35 +733,55 @@ class NativeLoop:
         return module
 
     @staticmethod
-    def _arg_extreme(b, entry, name: str, a: AArray, base, rt) -> ir.Value:
-        """``np.argmax``/``np.argmin`` of a whole array: a serial scan keeping the first
-        extreme; a NaN is an extreme (NumPy returns the first NaN's index)."""
+    def _arg_extreme(b, entry, name: str, a: AArray, base, rt, dst=None,
+                     axis: int | None = None) -> ir.Value | None:
+        """``np.argmax``/``np.argmin``: a serial scan keeping the first extreme; a NaN is
+        an extreme (NumPy returns the first NaN's index).  Whole array: the flat index;
+        along ``axis``: one index per position of the other axes, stored to ``dst``."""
         mt, lt = MEMTYPE[str(a.dtype)], LLTYPE[str(a.dtype)]
+        shape = tuple(a.shape)
+        if axis is None:
+            outer, n, inner = 1, prod(shape), 1
+        else:
+            outer, n, inner = prod(shape[:axis]), shape[axis], prod(shape[axis + 1:])
         with b.goto_block(entry):
             b.position_at_start(entry)
             best_p, idx_p = b.alloca(mt), b.alloca(I64)
-        b.store(b.load(base, typ=mt), best_p)
-        b.store(ir.Constant(I64, 0), idx_p)
         op = ">" if name == "argmax" else "<"
+        c = ir.Constant
 
-        def body(i):
-            j = b.add(i, ir.Constant(I64, 1))
-            v = b.load(b.gep(base, [j], source_etype=mt), typ=mt)
-            best = b.load(best_p, typ=mt)
-            if is_float(lt):
-                better = b.or_(b.fcmp_ordered(op, v, best),
-                               b.and_(b.fcmp_unordered("uno", v, v),
-                                      b.fcmp_ordered("ord", best, best)))
-            elif lt == I1 or a.dtype.kind == "u":
-                better = b.icmp_unsigned(op, v, best)
-            else:
-                better = b.icmp_signed(op, v, best)
-            b.store(b.select(better, v, best), best_p)
-            b.store(b.select(better, j, b.load(idx_p, typ=I64)), idx_p)
+        def scan(o, j):  # the extreme of x[o, :, j]
+            start = b.add(b.mul(o, c(I64, n * inner)), j)
+            b.store(b.load(b.gep(base, [start], source_etype=mt), typ=mt), best_p)
+            b.store(c(I64, 0), idx_p)
 
-        native_ops.counted(b, prod(a.shape) - 1, body, name)
-        idx = b.load(idx_p, typ=I64)
-        return idx if rt == I64 else b.trunc(idx, rt)
+            def body(i):
+                k = b.add(i, c(I64, 1))
+                at = b.add(start, b.mul(k, c(I64, inner)))
+                v = b.load(b.gep(base, [at], source_etype=mt), typ=mt)
+                best = b.load(best_p, typ=mt)
+                if is_float(lt):
+                    better = b.or_(b.fcmp_ordered(op, v, best),
+                                   b.and_(b.fcmp_unordered("uno", v, v),
+                                          b.fcmp_ordered("ord", best, best)))
+                elif lt == I1 or a.dtype.kind == "u":
+                    better = b.icmp_unsigned(op, v, best)
+                else:
+                    better = b.icmp_signed(op, v, best)
+                b.store(b.select(better, v, best), best_p)
+                b.store(b.select(better, k, b.load(idx_p, typ=I64)), idx_p)
+
+            native_ops.counted(b, n - 1, body, name)
+            return b.load(idx_p, typ=I64)
+
+        if dst is None:
+            idx = scan(c(I64, 0), c(I64, 0))
+            return idx if rt == I64 else b.trunc(idx, rt)
+        native_ops.counted(b, outer, lambda o: native_ops.counted(
+            b, inner, lambda j: b.store(scan(o, j), b.gep(
+                dst, [b.add(b.mul(o, c(I64, inner)), j)], source_etype=I64)),
+            f"{name}.in"), f"{name}.out")
+        return None
 
     def _call_step(self, b, fn, entry, si, st, value, bail_if) -> list[ir.Value]:
         """A recursive call: the callee's io frame (argument and result cells) on the
@@ -910,6 +931,16 @@ class NativeLoop:
         specs = self.body.specs
         if name in ("zeros_like", "ones_like", "zeros", "ones"):
             return
+        if name in ("argmax", "argmin"):
+            x = specs[ins_[0][1]] if ins_[0][0] else None
+            axis = ins_[1][1] if not ins_[1][0] else None
+            if not (isinstance(x, AArray) and isinstance(axis, (int, np.integer))
+                    and -x.ndim <= axis < x.ndim and x.shape[axis] > 0
+                    and str(x.dtype) in MEMTYPE and out.dtype == np.int64
+                    and tuple(out.shape) == x.shape[:axis % x.ndim] +
+                    x.shape[axis % x.ndim + 1:]):
+                raise Unsupported(f"{name} of this kind")
+            return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
         if not isinstance(x, AArray):
             raise Unsupported("indexing a non-array")
@@ -941,6 +972,12 @@ class NativeLoop:
             return
         if name in ("ones_like", "ones"):
             native_ops.fill(b, dst, ty, 1, count)
+            return
+        if name in ("argmax", "argmin"):
+            a = specs[ins_[0][1]]
+            k = ins_[1][1] % a.ndim
+            self._arg_extreme(b, entry, name, a, value(si, 0, *ins_[0]), I64, dst=dst,
+                              axis=k)
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
         kind, parts = self._index_parts(si, ins_[1])
