@@ -282,7 +282,7 @@ class Adjoint:
         cotangent per float result; results the cotangents of its float parameters."""
         from myc.infer.calls import TypedFn
 
-        memo = self.t.__dict__.setdefault("adjoint_fns", {})
+        memo = self.t.adjoint_fns
         g = tf.graph
         grads = [j for j, p in enumerate(g.parameters) if _is_float(p.abstract)]
         if id(tf) in memo:

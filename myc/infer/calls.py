@@ -60,7 +60,6 @@ class TypedFn:
         # its calls made while it was being specialized, with the round that made them
         self.calls: list[tuple[Node, int]] = []
         self.rounds = 0
-        self.runner: Any = None  # set by lowering
 
     @property
     def __myc_subgraph__(self) -> Graph:  # the IR printer shows it after the call
@@ -71,7 +70,7 @@ class TypedFn:
 
     def __getstate__(self) -> dict:
         return {"graph": self.graph, "result": self.result, "done": self.done,
-                "outer": [], "calls": [], "runner": None}
+                "outer": [], "calls": []}
 
 
 ACALL = ALoop("call")  # an ``invoke`` node's value: a tuple read with ``loop_out``
@@ -107,6 +106,7 @@ class Recursion:
         # pending functions their current round met
         self.made: list[Any] = []  # keys of ``fns`` in creation order
         self.open: dict[Graph, int] = {}
+        self.adjoint_fns: dict[int, TypedFn] = {}  # id(fn) -> its adjoint (myc.infer.adjoint)
 
     def wants_invoke(self, fn: Closure) -> bool:
         """Is ``fn`` a recursive call of a function (a ``def`` or ``lambda``, not a branch

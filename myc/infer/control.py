@@ -438,7 +438,8 @@ class ControlFlow:
         self.spec_depth += 1
         try:
             if self.spec_depth > self.MAX_SPECULATION:
-                raise GraphBreak("data-dependent branches nested too deeply", loc)
+                raise GraphBreak("data-dependent branches nested too deeply", loc,
+                                 unbounded=True)
             if scope == "own":
                 scope = Scope(fn.graph, False) if isinstance(fn, Closure) else None
             return self.call(fn, list(args), loc, scope)
@@ -448,7 +449,7 @@ class ControlFlow:
             raise GraphBreak(f"a data-dependent branch may fail: {exc.message}", loc) \
                 from None
         except RecursionError:
-            raise GraphBreak("data-dependent recursion", loc) from None
+            raise GraphBreak("data-dependent recursion", loc, unbounded=True) from None
         finally:
             self.spec_depth -= 1
 

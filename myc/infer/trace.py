@@ -52,10 +52,13 @@ _MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
     """Specialization cannot continue: a condition depends on abstract data."""
 
-    def __init__(self, reason: str, loc: Location | None = None):
+    def __init__(self, reason: str, loc: Location | None = None, unbounded: bool = False):
         super().__init__(reason)
         self.reason = reason
         self.loc = loc
+        # the break is an unrolling that does not end (recursion whose depth depends on
+        # data?): typed functions (``myc.infer.calls``) may specialize it
+        self.unbounded = unbounded
 
 
 def has_sym(v: Any) -> bool:
@@ -221,7 +224,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         self.count += 1
         if self.count > MAX_NODES:
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
-                             "(a long loop unrolled?)", loc)
+                             "(a long loop unrolled?)", loc, unbounded=True)
         return node
 
     count = 0

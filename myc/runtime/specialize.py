@@ -167,7 +167,7 @@ def _recursion(brk: GraphBreak) -> bool:
     functions, ``myc.infer.calls``, may specialize it)?"""
     if os.environ.get("MYC_NO_TYPED_CALLS"):
         return False
-    return any(w in brk.reason for w in ("nested too deeply", "recursion", "exceeds"))
+    return brk.unbounded
 
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:

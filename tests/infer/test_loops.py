@@ -15,6 +15,7 @@ import pytest
 
 import myc
 from myc.errors import MycError
+from tests.adversarial.common import fd
 
 
 def _program(jitted, *args):
@@ -406,18 +407,6 @@ def bouncy(x):
     return np.sum(x) + total
 
 
-def _fd(f, args, i, idx, eps=1e-6):
-    plus = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-    minus = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in args]
-    if isinstance(args[i], np.ndarray):
-        plus[i][idx] += eps
-        minus[i][idx] -= eps
-    else:
-        plus[i] += eps
-        minus[i] -= eps
-    return (f(*plus) - f(*minus)) / (2 * eps)
-
-
 def test_gradient_of_a_data_dependent_loop_keeps_the_loop():
     vg = myc.value_and_grad(fixed_point, argnums=(0, 1))
     rng = np.random.default_rng(3)
@@ -430,9 +419,9 @@ def test_gradient_of_a_data_dependent_loop_keeps_the_loop():
         v, (gx, gw) = vg(x0, w)
         assert v == pytest.approx(fixed_point(x0, w), rel=1e-12)
         for idx in (0, 7, 31):
-            assert gx[idx] == pytest.approx(_fd(fixed_point, [x0, w], 0, idx), rel=1e-4,
+            assert gx[idx] == pytest.approx(fd(fixed_point, (x0, w), 0, idx), rel=1e-4,
                                             abs=1e-7)
-            assert gw[idx] == pytest.approx(_fd(fixed_point, [x0, w], 1, idx), rel=1e-4,
+            assert gw[idx] == pytest.approx(fd(fixed_point, (x0, w), 1, idx), rel=1e-4,
                                             abs=1e-7)
     sf = vg._executable if hasattr(vg, "_executable") else None
     if sf is not None:
@@ -451,7 +440,7 @@ def test_gradient_through_if_converted_branches_in_a_loop():
         x = np.array([0.3, -0.2, 0.5]) * scale
         got = g(x)
         for idx in range(3):
-            assert got[idx] == pytest.approx(_fd(bouncy, [x], 0, idx), rel=1e-4, abs=1e-6)
+            assert got[idx] == pytest.approx(fd(bouncy, (x,), 0, idx), rel=1e-4, abs=1e-6)
 
 
 def test_float32_gradients_through_loops_stay_float32():
