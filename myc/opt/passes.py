@@ -17,7 +17,7 @@ from myc.ir.manager import Manager
 from myc.ir.nodes import Apply, Constant, Graph
 from myc.ir.verify import verify
 from myc.opt import cse as _cse
-from myc.opt import simplify, stability
+from myc.opt import gathers, reductions, simplify, stability
 from myc.opt.rewrite import rewrite
 from myc.prims import P
 
@@ -38,6 +38,8 @@ def _dump(g: Graph, step: int, name: str) -> None:
 PASSES = [
     ("simplify", lambda g: rewrite(g, simplify.RULES)),
     ("cse", _cse.cse),
+    ("reductions", lambda g: rewrite(g, reductions.RULES)),
+    ("gathers", lambda g: rewrite(g, gathers.RULES)),
     ("stabilize", lambda g: rewrite(g, stability.RULES)),
 ]
 

@@ -57,6 +57,24 @@ def make(g: Graph, prim: Primitive, *args: Any, like: Node, abstract: Any = None
     return n
 
 
+def typed(g: Graph, prim: Primitive, *args: Any, like: Node) -> Apply:
+    """``prim(*args)`` in ``g`` at ``like``'s location, its abstract value inferred."""
+    from myc.infer.rules import infer
+
+    n = g.apply(prim, *args, loc=like.loc)
+    n.abstract = infer(prim, [_argument(a) for a in args])
+    return n
+
+
+def _argument(a: Any) -> Any:
+    """What shape rules take for ``a``: its abstract value, constant, or tuple of those."""
+    if getattr(a, "abstract", None) is not None:
+        return a.abstract
+    if is_prim(a, "make_tuple"):
+        return tuple(_argument(x) for x in a.inputs[1:])
+    return getattr(a, "value", a)
+
+
 def rewrite(g: Graph, rules: list[Rule]) -> int:
     """Apply ``rules`` once over ``g``; return how many nodes were replaced."""
     mng = Manager(g)

@@ -12,15 +12,8 @@ from myc.infer.abstract import AArray
 from myc.infer.rules import infer
 from myc.ir.nodes import Apply, Graph, Node
 from myc.opt.rewrite import is_const, is_prim, make, same
+from myc.opt.rewrite import typed as _typed
 from myc.prims import P
-
-
-def _typed(g: Graph, prim, *args, like: Node) -> Apply:
-    n = g.apply(prim, *args, loc=like.loc)
-    n.abstract = infer(prim, [getattr(a, "abstract", None) if hasattr(a, "abstract")
-                              and a.abstract is not None else getattr(a, "value", a)
-                              for a in args])
-    return n
 
 
 def log1p_expm1(g: Graph, n: Apply) -> Node | None:
