@@ -112,4 +112,53 @@ def scatter_base(g: Graph, n: Apply) -> Node | None:
     return r if same(n, r) else None
 
 
+def one_hot_scatter(g: Graph, n: Apply) -> Node | None:
+    """getitem_grad(x, (arange(n), j), d) -> where(arange(c) == j', d[:, None], 0).
+
+    The scatter allocates and zero-fills an array of x's size, then writes one element a
+    row; the kernel reading it reads it all back.  As a ``where`` against a column index
+    it fuses into that kernel and costs a compare a element.  Rows are distinct, so no
+    two values land on one element; ``j' = j + c`` where ``j < 0`` (NumPy's negative
+    indices).  The forward ``getitem`` with the same index has checked the bounds.
+    Run late (``LATE``): a sum over the scatter simplifies better in its scatter form.
+    """
+    if not is_prim(n, "getitem_grad"):
+        return None
+    na = getattr(n, "abstract", None)
+    parts = _index_parts(n.inputs[2])
+    d = n.inputs[3]
+    da = getattr(d, "abstract", None)
+    if da is None and isinstance(d, Constant) and isinstance(d.value, np.ndarray):
+        da = AArray(d.value.dtype, d.value.shape)
+    if not isinstance(na, AArray) or na.ndim != 2 or na.dtype.kind != "f" or \
+            parts is None or len(parts) != 2 or not isinstance(da, AArray):
+        return None
+    rows, cols = na.shape
+    iv = parts[0].value if isinstance(parts[0], Constant) else None
+    if not (isinstance(iv, np.ndarray) and np.array_equal(iv, np.arange(rows))) or \
+            _int_vector(parts[1]) != (rows,) or da.shape != (rows,) or da.dtype != na.dtype \
+            or cols >= 1 << 24:
+        return None
+    try:
+        j = typed(g, P.reshape, parts[1], (rows, 1), like=n)
+        j = typed(g, P.where, typed(g, P.lt, j, 0, like=n), typed(g, P.add, j, cols, like=n),
+                  j, like=n)
+        # compared as floats of d's type (exact below 2^24): an int64 compare runs at
+        # half the vector width and costs more than the scatter it replaces
+        j = typed(g, P.astype, j, na.dtype, like=n)
+        hit = typed(g, P.eq, Constant(np.arange(cols, dtype=na.dtype), n.loc), j, like=n)
+        r = typed(g, P.where, hit, typed(g, P.reshape, d, (rows, 1), like=n),
+                  Constant(np.zeros((), na.dtype), n.loc), like=n)
+    except Exception:  # noqa: BLE001 - a type the rule does not cover: leave it
+        return None
+    return r if same(n, r) else None
+
+
+def _index_parts(index: Node) -> tuple | None:
+    if is_prim(index, "make_tuple"):
+        return tuple(index.inputs[1:])
+    return None
+
+
 RULES = [gather_first, scatter_base]
+LATE = [one_hot_scatter]

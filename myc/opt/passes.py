@@ -80,6 +80,11 @@ def optimize(g: Graph, verify_each: bool = False,
                 verify(g)
         if not changed:
             break
+    if rewrite(g, gathers.LATE):  # forms the rounds above simplify less well
+        rewrite(g, [reductions.fold_constants])
+        _cse.cse(g)
+        step += 1
+        _dump(g, step, "late")
     for body in loop_bodies(g):  # each loop's typed body is a program of its own
         if id(body.graph) in done:
             continue

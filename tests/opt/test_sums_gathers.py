@@ -79,6 +79,13 @@ def test_softmax_xent_stores_nothing_but_the_gradient():
               if "= store" in line and "[32, 40]" in line]
     assert len(stores) == 1, stores  # the gradient; no longer logits - m for the gather
     assert len(passes) == 3, passes
+    # the one-hot of the picked elements' gradient is a compare inside the last pass,
+    # not a zero-filled array with a scatter
+    text = _kernels(myc.value_and_grad(softmax_xent), logits, labels)
+    assert "getitem_grad" not in text
+    from tests.cpu.test_native_program import _native_of
+
+    assert _native_of(myc.value_and_grad(softmax_xent), logits, labels) is not None
 
 
 @pytest.mark.parametrize("backend", ["cpu", "interp"])
