@@ -19,7 +19,7 @@ import numpy as np
 from myc.infer.abstract import AArray, AScalar
 from myc.ir.nodes import Apply, Constant, Node
 from myc.lower import kernel as K
-from myc.opt.fusion import FusionGroup
+from myc.opt.fusion import FusionGroup, row_reduction
 from myc.opt.rewrite import prim_of
 
 _BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "pow": "pow",
@@ -70,6 +70,7 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
     inputs: list[Node] = []
     buf_of: dict[Any, int] = {}
     exprs: dict[int, K.Expr] = {}
+    rows: dict[int, K.Expr] = {}  # row reductions, as members over the domain read them
     domain = group.domain
 
     def buffer(n: Node) -> int:
@@ -96,6 +97,10 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
                     raise Unfusable(f"constant of dtype {v.dtype}")
                 return K.Load(buffer(n), arr_dt, axes)
             raise Unfusable(f"constant {type(v).__name__}")
+        if n.id in rows:
+            if axes is not None:
+                raise Unfusable("re-indexed row reduction")
+            return rows[n.id]
         if n.id in members and n.id not in reds:
             if axes is not None:
                 raise Unfusable("re-indexed member")
@@ -202,6 +207,10 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
                 e_in = cast(e_in, edt)
             if isinstance(a, AScalar):
                 post.scalar = a
+            if row_reduction(m) and len(domain) >= 2:
+                r = K.RowReduce(op, e_in)
+                rows[m.id] = r if post.divide_by is None else \
+                    K.Binary("div", r, K.Const(post.divide_by, r.dtype))
             outputs.append(K.Reduce(len(outputs), op, e_in, axes, keepdims))
             out_nodes.append(m)
             posts.append(post)
@@ -209,6 +218,14 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
         else:
             raise Unfusable(p)
         exprs[m.id] = e
+        if tuple(a.shape) != tuple(domain) and isinstance(a, AArray):
+            # computed once per row from row reductions: constant along the last axis
+            rows[m.id] = e
+            if m in group.outputs:
+                outputs.append(K.Reduce(len(outputs), "max", e, (len(domain) - 1,), True))
+                out_nodes.append(m)
+                posts.append(Post())
+            continue
         if m in group.outputs:
             outputs.append(K.Store(len(outputs), e))
             out_nodes.append(m)

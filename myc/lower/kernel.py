@@ -7,8 +7,10 @@ some domain axes (:class:`Reduce`).  A kernel with several outputs is a fusion g
 outputs share the domain and one pass over it.
 
 Expressions are trees (DAGs when subexpressions are shared) of frozen nodes:
-:class:`Const`, :class:`Load`, :class:`Unary`, :class:`Binary`, :class:`Select` and
-:class:`Cast`.  Every node has a ``dtype`` (one of :data:`DTYPES`); ``Const``, ``Load`` and
+:class:`Const`, :class:`Load`, :class:`Unary`, :class:`Binary`, :class:`Select`,
+:class:`Cast` and :class:`RowReduce` (a reduction along the domain's last axis that the
+rest of the kernel reads back: a softmax's row max and row sum, computed row by row in
+the pass that uses them).  Every node has a ``dtype`` (one of :data:`DTYPES`); ``Const``, ``Load`` and
 ``Cast`` state theirs, the others take it from their operands, which must already agree
 -- the producer does all promotion with explicit ``Cast`` s, so no backend ever infers
 one.  Node constructors check these typing rules and raise ``AssertionError`` naming the
@@ -251,6 +253,48 @@ class Cast(Expr):
         return (self.x,)
 
 
+@dataclass(frozen=True, eq=False, repr=False, slots=True)
+class RowReduce(Expr):
+    """``op`` of ``x`` along the domain's last axis, the same value across that axis.
+
+    A softmax reads its row maximum and row sum in the pass that uses them: the backend
+    runs one loop over the row per level of nesting before the row's main loop, while
+    the row is still in cache, instead of a separate kernel storing the reduction and a
+    second pass over the whole array reading it back (a persistent reduction).  Only in
+    kernels of two or more axes; the backend keeps the last axis whole within a row.
+    """
+
+    op: str
+    x: Expr
+    dtype: str = field(init=False)
+    _hash: int = field(init=False, compare=False, repr=False)
+    _digest: bytes = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        _check(self.op in REDUCE_OPS, self, "unknown reduction")
+        _check(not (self.op == "sum" and self.x.dtype == "bool"), self, "sum of bool")
+        self._seal(self.x.dtype)
+
+    def children(self):
+        return (self.x,)
+
+
+def row_reductions(roots: Sequence[Expr]) -> list[list[RowReduce]]:
+    """The row reductions under ``roots`` by level: level 0 reads none, level k reads
+    some of level k-1 -- each level is one loop over the row."""
+    level: dict[Expr, int] = {}
+    out: list[list[RowReduce]] = []
+    for node in postorder(roots):
+        below = max((level[c] for c in node.children()), default=-1)
+        if isinstance(node, RowReduce):
+            below += 1
+            while len(out) <= below:
+                out.append([])
+            out[below].append(node)
+        level[node] = below
+    return out
+
+
 @dataclass(frozen=True)
 class Buffer:
     """A C-contiguous array: an input of a kernel, or (derived) one of its outputs."""
@@ -356,6 +400,8 @@ class Kernel:
                 for a, size in zip(axes, buf.shape, strict=True):
                     assert size in (1, self.shape[a]), \
                         f"{node}: {buf} does not broadcast to domain {self.shape}"
+            if isinstance(node, RowReduce):
+                assert nd >= 2, f"{node}: a row reduction needs two or more axes"
         for out in self.outputs:
             if isinstance(out, Reduce):
                 assert all(0 <= a < nd for a in out.axes), f"{out} over domain {self.shape}"
@@ -398,6 +444,8 @@ class Kernel:
                 rhs = f"{node.op} " + " ".join(ref(c) for c in node.children())
             elif isinstance(node, Select):
                 rhs = "select " + " ".join(ref(c) for c in node.children())
+            elif isinstance(node, RowReduce):
+                rhs = f"row.{node.op} {ref(node.x)}"
             else:
                 rhs = f"cast {ref(node.x)}"
             lines.append(f"  {name} = {rhs} : {node.dtype}")
@@ -428,6 +476,10 @@ class Kernel:
                     vals[node] = _domain_view(arrays[node.buffer], self.load_axes(node), nd)
                 elif isinstance(node, Const):
                     vals[node] = np.full((1,) * nd, node.value, dtype=node.dtype)
+                elif isinstance(node, RowReduce):
+                    full = np.broadcast_to(vals[node.x], self.shape)
+                    vals[node] = _reduce(Reduce(0, node.op, node.x, (nd - 1,), True), full,
+                                         np.dtype(node.dtype))
                 else:
                     args = [vals[c] for c in node.children()]
                     vals[node] = np.asarray(_eval(node, args)).astype(node.dtype, copy=False)

@@ -6,7 +6,9 @@ pass over the domain, intermediates kept in registers, only the values needed ou
 the group stored.  Nodes are visited inputs-first; a node joins the group of one of its
 producers when the domains agree and the group stays *convex* -- no path leaves the
 group and comes back (it would need a value the kernel has not produced yet).  A
-reduction's result is never consumed inside its own group.  Groups run as units, so
+reduction's result is consumed inside its own group only when it is a *row reduction*
+(over the last axis, kept as size 1): the kernel then computes it row by row before the
+row's main loop (kernel IR ``RowReduce``), as a softmax needs its row max and row sum.  Groups run as units, so
 convexity must also hold between groups: should the node-level test leave two groups
 waiting on each other, grouping is redone checking the unit graph at every join, and
 recomputed cones (rematerialization) that would close such a cycle are stored instead.
@@ -52,6 +54,41 @@ def _size(shape: tuple[int, ...]) -> int:
     return n
 
 
+def row_reduction(n: Node) -> bool:
+    """Whether ``n`` reduces a float array over its last axis only, keeping it as size 1:
+    a node over the reduced array's domain can read it in the same kernel."""
+    p = prim_of(n)
+    if p is None or p.name not in ("sum", "max", "min", "mean", "sum_to"):
+        return False
+    xa, na = n.inputs[1].abstract, n.abstract
+    if not isinstance(xa, AArray) or not isinstance(na, AArray) or xa.ndim < 2 or \
+            xa.dtype.kind != "f" or na.dtype != xa.dtype or xa.shape[-1] == 1 or \
+            na.shape != (*xa.shape[:-1], 1):
+        return False
+    if p.name == "sum_to":
+        return True
+    axis, keepdims = n.inputs[2], n.inputs[3]
+    if not isinstance(axis, Constant) or not isinstance(keepdims, Constant) or \
+            keepdims.value is not True:
+        return False
+    a = axis.value
+    a = a[0] if isinstance(a, tuple) and len(a) == 1 else a
+    return isinstance(a, (int, np.integer)) and not isinstance(a, bool) and \
+        int(a) % xa.ndim == xa.ndim - 1
+
+
+def row_member(n: Node, kind: str, grp: FusionGroup, group_of: dict[int, FusionGroup],
+               row_level: set[int]) -> bool:
+    """Whether ``n`` (elementwise over ``grp``'s domain with the last axis 1) computes from
+    ``grp``'s row reductions only: the kernel then computes it once per row (a layer
+    norm's ``sqrt(var + eps)``) instead of a kernel of its own between two passes."""
+    d = grp.domain
+    if kind != "ew" or len(d) < 2 or d[-1] == 1 or n.abstract.shape != (*d[:-1], 1):
+        return False
+    inside = [i for i in n.inputs[1:] if group_of.get(i.id) is grp]
+    return bool(inside) and all(row_reduction(i) or i.id in row_level for i in inside)
+
+
 def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
     """``("ew"|"red", domain)`` for a fusible node, else ``None``."""
     p = prim_of(n)
@@ -83,27 +120,31 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
     reach: dict[int, frozenset[int]] = {}
     groups: list[FusionGroup] = []
     is_red: set[int] = set()
+    row_level: set[int] = set()  # members computed once per row (``row_member``)
     for n in order:
         kd = kind_and_domain(n)
         dep: set[int] = set()
         for i in n.inputs:
             dep |= reach.get(i.id, frozenset())
-        if kd is None or _size(kd[1]) < min_size:
+        if kd is None:
             reach[n.id] = frozenset(dep)
             continue
         kind, domain = kd
         chosen = None
         producers = [i for i in (n.inputs[1:2] if kind == "red" else n.inputs[1:])
-                     if i.id in group_of and i.id not in is_red]
+                     if i.id in group_of and (i.id not in is_red or row_reduction(i))]
+        small = _size(domain) < min_size
         for p in producers:
             cand = group_of[p.id]
-            if cand.domain != domain:
+            if cand.domain != domain and not row_member(n, kind, cand, group_of, row_level):
+                continue
+            if small and cand.domain == domain:
                 continue
             ok = True
             for i in n.inputs:
                 gi = group_of.get(i.id)
                 if gi is cand:
-                    if i.id in is_red:
+                    if i.id in is_red and not row_reduction(i):
                         ok = False
                         break
                 elif cand.id in reach.get(i.id, frozenset()):
@@ -120,9 +161,14 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
             if ok:
                 chosen = cand
                 break
+        if chosen is None and small:
+            reach[n.id] = frozenset(dep)
+            continue
         if chosen is None:
             chosen = FusionGroup(len(groups), domain)
             groups.append(chosen)
+        if chosen.domain != domain:
+            row_level.add(n.id)
         chosen.members.append(n)
         group_of[n.id] = chosen
         if kind == "red":
@@ -248,6 +294,8 @@ def _cone(v: Apply, mem: set[int], is_red: set[int]) -> list[Apply] | None:
         if n.id in seen:
             continue
         if n.id in is_red:
+            if n is not v and row_reduction(n):
+                continue  # stored by its group: the borrower reads it from memory
             return None
         seen[n.id] = n
         if len(seen) > MAX_RECOMPUTE:
@@ -315,7 +363,7 @@ def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
                         continue
                     gi = group_of.get(i.id)
                     if gi is not None and find(gi.id) == find(x.id):
-                        if i.id in is_red:
+                        if i.id in is_red and not row_reduction(i):
                             return False
                         continue
                     if any(find(r) == find(x.id) for r in reach.get(i.id, ())):

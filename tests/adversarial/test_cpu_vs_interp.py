@@ -308,7 +308,11 @@ DTYPE_CASES = [
 
 @pytest.mark.parametrize("fn,args", DTYPE_CASES, ids=lambda v: getattr(v, "__name__", None))
 def test_dtypes(fn, args):
-    check_jit(fn, *args)
+    # a Python float computed from float32 data (float(x.sum())) carries float32 rounding:
+    # the backends' sums may be reassociated (kernel IR's Reduce), so compare at float32's
+    # tolerance, not float64's
+    f32_in = any(isinstance(a, np.ndarray) and a.dtype == np.float32 for a in args)
+    check_jit(fn, *args, rtol=1e-4 if f32_in else None)
 
 
 # -- programs: shapes -----------------------------------------------------------------

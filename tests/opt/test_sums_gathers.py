@@ -63,9 +63,10 @@ def _full_passes(text: str, shape: tuple[int, int]) -> list[str]:
 def test_logsumexp_gradient_has_no_pass_for_the_shift():
     x = np.random.default_rng(0).standard_normal((64, 48)).astype(np.float32)
     passes = _full_passes(_kernels(myc.value_and_grad(logsumexp_loss), x), (64, 48))
-    # max; sum of exp (and the argmax count); the gradient.  Before: a fourth pass
-    # summed the shift's adjoint with one more exp per element.
-    assert len(passes) == 3, passes
+    # the row max, then the sum of exp (and the argmax count) in the same pass (a row
+    # reduction); the gradient.  Before: a pass more for the shift's adjoint with one
+    # more exp per element, and the max in a pass of its own.
+    assert len(passes) == 2, passes
     assert sum(p.count(" = exp ") for p in passes) == 2
 
 
@@ -78,7 +79,7 @@ def test_softmax_xent_stores_nothing_but_the_gradient():
     stores = [line for p in passes for line in p.splitlines()
               if "= store" in line and "[32, 40]" in line]
     assert len(stores) == 1, stores  # the gradient; no longer logits - m for the gather
-    assert len(passes) == 3, passes
+    assert len(passes) == 2, passes
     # the one-hot of the picked elements' gradient is a compare inside the last pass,
     # not a zero-filled array with a scatter
     text = _kernels(myc.value_and_grad(softmax_xent), logits, labels)

@@ -47,11 +47,14 @@ from myc.lower.kernel import (
     Expr,
     Kernel,
     Load,
+    Reduce,
+    RowReduce,
     Select,
     Unary,
     identity,
     kind,
     postorder,
+    row_reductions,
 )
 
 BLOCK = 2048
@@ -148,6 +151,15 @@ class KernelGen:
         self.math = MathLib(module)
         self.outs = sorted(kernel.outputs, key=lambda o: o.out_index)
         self.load_strides = dict(plan.loads)
+        self.levels = row_reductions([o.expr for o in self.outs])
+        self.row_vals: dict[Expr, V] = {}
+        # outputs that reduce the last axis only, as a row reduction does: stored from
+        # its total instead of being accumulated again in the row's main loop
+        by_key = {(n.op, n.x): n for level in self.levels for n in level}
+        last = (len(kernel.shape) - 1,)
+        self.precomputed = {i: by_key[o.op, o.expr] for i, o in enumerate(self.outs)
+                            if isinstance(o, Reduce) and o.axes == last
+                            and plan.outs[i].mode == "inner" and (o.op, o.expr) in by_key}
 
     # ------------------------------------------------------------------ functions
     def build(self) -> None:
@@ -256,8 +268,8 @@ class KernelGen:
 
         def row_body(r, carried):
             self.set_row_pointers(carried[:len(outer)])
-            totals, flag = self.row(ir.Constant(I64, 0), self.i64(dims[-1]),
-                                    carried[-1] if fast else None)
+            flag = self.row_prepass(carried[-1] if fast else None)
+            totals, flag = self.row(ir.Constant(I64, 0), self.i64(dims[-1]), flag)
             self.finish_row(totals)
             new: list[ir.Value] = [None] * len(outer)  # type: ignore[list-item]
             carry = None
@@ -344,6 +356,66 @@ class KernelGen:
                             tot_inits + [flag] if fast else tot_inits, block_body, "blocks")
         return (outs[:-1], outs[-1]) if fast else (outs, None)
 
+    def row_prepass(self, flag):
+        """The row reductions of the current row, level by level (one loop over the row
+        each, the row staying in cache), into ``row_vals``; returns the rerun flag."""
+        self.row_vals = {}
+        if self.mode == "reset":
+            return flag
+        lo, hi = ir.Constant(I64, 0), self.i64(self.plan.dims[-1])
+        for level in self.levels:
+            totals, flag = self.reduce_row(level, lo, hi, flag)
+            for node, t in zip(level, totals, strict=True):
+                self.row_vals[node] = self.e.fptrunc(self.e.v(t), LLTYPE[node.dtype])
+        return flag
+
+    def reduce_row(self, nodes: list[RowReduce], lo, hi, flag) -> tuple[list, ir.Value]:
+        """Totals of ``nodes`` over ``[lo, hi)`` of the row; float sums in blocks of
+        :data:`BLOCK` added in float64, as the outputs' reductions are."""
+        fast = self.mode == "fast"
+        b = self.e.b
+        k = len(nodes)
+
+        def body(j, accs):
+            self.j = j
+            self.vals = {}
+            self.rerun = []
+            new = [self.combine(n.op, a, self.expr(n.x).v, reassoc=True)
+                   for n, a in zip(nodes, accs, strict=False)]
+            if fast:
+                f = self.e.v(accs[-1])
+                for r in self.rerun:
+                    f = f | r
+                new.append(f.v)
+            return new
+
+        inits = [const(LLTYPE[n.dtype], identity(n.op, n.dtype)) for n in nodes]
+        if not any(n.op == "sum" and n.dtype in FLOATS for n in nodes):
+            outs = counted_loop(self.e, lo, hi, inits + [flag] if fast else inits, body,
+                                "rowred")
+            return (outs[:k], outs[-1]) if fast else (outs, flag)
+        tot_inits = [const(F64 if n.op == "sum" and n.dtype in FLOATS else LLTYPE[n.dtype],
+                           identity(n.op, n.dtype)) for n in nodes]
+        nblocks = b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, BLOCK - 1)),
+                         ir.Constant(I64, BLOCK))
+
+        def block_body(blk, carried):
+            jb = b.add(lo, b.mul(blk, ir.Constant(I64, BLOCK)))
+            je = b.add(jb, ir.Constant(I64, BLOCK))
+            je = b.select(b.icmp_signed("<", je, hi), je, hi)
+            accs = counted_loop(self.e, jb, je, inits + carried[k:], body, "rowred")
+            new = []
+            for n, t, acc in zip(nodes, carried[:k], accs[:k], strict=True):
+                if n.op == "sum" and is_float(acc.type):
+                    new.append(b.fadd(t, self.e.fpext(self.e.v(acc), t.type).v))
+                else:
+                    new.append(self.combine(n.op, t, acc, reassoc=False))
+            return new + accs[k:]
+
+        outs = counted_loop(self.e, ir.Constant(I64, 0), nblocks,
+                            tot_inits + [flag] if fast else tot_inits, block_body, "rowblocks")
+        return (outs[:k], outs[-1]) if fast else (outs, flag)
+
     def acc_type(self, i: int) -> ir.Type:
         """Type of the per-row total: float sums are totalled in float64."""
         out = self.outs[i]
@@ -366,6 +438,8 @@ class KernelGen:
                 if op.mode == "outer":
                     b.store(self.to_mem(self.e.v(self.identity(i)), out.expr.dtype),
                             self.elem_ptr(i, op.strides[-1]), align=ITEMSIZE[out.expr.dtype])
+                continue
+            if i in self.precomputed and self.mode != "reset":
                 continue
             v = self.expr(out.expr)
             if op.mode == "store":
@@ -401,6 +475,8 @@ class KernelGen:
                             align=ITEMSIZE[dt])
                 continue
             total = self.e.fptrunc(self.e.v(totals[k]), LLTYPE[dt]).v
+            if i in self.precomputed:
+                total = self.row_vals[self.precomputed[i]].v
             if op.init:
                 old = self.from_mem(b.load(ptr, typ=MEMTYPE[dt], align=ITEMSIZE[dt]), dt)
                 total = self.combine(op.op, old, total, reassoc=False)
@@ -470,6 +546,8 @@ class KernelGen:
         if isinstance(node, Select):
             c, x, y = (self.expr(n) for n in (node.cond, node.x, node.y))
             return e.select(c, x, y)
+        if isinstance(node, RowReduce):
+            return self.row_vals[node]
         assert isinstance(node, Cast), node
         return self.cast(self.expr(node.x), node.x.dtype, node.dtype)
 

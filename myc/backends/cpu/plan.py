@@ -25,7 +25,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from myc.lower.kernel import Kernel, Load, Reduce, Store, output_shape, postorder
+from myc.lower.kernel import (
+    Kernel,
+    Load,
+    Reduce,
+    Store,
+    output_shape,
+    postorder,
+    row_reductions,
+)
 
 
 @dataclass(frozen=True)
@@ -90,13 +98,17 @@ def make_plan(kernel: Kernel) -> Plan:
         vectors.append(vec)
         masks.append([a in reduced for a in range(nd)])
 
-    # merge adjacent axes that every access walks contiguously, dropping size-1 axes
+    # merge adjacent axes that every access walks contiguously, dropping size-1 axes; a
+    # kernel with row reductions keeps the last axis as the innermost one, whole, and
+    # runs over rows (a unit of the parallel range is one row)
+    rows = bool(row_reductions([o.expr for o in kernel.outputs]))
     groups: list[int] = []  # last original axis of each merged group
     dims: list[int] = []
     for a in range(nd):
-        if shape[a] == 1:
+        last = rows and a == nd - 1
+        if shape[a] == 1 and not last:
             continue
-        if groups:
+        if groups and not last:
             p = groups[-1]
             if all(v[p] == v[a] * shape[a] for v in vectors) and all(
                     m[p] == m[a] for m in masks):
@@ -107,6 +119,8 @@ def make_plan(kernel: Kernel) -> Plan:
         dims.append(shape[a])
     if not dims:
         groups, dims = [-1], [1]
+    if rows and len(dims) == 1:
+        groups, dims = [-1, *groups], [1, *dims]
     for v in vectors:
         v.append(0)  # axis -1: the stand-in for an empty domain shape
 
