@@ -10,11 +10,11 @@ Expressions are trees (DAGs when subexpressions are shared) of frozen nodes:
 :class:`Const`, :class:`Load`, :class:`Unary`, :class:`Binary`, :class:`Select`,
 :class:`Cast` and :class:`RowReduce` (a reduction along the domain's last axis that the
 rest of the kernel reads back: a softmax's row max and row sum, computed row by row in
-the pass that uses them).  Every node has a ``dtype`` (one of :data:`DTYPES`); ``Const``, ``Load`` and
-``Cast`` state theirs, the others take it from their operands, which must already agree
--- the producer does all promotion with explicit ``Cast`` s, so no backend ever infers
-one.  Node constructors check these typing rules and raise ``AssertionError`` naming the
-node: a bad kernel is a compiler bug.
+the pass that uses them). Every node has a ``dtype`` (one of :data:`DTYPES`); ``Const``,
+``Load`` and ``Cast`` state theirs, the others take it from their operands, which must
+already agree -- the producer does all promotion with explicit ``Cast`` s, so no backend
+ever infers one. Node constructors check these typing rules and raise ``AssertionError``
+naming the node: a bad kernel is a compiler bug.
 
 Broadcasting: a buffer of shape ``s`` is read through a ``Load`` with ``axes=None`` under
 NumPy's rules, right-aligned against the domain, with size-1 or missing dimensions

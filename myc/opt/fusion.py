@@ -1,17 +1,18 @@
 """Grouping of elementwise, broadcast and reduction nodes into convex fusion groups.
 
 A group is a set of nodes over one iteration *domain* (an elementwise node's output
-shape; a reduction's input shape) that a backend compiles into a single kernel: one
-pass over the domain, intermediates kept in registers, only the values needed outside
-the group stored.  Nodes are visited inputs-first; a node joins the group of one of its
+shape; a reduction's input shape) that a backend compiles into a single kernel: one pass
+over the domain, intermediates kept in registers, only the values needed outside the
+group stored. Nodes are visited inputs-first; a node joins the group of one of its
 producers when the domains agree and the group stays *convex* -- no path leaves the
-group and comes back (it would need a value the kernel has not produced yet).  A
+group and comes back (it would need a value the kernel has not produced yet). A
 reduction's result is consumed inside its own group only when it is a *row reduction*
 (over the last axis, kept as size 1): the kernel then computes it row by row before the
-row's main loop (kernel IR ``RowReduce``), as a softmax needs its row max and row sum.  Groups run as units, so
-convexity must also hold between groups: should the node-level test leave two groups
-waiting on each other, grouping is redone checking the unit graph at every join, and
-recomputed cones (rematerialization) that would close such a cycle are stored instead.
+row's main loop (kernel IR ``RowReduce``), as a softmax needs its row max and row sum.
+Groups run as units, so convexity must also hold between groups: should the node-level
+test leave two groups waiting on each other, grouping is redone checking the unit graph
+at every join, and recomputed cones (rematerialization) that would close such a cycle
+are stored instead.
 """
 
 from __future__ import annotations
