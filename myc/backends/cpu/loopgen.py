@@ -215,8 +215,8 @@ class NativeLoop:
             if si in self.mt_steps and name == "transpose":
                 continue
             if name in ("matmul", "dot", "mT") and not _guard:
-                _check_gemm("mT" if name == "mT" else "matmul",
-                            [specs[x] if s_ else abstract_of(x) for s_, x in ins_], out)
+                _check_gemm(name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_],
+                            out)
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
                 continue  # the same contiguous data under another shape
@@ -527,6 +527,9 @@ class NativeLoop:
                     _gemm(b, module, self.symbols, ops[0], ops[1], dst, out)
                 else:
                     _transpose(b, value(si, 0, *ins_[0]), dst, out)
+                if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
+                    b.store(b.load(dst, typ=_mem(out)), slot_var(st.output))
+                    continue
                 b.store(dst, slot_var(st.output))
                 continue
             if isinstance(out, AArray) and name in _ARRAY_STEPS and not guard:
@@ -1125,14 +1128,27 @@ class NativeLoop:
 
 
 def _is_2d_transpose(st, specs) -> bool:
-    """``transpose(x, None)`` / ``transpose(x, (1, 0))`` of a 2-d array: an ``mT``."""
+    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``):
+    ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or ``transpose`` with
+    axes ``(0, ..., n-3, n-1, n-2)``.  A GEMM reads such a value as a transpose flag."""
     if _prim_name(st.fn) not in ("transpose", "mT") or not st.inputs[0][0]:
         return False
     a = specs[st.inputs[0][1]]
-    if not isinstance(a, AArray) or a.ndim != 2:
+    if not isinstance(a, AArray) or a.ndim < 2:
         return False
+    if _prim_name(st.fn) == "mT":
+        return True
     axes = st.inputs[1][1] if len(st.inputs) > 1 and not st.inputs[1][0] else "slot"
-    return _prim_name(st.fn) == "mT" or axes is None or tuple(axes) == (1, 0)
+    if isinstance(axes, str):
+        return False
+    if axes is None:
+        return a.ndim == 2
+    try:
+        axes = tuple(int(x) for x in axes)
+    except TypeError:
+        return False
+    n = a.ndim
+    return axes == (*range(n - 2), n - 1, n - 2)
 
 
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
@@ -1182,30 +1198,133 @@ def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
 
 
 def _check_gemm(name: str, ins: list[Any], out: Any) -> None:
-    if not isinstance(out, AArray) or any(not isinstance(a, AArray) for a in ins):
+    """Raise Unsupported unless native code computes this product (or transpose) the way
+    NumPy does: float32/float64 through BLAS GEMM, int64 by a generated loop (wrapping
+    like NumPy's), batch dimensions broadcast as ``np.matmul`` broadcasts them."""
+    if any(not isinstance(a, AArray) for a in ins):
         raise Unsupported(f"{name} of non-arrays")
     if name == "mT":
-        if ins[0].ndim != 2:
-            raise Unsupported("a transpose of more than 2 dimensions")
+        if ins[0].ndim < 2 or not isinstance(out, AArray):
+            raise Unsupported("a transpose of fewer than 2 dimensions")
         return
     a, b = ins
-    if a.dtype != b.dtype or a.dtype != out.dtype or (a.ndim, b.ndim) not in \
-            ((2, 2), (1, 2), (2, 1)) or 0 in a.shape + b.shape:
-        raise Unsupported("a matmul GEMM does not cover")
-    if _blas_symbol(a.dtype) is None:
-        raise Unsupported("no BLAS GEMM to call")
+    if not isinstance(out, (AArray, AScalar)) or a.dtype != b.dtype or a.dtype != out.dtype:
+        raise Unsupported("a matmul of mixed dtypes")
+    if name == "dot" and (a.ndim > 2 or b.ndim > 2):
+        raise Unsupported("np.dot of more than 2 dimensions (it contracts unlike matmul)")
+    if a.dtype == np.int64:
+        pass
+    elif a.dtype.kind != "f" or _blas_symbol(a.dtype) is None:
+        raise Unsupported("a matmul of this dtype (no BLAS GEMM, no integer loop)")
+    plan = _matmul_plan(a, b)
+    if plan is None or tuple(out.shape) != plan.out_shape:
+        raise Unsupported("a matmul of shapes np.matmul does not pair this way")
+
+
+class _MatmulPlan:
+    """A (batched) matrix product with every shape static: ``batch`` the broadcast batch
+    dimensions, each operand's element stride per batch dimension (0 where it is
+    broadcast), the matrices ``n x k`` times ``k x m``; a 1-d operand is a row (left) or
+    column (right) matrix whose extra dimension the result drops."""
+
+    def __init__(self, a: AArray, b: AArray):
+        a2 = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
+        b2 = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
+        self.n, self.k = a2[-2:]
+        self.k2, self.m = b2[-2:]
+        self.batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+        nb = len(self.batch)
+        self.a_strides = _batch_strides(a2, nb)
+        self.b_strides = _batch_strides(b2, nb)
+        self.out_shape = (*self.batch, *((self.n,) if a.ndim > 1 else ()),
+                          *((self.m,) if b.ndim > 1 else ()))
+        # a 2-d right operand: the batch of left matrices is one tall matrix
+        self.tall = b.ndim <= 2 and a.ndim > 2
+
+    @property
+    def count(self) -> int:
+        return prod(self.batch)
+
+
+def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
+    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
+    mat = shape[-1] * shape[-2]
+    own = shape[:-2]
+    strides, acc = [], mat
+    for d in reversed(own):
+        strides.append(0 if d == 1 else acc)
+        acc *= d
+    strides += [0] * (nb - len(own))
+    return tuple(reversed(strides))
+
+
+def _matmul_plan(a: AArray, b: AArray) -> _MatmulPlan | None:
+    """The plan of ``a @ b``, or None when NumPy would refuse the shapes."""
+    if a.ndim < 1 or b.ndim < 1:
+        return None
+    try:
+        plan = _MatmulPlan(a, b)
+    except ValueError:  # batch dimensions that do not broadcast
+        return None
+    return plan if plan.k == plan.k2 else None
+
+
+def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
+    """``body(a_offset, b_offset, out_offset)`` (elements, i64 values) for every matrix of
+    the broadcast batch, in order."""
+    c = ir.Constant
+    mat = plan.n * plan.m
+    out_strides, acc = [], mat
+    for d in reversed(plan.batch):
+        out_strides.append(acc)
+        acc *= d
+    out_strides.reverse()
+
+    def nest(d: int, ao, bo, oo) -> None:
+        if d == len(plan.batch):
+            body(ao, bo, oo)
+            return
+
+        def step(i):
+            nest(d + 1, b.add(ao, b.mul(i, c(I64, plan.a_strides[d]))),
+                 b.add(bo, b.mul(i, c(I64, plan.b_strides[d]))),
+                 b.add(oo, b.mul(i, c(I64, out_strides[d]))))
+
+        native_ops.counted(b, plan.batch[d], step, f"mm.b{d}")
+
+    nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
 
 
 def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out) -> None:
-    """``dst = a @ b`` (row-major, contiguous) through CBLAS GEMM; an operand is
-    ``(pointer, abstract value of the operand, transposed?)``: a transposed one is the
-    2-d array at ``pointer`` read with GEMM's transpose flag."""
+    """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
+    operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
+    is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
+    flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
+    right operand has no batch: the left batch is one tall matrix); int64 is a generated
+    loop wrapping around like NumPy's.  Nothing is called for an empty product; ``k ==
+    0`` gives zeros."""
     pa, a, ta = a_op
     pb, bb, tb = b_op
+    plan = _matmul_plan(a, bb)
+    n, k, m = plan.n, plan.k, plan.m
+    ty = MEMTYPE[str(a.dtype)]
+    if plan.count * n * m == 0:
+        return
+    if k == 0:
+        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
+        return
+    if a.dtype == np.int64:
+        # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
+        ra, ca = (1, n) if ta else (k, 1)
+        rb, cb = (1, k) if tb else (m, 1)
+
+        def one(ao, bo, oo):
+            native_ops.int_matmul(b, dst, oo, pa, ao, ra, ca, pb, bo, rb, cb, n, k, m)
+
+        _batched(b, plan, one)
+        return
     name, addr = _blas_symbol(a.dtype)
-    m = a.shape[0] if a.ndim == 2 else 1
-    k = a.shape[-1]
-    n = bb.shape[1] if bb.ndim == 2 else 1
     ft = F64 if a.dtype == np.float64 else ir.FloatType()
     fn = module.globals.get(name)
     if fn is None:
@@ -1216,28 +1335,49 @@ def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, ou
     # row-major (101); 111: as stored, 112: transposed
     c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
                                                      112 if tb else 111)]
-    lda = m if ta else k
-    ldb = (k if tb else n) if bb.ndim == 2 else 1
-    b.call(fn, [*c32, ir.Constant(I64, m), ir.Constant(I64, n), ir.Constant(I64, k),
-                ir.Constant(ft, 1.0), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
-                ir.Constant(ft, 0.0), dst, ir.Constant(I64, n)])
+    lda = n if ta else k
+    ldb = k if tb else m
+    if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
+        rows = plan.count * n
+        b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
+                    ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
+                    ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+        return
+
+    def one(ao, bo, oo):
+        b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
+                    ir.Constant(ft, 1.0), b.gep(pa, [ao], source_etype=ty),
+                    ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
+                    ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
+                    b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
+
+    _batched(b, plan, one)
 
 
 def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
-    """``dst = src.T`` for a 2-d array (``out`` is the transposed shape)."""
-    rows, cols = out.shape  # dst[i, j] = src[j, i]
+    """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
+    the transposed shape), one matrix of the batch after another."""
+    *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
     ty = MEMTYPE[str(out.dtype)]
+    mat = rows * cols
 
-    def row(i):
-        def col(j):
-            v = b.load(b.gep(src, [b.add(b.mul(j, ir.Constant(I64, rows)), i)],
-                             source_etype=ty), typ=ty)
-            b.store(v, b.gep(dst, [b.add(b.mul(i, ir.Constant(I64, cols)), j)],
-                             source_etype=ty))
+    def matrix(base):
+        def row(i):
+            def col(j):
+                v = b.load(b.gep(src, [b.add(base, b.add(b.mul(j, ir.Constant(I64, rows)),
+                                                         i))], source_etype=ty), typ=ty)
+                b.store(v, b.gep(dst, [b.add(base, b.add(b.mul(i, ir.Constant(I64, cols)),
+                                                         j))], source_etype=ty))
 
-        native_ops.counted(b, cols, col, "tr.j")
+            native_ops.counted(b, cols, col, "tr.j")
 
-    native_ops.counted(b, rows, row, "tr.i")
+        native_ops.counted(b, rows, row, "tr.i")
+
+    if not batch:
+        matrix(ir.Constant(I64, 0))
+        return
+    native_ops.counted(b, prod(batch),
+                       lambda t: matrix(b.mul(t, ir.Constant(I64, mat))), "tr.b")
 
 
 def _nbytes(a: Any) -> int:
