@@ -59,7 +59,7 @@ _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin"}
+                "argmax", "argmin", "array"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
@@ -247,6 +247,10 @@ class NativeLoop:
                         and not ins_[1][0] and ins_[1][1] is None
                         and str(ins[0].dtype) in MEMTYPE and out.dtype == np.int64):
                     raise Unsupported(f"{name} along an axis")
+                continue
+            if name == "getitem" and not ins_[0][0] and not ins_[1][0]:
+                if _constant_element(ins_[0][1], ins_[1][1]) is None:
+                    raise Unsupported("an index of a constant other than one element")
                 continue
             if name == "getitem" and ins_[0][0] and isinstance(ins[0], AArray) and \
                     not ins_[1][0] and not isinstance(ins_[1][1], (int, np.integer)):
@@ -647,6 +651,9 @@ class NativeLoop:
                              source_etype=I8)
                 v = b.load(elem, typ=_mem(out))
                 r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+            elif name == "getitem" and not ins_[0][0] and not ins_[1][0]:  # known already
+                r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
+                          want=rt)
             elif name == "getitem" and not ins_[1][0] and \
                     not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
                 arr_a = specs[ins_[0][1]]
@@ -934,6 +941,9 @@ class NativeLoop:
         specs = self.body.specs
         if name in ("zeros_like", "ones_like", "zeros", "ones"):
             return
+        if name == "array":
+            self._array_leaves(si, ins_, out)
+            return
         if name in ("argmax", "argmin"):
             x = specs[ins_[0][1]] if ins_[0][0] else None
             axis = ins_[1][1] if not ins_[1][0] else None
@@ -965,11 +975,83 @@ class NativeLoop:
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
 
+    def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
+        """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
+        ``(step, input position, is_slot, x)`` -- ``obj`` a (nested) tuple built by
+        ``make_tuple`` steps or a constant, its leaves scalars or equally shaped arrays of
+        the result's dtype.  Raise Unsupported for anything else, or for a conversion
+        NumPy would make differently from a machine cast (a float into an integer)."""
+        specs = self.body.specs
+        if ins_[1][0] or len(ins_) != 2:
+            raise Unsupported("np.array with a computed dtype")
+        leaves: list[tuple] = []
+        dims: list[int] = []
+
+        def walk(sj: int, k: int, is_slot: bool, x: Any, depth: int) -> None:
+            if is_slot and x in self.tuples:
+                parts = [(sk, kk, s_, p) for kk, (s_, p) in enumerate(self.tuples[x][1])
+                         for sk in [self.tuples[x][0]]]
+            elif not is_slot and isinstance(x, tuple):
+                parts = [(-2, kk, False, p) for kk, p in enumerate(x)]
+            else:
+                if sj < 0 and isinstance(x, np.ndarray):
+                    raise Unsupported("a constant array inside a constant tuple")
+                leaves.append((sj, k, is_slot, x))
+                depths.add(depth)
+                return
+            if len(dims) == depth:
+                dims.append(len(parts))
+            elif dims[depth] != len(parts):
+                raise Unsupported("np.array of a ragged nesting")
+            for part in parts:
+                walk(*part, depth + 1)
+
+        depths: set[int] = set()
+        walk(si, 0, *ins_[0], 0)
+        if depths != {len(dims)}:
+            raise Unsupported("np.array of a ragged nesting")
+        kinds = {"f": "fib", "i": "ib", "b": "b"}.get(out.dtype.kind)
+        leaf_shape = None
+        for _sj, _k, is_slot, x in leaves:
+            a = specs[x] if is_slot else abstract_of(x)
+            if isinstance(a, AArray):
+                if a.dtype != out.dtype:
+                    raise Unsupported("np.array of arrays of another dtype")
+                shape = tuple(a.shape)
+            elif isinstance(a, AScalar) and not (isinstance(x, (np.ndarray, tuple))):
+                shape = ()
+                if kinds is None or a.dtype.kind not in kinds or str(out.dtype) not in LLTYPE:
+                    raise Unsupported("np.array converting between these kinds")
+                if not is_slot and a.dtype.kind == "i" and not -(1 << 63) <= int(x) < 1 << 63:
+                    raise Unsupported("an int constant beyond 64 bits")
+            else:
+                raise Unsupported("np.array of values that are not data")
+            if leaf_shape is not None and shape != leaf_shape:
+                raise Unsupported("np.array of differently shaped values")
+            leaf_shape = shape
+        if leaf_shape is None or (*dims, *leaf_shape) != tuple(out.shape):
+            raise Unsupported("np.array of another shape")
+        return leaves
+
     def _array_step(self, b, entry, si: int, name: str, ins_: list, out: AArray, dst,
                     bail_if, value) -> None:
         specs = self.body.specs
         ty = MEMTYPE[str(out.dtype)]
         count = prod(out.shape)
+        if name == "array":  # each leaf stored in turn, converted to the result's dtype
+            leaves = self._array_leaves(si, ins_, out)
+            each = count // len(leaves) if leaves else 0
+            for t, (sj, k, is_slot, x) in enumerate(leaves):
+                at = b.gep(dst, [ir.Constant(I64, t * each)], source_etype=ty)
+                a = specs[x] if is_slot else abstract_of(x)
+                if isinstance(a, AArray):
+                    if each:
+                        _memcpy(b, b.module, at, value(sj, k, is_slot, x),
+                                each * np.dtype(_memdtype(out.dtype)).itemsize)
+                    continue
+                v = value(sj, k, is_slot, x, want=LLTYPE[str(out.dtype)])
+                b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
+            return
         if name in ("zeros_like", "zeros"):
             native_ops.fill(b, dst, ty, 0, count)
             return
@@ -1149,6 +1231,18 @@ def _is_2d_transpose(st, specs) -> bool:
         return False
     n = a.ndim
     return axes == (*range(n - 2), n - 1, n - 2)
+
+
+def _constant_element(x: Any, index: Any) -> np.generic | None:
+    """``x[index]`` when ``x`` is a constant array and that is one element (a gradient
+    reads the elements of a constant ``np.array`` so), else None."""
+    if not isinstance(x, np.ndarray) or str(x.dtype) not in LLTYPE:
+        return None
+    try:
+        v = x[index]
+    except (IndexError, TypeError, ValueError):
+        return None
+    return v if isinstance(v, np.generic) else None
 
 
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
