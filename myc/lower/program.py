@@ -507,7 +507,7 @@ def _native_capable(typed: Graph) -> bool:
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
     known = ELEMENTWISE | REDUCTIONS | _SCALAR | _ARRAY_STEPS | {
-        "matmul", "dot", "mT", "transpose", "reshape", "make_tuple"}
+        "matmul", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke", "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
         return False  # grouping every op costs compile time that a big program won't repay
@@ -521,11 +521,10 @@ def _native_capable(typed: Graph) -> bool:
 
 def _native_program(prog: HostProgram):
     """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``);
-    a recursive function's calls of itself are native calls."""
+    its calls of typed functions (itself or others) are native calls where the callees
+    are scalar functions (the generator decides)."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or any(
-            isinstance(st.fn, LoopRunner) or (isinstance(st.fn, CallRunner) and
-                                              st.fn.body is not prog)
-            for st in prog.steps):
+            isinstance(st.fn, LoopRunner) for st in prog.steps):
         return None
     from types import SimpleNamespace
 

@@ -56,7 +56,8 @@ from myc.prims import Primitive
 _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
-           "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin"}
+           "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
+           "grad_cast"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
                 "argmax", "argmin", "array"}
@@ -84,6 +85,16 @@ def native_loop(body, nstate: int, tape: bool = False) -> NativeLoop | None:
         return NativeLoop(body, nstate, tape)
     except Unsupported:
         return None
+
+
+def _once_view(prog) -> Any:
+    """A straight-line program as a loop body that runs once (what ``native_loop`` takes
+    for a whole program), its ``origin`` the program itself."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
+                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
+                           once=True, origin=prog)
 
 
 def _kernel_key(kernel) -> str:
@@ -140,7 +151,10 @@ def _memdtype(dt: np.dtype) -> np.dtype:
 class NativeLoop:
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
-    def __init__(self, body, nstate: int, tape: bool = False):
+    def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False):
+        """Check that every step is one native code covers (else raise Unsupported),
+        then compile -- except for a ``callee``: a typed function another function calls,
+        only checked here and emitted into its caller's module (``_build``)."""
         from myc.infer.adjoint import ATape
         from myc.lower.program import CallRunner, KernelUnit
 
@@ -175,17 +189,20 @@ class NativeLoop:
             if is_slot:
                 readers.setdefault(x, []).append("exit")
         self.mt_copy = {x for x in self.mt_of if any(r not in _GEMM for r in readers.get(x, []))}
-        # a recursive function's own calls: the function calls itself natively (scalar
-        # functions only, so that a call's frame is its arguments and results)
+        # calls of typed functions (recursion whose depth depends on data): each callee
+        # is one LLVM function of this module, called with a frame of 8-byte argument and
+        # result cells on the machine stack -- so a callee takes and returns scalars only
         self.origin = getattr(body, "origin", None)
-        self.calls: dict[int, list[Any]] = {}  # invoke's output slot -> its result types
+        self.callee = callee
+        self.calls: dict[int, Any] = {}  # invoke's output slot -> the callee's program
+        if callee and not all(isinstance(specs[p], AScalar) for p in body.params):
+            raise Unsupported("a called function taking arrays")
         for st in body.steps:
             if isinstance(st.fn, CallRunner):
-                if not (self.once and self.origin is not None and st.fn.body is self.origin
-                        and all(isinstance(specs[p], AScalar) for p in body.params)
-                        and all(isinstance(a, AScalar) for a in st.fn.results)):
-                    raise Unsupported("a call of another function")
-                self.calls[st.output] = st.fn.results
+                if st.fn.body is None or not all(isinstance(a, AScalar)
+                                                 for a in st.fn.results):
+                    raise Unsupported("a call of a function returning arrays")
+                self.calls[st.output] = st.fn.body
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, CallRunner):
                 continue
@@ -275,14 +292,34 @@ class NativeLoop:
                 raise Unsupported("int() to a NumPy integer")
             if name == "check_math_domain" and out.dtype.kind != "f":
                 raise Unsupported("a domain check of a non-float")
+            if name == "grad_cast" and (out.dtype.kind != "f" or
+                                        any(a.dtype.kind != "f" for a in ins)):
+                raise Unsupported("a gradient cast other than float to float")
         for is_slot, x in body.outputs:
             a = specs[x] if is_slot else abstract_of(x)
             if is_slot and not isinstance(a, (AArray, AScalar)):
                 raise Unsupported("an exit value that is not data")
+            if callee and is_slot and not isinstance(a, AScalar):
+                raise Unsupported("a called function returning arrays")
         self.param_specs = [specs[p] for p in body.params]
         self.exit_outputs = body.outputs[1 + nstate:]
         self.symbol = "myc_loop"  # one function per JIT module
         self.symbols: dict[str, int] = {}
+        if callee:
+            return
+        # every function reachable through calls, checked before any code is made
+        self.units: dict[int, NativeLoop] = {}  # id(program) -> its checked callee
+        todo = list(self.calls.values())
+        while todo:
+            q = todo.pop()
+            if id(q) in self.units or (self.once and q is self.origin):
+                continue
+            unit = NativeLoop(_once_view(q), 0, callee=True)
+            self.units[id(q)] = unit
+            todo += unit.calls.values()
+        # this function is called itself (on a frame, not the caller's io): scalars only
+        self.framed = self.once and self.origin is not None and any(
+            q is self.origin for u in [self, *self.units.values()] for q in u.calls.values())
         self._local = threading.local()
         module = self._build()
         self.llvm_ir = str(module)
@@ -293,11 +330,10 @@ class NativeLoop:
 
     # -- code --------------------------------------------------------------------------
     def _build(self) -> ir.Module:
-        from myc.lower.program import KernelUnit
-
-        body, specs, n = self.body, self.body.specs, self.nstate
+        """The module: this program's function and one per function it calls (directly
+        or not), each taking ``(io, depth)``; the entry point starts at depth 0."""
         module = ir.Module(name=self.symbol)
-        if self.calls:  # recursive: the body takes its depth, the entry point starts at 0
+        if self.calls:  # calls: the body takes its depth, the entry point starts at 0
             fn = ir.Function(module, ir.FunctionType(I32, [PTR, I64]), "myc_body")
             fn.linkage = "internal"
             top = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
@@ -305,6 +341,26 @@ class NativeLoop:
             tb.ret(tb.call(fn, [top.args[0], ir.Constant(I64, 0)]))
         else:
             fn = ir.Function(module, ir.FunctionType(I32, [PTR]), self.symbol)
+        # id(program) -> (its function, its parameter types, its exit values)
+        fns: dict[int, tuple[ir.Function, list[Any], list]] = {}
+        if self.once and self.origin is not None:
+            fns[id(self.origin)] = (fn, self.param_specs, self.exit_outputs)
+        for k, (key, unit) in enumerate(self.units.items()):
+            f = ir.Function(module, ir.FunctionType(I32, [PTR, I64]), f"myc_fn{k}")
+            f.linkage = "internal"
+            fns[key] = (f, unit.param_specs, unit.exit_outputs)
+        self._emit(module, fn, fns, self.framed)
+        for key, unit in self.units.items():
+            unit.symbols = self.symbols  # BLAS, kernels: bound when the module loads
+            unit._emit(module, fns[key][0], fns, True)
+        return module
+
+    def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool) -> None:
+        """This program's code into ``fn``; ``framed``: it is called from native code with
+        a frame of argument and result cells as its io (so it has no buffers)."""
+        from myc.lower.program import KernelUnit
+
+        body, specs, n = self.body, self.body.specs, self.nstate
         entry = fn.append_basic_block("entry")
         bail = fn.append_basic_block("bail")
         b = ir.IRBuilder(bail)
@@ -321,7 +377,7 @@ class NativeLoop:
             return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
-        if self.calls:  # past this depth, the host runner decides (Python's limit)
+        if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
 
         def io_ptr() -> ir.Value:
@@ -479,28 +535,32 @@ class NativeLoop:
                 return b.fptosi(v, dst)
             return b.zext(v, dst) if src == I1 else v
 
-        if self.calls and self.n_io != len(body.params) + len(self.exit_outputs):
+        if framed and self.n_io != len(body.params) + len(self.exit_outputs):
             raise Unsupported("a recursive function with array buffers")
-        call_cells: dict[int, list[ir.Value]] = {}
+        call_cells: dict[int, tuple[list[ir.Value], list]] = {}
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
                 continue
             if st.output in self.calls and not _prim_name(st.fn):
-                call_cells[st.output] = self._call_step(b, fn, entry, si, st, value, bail_if)
+                call_cells[st.output] = self._call_step(b, fn, entry, si, st, value, bail_if,
+                                                        fns)
                 continue
             if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
                     st.inputs[0][1] in call_cells:
                 e = st.inputs[1][1]
-                is_slot, x = self.exit_outputs[e]
+                cells, exits = call_cells[st.inputs[0][1]]
+                callee = self.calls[st.inputs[0][1]]
+                is_slot, x = exits[e]
                 a = specs[st.output]
                 if not is_slot:
                     b.store(value(si, 1, False, x, want=_ltype(a)), slot_var(st.output))
                     continue
-                v = b.load(call_cells[st.inputs[0][1]][e], typ=_mem(specs[x]))
-                if specs[x].dtype == np.bool_:
+                xa = callee.specs[x]
+                v = b.load(cells[e], typ=_mem(xa))
+                if xa.dtype == np.bool_:
                     v = b.trunc(v, I1)
-                b.store(convert(v, _ltype(specs[x]), _ltype(a)), slot_var(st.output))
+                b.store(convert(v, _ltype(xa), _ltype(a)), slot_var(st.output))
                 continue
 
             def bail_on(bad: ir.Value, path=None) -> None:
@@ -593,7 +653,7 @@ class NativeLoop:
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
                            MathLib(module).function(name, rt), [x0])
-            elif name in ("to_weak", "to_float", "to_bool"):
+            elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
                 r = value(si, off + 0, *ins_[0], want=rt)
             elif name in ("argmax", "argmin"):  # the flat index of the first extreme
                 r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
@@ -740,7 +800,6 @@ class NativeLoop:
                     v = b.zext(v, I8)
                 b.store(v, dst)
         b.ret(ir.Constant(I32, 0))
-        return module
 
     @staticmethod
     def _arg_extreme(b, entry, name: str, a: AArray, base, rt, dst=None,
@@ -793,14 +852,19 @@ class NativeLoop:
             f"{name}.in"), f"{name}.out")
         return None
 
-    def _call_step(self, b, fn, entry, si, st, value, bail_if) -> list[ir.Value]:
-        """A recursive call: the callee's io frame (argument and result cells) on the
-        stack, a call at depth + 1 where the call's path holds, its status passed on."""
+    def _call_step(self, b, fn, entry, si, st, value, bail_if,
+                   fns: dict) -> tuple[list[ir.Value], list]:
+        """A call of a typed function (this one or another): the callee's io frame
+        (argument and result cells) on the stack, a call at depth + 1 where the call's
+        path holds, its status passed on.  The result cells, and the callee's exits."""
         args = st.inputs[1:]
-        nres = len(self.exit_outputs)
-        specs = self.body.specs
-        types = [_mem(a) for a in self.param_specs] + [
-            _mem(specs[x]) if is_slot else I64 for is_slot, x in self.exit_outputs]
+        q = self.calls[st.output]
+        target, param_specs, exits = fns[id(q)]
+        nres = len(exits)
+        if len(args) != len(param_specs):
+            raise Unsupported("a call whose arguments do not match its function")
+        types = [_mem(a) for a in param_specs] + [
+            _mem(q.specs[x]) if is_slot else I64 for is_slot, x in exits]
         with b.goto_block(entry):
             b.position_at_start(entry)
             frame = b.alloca(PTR, size=ir.Constant(I64, len(args) + nres))
@@ -813,16 +877,16 @@ class NativeLoop:
         b.position_at_end(go)
         for k, cell in enumerate(cells):
             if k < len(args):
-                a = self.param_specs[k]
+                a = param_specs[k]
                 v = value(si, k + 1, *args[k], want=_ltype(a))
                 b.store(b.zext(v, I8) if a.dtype == np.bool_ else v, cell)
             at = b.gep(frame, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR)
             b.store(b.bitcast(cell, PTR), at)
-        status = b.call(fn, [frame, b.add(fn.args[1], ir.Constant(I64, 1))])
+        status = b.call(target, [frame, b.add(fn.args[1], ir.Constant(I64, 1))])
         bail_if(b.icmp_signed("!=", status, ir.Constant(I32, 0)))
         b.branch(after)
         b.position_at_end(after)
-        return cells[len(args):]
+        return cells[len(args):], exits
 
     def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry) -> None:
         unit = st.fn
