@@ -516,6 +516,10 @@ def _native_capable(typed: Graph) -> bool:
             continue
         if prim_of_name(n) not in known:
             return False
+        if prim_of_name(n) == "invoke" and not all(  # native calls pass scalars only
+                isinstance(abstract_of(i.value) if isinstance(i, Constant) else
+                           getattr(i, "abstract", None), AScalar) for i in n.inputs[3:]):
+            return False
     return any(isinstance(n, Apply) for n in nodes)
 
 

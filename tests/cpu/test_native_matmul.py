@@ -82,13 +82,15 @@ def _check(fn, *args, exact=False):
     got = myc.jit(fn)(*args)
     ref = fn(*args)
     interp = myc.jit(fn, backend="interp")(*args)
+    flat = got if isinstance(got, tuple) else (got,)
     for r in (ref, interp):
-        assert np.asarray(got).dtype == np.asarray(r).dtype
-        assert np.shape(got) == np.shape(r)
-        if exact:
-            assert np.array_equal(got, r)
-        else:
-            np.testing.assert_allclose(got, r, rtol=2e-5, atol=1e-5)
+        for g_, r_ in zip(flat, r if isinstance(r, tuple) else (r,), strict=True):
+            assert np.asarray(g_).dtype == np.asarray(r_).dtype
+            assert np.shape(g_) == np.shape(r_)
+            if exact:
+                assert np.array_equal(g_, r_)
+            else:
+                np.testing.assert_allclose(g_, r_, rtol=2e-5, atol=1e-5)
     assert _native_of(fn, *args) is not None, "expected one native function"
     return got
 
@@ -223,3 +225,26 @@ def test_loop_with_integer_matmul_is_native():
     assert np.array_equal(p, rp) and i == ri
     loops = _loops(myc.jit(ipow), m, 1000)
     assert loops and all(lp.native is not None for lp in loops)
+
+
+def transposed_twice_used(a, b):
+    t = np.transpose(a, (0, 2, 1))  # read by a GEMM (a flag) and returned (a copy)
+    return t @ b, t
+
+
+def transposed_twice_loss(a, b):
+    x, t = transposed_twice_used(a, b)
+    return np.sum(np.sin(x)) + np.sum(t * t * np.arange(12.0).reshape(4, 3))
+
+
+def test_batched_transpose_copied_where_not_only_a_gemm_reads_it():
+    rng = np.random.default_rng(9)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 5))
+    _check(transposed_twice_used, a, b)
+    g = myc.grad(transposed_twice_loss, argnums=(0, 1))
+    ga, gb = g(a, b)
+    np.testing.assert_allclose(ga, fd_grad(transposed_twice_loss, (a, b), 0), rtol=1e-5,
+                               atol=1e-7)
+    np.testing.assert_allclose(gb, fd_grad(transposed_twice_loss, (a, b), 1), rtol=1e-5,
+                               atol=1e-7)
+    assert _native_of(g, a, b) is not None
