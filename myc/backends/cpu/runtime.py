@@ -14,6 +14,7 @@ NumPy at the end.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import hashlib
 import itertools
 import os
@@ -25,15 +26,15 @@ from math import prod
 import numpy as np
 
 from myc.backends.cpu.codegen import codegen, entry_name
-from myc.backends.cpu.jit import JitModule, host, optimized_ir
 from myc.backends.cpu.jit import assembly as _assembly
+from myc.backends.cpu.jit import host, optimized_ir
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
 
 PARALLEL_MIN = 1 << 16
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
-CODEGEN_VERSION = "1"
+CODEGEN_VERSION = "2"  # 2: entry symbols named by content (one shared JIT engine)
 
 _KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
 _COMBINE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
@@ -88,19 +89,24 @@ _POOL_FREE_REFS = 3
 class CompiledKernel:
     """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
 
-    def __init__(self, kernel: Kernel, cached: tuple[str, bytes] | None = None):
+    def __init__(self, kernel: Kernel, cached: tuple[str, bytes] | None = None,
+                 key: str | None = None):
         self.kernel = kernel
+        key = key or cache_key(kernel)
+        # the entry symbol is named by content: every kernel shares one JIT engine
+        named = dataclasses.replace(kernel, name=_content_name(key))
         if cached is None:
-            module, self.plan = codegen(kernel)
+            module, self.plan = codegen(named)
             self.llvm_ir = str(module)
-            self._jit = JitModule(module)
-            self.symbol = entry_name(kernel)
+            self.symbol = entry_name(named)
+            self.object_code = _compile_object(module)
         else:  # machine code from the disk cache: no LLVM at all
             self.plan = make_plan(kernel)
             self.llvm_ir = ""
-            self.symbol, code = cached
-            self._jit = JitModule(object_code=code)
-        self._fn = _KERNEL_FN(self._jit.address(self.symbol))
+            self.symbol, self.object_code = cached
+            if self.symbol != entry_name(named):
+                raise ValueError("a cache entry for another kernel")
+        self._fn = _KERNEL_FN(_ENGINE.load(self.symbol, self.object_code))
         # what every call needs, computed once
         outs = kernel.output_buffers()
         self._in_specs = [(np.dtype(b.dtype), b.shape, b.name) for b in kernel.inputs]
@@ -205,6 +211,66 @@ class CompiledKernel:
         return args
 
 
+def _compile_object(module) -> bytes:
+    """The kernel's module optimized at O3 and compiled to an object file for this CPU."""
+    from myc.backends.cpu.jit import _lock, optimize, parse, target_machine
+
+    tm = target_machine()
+    mod = optimize(parse(module, tm), tm)
+    with _lock:
+        return tm.emit_object(mod)
+
+
+def _content_name(key: str) -> str:
+    """The kernel's name in machine code: its cache key's, so two kernels share a name
+    exactly when they share their code (``k`` keeps it apart from the native programs'
+    ``myc_kernel_<hex>`` aliases, ``myc.backends.cpu.loopgen``)."""
+    return f"k{key[:40]}"
+
+
+class _SharedEngine:
+    """One MCJIT engine holding every kernel's machine code in this process.
+
+    An engine costs a target machine, an empty module and a finalization -- about as
+    much as loading a small kernel's object into an existing engine, several times
+    over; a program loaded from the disk cache brings half a dozen kernels.  Entry
+    symbols are named by content (:func:`_content_name`), so a symbol already loaded
+    is that very code: loading it again returns the address it has.  Machine code is
+    never unloaded (``clear_cache`` forgets the Python side; compiling the kernel again
+    finds its code here).
+    """
+
+    def __init__(self) -> None:
+        self._engine = None
+        self._tm = None
+        self._addresses: dict[str, int] = {}
+
+    def load(self, symbol: str, object_code: bytes) -> int:
+        import llvmlite.binding as llvm
+
+        from myc.backends.cpu.jit import _lock, target_machine
+
+        tm = None if self._engine is not None else target_machine()
+        with _lock:
+            addr = self._addresses.get(symbol)
+            if addr:
+                return addr
+            if self._engine is None:
+                empty = llvm.parse_assembly("")
+                empty.triple = tm.triple
+                empty.data_layout = str(tm.target_data)
+                self._engine = llvm.create_mcjit_compiler(empty, tm)
+                self._tm = tm
+            self._engine.add_object_file(llvm.ObjectFileRef.from_data(object_code))
+            self._engine.finalize_object()
+            addr = self._engine.get_function_address(symbol)
+            if not addr:
+                raise ValueError(f"no function {symbol!r} in the kernel's machine code")
+            self._addresses[symbol] = addr
+            return addr
+
+
+_ENGINE = _SharedEngine()
 _cache: dict[str, CompiledKernel] = {}
 _cache_lock = threading.Lock()
 
@@ -230,12 +296,12 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel:
         cached = diskcache.load("kernel", key)
         if isinstance(cached, tuple) and len(cached) == 2:
             try:
-                ck = CompiledKernel(kernel, cached)
+                ck = CompiledKernel(kernel, cached, key)
             except Exception:  # noqa: BLE001 - a stale or damaged entry: rebuild it
                 ck = None
         if ck is None:
-            ck = CompiledKernel(kernel)
-            diskcache.store("kernel", key, (ck.symbol, ck._jit.object_code))
+            ck = CompiledKernel(kernel, key=key)
+            diskcache.store("kernel", key, (ck.symbol, ck.object_code))
         _cache[key] = ck
         return ck
 
