@@ -38,17 +38,35 @@ def cache_dir() -> Path | None:
 
 @functools.cache
 def _version() -> str:
-    """myc's version and a hash of its source (entries from other code are stale),
-    llvmlite's and NumPy's versions."""
+    """myc's version and a stamp of its source (entries from other code are stale),
+    llvmlite's and NumPy's versions.
+
+    The stamp hashes each source file's path, size and modification time (what
+    Python's own bytecode cache trusts) rather than its bytes: a fresh process pays a
+    directory walk, not a read of every file, on its first cache access.
+    """
     from myc import __version__
 
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
-    for f in sorted(root.rglob("*.py")):
-        h.update(f.relative_to(root).as_posix().encode())
-        h.update(f.read_bytes())
+    for rel, size, mtime in sorted(_sources(str(root), "")):
+        h.update(f"{rel}\0{size}\0{mtime}\n".encode())
     return (f"myc {__version__} {h.hexdigest()[:16]}; llvmlite {llvmlite.__version__}; "
             f"numpy {np.__version__}")
+
+
+def _sources(top: str, rel: str) -> list[tuple[str, int, int]]:
+    """``(relative path, size, mtime_ns)`` of every ``.py`` file under ``top``."""
+    out = []
+    with os.scandir(top) as it:
+        for e in it:
+            if e.is_dir(follow_symlinks=False):
+                if e.name != "__pycache__":
+                    out += _sources(e.path, f"{rel}{e.name}/")
+            elif e.name.endswith(".py"):
+                st = e.stat()
+                out.append((rel + e.name, st.st_size, st.st_mtime_ns))
+    return out
 
 
 def _path(kind: str, key: str) -> Path | None:
