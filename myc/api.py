@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from myc import pipeline
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.runtime.args import check_args, check_like, own_outputs
+
+if TYPE_CHECKING:
+    from myc.runtime.specialize import Source
 
 
 class Jitted:
@@ -25,17 +28,22 @@ class Jitted:
 
     def _compile(self) -> Callable:
         if self._executable is None:
-            graph = pipeline.parsed(self.__myc_function__)
-            self._graph = graph
-            self._executable = pipeline.make_executable(graph, self.backend)
+            from myc.runtime.specialize import Source
+
+            fn = self.__myc_function__
+            self._source = Source(lambda: pipeline.parsed(fn), self, self.backend)
+            self._executable = _executable(self._source, self.backend)
         return self._executable
+
+    @property
+    def _graph(self):
+        self._compile()
+        return self._source.parse()
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             run = self._compile()
-            full = _bind_call(self._graph, args, kwargs)
-            names = [p.name for p in self._graph.parameters]
-            return own_outputs(run(*check_args(names, tuple(full))))
+            return _call(self._source, run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
@@ -45,6 +53,22 @@ class Jitted:
     def __repr__(self) -> str:
         return f"<myc.jit {getattr(self.__myc_function__, '__qualname__', '?')} " \
                f"backend={self.backend}>"
+
+
+def _executable(source: Source, backend: str) -> Callable:
+    """The CPU backend's specializing runner (its graph parsed only when a signature is
+    not found on disk by source key), or another backend's runner of the graph."""
+    from myc.runtime.specialize import SpecializedFunction
+
+    if backend == "cpu":
+        return SpecializedFunction(source.graph, source)
+    return pipeline.make_executable(source.parse(), backend)
+
+
+def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
+    assert source.binding is not None
+    b = source.binding
+    return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))
 
 
 def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
@@ -92,13 +116,17 @@ class Transformed:
     ``__myc_graph__``.
     """
 
-    def __init__(self, build: Callable[[], Any], name: str, backend: str = "interp"):
+    def __init__(self, build: Callable[[], Any], name: str, backend: str = "interp",
+                 source: tuple[str, Any, Any] | None = None):
         self._build = build
         self._graph = None
         self._run: Callable | None = None
+        self._source: Source | None = None
         self.__name__ = name
         self.__qualname__ = name
         self.backend = backend
+        # (transform, function, argnums): what the disk cache's source key describes
+        self._myc_source = source
 
     def __myc_graph__(self):
         if self._graph is None:
@@ -107,12 +135,13 @@ class Transformed:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            graph = self.__myc_graph__()
-            full = _bind_call(graph, args, kwargs)
-            names = [p.name for p in graph.parameters]
             if self._run is None:
-                self._run = pipeline.make_executable(graph, self.backend)
-            return own_outputs(self._run(*check_args(names, tuple(full))))
+                from myc.runtime.specialize import Source
+
+                self._source = Source(self.__myc_graph__, self, self.backend)
+                self._run = _executable(self._source, self.backend)
+            assert self._source is not None
+            return _call(self._source, self._run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
@@ -147,7 +176,7 @@ def grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
-                       f"grad({_fn_name(fn)})", _backend_of(fn))
+                       f"grad({_fn_name(fn)})", _backend_of(fn), ("grad", fn, argnums))
 
 
 def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
@@ -155,7 +184,8 @@ def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transfor
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
-                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn))
+                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn),
+                       ("value_and_grad", fn, argnums))
 
 
 def _backend_of(fn: Any) -> str:

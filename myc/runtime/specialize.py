@@ -13,7 +13,11 @@ from __future__ import annotations
 import os
 import threading
 import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from myc.backends.interp import Interpreter
 from myc.infer.trace import GraphBreak, signature_key, trace
@@ -24,16 +28,30 @@ _MAX_MISSES = 3
 
 
 class SpecializedFunction:
-    """A graph with a cache of specialized programs keyed by argument signature."""
+    """A graph with a cache of specialized programs keyed by argument signature.
 
-    def __init__(self, graph: Graph):
-        self.graph = graph
+    The graph may come later: a wrapper that found its programs on disk by source key
+    (``myc.ir.fingerprint.source_key``) need not parse and differentiate at all, so
+    ``source`` (a :class:`Source`) parses on demand -- for a signature missing from the
+    disk cache, or to evaluate a call the program cannot take.
+    """
+
+    def __init__(self, graph: Graph | None, source: Source | None = None):
+        self._graph = graph
+        self.source = source
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
         self._fingerprint: str | None = None
         self._interp: Interpreter | None = None
         self._lock = threading.Lock()
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            assert self.source is not None
+            self._graph = self.source.parse()
+        return self._graph
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
@@ -66,27 +84,41 @@ class SpecializedFunction:
         if os.environ.get("MYC_NO_SPECIALIZE"):
             return _FALLBACK
         from myc.errors import MycError
-        from myc.opt.passes import optimize
         from myc.runtime import diskcache
 
-        disk_key = None
+        disk_key = src_key = None
         if diskcache.cache_dir() is not None:
+            env = _env_key()
+            skey = self.source.skey if self.source is not None else None
+            if skey is not None:  # no parse, no AD: the source says which program
+                src_key = f"src|{skey}|{env}|{key!r}"
+                cached = diskcache.load("program", src_key)
+                if cached is not None and hasattr(cached, "run"):
+                    return cached
             try:
-                disk_key = f"{self.fingerprint()}|{key!r}"
+                disk_key = f"{self.fingerprint()}|{env}|{key!r}"
             except Exception:  # noqa: BLE001 - no fingerprint, no disk cache
                 disk_key = None
+            # parsing (just now, or earlier) fixed the globals it read: key by those
+            skey = self.source.skey if self.source is not None else None
+            src_key = f"src|{skey}|{env}|{key!r}" if skey is not None else None
             if disk_key is not None:
                 cached = diskcache.load("program", disk_key)
                 if cached is not None and hasattr(cached, "run"):
+                    if src_key is not None:
+                        diskcache.store("program", src_key, cached)
                     return cached
+        from myc.opt.passes import optimize  # (imported only when compiling)
+
         try:
             typed, template, brk = specialize(self.graph, args)
             if brk is not None:
                 self.breaks[key] = brk
             optimize(typed)
             prog = lower(typed, template, self.graph.name)
-            if disk_key is not None:
-                diskcache.store("program", disk_key, prog)
+            for k in (disk_key, src_key):
+                if k is not None:
+                    diskcache.store("program", k, prog)
             return prog
         except GraphBreak as brk:
             self.breaks[key] = brk
@@ -121,6 +153,122 @@ class SpecializedFunction:
             if self.misses[key] >= _MAX_MISSES:
                 self.cache[key] = _FALLBACK
             return self.interp.run(*args)
+
+
+# settings that change what a signature compiles to (the others -- thread count,
+# timings, dumps, the cache's place -- do not)
+_ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS"})
+
+
+def _env_key() -> str:
+    """The ``MYC_*`` settings in force and this CPU (name and features), part of every
+    program's disk key."""
+    from myc.backends.cpu.jit import host
+
+    return repr((sorted((k, v) for k, v in os.environ.items()
+                        if k.startswith("MYC_") and k not in _ENV_IGNORED), host()))
+
+
+@dataclass
+class Binding:
+    """How a call's positional and keyword arguments map onto the graph's parameters:
+    what a wrapper needs before it has a graph (kept on disk under the source key)."""
+
+    name: str
+    names: list[str]
+    defaults: dict[str, Any]
+    loc: Any = None
+
+    @classmethod
+    def of(cls, graph: Graph) -> Binding:
+        sig = graph.flags.get("signature")
+        defaults = {n: c.value for n, c in sig.defaults.items()} if sig is not None else {}
+        return cls(graph.name, [p.name for p in graph.parameters], defaults, graph.loc)
+
+    def storable(self) -> bool:
+        """Only plain data defaults go to disk (a default function is a graph here)."""
+        def plain(v: Any) -> bool:
+            if isinstance(v, tuple):
+                return all(plain(x) for x in v)
+            return v is None or isinstance(v, (bool, int, float, complex, str, np.generic,
+                                               np.ndarray))
+        return all(plain(v) for v in self.defaults.values())
+
+    def bind(self, args: tuple, kwargs: dict) -> list[Any]:
+        """Positional arguments from a Python call's args, kwargs and the defaults."""
+        from myc.errors import MycTypeError
+
+        names = self.names
+        if len(args) > len(names):
+            raise MycTypeError(f"{self.name}() takes {len(names)} arguments but "
+                               f"{len(args)} were given", self.loc)
+        bound = dict(zip(names, args, strict=False))
+        for k, v in kwargs.items():
+            if k not in names:
+                raise MycTypeError(f"{self.name}() got an unexpected keyword argument "
+                                   f"'{k}'", self.loc)
+            if k in bound:
+                raise MycTypeError(f"{self.name}() got multiple values for argument "
+                                   f"'{k}'", self.loc)
+            bound[k] = v
+        out = []
+        for n in names:
+            if n in bound:
+                out.append(bound[n])
+            elif n in self.defaults:
+                out.append(self.defaults[n])
+            else:
+                raise MycTypeError(f"{self.name}() missing required argument '{n}'",
+                                   self.loc)
+        return out
+
+
+class Source:
+    """A wrapper's program as the cache sees it: the graph, parsed on demand, and the
+    source key, taken when the wrapper is first called and again when it parses (the
+    frontend reads globals then; the programs it makes are stored under that key)."""
+
+    def __init__(self, build: Callable[[], Graph], described: Any, backend: str):
+        self._build = build
+        self._described = described
+        self.graph: Graph | None = None
+        self.skey: str | None = None
+        self.binding: Binding | None = None
+        self.keyed = backend == "cpu" and not os.environ.get("MYC_NO_SPECIALIZE")
+        if self.keyed:
+            from myc.runtime import diskcache
+
+            self.keyed = diskcache.cache_dir() is not None
+        if self.keyed:
+            from myc.ir.fingerprint import source_key
+            from myc.runtime import diskcache
+
+            self.skey = source_key(described)
+            if self.skey is not None:
+                b = diskcache.load("binding", self.skey)
+                if isinstance(b, Binding):
+                    self.binding = b
+        if self.binding is None:
+            self.parse()
+
+    def parse(self) -> Graph:
+        if self.graph is None:
+            before = None
+            if self.keyed:
+                from myc.ir.fingerprint import source_key
+
+                before = source_key(self._described)
+            g = self._build()
+            self.graph = g
+            self.binding = Binding.of(g)
+            if self.keyed:
+                from myc.ir.fingerprint import note_parsed
+                from myc.runtime import diskcache
+
+                self.skey = note_parsed(self._described, before)
+                if self.skey is not None and self.binding.storable():
+                    diskcache.store("binding", self.skey, self.binding)
+        return self.graph
 
 
 def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | None]:

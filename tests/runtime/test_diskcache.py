@@ -52,9 +52,10 @@ def test_a_new_process_reuses_the_cache(tmp_path):
     cache = tmp_path / "cache"
     first = finish(run_script(tmp_path, cache))
     files = entries(cache)
-    # programs, kernels' machine code, native loops' (and small programs') machine code
-    assert {"program", "kernel"} <= {f.parent.name for f in files} <= {"program", "kernel",
-                                                                     "loop"}
+    # programs, kernels' machine code, native loops' (and small programs') machine code,
+    # and how calls bind to the program's parameters (found by source key, no parse)
+    assert {"program", "kernel", "binding"} <= {f.parent.name for f in files} <= {
+        "program", "kernel", "loop", "binding"}
     stamps = {f: f.stat().st_mtime_ns for f in files}
     second = finish(run_script(tmp_path, cache))
     assert second == first
