@@ -3,7 +3,10 @@
 after optimization, for the MLP value_and_grad and a 100-line function with loops and
 closures.
 
-Run: ``python -m benchmarks.compile_latency`` (each figure is a fresh subprocess).
+Run: ``python -m benchmarks.compile_latency [--repeats N] [mlp long W2 W4]`` (each
+figure is a fresh subprocess; with ``--repeats`` the median of N of them).  W2 and W4
+are the benchmark workloads run as the harness runs them,
+``myc.jit(myc.value_and_grad(fn, argnums))``.
 """
 
 from __future__ import annotations
@@ -117,6 +120,10 @@ def _measure(which: str) -> dict:
                 np.zeros(10, np.float32), rng.standard_normal((512, 1024)).astype(np.float32),
                 rng.integers(0, 10, 512))
         fn = myc.value_and_grad(mlp_loss, argnums=(0, 1, 2, 3))
+    elif which in WORKLOADS:  # a benchmark workload, as the harness runs it
+        w = _workload(which)
+        args = w.make_inputs(0, WORKLOADS[which])
+        fn = myc.jit(myc.value_and_grad(w.myc_fn, argnums=w.argnums))
     else:
         args = (rng.standard_normal(4096), 6)
         fn = myc.value_and_grad(long_program)
@@ -131,7 +138,7 @@ def _measure(which: str) -> dict:
     from myc.opt.passes import optimize
     from myc.runtime.args import check_args
 
-    graph = fn.__myc_graph__()
+    graph = getattr(fn, "__myc_function__", fn).__myc_graph__()
     parsed = sum(len(v) for v in Manager(graph).owned.values())
     typed, _ = trace(graph, check_args([p.name for p in graph.parameters], args))
     before = len(Manager(typed).owned[typed])
@@ -141,20 +148,55 @@ def _measure(which: str) -> dict:
             "typed_nodes": before, "optimized_nodes": after}
 
 
+# benchmark workloads measured here too, and the size each runs at
+WORKLOADS = {"W2": "quick", "W4": "full"}
+
+
+def _workload(name: str):
+    from benchmarks.workloads.w2_elementwise_grad import W2
+    from benchmarks.workloads.w4_mlp import W4
+
+    return {"W2": W2, "W4": W4}[name]
+
+
+def _one(which: str, cache: str) -> dict:
+    # bytecode on, as an installed package runs (this machine may turn it off)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["MYC_CACHE_DIR"] = cache
+    out = subprocess.run([sys.executable, "-m", "benchmarks.compile_latency", "--one", which],
+                         env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
+    """``--one WHICH``: one measurement in this process.  Otherwise every program, each
+    figure the median of ``--repeats`` fresh processes (cold: an empty cache each time;
+    disk cache: the directory that cold process filled), after one warm-up process."""
+    import argparse
+    import statistics
+
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
         print(json.dumps(_measure(sys.argv[2])))
         return
-    cache = tempfile.mkdtemp(prefix="myc-latency-")
-    for which in ("mlp", "long"):
-        for label in ("cold", "disk cache"):
-            env = dict(os.environ, MYC_CACHE_DIR=cache)
-            out = subprocess.run([sys.executable, "-m", "benchmarks.compile_latency", "--one",
-                                  which], env=env, capture_output=True, text=True, check=True)
-            r = json.loads(out.stdout.strip().splitlines()[-1])
-            print(f"{which:5s} {label:10s} first call {r['first_ms']:7.1f} ms, steady "
-                  f"{r['steady_ms']:6.2f} ms; nodes: graph {r['graph_nodes']}, typed "
-                  f"{r['typed_nodes']}, optimized {r['optimized_nodes']}")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.compile_latency")
+    ap.add_argument("--repeats", type=int, default=1, help="fresh processes per figure")
+    ap.add_argument("programs", nargs="*", default=["mlp", "long", *WORKLOADS])
+    opts = ap.parse_args()
+    for which in opts.programs:
+        _one(which, tempfile.mkdtemp(prefix="myc-latency-"))  # bytecode, page cache
+        runs: dict[str, list[dict]] = {"cold": [], "disk cache": []}
+        for _ in range(max(1, opts.repeats)):
+            cache = tempfile.mkdtemp(prefix="myc-latency-")
+            runs["cold"].append(_one(which, cache))
+            runs["disk cache"].append(_one(which, cache))
+        for label, rs in runs.items():
+            first = [r["first_ms"] for r in rs]
+            r = rs[0]
+            spread = f" (min {min(first):.1f}, max {max(first):.1f})" if len(rs) > 1 else ""
+            print(f"{which:5s} {label:10s} first call {statistics.median(first):7.1f} ms"
+                  f"{spread}, steady {statistics.median(x['steady_ms'] for x in rs):6.2f} ms; "
+                  f"nodes: graph {r['graph_nodes']}, typed {r['typed_nodes']}, optimized "
+                  f"{r['optimized_nodes']}", flush=True)
 
 
 if __name__ == "__main__":

@@ -249,12 +249,13 @@ class Source:
                 if isinstance(b, Binding):
                     self.binding = b
         if self.binding is None:
-            self.parse()
+            self.parse(self.skey)
 
-    def parse(self) -> Graph:
+    def parse(self, before: str | None = None) -> Graph:
+        """The graph, parsed now if need be; ``before``: the source key taken just now
+        (else it is taken here, before the frontend reads anything)."""
         if self.graph is None:
-            before = None
-            if self.keyed:
+            if self.keyed and before is None:
                 from myc.ir.fingerprint import source_key
 
                 before = source_key(self._described)
