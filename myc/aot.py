@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.aot_loops import CONTROL, refusal
 from myc.errors import MycError
 
 DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
@@ -129,10 +130,11 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     from myc import pipeline
     from myc.api import Jitted, _bind_call, _graph_of
     from myc.backends.cpu.aot_codegen import AotProgram
-    from myc.infer.trace import GraphBreak, trace
+    from myc.infer.trace import GraphBreak
     from myc.opt.passes import optimize
     from myc.prims import P
     from myc.runtime.args import check_args
+    from myc.runtime.specialize import specialize
 
     target = fn.__myc_function__ if isinstance(fn, Jitted) else fn
     graph = pipeline.parsed(target if callable(getattr(target, "__myc_graph__", None))
@@ -140,23 +142,27 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     names = [p.name for p in graph.parameters]
     args = check_args(names, tuple(_bind_call(graph, examples, {})))
     try:
-        typed, template = trace(graph, args)
+        # as the JIT specializes: data-dependent loops become loop nodes, a gradient
+        # through them a typed adjoint (taped loop + backward loop)
+        typed, template, brk = specialize(graph, args)
     except GraphBreak as brk:
         where = f" at {brk.loc}" if brk.loc else ""
         raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
-                       f"({brk.reason}{where}); ahead-of-time libraries support only "
-                       "programs whose control flow the shapes decide") from None
-    data_flow = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None) in
-                 (P.loop, P.select, P.guarded)]
-    if data_flow:
-        loc = data_flow[0].loc
-        where = f" at line {loc.line}" if loc is not None else ""
-        raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
-                       f"(a data-dependent loop or branch{where}); ahead-of-time libraries "
-                       "support only programs whose control flow the shapes decide")
-    if typed.flags.get("guards"):
-        raise MycError(f"myc.aot: {graph.name} has data-dependent control flow (guarded "
-                       "specialization); not supported ahead of time")
+                       f"in a way the compiler cannot express ({brk.reason}{where}); "
+                       "the JIT runs it on the reference evaluator, a library cannot") \
+            from None
+    if typed.flags.get("guards") or (brk is not None and typed.flags.get("route")
+                                      != "adjoint"):
+        where = f" at {brk.loc}" if brk is not None and brk.loc else ""
+        why = f" ({brk.reason}{where})" if brk is not None else ""
+        raise MycError(f"myc.aot: {graph.name} has data-dependent control flow that "
+                       f"specialization could only guard{why}: the JIT re-checks its "
+                       "decisions on every call, a library cannot; not supported ahead "
+                       "of time")
+    unsupported = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None) in
+                   (P.invoke, P.guarded)]
+    if unsupported:
+        raise MycError(refusal(unsupported[0], graph.name))
     optimize(typed)
     entry = name or _entry_name(fn, graph)
     prog = _Lowering(typed, template, names).run(entry)
@@ -173,13 +179,8 @@ class _Lowering:
 
     def run(self, entry: str):
         from myc.backends.cpu.aot_codegen import Value
-        from myc.ir.manager import Manager, schedule
-        from myc.ir.nodes import Apply, Constant, Parameter
-        from myc.prims import P
 
         typed = self.typed
-        mng = Manager(typed)
-        order = schedule(typed, mng.owned.get(typed, []))
         self.val: dict[int, Value] = {}
         inputs = []
         for i, p in enumerate(typed.parameters):
@@ -190,10 +191,25 @@ class _Lowering:
                       self.names[i] if len(self.names) == len(typed.parameters) else p.name)
             self.val[p.id] = v
             inputs.append(v)
-        units = self.units(order)
         self.ops: list = []
-        out = typed.output
-        for unit in units:
+        self.loops: dict[int, Any] = {}  # loop node id -> its LoopOp (aot_loops)
+        leaves = self.lower_graph(typed)
+        self.check_template(self.template)
+        outputs = [self.value(n) for n in leaves]
+        if not outputs:
+            raise MycError("myc.aot: the function returns no array or number")
+        return inputs, self.ops, outputs
+
+    def lower_graph(self, g) -> list:
+        """Append the operations of the typed graph ``g`` (the program, or a loop body
+        whose parameters are already bound) to ``self.ops``; its output's leaf nodes."""
+        from myc.ir.manager import Manager, schedule
+        from myc.ir.nodes import Apply, Constant, Parameter
+        from myc.prims import P
+
+        order = schedule(g, Manager(g).owned.get(g, []))
+        out = g.output
+        for unit in self.units(g, order):
             if isinstance(unit, tuple):
                 self.kernel(*unit)
                 continue
@@ -201,16 +217,10 @@ class _Lowering:
                 continue
             self.primitive(unit)
         if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
-            leaves = list(out.inputs[1:])
-        elif isinstance(out, (Apply, Parameter, Constant)):
-            leaves = [out]
-        else:
-            leaves = []
-        self.check_template(self.template)
-        outputs = [self.value(n) for n in leaves]
-        if not outputs:
-            raise MycError("myc.aot: the function returns no array or number")
-        return inputs, self.ops, outputs
+            return list(out.inputs[1:])
+        if isinstance(out, (Apply, Parameter, Constant)):
+            return [out]
+        return []
 
     def check_template(self, t) -> None:
         from myc.ir.nodes import Node
@@ -257,7 +267,7 @@ class _Lowering:
         raise MycError(f"myc.aot: operation '{self.prim(n) or n}'{where} is not supported "
                        f"ahead of time{': ' + why if why else ''}")
 
-    def units(self, order):
+    def units(self, g, order):
         """Scheduled nodes and fusion groups (as ``(plan, members)``), inputs first.
 
         Every fusion group becomes a kernel, and so does a lone elementwise or reduction
@@ -266,10 +276,14 @@ class _Lowering:
         from myc.lower.program import schedule_units
         from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
 
+        # kernel names are unique in the library: a loop body's groups are numbered
+        # from 0 again, so each graph's kernels get their own prefix
+        self.n_graphs = getattr(self, "n_graphs", 0) + 1
+        prefix = "" if self.n_graphs == 1 else f"b{self.n_graphs - 1}_"
         groups: dict[int, Any] = {}
-        for grp in fuse(self.typed, min_size=1):  # everything is a kernel here
+        for grp in fuse(g, min_size=1):  # everything is a kernel here
             try:
-                plan = build_kernel(grp, f"k{grp.id}")
+                plan = build_kernel(grp, f"{prefix}k{grp.id}")
             except Unfusable:
                 continue
             unit = (plan, grp.members)
@@ -290,7 +304,7 @@ class _Lowering:
             nid += 1
             grp = FusionGroup(nid, domain, [n], [n])
             try:
-                plan = build_kernel(grp, f"k{nid}")
+                plan = build_kernel(grp, f"{prefix}k{nid}")
             except (Unfusable, AssertionError) as exc:
                 self.reject(n, str(exc))
             groups[n.id] = (plan, [n])
@@ -350,6 +364,8 @@ class _Lowering:
             src = self.value(args[0])
             out = self.new(n)
             self.ops.append(Alias(src, out))
+        elif p in CONTROL:
+            CONTROL[p](self, n)
         else:
             self.reject(n)
 

@@ -138,16 +138,26 @@ def instantiate(generic, env: dict[str, int], memo: dict | None = None):
 
 def evaluate(prog, inputs: list[np.ndarray]) -> list[np.ndarray]:
     """Run an ``AotProgram`` with NumPy (kernels by their reference semantics)."""
-    from myc.backends.cpu.aot_codegen import Alias, Gemm, KernelOp, Permute
-
     env = {id(v): np.ascontiguousarray(x) for v, x in zip(prog.inputs, inputs, strict=True)}
+    _run(prog.ops, env)
+    return [_get(env, v) for v in prog.outputs]
+
+
+def _get(env: dict, v) -> np.ndarray:
+    if id(v) in env:
+        return env[id(v)]
+    return np.broadcast_to(np.asarray(v.const).astype(v.dtype), v.shape)
+
+
+def _run(ops: list, env: dict) -> None:
+    """``ops`` run with NumPy on the arrays in ``env`` (keyed by ``id`` of each Value)."""
+    from myc.backends.cpu.aot_codegen import Alias, Gemm, KernelOp, Permute
+    from myc.backends.cpu.aot_loopgen import LoopOp, Select, TapeGet
 
     def get(v):
-        if id(v) in env:
-            return env[id(v)]
-        return np.broadcast_to(np.asarray(v.const).astype(v.dtype), v.shape)
+        return _get(env, v)
 
-    for op in prog.ops:
+    for op in ops:
         if isinstance(op, KernelOp):
             outs = op.kernel.reference([get(v) for v in op.inputs])
             for v, o, div in zip(op.outputs, outs, op.divide_by, strict=True):
@@ -160,9 +170,45 @@ def evaluate(prog, inputs: list[np.ndarray]) -> list[np.ndarray]:
             env[id(op.out)] = np.ascontiguousarray(np.transpose(get(op.src), op.perm))
         elif isinstance(op, Alias):
             env[id(op.out)] = get(op.src).reshape(op.out.shape)
+        elif isinstance(op, Select):
+            env[id(op.out)] = np.array(get(op.a) if bool(get(op.cond)) else get(op.b),
+                                       dtype=op.out.dtype)
+        elif isinstance(op, TapeGet):
+            env[id(op.out)] = env[id(op.tape)][op.index][int(get(op.step))]
+        elif isinstance(op, LoopOp):
+            _run_loop(op, env)
         else:  # pragma: no cover
             raise AssertionError(op)
-    return [get(v) for v in prog.outputs]
+
+
+def _run_loop(op, env: dict) -> None:
+    if op.enabled is not None and not bool(_get(env, op.enabled)):
+        for r in op.results:
+            if r is not None:
+                env[id(r)] = np.zeros(r.shape, r.dtype)
+        if op.count is not None:
+            env[id(op.count)] = np.array(0, np.int64)
+        return
+    for s, v in zip(op.state, op.init, strict=True):
+        env[id(s)] = np.array(_get(env, v), dtype=s.dtype)
+    rows: list[list[np.ndarray]] = [[] for _ in op.state]
+    while True:
+        if op.tape is not None:
+            for j, s in enumerate(op.state):
+                rows[j].append(np.array(env[id(s)]))
+        _run(op.body, env)
+        if not bool(_get(env, op.go_on)):
+            break
+        nxt = [np.array(_get(env, v), dtype=s.dtype) for v, s in
+               zip(op.next_state, op.state, strict=True)]
+        for s, v in zip(op.state, nxt, strict=True):
+            env[id(s)] = v
+    for r, x in zip(op.results, op.exits, strict=True):
+        if r is not None:
+            env[id(r)] = np.array(_get(env, x), dtype=r.dtype)
+    if op.tape is not None:
+        env[id(op.tape)] = rows
+        env[id(op.count)] = np.array(len(rows[0]) if rows else 0, np.int64)
 
 
 def _examples(specs, point: dict[str, int]) -> list[np.ndarray]:

@@ -31,6 +31,18 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import jit, native_ops
+from myc.backends.cpu.aot_loopgen import (
+    LoopOp,
+    Select,
+    Tape,
+    TapeGet,
+    emit_loop,
+    emit_select,
+    emit_tape_get,
+    walk,
+)
+from myc.backends.cpu.aot_loopgen import operands as loop_operands
+from myc.backends.cpu.aot_loopgen import results as loop_results
 from myc.backends.cpu.codegen import (
     ITEMSIZE,
     MEMTYPE,
@@ -138,6 +150,9 @@ class HostGen:
                                                             var_arg=True), "snprintf")
         self.errbuf = self.global_bytes(bytes(512), "myc_error_buffer", constant=False)
         self.arena = None
+        self.realloc = ir.Function(module, ir.FunctionType(PTR, [PTR, I64]), "realloc")
+        self.heap_cells: list[ir.Value] = []
+        self.tapes: dict[int, dict] = {}  # id(Tape) -> its stack cells (aot_loopgen)
         self.copy_fns: dict[int, ir.Function] = {}
         self.gemm_fns: dict[str, ir.Function] = {}
 
@@ -289,6 +304,10 @@ class HostGen:
         fn = ir.Function(self.m, fnty, p.name)
         ins, nin, outs, nout = fn.args
         self.fn = fn
+        # the prologue holds the stack cells every exit path reads (heap pointers to
+        # free, a tape's counters), initialized before anything can fail
+        prologue = fn.append_basic_block("prologue")
+        self.pro = ir.IRBuilder(prologue)
         b = self.b = ir.IRBuilder(fn.append_basic_block("entry"))
         self.e = Emitter(b)
         self.nthreads = None  # read on first need (MYC_NUM_THREADS, else the CPU count)
@@ -355,6 +374,8 @@ class HostGen:
 
         def place(v: Value) -> None:
             nonlocal total
+            if id(v) in offsets:
+                return
             offsets[id(v)] = total
             size = self.i64(v.nbytes)
             total = b.and_(b.add(total, b.add(size, ir.Constant(I64, ALIGN - 1))),
@@ -362,12 +383,15 @@ class HostGen:
 
         for v in p.inputs:
             place(v)
-        for op in p.ops:
+        all_ops = list(walk(p.ops))
+        for op in all_ops:
             for v in _results(op):
                 if not isinstance(op, Alias):
                     place(v)
         # constant arrays of one value computed from the dynamic sizes: filled at run time
-        for v in [*(x for op in p.ops for x in _operands(op)), *p.outputs]:
+        tails = [x for op in all_ops if isinstance(op, LoopOp)
+                 for x in (op.go_on, *op.next_state, *op.exits)]
+        for v in [*(x for op in all_ops for x in _operands(op)), *tails, *p.outputs]:
             if _size_const(v) and v.shape and id(v) not in offsets:
                 place(v)
         if offsets:
@@ -377,11 +401,10 @@ class HostGen:
         else:
             arena = ir.Constant(PTR, None)
         self.arena = arena
-
-        def at(v: Value):
-            return b.gep(arena, [offsets[id(v)]], source_etype=I8)
+        self.offsets = offsets
 
         ptr_of: dict[int, ir.Value] = {}
+        self.ptr_of = ptr_of
         for i, v in enumerate(p.inputs):
             if not v.shape or (isinstance(v.nbytes, int) and not v.nbytes):
                 ptr_of[id(v)] = data[i]
@@ -393,7 +416,7 @@ class HostGen:
             pre = b.block
             b.cbranch(strided[i], then, join)
             b.position_at_end(then)
-            dst = at(v)
+            dst = self.at(v)
             b.call(self.copy_fn(ITEMSIZE[v.dtype]),
                    [dst, data[i], ir.Constant(I64, 0), ir.Constant(I64, len(v.shape)),
                     field(ins, i, 2, PTR), strides])
@@ -404,43 +427,29 @@ class HostGen:
             phi.add_incoming(dst, then)
             ptr_of[id(v)] = phi
 
-        def get(v: Value):
-            got = ptr_of.get(id(v))
-            if got is None:
-                assert v.const is not None, f"value {v.name} used before it is computed"
-                if _size_const(v) and v.shape:  # one value computed from dynamic sizes
-                    got = ptr_of[id(v)] = at(v)
-                    self.fill(got, v.dtype, prod(v.shape), self.size_value(v.const.item(), v.dtype))
-                elif _size_const(v):
-                    got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
-                else:
-                    got = ptr_of[id(v)] = self.global_bytes(
-                        np.ascontiguousarray(v.const).tobytes())
-            return got
-
-        for op in p.ops:
+        # every buffer's address (and every constant filled from the sizes) is computed
+        # here, before any loop or branch, so it is valid on every path after
+        for op in all_ops:
+            if not isinstance(op, Alias):
+                for v in _results(op):
+                    ptr_of[id(v)] = self.at(v)
+        for op in all_ops:
             if isinstance(op, Alias):
-                ptr_of[id(op.out)] = get(op.src)
+                ptr_of[id(op.out)] = self.get(op.src)
                 continue
-            for v in _results(op):
-                ptr_of[id(v)] = at(v)
-            if isinstance(op, KernelOp):
-                self.call_kernel(op, kernel_fns[entry_name(op.kernel)],
-                                 [get(v) for v in op.inputs], [ptr_of[id(v)] for v in op.outputs])
-            elif isinstance(op, Gemm):
-                b.call(self.gemm_fn(op.out.dtype),
-                       [get(op.a), get(op.b), ptr_of[id(op.out)],
-                        self.i64(op.m), self.i64(op.n), self.i64(op.k)])
-            elif isinstance(op, Permute):
-                src = op.src
-                st = _c_strides(src.shape, ITEMSIZE[src.dtype])
-                if not isinstance(op.out.nbytes, int) or op.out.nbytes:
-                    b.call(self.copy_fn(ITEMSIZE[src.dtype]),
-                           [ptr_of[id(op.out)], get(src), ir.Constant(I64, 0),
-                            ir.Constant(I64, len(op.perm)), self.sizes(list(op.out.shape)),
-                            self.sizes([st[a] for a in op.perm])])
-            else:  # pragma: no cover
-                raise AssertionError(op)
+            for v in _operands(op):
+                if not isinstance(v, Tape):
+                    self.get(v)
+        for op in all_ops:
+            if isinstance(op, LoopOp):
+                for v in (op.go_on, *op.next_state, *op.exits):
+                    self.get(v)
+        for v in p.outputs:
+            self.get(v)
+        if any(isinstance(op, LoopOp) for op in p.ops):
+            self.thread_count()  # read once, outside every loop
+        self.kernel_fns = kernel_fns
+        self.emit_ops(p.ops)
 
         # outputs: one malloc each, handed to the caller; a dynamically shaped output
         # carries its shape and strides after its data, in the same allocation
@@ -457,7 +466,7 @@ class HostGen:
                        size, cleanup=given, free_arena=True)
             given.append(buf)
             if not isinstance(v.nbytes, int) or v.nbytes:
-                b.call(self.memcpy, [buf, get(v), nbytes])
+                b.call(self.memcpy, [buf, self.get(v), nbytes])
         for i, (v, buf) in enumerate(zip(p.outputs, given, strict=True)):
             def put(f, val, ty=None, i=i):
                 ptr = b.gep(outs, [ir.Constant(I64, i), ir.Constant(I32, f)],
@@ -481,7 +490,78 @@ class HostGen:
             put(4, ir.Constant(I32, DTYPE_CODE[v.dtype]))
         if offsets:
             b.call(self.free, [arena])
+        self.free_heap()
         b.ret(ir.Constant(I32, 0))
+        self.pro.branch(fn.blocks[1])
+
+    def at(self, v: Value) -> ir.Value:
+        """The address of ``v``'s place in the arena."""
+        return self.b.gep(self.arena, [self.offsets[id(v)]], source_etype=I8)
+
+    def get(self, v: Value) -> ir.Value:
+        """The address of ``v``'s data: its buffer, or a constant's static data."""
+        ptr_of = self.ptr_of
+        got = ptr_of.get(id(v))
+        if got is None:
+            assert v.const is not None, f"value {v.name} used before it is computed"
+            if _size_const(v) and v.shape:  # one value computed from dynamic sizes
+                got = ptr_of[id(v)] = self.at(v)
+                self.fill(got, v.dtype, prod(v.shape), self.size_value(v.const.item(), v.dtype))
+            elif _size_const(v):
+                got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
+            else:
+                got = ptr_of[id(v)] = self.global_bytes(
+                    np.ascontiguousarray(v.const).tobytes())
+        return got
+
+    def emit_ops(self, ops: list) -> None:
+        """The operations ``ops`` (a program's, or a loop body's), in order."""
+        b = self.b
+        get = self.get
+        for op in ops:
+            if isinstance(op, Alias):
+                continue  # its address was set with the others
+            if isinstance(op, KernelOp):
+                self.call_kernel(op, self.kernel_fns[entry_name(op.kernel)],
+                                 [get(v) for v in op.inputs], [get(v) for v in op.outputs])
+            elif isinstance(op, Gemm):
+                b.call(self.gemm_fn(op.out.dtype),
+                       [get(op.a), get(op.b), get(op.out),
+                        self.i64(op.m), self.i64(op.n), self.i64(op.k)])
+            elif isinstance(op, Permute):
+                src = op.src
+                st = _c_strides(src.shape, ITEMSIZE[src.dtype])
+                if not isinstance(op.out.nbytes, int) or op.out.nbytes:
+                    b.call(self.copy_fn(ITEMSIZE[src.dtype]),
+                           [get(op.out), get(src), ir.Constant(I64, 0),
+                            ir.Constant(I64, len(op.perm)), self.sizes(list(op.out.shape)),
+                            self.sizes([st[a] for a in op.perm])])
+            elif isinstance(op, LoopOp):
+                emit_loop(self, op)
+            elif isinstance(op, Select):
+                emit_select(self, op)
+            elif isinstance(op, TapeGet):
+                emit_tape_get(self, op)
+            else:  # pragma: no cover
+                raise AssertionError(op)
+
+    def heap_cell(self) -> ir.Value:
+        """A stack cell holding a heap pointer (NULL at first) that every exit frees."""
+        cell = self.pro.alloca(PTR)
+        cell.type = PTR
+        self.pro.store(ir.Constant(PTR, None), cell)
+        self.heap_cells.append(cell)
+        return cell
+
+    def prologue_i64(self, value: int) -> ir.Value:
+        cell = self.pro.alloca(I64)
+        cell.type = PTR
+        self.pro.store(ir.Constant(I64, value), cell)
+        return cell
+
+    def free_heap(self) -> None:
+        for cell in self.heap_cells:
+            self.b.call(self.free, [self.b.load(cell, typ=PTR)])
 
     def data_end(self, v: Value) -> ir.Value:
         """Where a dynamically shaped output's shape and strides start: after its data,
@@ -572,6 +652,8 @@ class HostGen:
             b.call(self.free, [ptr])
         if free_arena and self.arena is not None and not isinstance(self.arena, ir.Constant):
             b.call(self.free, [self.arena])
+        if free_arena:
+            self.free_heap()
         b.ret(ir.Constant(I32, STATUS[status]))
         b.position_at_end(ok)
 
@@ -779,6 +861,8 @@ class HostGen:
 
 
 def _operands(op) -> list[Value]:
+    if isinstance(op, (LoopOp, Select, TapeGet)):
+        return loop_operands(op)
     if isinstance(op, KernelOp):
         return op.inputs
     if isinstance(op, Gemm):
@@ -796,6 +880,8 @@ def _dynamic(v: Value) -> bool:
 
 
 def _results(op) -> list[Value]:
+    if isinstance(op, (LoopOp, Select, TapeGet)):
+        return loop_results(op)
     if isinstance(op, KernelOp):
         return op.outputs
     return [op.out]
@@ -807,7 +893,7 @@ def build_object(prog: AotProgram) -> bytes:
     kernel_mods = []
     kernel_fns: dict[str, ir.Function] = {}
     seen = set()
-    for op in prog.ops:
+    for op in walk(prog.ops):
         if isinstance(op, KernelOp) and entry_name(op.kernel) not in seen:
             seen.add(entry_name(op.kernel))
             mod, _ = codegen(op.kernel)
