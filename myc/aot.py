@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.aot_loops import CONTROL, refusal
+from myc.aot_loops import CONTROL, refusal, selects_as_where
 from myc.errors import MycError
 
 DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
@@ -207,6 +207,7 @@ class _Lowering:
         from myc.ir.nodes import Apply, Constant, Parameter
         from myc.prims import P
 
+        selects_as_where(g)
         order = schedule(g, Manager(g).owned.get(g, []))
         out = g.output
         for unit in self.units(g, order):

@@ -152,7 +152,7 @@ def _get(env: dict, v) -> np.ndarray:
 def _run(ops: list, env: dict) -> None:
     """``ops`` run with NumPy on the arrays in ``env`` (keyed by ``id`` of each Value)."""
     from myc.backends.cpu.aot_codegen import Alias, Gemm, KernelOp, Permute
-    from myc.backends.cpu.aot_loopgen import LoopOp, Select, TapeGet
+    from myc.backends.cpu.aot_loopgen import Check, LoopOp, Select, TapeGet
 
     def get(v):
         return _get(env, v)
@@ -177,6 +177,9 @@ def _run(ops: list, env: dict) -> None:
             env[id(op.out)] = env[id(op.tape)][op.index][int(get(op.step))]
         elif isinstance(op, LoopOp):
             _run_loop(op, env)
+        elif isinstance(op, Check):
+            if not bool(get(op.flag)):
+                raise ValueError(op.message)
         else:  # pragma: no cover
             raise AssertionError(op)
 

@@ -74,6 +74,29 @@ def _as(low, v, like, n):
     return v
 
 
+def selects_as_where(g) -> None:
+    """Rewrite ``g``'s array ``select`` s on a 0-d condition as elementwise ``where``.
+
+    Both pick exactly one side; a ``where`` fuses into the kernel around it, while a
+    :class:`Select` copies a whole array and splits the fusion groups on either side --
+    a gradient's backward loop selects every cotangent on the iteration's path, so this
+    is most of its per-iteration memory traffic.  ``g`` is this compilation's own
+    typed program (specialized for it), so rewriting it in place is safe."""
+    from myc.ir.manager import Manager
+    from myc.ir.nodes import Apply, Constant
+    from myc.prims import P
+
+    for n in Manager(g).owned.get(g, []):
+        if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
+                and n.inputs[0].value is P.select and len(n.inputs) == 4):
+            continue
+        shape = getattr(n.abstract, "shape", None)
+        cond = n.inputs[1]
+        cshape = () if isinstance(cond, Constant) else getattr(cond.abstract, "shape", None)
+        if shape and cshape == () and str(getattr(n.abstract, "dtype", "")) != "object":
+            n.inputs[0] = Constant(P.where, n.inputs[0].loc)
+
+
 def lower_loop(low, n) -> None:
     """``loop(body, enabled, *init, *invariants)`` as a :class:`LoopOp`."""
     from myc.backends.cpu.aot_loopgen import LoopOp, Tape
@@ -175,7 +198,29 @@ def lower_tape_get(low, n) -> None:
     want = tape.states[j]
     if out.dtype != want.dtype or tuple(out.shape) != tuple(want.shape):
         low.reject(n, f"a tape row {want.describe()} read as {out.describe()}")
+    if j not in tape.read:
+        tape.read.append(j)
     low.ops.append(TapeGet(tape, j, step, out))
+
+
+def lower_assert_defined(low, n) -> None:
+    """``assert_defined(flag, value, name)``: a variable first set inside a loop, read
+    after it -- the call fails with ``MYC_ERR_RAISE`` where Python raises
+    ``UnboundLocalError`` (the loop never ran), else the value itself."""
+    from myc.backends.cpu.aot_codegen import Alias
+    from myc.backends.cpu.aot_loopgen import Check
+
+    flag, value = low.value(n.inputs[1]), low.value(n.inputs[2])
+    name = n.inputs[3].value
+    if flag.shape != ():
+        low.reject(n, f"a definedness flag of shape {flag.shape}")
+    line = _line(n).replace(" at ", "")
+    low.ops.append(Check(flag, f"{line}: local variable '{name}' is referenced before "
+                         "assignment (UnboundLocalError in Python)"))
+    out = low.new(n)
+    if out.dtype != value.dtype or tuple(out.shape) != tuple(value.shape):
+        low.reject(n, f"{value.describe()} read as {out.describe()}")
+    low.ops.append(Alias(value, out))
 
 
 def _refuse(low, n) -> None:
@@ -183,4 +228,5 @@ def _refuse(low, n) -> None:
 
 
 CONTROL = {"loop": lower_loop, "loop_out": lower_loop_out, "select": lower_select,
-           "tape_get": lower_tape_get, "invoke": _refuse, "guarded": _refuse}
+           "tape_get": lower_tape_get, "assert_defined": lower_assert_defined,
+           "invoke": _refuse, "guarded": _refuse}

@@ -241,3 +241,49 @@ def test_cli_on_a_loop_program(tmp_path):
     exe = build_driver(tmp_path, str(out), str(tmp_path / "libnewtoncli.h"), "newton", [x], 1)
     got = run_c(tmp_path, exe, [x], [x])
     np.testing.assert_allclose(got[0], np.sqrt(x), rtol=1e-9)
+
+
+def nested(x):
+    n = 0
+    while np.sum(x) > 1.0:
+        y = x
+        while np.max(y) > 0.5:
+            y = y * 0.9
+            n += 1
+        x = x * 0.5 + y * 0.1
+    return x, n
+
+
+def for_break(x):
+    for _ in range(100):
+        x = np.tanh(x) * 1.1
+        if np.max(x) < 0.2:
+            break
+    return x
+
+
+def test_nested_loops_and_for_with_break(tmp_path):
+    x = np.linspace(1.0, 4.0, 8)
+    _, expected = check_against_jit(tmp_path, nested, "f64[8]", [x], rtol=1e-12, name="n")
+    assert int(expected[1]) > 8
+    check_against_jit(tmp_path, for_break, "f64[8]", [x], rtol=1e-12, name="fb")
+
+
+def last_step(x):
+    while np.max(x) > 1.0:
+        step = x * 0.5
+        x = x - step
+    return x, step
+
+
+def test_variable_set_only_in_a_loop_that_never_ran(tmp_path):
+    """Python raises UnboundLocalError reading ``step``: the library returns
+    MYC_ERR_RAISE (7) with the message, and the value when the loop ran."""
+    x = np.array([3.0, 0.5])
+    exe, expected = check_against_jit(tmp_path, last_step, "f64[2]", [x], rtol=1e-14)
+    small = np.array([0.25, 0.5])
+    with pytest.raises(myc.MycError, match="referenced before assignment"):
+        myc.jit(last_step)(small)
+    msg = run_c(tmp_path, exe, [small], expected)
+    assert isinstance(msg, str) and msg.startswith("status 7:"), msg
+    assert "local variable 'step' is referenced before assignment" in msg

@@ -32,10 +32,12 @@ from llvmlite import ir
 
 from myc.backends.cpu import jit, native_ops
 from myc.backends.cpu.aot_loopgen import (
+    Check,
     LoopOp,
     Select,
     Tape,
     TapeGet,
+    emit_check,
     emit_loop,
     emit_select,
     emit_tape_get,
@@ -62,7 +64,7 @@ from myc.lower.kernel import Kernel, identity
 DTYPE_CODE = {"float32": 0, "float64": 1, "int64": 2, "bool": 3}
 SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
 STATUS = {"MYC_OK": 0, "MYC_ERR_ARGC": 1, "MYC_ERR_NULL": 2, "MYC_ERR_DTYPE": 3,
-          "MYC_ERR_NDIM": 4, "MYC_ERR_SHAPE": 5, "MYC_ERR_ALLOC": 6}
+          "MYC_ERR_NDIM": 4, "MYC_ERR_SHAPE": 5, "MYC_ERR_ALLOC": 6, "MYC_ERR_RAISE": 7}
 ALIGN = 64
 GEMM_BLOCK = (64, 128, 256)  # rows of A, depth, columns of B per block
 PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread
@@ -542,6 +544,8 @@ class HostGen:
                 emit_select(self, op)
             elif isinstance(op, TapeGet):
                 emit_tape_get(self, op)
+            elif isinstance(op, Check):
+                emit_check(self, op)
             else:  # pragma: no cover
                 raise AssertionError(op)
 
@@ -861,7 +865,7 @@ class HostGen:
 
 
 def _operands(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet)):
+    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
         return loop_operands(op)
     if isinstance(op, KernelOp):
         return op.inputs
@@ -880,7 +884,7 @@ def _dynamic(v: Value) -> bool:
 
 
 def _results(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet)):
+    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
         return loop_results(op)
     if isinstance(op, KernelOp):
         return op.outputs

@@ -49,6 +49,7 @@ class Tape:
     ``states`` are the loop's state buffers (their dtypes and shapes are the rows')."""
 
     states: list[Value]
+    read: list[int] = field(default_factory=list)  # the states a TapeGet reads: taped
 
 
 @dataclass(eq=False)
@@ -96,6 +97,16 @@ class TapeGet:
     out: Value
 
 
+@dataclass(eq=False)
+class Check:
+    """Go on only where ``flag`` holds; else fail the call with ``MYC_ERR_RAISE`` and
+    ``message`` -- where Python would raise (a variable first set inside a loop that
+    never ran, read after it: ``UnboundLocalError``)."""
+
+    flag: Value
+    message: str
+
+
 def walk(ops: list):
     """Every operation of ``ops``, those in loop bodies included (body ops after their
     loop)."""
@@ -112,6 +123,8 @@ def operands(op) -> list[Value]:
         return [op.cond, op.a, op.b]
     if isinstance(op, TapeGet):
         return [op.step]
+    if isinstance(op, Check):
+        return [op.flag]
     out = list(op.init) + ([op.enabled] if op.enabled is not None else [])
     return out
 
@@ -120,14 +133,11 @@ def results(op) -> list[Value]:
     """The buffers ``op`` writes (each one place in the arena)."""
     if isinstance(op, (Select, TapeGet)):
         return [op.out]
+    if isinstance(op, Check):
+        return []
     out = list(op.state) + [v for v in op.staged if v is not None]
     out += [v for v in op.results if v is not None]
     return out + ([op.count] if op.count is not None else [])
-
-
-def read_in_body(op: LoopOp) -> list[Value]:
-    """Values the body's last iteration leaves for after the loop."""
-    return [op.go_on, *op.next_state, *op.exits]
 
 
 # ---------------------------------------------------------------------------- emission
@@ -165,6 +175,11 @@ def emit_select(hg: HostGen, op: Select) -> None:
     _copy(hg, hg.get(op.out), src, op.out)
 
 
+def emit_check(hg: HostGen, op: Check) -> None:
+    hg.check(_truth(hg, op.flag), "MYC_ERR_RAISE",
+             f"myc: {hg.p.name}: " + op.message.replace("%", "%%"), free_arena=True)
+
+
 def emit_tape_get(hg: HostGen, op: TapeGet) -> None:
     b = hg.b
     cells = hg.tapes[id(op.tape)]
@@ -188,7 +203,9 @@ def tape_cells(hg: HostGen, tape: Tape) -> dict[str, Any]:
 
 
 def _record(hg: HostGen, op: LoopOp) -> None:
-    """Append the current state to the tape, growing it first when it is full."""
+    """Append the current state to the tape, growing it first when it is full; only
+    the states the backward loop reads are stored (not, e.g., a value that is carried
+    only to be returned)."""
     b = hg.b
     cells = tape_cells(hg, op.tape)
     count = b.load(cells["count"], typ=I64)
@@ -196,7 +213,8 @@ def _record(hg: HostGen, op: LoopOp) -> None:
     with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
         new_cap = b.select(b.icmp_signed("==", cap, ir.Constant(I64, 0)),
                            ir.Constant(I64, TAPE_START), b.mul(cap, ir.Constant(I64, 2)))
-        for cell, v in zip(cells["rows"], op.tape.states, strict=True):
+        for j in op.tape.read:
+            cell, v = cells["rows"][j], op.tape.states[j]
             nbytes = b.mul(new_cap, hg.i64(v.nbytes))
             nbytes = b.select(b.icmp_signed(">", nbytes, ir.Constant(I64, 0)), nbytes,
                               ir.Constant(I64, 1))
@@ -207,7 +225,8 @@ def _record(hg: HostGen, op: LoopOp) -> None:
                      free_arena=True)
             b.store(grown, cell)
         b.store(new_cap, cells["cap"])
-    for cell, v in zip(cells["rows"], op.tape.states, strict=True):
+    for j in op.tape.read:
+        cell, v = cells["rows"][j], op.tape.states[j]
         row = b.gep(b.load(cell, typ=PTR), [b.mul(count, hg.i64(v.nbytes))], source_etype=I8)
         _copy(hg, row, hg.get(v), v)
     b.store(b.add(count, ir.Constant(I64, 1)), cells["count"])
