@@ -7,8 +7,10 @@ the optimized program into native operations (fused kernels, our own blocked GEM
 transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
 links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
 
-Anything the library could not run natively (gathers, data-dependent control flow,
-structure that changes with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
+Data-dependent loops, if-converted branches and gradients through loops are lowered by
+:mod:`myc.aot_loops`.  Anything the library could not run natively (gathers, recursion
+whose depth depends on data, control flow the JIT can only guard, structure that changes
+with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 """
 
 from __future__ import annotations
