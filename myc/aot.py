@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.aot_loops import CONTROL, refusal, selects_as_where
+from myc.aot_loops import CONTROL, refusal, selects_as_where, unguard_safe
 from myc.errors import MycError
 
 DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
@@ -161,8 +161,8 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
                        f"specialization could only guard{why}: the JIT re-checks its "
                        "decisions on every call, a library cannot; not supported ahead "
                        "of time")
-    unsupported = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None) in
-                   (P.invoke, P.guarded)]
+    unsupported = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None)
+                   is P.invoke]
     if unsupported:
         raise MycError(refusal(unsupported[0], graph.name))
     optimize(typed)
@@ -209,6 +209,7 @@ class _Lowering:
         from myc.ir.nodes import Apply, Constant, Parameter
         from myc.prims import P
 
+        unguard_safe(g)
         selects_as_where(g)
         order = schedule(g, Manager(g).owned.get(g, []))
         out = g.output

@@ -97,6 +97,31 @@ def selects_as_where(g) -> None:
             n.inputs[0] = Constant(P.where, n.inputs[0].loc)
 
 
+SAFE_DIVISIONS = ("truediv", "floordiv", "mod")
+
+
+def unguard_safe(g) -> None:
+    """Rewrite ``g``'s guarded divisions by a nonzero constant (``t = t / 2.0`` on a
+    Python float in a loop or branch) as the plain division: it cannot raise, so
+    running it off its path is harmless (the ``select`` after it discards the value)."""
+    from myc.ir.manager import Manager
+    from myc.ir.nodes import Apply, Constant
+    from myc.prims import P
+
+    for n in Manager(g).owned.get(g, []):
+        if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
+                and n.inputs[0].value is P.guarded and len(n.inputs) == 6):
+            continue
+        prim, divisor = n.inputs[2].value, n.inputs[5]
+        if getattr(prim, "name", "") not in SAFE_DIVISIONS or not isinstance(divisor, Constant):
+            continue
+        d = divisor.value
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, (int, float, np.number)) \
+                or d == 0 or d != d:
+            continue
+        n.inputs = [Constant(prim, n.inputs[0].loc), n.inputs[4], divisor]
+
+
 def lower_loop(low, n) -> None:
     """``loop(body, enabled, *init, *invariants)`` as a :class:`LoopOp`."""
     from myc.backends.cpu.aot_loopgen import LoopOp, Tape

@@ -287,3 +287,43 @@ def test_variable_set_only_in_a_loop_that_never_ran(tmp_path):
     msg = run_c(tmp_path, exe, [small], expected)
     assert isinstance(msg, str) and msg.startswith("status 7:"), msg
     assert "local variable 'step' is referenced before assignment" in msg
+
+
+def halving_factor(x):
+    t = 1.0
+    while np.max(x) > 0.5:
+        x = x * 0.5
+        t = t / 2.0  # a Python float division by a nonzero constant: cannot raise
+    return x * t
+
+
+def divide_by_data(x):
+    t = 1.0
+    s = 3.0
+    while np.max(x) > 0.5:
+        x = x * 0.5
+        s = s - 1.0
+        t = t / s  # ZeroDivisionError in Python once s reaches 0
+    return x * t
+
+
+def nested_loss(x):
+    while np.sum(x * x) > 1.0:
+        y = x
+        while np.max(np.abs(y)) > 0.9:
+            y = np.tanh(y) * 1.05
+        x = x * 0.7 + y * 0.05
+    return np.sum(x * x)
+
+
+def test_python_float_division_in_a_loop(tmp_path):
+    x = np.linspace(0.5, 4.0, 8)
+    check_against_jit(tmp_path, halving_factor, "f64[8]", [x], rtol=1e-14)
+    with pytest.raises(myc.MycError, match=r"'truediv' on one side .* at line \d+"):
+        myc.aot(divide_by_data, "f64[8]", str(tmp_path / "libdiv.so"))
+
+
+def test_gradient_through_nested_loops(tmp_path):
+    x = np.linspace(0.5, 4.0, 8)
+    check_against_jit(tmp_path, myc.value_and_grad(nested_loss), "f64[8]", [x],
+                      rtol=1e-10, atol=1e-12)
