@@ -117,8 +117,8 @@ def walk(ops: list):
 
 
 def operands(op) -> list[Value]:
-    """The values ``op`` reads from outside itself (a loop: its initial state, enable
-    flag and what its body reads that the body does not compute)."""
+    """The values ``op`` itself reads (a loop: its initial state and enable flag; its
+    body's operations are walked on their own, see :func:`walk`)."""
     if isinstance(op, Select):
         return [op.cond, op.a, op.b]
     if isinstance(op, TapeGet):
