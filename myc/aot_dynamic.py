@@ -29,6 +29,7 @@ import numpy as np
 from myc.errors import MycError
 from myc.lower.dims import Dim, FitError, SymFloat, fit, sample_points
 
+EVAL_MAX_ITERATIONS = 10_000  # evaluate() only: validating small sizes on random data
 SWEEP_TOP = 8  # every size from its lower bound up to here is checked explicitly
 MAX_SYMBOLS = 3
 
@@ -185,6 +186,8 @@ def _run(ops: list, env: dict) -> None:
 
 
 def _run_loop(op, env: dict) -> None:
+    """A ``LoopOp`` as the library runs it (zeros where not enabled; a taped loop's rows
+    and count), for checking a generalized program against one built at a small size."""
     if op.enabled is not None and not bool(_get(env, op.enabled)):
         for r in op.results:
             if r is not None:
@@ -195,7 +198,7 @@ def _run_loop(op, env: dict) -> None:
     for s, v in zip(op.state, op.init, strict=True):
         env[id(s)] = np.array(_get(env, v), dtype=s.dtype)
     rows: list[list[np.ndarray]] = [[] for _ in op.state]
-    while True:
+    for _ in range(EVAL_MAX_ITERATIONS):
         if op.tape is not None:
             for j, s in enumerate(op.state):
                 rows[j].append(np.array(env[id(s)]))
@@ -206,6 +209,10 @@ def _run_loop(op, env: dict) -> None:
                zip(op.next_state, op.state, strict=True)]
         for s, v in zip(op.state, nxt, strict=True):
             env[id(s)] = v
+    else:
+        # only this compile-time check stops: on random inputs a loop may never end
+        # (Newton on a negative number); the size is then not validated, never run
+        raise ValueError(f"loop ran {EVAL_MAX_ITERATIONS} iterations on random inputs")
     for r, x in zip(op.results, op.exits, strict=True):
         if r is not None:
             env[id(r)] = np.array(_get(env, x), dtype=r.dtype)
