@@ -342,3 +342,11 @@ def test_numpy_reference_of_loop_programs_matches_the_jit():
         want = flat(myc.jit(fn)(x))
         for g, w in zip(got, want, strict=True):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+
+
+def test_dynamic_batch_gradient_through_loop_with_matmul(tmp_path):
+    rng = np.random.default_rng(1)
+    w = 0.6 * rng.standard_normal((6, 6)) + 0.5 * np.eye(6)
+    sets = [[0.1 * rng.standard_normal((b, 6)), w] for b in (1, 4, 33)]
+    check_dynamic(tmp_path, myc.value_and_grad(rnn_loss, (0, 1)), "f64[B,6], f64[6,6]",
+                  sets, rtol=1e-9)
