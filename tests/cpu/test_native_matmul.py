@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import myc
-from myc.lower.program import HostProgram, LoopRunner
+from myc.lower.program import LoopRunner
 from tests.adversarial.common import fd_grad
-from tests.cpu.test_native_program import _native_of
+from tests.cpu.test_native_program import _native_of, programs_run
 
 
 def mm(a, b):
@@ -173,19 +173,8 @@ def test_transposed_operand_gradient():
 
 def _loops(fn, *args):
     """The loop steps of ``fn``'s program for ``args``."""
-    seen = []
-    orig = HostProgram.run
-
-    def spy(self, a):
-        seen.append(self)
-        return orig(self, a)
-
-    HostProgram.run = spy
-    try:
-        fn(*args)
-    finally:
-        HostProgram.run = orig
-    return [st.fn for p in seen for st in p.steps if isinstance(st.fn, LoopRunner)]
+    return [st.fn for p in programs_run(fn, *args) for st in p.steps
+            if isinstance(st.fn, LoopRunner)]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])

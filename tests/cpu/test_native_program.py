@@ -12,8 +12,8 @@ import myc
 from myc.lower.program import HostProgram
 
 
-def _native_of(fn, *args):
-    """The native function of ``fn``'s program for ``args`` (None when it has none)."""
+def programs_run(call, *args) -> list[HostProgram]:
+    """The host programs that ``call(*args)`` ran, in order."""
     seen = []
     orig = HostProgram.run
 
@@ -23,9 +23,15 @@ def _native_of(fn, *args):
 
     HostProgram.run = spy
     try:
-        myc.jit(fn)(*args)
+        call(*args)
     finally:
         HostProgram.run = orig
+    return seen
+
+
+def _native_of(fn, *args):
+    """The native function of ``fn``'s program for ``args`` (None when it has none)."""
+    seen = programs_run(myc.jit(fn), *args)
     return seen[-1].native if seen else None
 
 
