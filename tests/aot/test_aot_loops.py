@@ -10,6 +10,7 @@ import pytest
 from test_aot import CC, build_driver, check_against_jit, check_dynamic, flat, run_c
 
 import myc
+from benchmarks.workloads.w5_while_loop import while_loss  # W5's loop and loss
 
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler ('cc')")
 
@@ -41,18 +42,6 @@ def settle(x0):
         if np.max(np.abs(step)) < 1e-4:
             break
     return np.sum(x), i
-
-
-def settle_loss(x0):
-    x = x0
-    i = 0
-    while i < 1000:
-        step = 0.05 * np.sin(x)
-        x = x - step
-        i += 1
-        if np.max(np.abs(step)) < 1e-4:
-            break
-    return np.sum(x)
 
 
 def halve_until_small(x):
@@ -168,16 +157,16 @@ def test_gradient_through_w5_loop(tmp_path):
     """value_and_grad through the data-dependent loop: the library tapes the state of
     every iteration (growing the tape with realloc) and sweeps it backwards."""
     x = np.linspace(0.3, 3.0, 256).astype(np.float32)
-    fn = myc.value_and_grad(settle_loss)
+    fn = myc.value_and_grad(while_loss)
     exe, expected = check_against_jit(tmp_path, fn, "f32[256]", [x], rtol=1e-5, atol=1e-6)
-    want = flat(myc.jit(myc.value_and_grad(settle_loss))(x))
+    want = flat(myc.jit(myc.value_and_grad(while_loss))(x))
     for e, w in zip(expected, want, strict=True):
         np.testing.assert_allclose(e, w)
     # the gradient is not trivial: it differs from one where every element is 1
     assert np.abs(expected[1] - 1.0).max() > 0.1
     # a different input runs a different number of iterations with the same library
     y = np.linspace(-2.0, 0.5, 256).astype(np.float32)
-    want = flat(myc.jit(myc.value_and_grad(settle_loss))(y))
+    want = flat(myc.jit(myc.value_and_grad(while_loss))(y))
     got = run_c(tmp_path, exe, [y], want)
     for g, w in zip(got, want, strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
@@ -194,10 +183,10 @@ def test_gradient_through_loop_with_matmul(tmp_path):
 def test_tape_out_of_memory_is_a_status(tmp_path):
     """A tape that cannot grow (address space capped) gives MYC_ERR_ALLOC, not a crash."""
     x = np.full(1 << 17, 2.5, np.float64)  # 1 MiB of state per iteration, ~150 iterations
-    fn = myc.value_and_grad(settle_loss)
+    fn = myc.value_and_grad(while_loss)
     so, h = myc.aot(fn, "f64[131072]", str(tmp_path / "libtape.so"))
     want = flat(myc.jit(fn)(x))
-    exe = build_driver(tmp_path, so, h, "value_and_grad_settle_loss", [x], len(want))
+    exe = build_driver(tmp_path, so, h, "value_and_grad_while_loss", [x], len(want))
     got = run_c(tmp_path, exe, [x], want)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-10)
     msg = run_c(tmp_path, exe, [x], want, mode="aslimit", extra=("40",))
@@ -211,7 +200,7 @@ def test_dynamic_size_loop(tmp_path):
 
 
 def test_dynamic_size_gradient_through_loop(tmp_path):
-    fn = myc.value_and_grad(settle_loss)
+    fn = myc.value_and_grad(while_loss)
     sets = [[np.linspace(0.3, 3.0, n).astype(np.float32)] for n in (2, 17, 300)]
     check_dynamic(tmp_path, fn, "f32[N]", sets, rtol=1e-5)
 
@@ -336,7 +325,7 @@ def test_numpy_reference_of_loop_programs_matches_the_jit():
     from myc.aot_dynamic import evaluate
 
     x = np.linspace(0.3, 3.0, 16).astype(np.float32)
-    for fn in (settle, myc.value_and_grad(settle_loss), loop_in_branch):
+    for fn in (settle, myc.value_and_grad(while_loss), loop_in_branch):
         prog = build_program(fn, "f32[16]")
         got = evaluate(prog, [x])
         want = flat(myc.jit(fn)(x))
