@@ -19,6 +19,7 @@ import numpy as np
 
 from myc.infer.abstract import AArray, AScalar
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
+from myc.opt.reductions import array_type, index_parts, is_arange
 from myc.opt.rewrite import is_prim, same, typed
 from myc.prims import P
 
@@ -27,10 +28,8 @@ _BINARY = {"add": P.add, "sub": P.sub, "mul": P.mul}
 
 def _int_vector(n: Node) -> tuple[int, ...] | None:
     """The shape of ``n`` when it is a 1-d int64 array (constant or computed)."""
-    a = getattr(n, "abstract", None)
-    if a is None and isinstance(n, Constant) and isinstance(n.value, np.ndarray):
-        a = AArray(n.value.dtype, n.value.shape)
-    if isinstance(a, AArray) and a.ndim == 1 and a.dtype == np.dtype(np.int64):
+    a = array_type(n)
+    if a is not None and a.ndim == 1 and a.dtype == np.dtype(np.int64):
         return a.shape
     return None
 
@@ -125,17 +124,14 @@ def one_hot_scatter(g: Graph, n: Apply) -> Node | None:
     if not is_prim(n, "getitem_grad"):
         return None
     na = getattr(n, "abstract", None)
-    parts = _index_parts(n.inputs[2])
+    parts = index_parts(n.inputs[2])
     d = n.inputs[3]
-    da = getattr(d, "abstract", None)
-    if da is None and isinstance(d, Constant) and isinstance(d.value, np.ndarray):
-        da = AArray(d.value.dtype, d.value.shape)
+    da = array_type(d)
     if not isinstance(na, AArray) or na.ndim != 2 or na.dtype.kind != "f" or \
             parts is None or len(parts) != 2 or not isinstance(da, AArray):
         return None
     rows, cols = na.shape
-    iv = parts[0].value if isinstance(parts[0], Constant) else None
-    if not (isinstance(iv, np.ndarray) and np.array_equal(iv, np.arange(rows))) or \
+    if not is_arange(parts[0], rows) or \
             _int_vector(parts[1]) != (rows,) or da.shape != (rows,) or da.dtype != na.dtype \
             or cols >= 1 << 24:
         return None
@@ -152,12 +148,6 @@ def one_hot_scatter(g: Graph, n: Apply) -> Node | None:
     except Exception:  # noqa: BLE001 - a type the rule does not cover: leave it
         return None
     return r if same(n, r) else None
-
-
-def _index_parts(index: Node) -> tuple | None:
-    if is_prim(index, "make_tuple"):
-        return tuple(index.inputs[1:])
-    return None
 
 
 RULES = [gather_first, scatter_base]

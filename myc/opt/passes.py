@@ -38,8 +38,7 @@ def _dump(g: Graph, step: int, name: str) -> None:
 PASSES = [
     ("simplify", lambda g: rewrite(g, simplify.RULES)),
     ("cse", _cse.cse),
-    ("reductions", lambda g: rewrite(g, reductions.RULES)),
-    ("gathers", lambda g: rewrite(g, gathers.RULES)),
+    ("sums and gathers", lambda g: rewrite(g, reductions.RULES + gathers.RULES)),
     ("stabilize", lambda g: rewrite(g, stability.RULES)),
 ]
 

@@ -39,7 +39,7 @@ _FOLD = ("neg", "add", "sub", "mul", "reshape")
 _FOLD_LIMIT = 1 << 20  # elements: a folded constant is embedded in the program
 
 
-def _array(n: Node) -> AArray | None:
+def array_type(n: Node) -> AArray | None:
     """The array type of ``n``; a constant array's, taken from its value."""
     a = getattr(n, "abstract", None)
     if a is None and isinstance(n, Constant) and isinstance(n.value, np.ndarray):
@@ -61,7 +61,7 @@ def _reduction(n: Node) -> tuple[Node, tuple[int, ...], bool] | None:
     """``(operand, reduced axes, keepdims)`` of a ``sum`` or ``sum_to`` node."""
     if is_prim(n, "sum"):
         y = n.inputs[1]
-        ya = _array(y)
+        ya = array_type(y)
         kd = const_value(n.inputs[3])
         if ya is None or not isinstance(kd, bool) or not isinstance(n.inputs[2], Constant):
             return None
@@ -69,7 +69,7 @@ def _reduction(n: Node) -> tuple[Node, tuple[int, ...], bool] | None:
         return None if axes is None else (y, axes, kd)
     if is_prim(n, "sum_to"):
         y = n.inputs[1]
-        ya, na = _array(y), _array(n)
+        ya, na = array_type(y), array_type(n)
         if ya is None or na is None or ya.ndim != na.ndim:
             return None
         if any(b not in (1, a) for a, b in zip(ya.shape, na.shape, strict=True)):
@@ -88,25 +88,25 @@ def _resum(g: Graph, n: Apply, y: Node) -> Apply:
 
 def _sum_over(g: Graph, n: Apply, e: Node, axes: tuple[int, ...]) -> Apply:
     """``sum(e, axes, keepdims=False)`` spelled as the forward pass spells it (for CSE)."""
-    nd = _array(e).ndim
+    nd = array_type(e).ndim
     axis = None if axes == tuple(range(nd)) else axes[0] if len(axes) == 1 else axes
     return typed(g, P.sum, e, axis, False, like=n)
 
 
 def _reshaped(g: Graph, n: Apply, x: Node) -> Node:
     """``x`` reshaped to ``n``'s shape, or ``x`` itself when the shapes agree."""
-    if _array(x) is not None and _array(x).shape == _array(n).shape:
+    if array_type(x) is not None and array_type(x).shape == array_type(n).shape:
         return x
-    return typed(g, P.reshape, x, _array(n).shape, like=n)
+    return typed(g, P.reshape, x, array_type(n).shape, like=n)
 
 
 def _expand_axes(f: Node) -> tuple[Node, tuple[int, ...], bool] | None:
     """``(a, axes, keepdims)`` of ``expand_reduced(a, shape, axis, keepdims)``."""
-    if not is_prim(f, "expand_reduced") or _array(f) is None:
+    if not is_prim(f, "expand_reduced") or array_type(f) is None:
         return None
     if not all(isinstance(i, Constant) for i in f.inputs[2:]):
         return None
-    axes = _axes(f.inputs[3].value, _array(f).ndim)
+    axes = _axes(f.inputs[3].value, array_type(f).ndim)
     kd = f.inputs[4].value
     return None if axes is None or not isinstance(kd, bool) else (f.inputs[1], axes, kd)
 
@@ -149,10 +149,10 @@ def factor_broadcast(g: Graph, n: Apply) -> Node | None:
         if ex is None or ex[1] != axes or not same(y, e) or not same(y, f):
             continue
         a, _, kd = ex
-        if _array(a) is None and axes != tuple(range(_array(y).ndim)):
+        if array_type(a) is None and axes != tuple(range(array_type(y).ndim)):
             continue
-        if kd and _array(a) is not None:
-            kept = tuple(d for i, d in enumerate(_array(a).shape) if i not in axes)
+        if kd and array_type(a) is not None:
+            kept = tuple(d for i, d in enumerate(array_type(a).shape) if i not in axes)
             a = typed(g, P.reshape, a, kept, like=n)
         try:
             r = _reshaped(g, n, typed(g, P.mul, a, _sum_over(g, n, e, axes), like=n))
@@ -162,13 +162,15 @@ def factor_broadcast(g: Graph, n: Apply) -> Node | None:
     return None
 
 
-def _is_arange(node: Node, n: int) -> bool:
+def is_arange(node: Node, n: int) -> bool:
+    """Whether ``node`` is the constant ``np.arange(n)`` (an integer array)."""
     v = const_value(node)
     return isinstance(v, np.ndarray) and v.shape == (n,) and v.dtype.kind == "i" and \
         bool(np.array_equal(v, np.arange(n)))
 
 
-def _index_parts(index: Node) -> tuple | None:
+def index_parts(index: Node) -> tuple | None:
+    """The parts of an index tuple (a constant tuple or a ``make_tuple``), else None."""
     if isinstance(index, Constant):
         return index.value if isinstance(index.value, tuple) else (index.value,)
     if is_prim(index, "make_tuple"):
@@ -183,16 +185,16 @@ def sum_of_scatter(g: Graph, n: Apply) -> Node | None:
         return None
     y, axes, _ = red
     x, index, d = y.inputs[1:]
-    da, ya = _array(d), _array(y)
+    da, ya = array_type(d), array_type(y)
     if da is None or ya is None or da.dtype != ya.dtype:
         return None
     if axes == tuple(range(ya.ndim)):
         r = _reshaped(g, n, typed(g, P.sum, d, None, False, like=n))
         return r if same(n, r) else None
-    parts = _index_parts(index)
+    parts = index_parts(index)
     if ya.ndim == 2 and axes == (1,) and parts is not None and len(parts) == 2 and \
-            _is_arange(parts[0], ya.shape[0]) and da.shape == (ya.shape[0],):
-        ja = _array(parts[1])
+            is_arange(parts[0], ya.shape[0]) and da.shape == (ya.shape[0],):
+        ja = array_type(parts[1])
         if ja is not None and ja.shape == da.shape and ja.dtype.kind == "i":
             r = _reshaped(g, n, d)
             return r if same(n, r) else None
@@ -203,7 +205,7 @@ def scatter_into_unit_axes(g: Graph, n: Apply) -> Node | None:
     """getitem_grad(x, (:, 0), d) with x's indexed axes of size 1 -> reshape(d)."""
     if not is_prim(n, "getitem_grad") or not isinstance(n.inputs[2], Constant):
         return None
-    xa, d = _array(n), n.inputs[3]
+    xa, d = array_type(n), n.inputs[3]
     parts = n.inputs[2].value if isinstance(n.inputs[2].value, tuple) else (n.inputs[2].value,)
     if xa is None or len(parts) > xa.ndim:
         return None
@@ -213,7 +215,7 @@ def scatter_into_unit_axes(g: Graph, n: Apply) -> Node | None:
                 return None
         elif not (isinstance(p, int) and not isinstance(p, bool) and size == 1 and p in (0, -1)):
             return None
-    da = _array(d)
+    da = array_type(d)
     if da is None or da.dtype != xa.dtype or int(np.prod(da.shape)) != int(np.prod(xa.shape)):
         return None
     r = _reshaped(g, n, d)
@@ -229,11 +231,11 @@ def _shifted_exp_sum(s: Node) -> bool:
     if not is_prim(z, "sub") or not is_prim(z.inputs[2], "max"):
         return False
     x, m = z.inputs[1], z.inputs[2]
-    if m.inputs[1] is not x or const_value(m.inputs[3]) is not True or _array(x) is None:
+    if m.inputs[1] is not x or const_value(m.inputs[3]) is not True or array_type(x) is None:
         return False
     return isinstance(m.inputs[2], Constant) and \
-        _axes(m.inputs[2].value, _array(x).ndim) == red[1] and \
-        all(_array(x).shape[i] > 0 for i in red[1])
+        _axes(m.inputs[2].value, array_type(x).ndim) == red[1] and \
+        all(array_type(x).shape[i] > 0 for i in red[1])
 
 
 def cancel_reciprocal(g: Graph, n: Apply) -> Node | None:
@@ -243,7 +245,7 @@ def cancel_reciprocal(g: Graph, n: Apply) -> Node | None:
     for q, s in ((n.inputs[1], n.inputs[2]), (n.inputs[2], n.inputs[1])):
         if is_prim(q, "truediv") and q.inputs[2] is s and _shifted_exp_sum(s):
             c = q.inputs[1]
-            if _array(c) == n.abstract:
+            if array_type(c) == n.abstract:
                 return c
     return None
 
@@ -251,17 +253,17 @@ def cancel_reciprocal(g: Graph, n: Apply) -> Node | None:
 def fold_constants(g: Graph, n: Apply) -> Node | None:
     """Elementwise arithmetic and reshapes of constant arrays, computed now."""
     p = prim_of(n)
-    if p is None or p.name not in _FOLD or _array(n) is None:
+    if p is None or p.name not in _FOLD or array_type(n) is None:
         return None
     args = n.inputs[1:]
     if not all(isinstance(a, Constant) for a in args) or \
             not any(isinstance(a.value, np.ndarray) for a in args):
         return None
-    if int(np.prod(_array(n).shape)) > _FOLD_LIMIT:
+    if int(np.prod(array_type(n).shape)) > _FOLD_LIMIT:
         return None
     with np.errstate(all="ignore"):
         v = np.asarray(p.impl(*[a.value for a in args]))
-    if v.shape != _array(n).shape or v.dtype != _array(n).dtype:
+    if v.shape != array_type(n).shape or v.dtype != array_type(n).dtype:
         return None
     c = Constant(np.ascontiguousarray(v), n.loc)
     c.abstract = n.abstract
