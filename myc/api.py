@@ -73,29 +73,9 @@ def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
 
 def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
     """Positional arguments for ``graph`` from a Python call's args, kwargs and defaults."""
-    sig = graph.flags.get("signature")
-    names = [p.name for p in graph.parameters]
-    if len(args) > len(names):
-        raise MycTypeError(f"{graph.name}() takes {len(names)} arguments but {len(args)} "
-                           "were given", graph.loc)
-    bound = dict(zip(names, args, strict=False))
-    for k, v in kwargs.items():
-        if k not in names:
-            raise MycTypeError(f"{graph.name}() got an unexpected keyword argument '{k}'",
-                               graph.loc)
-        if k in bound:
-            raise MycTypeError(f"{graph.name}() got multiple values for argument '{k}'",
-                               graph.loc)
-        bound[k] = v
-    out = []
-    for n in names:
-        if n in bound:
-            out.append(bound[n])
-        elif sig is not None and n in sig.defaults:
-            out.append(sig.defaults[n].value)
-        else:
-            raise MycTypeError(f"{graph.name}() missing required argument '{n}'", graph.loc)
-    return out
+    from myc.runtime.specialize import Binding
+
+    return Binding.of(graph).bind(args, kwargs)
 
 
 def jit(fn: Callable | None = None, *, backend: str = "cpu"):
