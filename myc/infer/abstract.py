@@ -41,6 +41,16 @@ class AScalar:
 
 Abstract = AArray | AScalar
 
+class ATape:
+    """The abstract value of a loop's tape (the state of every iteration: ``myc.infer.
+    adjoint``)."""
+
+    shape = None
+
+    def __repr__(self) -> str:
+        return "tape"
+
+
 _PY = {float: np.dtype(np.float64), int: np.dtype(np.int64), bool: np.dtype(np.bool_)}
 
 

@@ -22,22 +22,12 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import AArray, AScalar
+from myc.infer.abstract import AArray, AScalar, ATape
 from myc.infer.calls import ACALL
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P, Primitive
-
-
-class ATape:
-    """The abstract value of a loop's tape (the state of every iteration)."""
-
-    shape = None
-
-    def __repr__(self) -> str:
-        return "tape"
-
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)

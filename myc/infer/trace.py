@@ -39,6 +39,7 @@ from myc.infer.control import (
     loop_headers,
 )
 from myc.infer.rules import infer
+from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 
@@ -47,18 +48,6 @@ _FOLD_LIMIT = 4096
 _BROADCASTING = frozenset(["expand_reduced", "broadcast_to", "full", "zeros_like",
                            "ones_like"])
 _MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
-    """Specialization cannot continue: a condition depends on abstract data."""
-
-    def __init__(self, reason: str, loc: Location | None = None, unbounded: bool = False):
-        super().__init__(reason)
-        self.reason = reason
-        self.loc = loc
-        # the break is an unrolling that does not end (recursion whose depth depends on
-        # data?): typed functions (``myc.infer.calls``) may specialize it
-        self.unbounded = unbounded
 
 
 def has_sym(v: Any) -> bool:
@@ -575,19 +564,6 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None) -> 
             vals[p.id] = value
         return p
     return value
-
-
-def signature_key(value: Any) -> Any:
-    """What a specialization depends on: shapes/dtypes of data, values of ints and bools."""
-    if isinstance(value, tuple):
-        return ("t",) + tuple(signature_key(v) for v in value)
-    a = abstract_of(value)
-    if isinstance(a, AArray):
-        return ("a", a.dtype.str, a.shape)
-    if isinstance(a, AScalar) and a.dtype.kind == "f":
-        return ("f", a.dtype.str, a.weak)
-    # the type itself: True and np.True_ are equal but compute differently (True + True)
-    return ("c", type(value).__module__, type(value).__qualname__, value)
 
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False,

@@ -19,6 +19,7 @@ import numpy as np
 from myc.infer.abstract import AArray, AScalar
 from myc.ir.nodes import Apply, Constant, Node
 from myc.lower import kernel as K
+from myc.lower.post import Post
 from myc.opt.fusion import FusionGroup, row_reduction
 from myc.opt.rewrite import prim_of
 
@@ -36,15 +37,6 @@ _CASTS = ("astype", "cast_grad", "grad_cast", "tangent_out", "to_weak", "pos")
 
 class Unfusable(Exception):  # noqa: N818 - a control signal
     """A group member the kernel IR cannot express; the group runs op by op instead."""
-
-
-@dataclass
-class Post:
-    """How to turn a kernel output into the node's value."""
-
-    divide_by: int | None = None
-    reshape: tuple[int, ...] | None = None
-    scalar: AScalar | None = None
 
 
 @dataclass
@@ -239,18 +231,3 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
             bufs.append(K.Buffer(f"in{i}", _dt(n.abstract), tuple(n.abstract.shape)))
     kern = K.Kernel(name, tuple(domain), tuple(bufs), tuple(outputs))
     return KernelPlan(kern, inputs, out_nodes, posts)
-
-
-def finish(value: np.ndarray, post: Post) -> Any:
-    if post.divide_by is not None:
-        value = np.true_divide(value, post.divide_by, dtype=value.dtype) \
-            if value.dtype.kind == "f" else value / post.divide_by
-    if post.reshape is not None:
-        value = value.reshape(post.reshape)
-    if post.scalar is not None:
-        a = post.scalar
-        v = np.asarray(value).reshape(())[()]
-        if a.weak:
-            return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
-        return a.dtype.type(v)
-    return value

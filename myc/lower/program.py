@@ -58,7 +58,11 @@ class HostProgram:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["graph"] = None
-        state.pop("_native", None)  # machine code is rebuilt (or loaded) on first run
+        # the native function is made again on first run, from its plan (machine code
+        # and buffer sizes) when it was built: no LLVM module to build or print
+        native = state.pop("_native", None)
+        if native is not None:
+            state["_native_plan"] = native.plan
         return state
 
     @property
@@ -400,14 +404,16 @@ class LoopRunner:
     iteration.  Otherwise the body's steps run from here, one iteration at a time.
     """
 
-    def __init__(self, body: HostProgram, nstate: int, tape: bool = False):
+    def __init__(self, body: HostProgram, nstate: int, tape: bool = False,
+                 plan: Any = None):
         self.body = body
         self.nstate = nstate
         self.tape = tape
-        self.native = _native_loop(body, nstate, tape)
+        self.native = _native_loop(body, nstate, tape, plan)
 
-    def __reduce__(self):  # machine code is rebuilt (it calls kernels by address)
-        return (LoopRunner, (self.body, self.nstate, self.tape))
+    def __reduce__(self):  # machine code is bound again (it calls kernels by address)
+        plan = self.native.plan if self.native is not None else None
+        return (LoopRunner, (self.body, self.nstate, self.tape, plan))
 
     def __call__(self, enabled: Any, *inputs: Any) -> tuple:
         if not enabled:  # in a side of an if-converted branch that is not taken
@@ -535,17 +541,17 @@ def _native_program(prog: HostProgram):
     once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
                            nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
                            once=True, origin=prog)
-    return _native_loop(once, 0)
+    return _native_loop(once, 0, plan=prog.__dict__.get("_native_plan"))
 
 
-def _native_loop(body: HostProgram, nstate: int, tape: bool = False):
+def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None):
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return None
     try:
         from myc.backends.cpu.loopgen import native_loop
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return None
-    return native_loop(body, nstate, tape)
+    return native_loop(body, nstate, tape, plan)
 
 
 class KernelUnit:
@@ -558,7 +564,7 @@ class KernelUnit:
         self.name = plan.kernel.name
 
     def __call__(self, *vals: Any) -> list[Any]:
-        from myc.lower.groups import finish
+        from myc.lower.post import finish
 
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]

@@ -6,7 +6,8 @@ on (the caller's key already covers the program, the signature and the CPU; the 
 llvmlite and NumPy versions are added here).  A file is written to a temporary name
 and renamed into place, so readers never see half an entry and two processes writing
 the same entry both leave a complete one.  An entry that cannot be read or unpickled,
-or whose header does not match, is ignored (and removed) and the caller rebuilds it.
+whose header does not match or whose checksum does not, is ignored (and removed) and
+the caller rebuilds it.
 ``MYC_CACHE_DIR=off`` disables the cache.
 """
 
@@ -23,7 +24,14 @@ from typing import Any
 import llvmlite
 import numpy as np
 
-_MAGIC = b"MYC1"
+_MAGIC = b"MYC2"
+_DIGEST = 32  # hex characters of the body's checksum
+
+
+def _digest(body: bytes) -> bytes:
+    """The body's checksum: an entry holds machine code that is run as it is, so a
+    flipped byte must make the entry be rebuilt, not crash the process."""
+    return hashlib.blake2b(body, digest_size=_DIGEST // 2).hexdigest().encode()
 
 
 def cache_dir() -> Path | None:
@@ -89,9 +97,12 @@ def load(kind: str, key: str) -> Any:
     try:
         if not data.startswith(_MAGIC):
             raise ValueError("bad header")
-        header, _, body = data[len(_MAGIC):].partition(b"\n")
+        header, _, rest = data[len(_MAGIC):].partition(b"\n")
         if header.decode() != _version():
             raise ValueError("stale entry")
+        digest, body = rest[:_DIGEST], rest[_DIGEST + 1:]
+        if digest != _digest(body):
+            raise ValueError("damaged entry")
         return pickle.loads(body)
     except Exception:  # noqa: BLE001 - any damage means: rebuild
         try:
@@ -108,7 +119,8 @@ def store(kind: str, key: str, value: Any) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = _MAGIC + _version().encode() + b"\n" + pickle.dumps(value, protocol=4)
+        body = pickle.dumps(value, protocol=4)
+        payload = _MAGIC + _version().encode() + b"\n" + _digest(body) + b"\n" + body
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from myc.backends.interp import Interpreter
-from myc.infer.trace import GraphBreak, signature_key, trace
+from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
 
 _FALLBACK = object()
@@ -281,6 +281,8 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
     program specialized on this call's decisions, guarded (``typed.flags["guards"]``).
     Raises ``GraphBreak`` when none applies (the signature is interpreted).
     """
+    from myc.infer.trace import trace  # (the tracer is loaded only to compile)
+
     try:
         typed, template = trace(graph, args)
         return typed, template, None

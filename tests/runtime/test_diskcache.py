@@ -90,6 +90,21 @@ def test_corrupt_and_stale_entries_are_ignored_and_rebuilt(tmp_path, monkeypatch
     assert all(diskcache.load(f.parent.name, "nothing") is None for f in entries(cache))
 
 
+def test_a_flipped_byte_is_caught_not_run(tmp_path, monkeypatch):
+    """An entry still unpickles with a byte of its machine code flipped; run, that code
+    could crash the process.  The checksum makes it a miss."""
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
+    code = bytes(range(256)) * 64
+    diskcache.store("kernel", "k", ("sym", code))
+    (path,) = entries(tmp_path)
+    data = bytearray(path.read_bytes())
+    at = data.index(code[1000:1032]) + 16
+    data[at] ^= 0x40
+    path.write_bytes(bytes(data))
+    assert diskcache.load("kernel", "k") is None
+    assert not path.exists()  # removed: the next compile writes a good one
+
+
 def test_cache_off(tmp_path, monkeypatch):
     monkeypatch.setenv("MYC_CACHE_DIR", "off")
     assert diskcache.cache_dir() is None

@@ -82,7 +82,8 @@ class JitModule:
     ``object_code`` is what a cache stores.
     """
 
-    def __init__(self, module: ir.Module | None = None, object_code: bytes | None = None):
+    def __init__(self, module: ir.Module | str | None = None,
+                 object_code: bytes | None = None):
         tm = target_machine()
         if object_code is None:
             assert module is not None

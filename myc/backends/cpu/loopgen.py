@@ -26,9 +26,11 @@ runner: ``native_loop`` returns ``None``.
 from __future__ import annotations
 
 import ctypes
+import functools
 import math
 import sys
 import threading
+from dataclasses import dataclass
 from math import prod
 from typing import Any
 
@@ -49,7 +51,7 @@ from myc.backends.cpu.runtime import (
     chunks,
     num_threads,
 )
-from myc.infer.abstract import AArray, AScalar, abstract_of
+from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
 
@@ -79,10 +81,12 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
     pass
 
 
-def native_loop(body, nstate: int, tape: bool = False) -> NativeLoop | None:
-    """The loop as native code, or ``None`` when its body needs the host runner."""
+def native_loop(body, nstate: int, tape: bool = False,
+                plan: NativePlan | None = None) -> NativeLoop | None:
+    """The loop as native code, or ``None`` when its body needs the host runner;
+    ``plan``: what an earlier build of this loop left (``NativeLoop.plan``)."""
     try:
-        return NativeLoop(body, nstate, tape)
+        return NativeLoop(body, nstate, tape, plan=plan)
     except Unsupported:
         return None
 
@@ -97,13 +101,13 @@ def _once_view(prog) -> Any:
                            once=True, origin=prog)
 
 
-def _kernel_key(kernel) -> str:
-    from myc.backends.cpu.runtime import cache_key
+def _kernel_symbol(ck) -> str:
+    """The name this module calls a compiled kernel by: its content's (so this module's
+    machine code can be cached and loaded again in another process)."""
+    return f"myc_kernel_{ck.key[:24]}"
 
-    return cache_key(kernel)
 
-
-def _jit(text: str, module: ir.Module) -> JitModule:
+def _jit(text: str) -> JitModule:
     """The loop's machine code: from the disk cache when this IR was compiled before."""
     import hashlib
 
@@ -117,9 +121,27 @@ def _jit(text: str, module: ir.Module) -> JitModule:
             return JitModule(object_code=code)
         except Exception:  # noqa: BLE001 - a damaged entry: compile again
             pass
-    jit = JitModule(module)
+    jit = JitModule(text)
     diskcache.store("loop", key, jit.object_code)
     return jit
+
+
+@dataclass(frozen=True)
+class NativePlan:
+    """What building a native program computes besides its module, with the module's
+    machine code: kept with the program in the disk cache, so loading the program again
+    neither builds nor prints the module (most of a disk-cache hit's time otherwise).
+
+    ``symbols`` says how each external the code calls is found in this process:
+    ``(symbol, "kernel", kernel key)`` or ``(symbol, "blas", symbol)``.  ``threads``
+    is the thread count the code's chunking was made for.
+    """
+
+    threads: int
+    n_io: int
+    scratch: tuple[tuple[tuple[int, ...], np.dtype], ...]
+    symbols: tuple[tuple[str, str, str], ...]
+    object_code: bytes
 
 
 def _unwrap(st) -> tuple[str, list, int, bool]:
@@ -151,11 +173,12 @@ def _memdtype(dt: np.dtype) -> np.dtype:
 class NativeLoop:
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
-    def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False):
+    def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
+                 plan: NativePlan | None = None):
         """Check that every step is one native code covers (else raise Unsupported),
-        then compile -- except for a ``callee``: a typed function another function calls,
-        only checked here and emitted into its caller's module (``_build``)."""
-        from myc.infer.adjoint import ATape
+        then compile, or take ``plan``'s machine code (an earlier build of this program)
+        -- except for a ``callee``: a typed function another function calls, only
+        checked here and emitted into its caller's module (``_build``)."""
         from myc.lower.program import CallRunner, KernelUnit
 
         self.body = body
@@ -304,7 +327,8 @@ class NativeLoop:
         self.param_specs = [specs[p] for p in body.params]
         self.exit_outputs = body.outputs[1 + nstate:]
         self.symbol = "myc_loop"  # one function per JIT module
-        self.symbols: dict[str, int] = {}
+        self.symbols: dict[str, int] = {}  # externals the code calls -> their addresses
+        self.kernel_of: dict[str, str] = {}  # a kernel's symbol -> the kernel's key
         if callee:
             return
         # every function reachable through calls, checked before any code is made
@@ -321,12 +345,63 @@ class NativeLoop:
         self.framed = self.once and self.origin is not None and any(
             q is self.origin for u in [self, *self.units.values()] for q in u.calls.values())
         self._local = threading.local()
-        module = self._build()
-        self.llvm_ir = str(module)
-        for sym, addr in self.symbols.items():
-            llvm.add_symbol(sym, addr)
-        self._jit = _jit(self.llvm_ir, module)
+        self._text: str | None = None
+        if plan is None or not self._restore(plan):
+            self._text = str(self._build())
+            for sym, addr in self.symbols.items():
+                llvm.add_symbol(sym, addr)
+            self._jit = _jit(self._text)
+            self.plan = NativePlan(
+                num_threads(), self.n_io, tuple(self.scratch),
+                tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
+                      (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
         self._fn = _FN(self._jit.address(self.symbol))
+
+    def _restore(self, plan: NativePlan) -> bool:
+        """Take the machine code and buffers of an earlier build of this very program
+        (``plan``), binding its externals in this process; False when something it
+        needs is not here (another thread count, a kernel not loaded, no BLAS)."""
+        from myc.lower.program import KernelUnit
+
+        if not isinstance(plan, NativePlan) or plan.threads != num_threads():
+            return False
+        kernels = {st.fn.compiled.key: st.fn.compiled
+                   for u in [self, *self.units.values()] for st in u.body.steps
+                   if isinstance(st.fn, KernelUnit)}
+        symbols = {}
+        for sym, kind, ref in plan.symbols:
+            if kind == "kernel":
+                if ref not in kernels or _kernel_symbol(kernels[ref]) != sym:
+                    return False
+                symbols[sym] = ctypes.cast(kernels[ref]._fn, ctypes.c_void_p).value
+            else:
+                addr = _blas_address(ref)
+                if addr is None:
+                    return False
+                symbols[sym] = addr
+        try:
+            for sym, addr in symbols.items():
+                llvm.add_symbol(sym, addr)
+            self._jit = JitModule(object_code=plan.object_code)
+        except Exception:  # noqa: BLE001 - damaged machine code: build it again
+            return False
+        self.consts = [x for _, x in self._const_inputs()]
+        self.scratch = list(plan.scratch)
+        self.n_io = plan.n_io
+        self.symbols = symbols
+        self.plan = plan
+        return True
+
+    @property
+    def llvm_ir(self) -> str:
+        """The module's LLVM IR as generated (built again if the code came from a plan)."""
+        if self._text is None:
+            import copy
+
+            again = copy.copy(self)
+            again.consts, again.scratch, again.symbols, again.kernel_of = [], [], {}, {}
+            self._text = str(again._build())
+        return self._text
 
     # -- code --------------------------------------------------------------------------
     def _build(self) -> ir.Module:
@@ -352,8 +427,22 @@ class NativeLoop:
         self._emit(module, fn, fns, self.framed)
         for key, unit in self.units.items():
             unit.symbols = self.symbols  # BLAS, kernels: bound when the module loads
+            unit.kernel_of = self.kernel_of
             unit._emit(module, fns[key][0], fns, True)
         return module
+
+    def _const_inputs(self) -> list[tuple[Any, np.ndarray]]:
+        """The constant arrays the code reads, in io order, each with its place: ``(step,
+        input position)``, or ``(-1, id)`` for a constant exit value."""
+        out = []
+        for si, st in enumerate(self.body.steps):
+            for k, (is_slot, x) in enumerate(st.inputs):
+                if not is_slot and isinstance(x, np.ndarray):
+                    out.append(((si, k), np.ascontiguousarray(x)))
+        for is_slot, x in self.body.outputs:
+            if not is_slot and isinstance(x, np.ndarray):
+                out.append(((-1, id(x)), np.ascontiguousarray(x)))
+        return out
 
     def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool) -> None:
         """This program's code into ``fn``; ``framed``: it is called from native code with
@@ -411,15 +500,9 @@ class NativeLoop:
         # state buffers, exit values, tape
         const_ptr: dict[Any, ir.Value] = {}
         scratch_ptr: dict[tuple[int, int], ir.Value] = {}
-        for si, st in enumerate(body.steps):
-            for k, (is_slot, x) in enumerate(st.inputs):
-                if not is_slot and isinstance(x, np.ndarray):
-                    self.consts.append(np.ascontiguousarray(x))
-                    const_ptr[(si, k)] = io_ptr()
-        for is_slot, x in body.outputs:
-            if not is_slot and isinstance(x, np.ndarray):
-                self.consts.append(np.ascontiguousarray(x))
-                const_ptr[(-1, id(x))] = io_ptr()
+        for key, x in self._const_inputs():
+            self.consts.append(x)
+            const_ptr[key] = io_ptr()
         # a program that runs once writes its array results straight into the arrays
         # handed back (no copy at the end): the exit a step's output slot is, if any
         direct: dict[int, int] = {}
@@ -941,14 +1024,13 @@ class NativeLoop:
                                  source_etype=PTR))
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
-        addr = ctypes.cast(ck._fn, ctypes.c_void_p).value
-        # named by the kernel's content, so this module's machine code can be cached
-        sym = f"myc_kernel_{_kernel_key(ck.kernel)[:24]}"
+        sym = _kernel_symbol(ck)
         target = b.module.globals.get(sym)
         if target is None:
             target = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
                                  sym)
-            self.symbols[sym] = addr
+            self.symbols[sym] = ctypes.cast(ck._fn, ctypes.c_void_p).value
+            self.kernel_of[sym] = ck.key
         native_ops.parallel_call(b, entry, target, pieces, arrs)
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             part = self.partial_ptr.get((si, i))
@@ -1178,11 +1260,12 @@ class NativeLoop:
             keep: list[Any] = []
             k = len(self.param_specs)
             bufs = list(self.consts)
-            bufs += [np.empty(shape, _memdtype(dt)) for shape, dt in self.scratch]
+            shapes = list(self.scratch)
             for j in range(self.nstate):
                 a = specs[self.body.params[j]]
                 if isinstance(a, AArray):
-                    bufs += [np.empty(a.shape, a.dtype), np.empty(a.shape, a.dtype)]
+                    shapes += [(a.shape, a.dtype)] * 2
+            bufs += _arena(shapes)
             for buf in bufs:
                 io[k] = buf.ctypes.data
                 k += 1
@@ -1194,7 +1277,6 @@ class NativeLoop:
         return frame
 
     def _run(self, inputs: list[Any]) -> tuple:
-        from myc.infer.adjoint import ATape
         from myc.lower.program import Tape
 
         io, _, cells, first_exit, cells_at, pools = self._frame()
@@ -1273,6 +1355,22 @@ class NativeLoop:
         return tuple(out)
 
 
+def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:
+    """Empty arrays of these shapes and dtypes, carved from one allocation (each
+    64-byte aligned): a big one is backed by huge pages where the kernel allows
+    (NumPy advises it), so first touching the buffers costs one page fault per 2 MiB,
+    not per 4 KiB -- several milliseconds of a program's first run."""
+    sizes = [prod(shape) * _memdtype(np.dtype(dt)).itemsize for shape, dt in shapes]
+    offsets, total = [], 0
+    for n in sizes:
+        offsets.append(total)
+        total += -(-n // 64) * 64
+    block = np.empty(total + 64, np.uint8)
+    start = -block.ctypes.data % 64
+    return [block[start + o:start + o + n].view(_memdtype(np.dtype(dt))).reshape(shape)
+            for o, n, (shape, dt) in zip(offsets, sizes, shapes, strict=True)]
+
+
 def _is_2d_transpose(st, specs) -> bool:
     """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``):
     ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or ``transpose`` with
@@ -1337,21 +1435,28 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
 
 def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
     """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
-    import glob
-    import os
-
     name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
         str(dtype))
-    if name is None:
+    addr = None if name is None else _blas_address(name)
+    return None if addr is None else (name, addr)
+
+
+@functools.cache
+def _blas_address(name: str) -> int | None:
+    import os
+
+    where = os.path.dirname(np.__file__) + ".libs"
+    try:
+        libs = [os.path.join(where, f) for f in sorted(os.listdir(where))
+                if f.startswith("libscipy_openblas64_") and ".so" in f]
+    except OSError:
         return None
-    libs = glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs",
-                                  "libscipy_openblas64_*.so*"))
     for path in libs:
         try:
             fn = getattr(ctypes.CDLL(path), name)
         except (OSError, AttributeError):
             continue
-        return name, ctypes.cast(fn, ctypes.c_void_p).value
+        return ctypes.cast(fn, ctypes.c_void_p).value
     return None
 
 

@@ -92,7 +92,7 @@ class CompiledKernel:
     def __init__(self, kernel: Kernel, cached: tuple[str, bytes] | None = None,
                  key: str | None = None):
         self.kernel = kernel
-        key = key or cache_key(kernel)
+        self.key = key = key or cache_key(kernel)  # a loop's code calls it by this name
         # the entry symbol is named by content: every kernel shares one JIT engine
         named = dataclasses.replace(kernel, name=_content_name(key))
         if cached is None:

@@ -1,0 +1,35 @@
+"""What a call's specialization is keyed by (``signature_key``) and the signal that
+one cannot be made (``GraphBreak``): all a call served from a compile cache needs of
+specialization, apart from the tracer (``myc.infer.trace``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from myc.errors import Location
+from myc.infer.abstract import AArray, AScalar, abstract_of
+
+
+class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
+    """Specialization cannot continue: a condition depends on abstract data."""
+
+    def __init__(self, reason: str, loc: Location | None = None, unbounded: bool = False):
+        super().__init__(reason)
+        self.reason = reason
+        self.loc = loc
+        # the break is an unrolling that does not end (recursion whose depth depends on
+        # data?): typed functions (``myc.infer.calls``) may specialize it
+        self.unbounded = unbounded
+
+
+def signature_key(value: Any) -> Any:
+    """What a specialization depends on: shapes/dtypes of data, values of ints and bools."""
+    if isinstance(value, tuple):
+        return ("t",) + tuple(signature_key(v) for v in value)
+    a = abstract_of(value)
+    if isinstance(a, AArray):
+        return ("a", a.dtype.str, a.shape)
+    if isinstance(a, AScalar) and a.dtype.kind == "f":
+        return ("f", a.dtype.str, a.weak)
+    # the type itself: True and np.True_ are equal but compute differently (True + True)
+    return ("c", type(value).__module__, type(value).__qualname__, value)
