@@ -60,8 +60,8 @@ def _executable(source: Source, backend: str) -> Callable:
     not found on disk by source key), or another backend's runner of the graph."""
     from myc.runtime.specialize import SpecializedFunction
 
-    if backend == "cpu":
-        return SpecializedFunction(source.graph, source)
+    if backend in ("cpu", "opencl"):
+        return SpecializedFunction(source.graph, source, backend)
     return pipeline.make_executable(source.parse(), backend)
 
 

@@ -16,7 +16,7 @@ from myc.ir.nodes import Graph
 from myc.ir.verify import verify
 
 STAGES = ("parsed", "ad", "typed", "optimized", "kernels")
-BACKENDS = ("interp", "cpu")
+BACKENDS = ("interp", "cpu", "opencl")
 
 
 def parsed(fn: Any) -> Graph:
@@ -28,7 +28,8 @@ def parsed(fn: Any) -> Graph:
 def make_executable(graph: Graph, backend: str):
     """A callable running ``graph`` on ``backend``.
 
-    ``cpu`` runs on the reference evaluator until the LLVM backend lands (see README).
+    ``cpu`` and ``opencl`` specialize per signature and compile fusion groups to kernels
+    for that target (the host program's other steps run natively on the CPU, or NumPy).
     """
     if backend not in BACKENDS:
         raise MycValueError(f"unknown backend '{backend}'; available: {', '.join(BACKENDS)}")
@@ -38,4 +39,4 @@ def make_executable(graph: Graph, backend: str):
         return Interpreter(graph).run
     from myc.runtime.specialize import SpecializedFunction
 
-    return SpecializedFunction(graph)
+    return SpecializedFunction(graph, backend=backend)

@@ -54,6 +54,7 @@ class HostProgram:
     graph: Graph | None = None
     guards: list[tuple[str, Any]] = field(default_factory=list)
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
+    backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -216,7 +217,8 @@ class _Finish:
 
 
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
-          lone: bool = False, fns: dict[int, CallRunner] | None = None) -> HostProgram:
+          lone: bool = False, fns: dict[int, CallRunner] | None = None,
+          backend: str = "cpu") -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
@@ -226,7 +228,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
-    if fused and not lone and _native_capable(typed):
+    if fused and not lone and backend == "cpu" and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
             return prog
@@ -247,7 +249,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
 
     steps = []
     out = typed.output
-    kernels = _kernels(typed, name, lone) if fused else {}
+    # on OpenCL every array op the kernel IR expresses is a kernel (it runs on the device)
+    kernels = _kernels(typed, name, lone or backend != "cpu", backend) if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -274,7 +277,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         if prim is P.loop:
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
-            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns),
+            fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
+                                  backend=backend),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
@@ -284,7 +288,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             fn = fns.get(id(tf))
             if fn is None:
                 fn = fns[id(tf)] = CallRunner(tf.graph.name, tf.result[1])
-                fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns)
+                fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
+                                backend=backend)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               f"invoke {tf.graph.name}"))
             continue
@@ -303,7 +308,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     _predicate(steps, outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
-                       guards=list(typed.flags.get("guards", [])), specs=specs)
+                       guards=list(typed.flags.get("guards", [])), specs=specs,
+                       backend=backend)
 
 
 def _live(steps: list[Step], outputs: list[tuple[bool, Any]]) -> list[Step]:
@@ -533,7 +539,7 @@ def _native_program(prog: HostProgram):
     """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``);
     its calls of typed functions (itself or others) are native calls where the callees
     are scalar functions (the generator decides)."""
-    if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or any(
+    if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or prog.backend != "cpu" or any(
             isinstance(st.fn, LoopRunner) for st in prog.steps):
         return None
     from types import SimpleNamespace
@@ -545,7 +551,7 @@ def _native_program(prog: HostProgram):
 
 
 def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None):
-    if os.environ.get("MYC_NO_NATIVE_LOOPS"):
+    if os.environ.get("MYC_NO_NATIVE_LOOPS") or getattr(body, "backend", "cpu") != "cpu":
         return None
     try:
         from myc.backends.cpu.loopgen import native_loop
@@ -557,11 +563,12 @@ def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any =
 class KernelUnit:
     """A compiled fusion group as a host-program step: inputs in, outputs out."""
 
-    def __init__(self, plan, members: list[Apply], compiled: Any):
+    def __init__(self, plan, members: list[Apply], compiled: Any, backend: str = "cpu"):
         self.plan = plan
         self.members = members
         self.compiled = compiled
         self.name = plan.kernel.name
+        self.backend = backend
 
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
@@ -572,7 +579,7 @@ class KernelUnit:
         return [finish(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
 
     def __reduce__(self):  # the disk cache keeps the kernel IR; machine code is cached too
-        return (_kernel_unit, (self.plan.kernel, self.plan.post))
+        return (_kernel_unit, (self.plan.kernel, self.plan.post, self.backend))
 
 
 class Elided:
@@ -589,18 +596,30 @@ class _Plan:
         self.post = post
 
 
-def _kernel_unit(kernel, post) -> KernelUnit:
-    from myc.backends.cpu.runtime import compile_kernel
+def _kernel_unit(kernel, post, backend: str = "cpu") -> KernelUnit:
+    compiled = _compiler(backend)(kernel)
+    if compiled is None:  # pragma: no cover - it compiled when the program was stored
+        raise RuntimeError(f"kernel {kernel.name} no longer compiles for {backend}")
+    return KernelUnit(_Plan(kernel, post), [], compiled, backend)
 
-    return KernelUnit(_Plan(kernel, post), [], compile_kernel(kernel))
+
+def _compiler(backend: str):
+    """``compile_kernel`` of ``backend``: a kernel in, a callable on NumPy arrays out
+    (or None where that backend's generator does not cover the kernel)."""
+    if backend == "opencl":
+        from myc.backends.opencl.runtime import compile_kernel
+    else:
+        from myc.backends.cpu.runtime import compile_kernel
+    return compile_kernel
 
 
-def _kernels(typed: Graph, name: str, lone: bool = False) -> dict[int, KernelUnit]:
+def _kernels(typed: Graph, name: str, lone: bool = False,
+             backend: str = "cpu") -> dict[int, KernelUnit]:
     """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
     from myc.opt.fusion import fuse
 
     try:
-        from myc.backends.cpu.runtime import compile_kernel
+        compile_kernel = _compiler(backend)
         from myc.lower.groups import Unfusable, build_kernel
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return {}
@@ -617,7 +636,10 @@ def _kernels(typed: Graph, name: str, lone: bool = False) -> dict[int, KernelUni
         if not grp.outputs:  # every user recomputes its values: nothing to run
             unit = Elided(grp.members)
         else:
-            unit = KernelUnit(plan, grp.members, compile_kernel(plan.kernel))
+            compiled = compile_kernel(plan.kernel)
+            if compiled is None:  # not covered by this backend: NumPy runs the program
+                return {}  # (all of it: groups elided into this one are not computed)
+            unit = KernelUnit(plan, grp.members, compiled, backend)
         for m in grp.members:
             if m.id not in grp.borrowed:
                 out[m.id] = unit

@@ -36,9 +36,11 @@ class SpecializedFunction:
     disk cache, or to evaluate a call the program cannot take.
     """
 
-    def __init__(self, graph: Graph | None, source: Source | None = None):
+    def __init__(self, graph: Graph | None, source: Source | None = None,
+                 backend: str = "cpu"):
         self._graph = graph
         self.source = source
+        self.backend = backend  # what kernels are compiled for ("cpu" or "opencl")
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
@@ -88,7 +90,7 @@ class SpecializedFunction:
 
         disk_key = src_key = None
         if diskcache.cache_dir() is not None:
-            env = _env_key()
+            env = _env_key() + ("" if self.backend == "cpu" else f"|{self.backend}")
             skey = self.source.skey if self.source is not None else None
             if skey is not None:  # no parse, no AD: the source says which program
                 src_key = f"src|{skey}|{env}|{key!r}"
@@ -115,7 +117,7 @@ class SpecializedFunction:
             if brk is not None:
                 self.breaks[key] = brk
             optimize(typed)
-            prog = lower(typed, template, self.graph.name)
+            prog = lower(typed, template, self.graph.name, backend=self.backend)
             for k in (disk_key, src_key):
                 if k is not None:
                     diskcache.store("program", k, prog)

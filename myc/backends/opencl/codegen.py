@@ -1,0 +1,427 @@
+"""Kernel IR to OpenCL C: one program per kernel, one OpenCL kernel per pass.
+
+A fusion group (``myc.lower.kernel.Kernel``) becomes these passes, run in order:
+
+- one per level of row reductions (``RowReduce``): a work-item per row (the domain less
+  its last axis) loops over the row and writes the row's value to a temporary buffer,
+  which later passes read;
+- one per output: a ``Store`` has a work-item per domain point; a ``Reduce`` has a
+  work-item per output element looping over the reduced axes -- or, when there are few
+  output elements and much to reduce, a work-item per (element, slice of the reduced
+  range) writing partial results that the host combines (``LaunchPlan.split``).
+
+Every expression is emitted once per pass as straight-line C (``v12 = ...``): the DAG's
+sharing is kept.  Bools are ``uchar`` 0/1 in memory and in registers.  The semantics are
+the reference's (``Kernel.reference``): NaN-propagating max/min, NumPy's floor division
+and modulo, int64 division by zero giving 0, truncating float-to-int casts with NaN and
+out-of-range values giving int64's minimum.  Float32 sums accumulate in double where the
+device has it.  Everything the generator cannot express raises ``Unsupported`` (the
+program then runs that group on the host).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from math import prod
+
+from myc.lower.kernel import (
+    Binary,
+    Cast,
+    Const,
+    Expr,
+    Kernel,
+    Load,
+    RowReduce,
+    Select,
+    Store,
+    Unary,
+    identity,
+    kind,
+    row_reductions,
+)
+
+CTYPE = {"float32": "float", "float64": "double", "int64": "long", "bool": "uchar"}
+# split a reduction over work-items when it has at most this many outputs and at least
+# SPLIT_MIN elements to reduce per output
+SPLIT_OUTPUTS = 64
+SPLIT_MIN = 1 << 14
+SPLIT_PIECES = 256
+
+
+class Unsupported(Exception):  # noqa: N818 - a control signal
+    """Something OpenCL C code is not generated for (the host runs it instead)."""
+
+
+@dataclass
+class Pass:
+    """One OpenCL kernel: its name, global size, and where its results go (``("out", i)``
+    an output, ``("partial", i)`` partials of output ``i``, ``("row", j)`` a row
+    temporary)."""
+
+    name: str
+    size: int
+    writes: tuple[str, int]
+    reads_rows: int  # how many row temporaries (the first ones) it takes after the inputs
+
+
+@dataclass
+class LaunchPlan:
+    source: str
+    passes: list[Pass]
+    rows: list[tuple[str, int]]  # row temporaries: (dtype, element count)
+    split: dict[int, int] = field(default_factory=dict)  # output -> pieces per element
+
+
+def generate(kernel: Kernel, fp64: bool = True) -> LaunchPlan:
+    return _Gen(kernel, fp64).plan()
+
+
+def _strides(shape: tuple[int, ...]) -> list[int]:
+    out, acc = [], 1
+    for d in reversed(shape):
+        out.append(acc)
+        acc *= d
+    return out[::-1]
+
+
+def literal(value, dtype: str) -> str:
+    if not isinstance(value, (bool, int, float)):
+        raise Unsupported("a size-dependent constant")
+    if dtype == "bool":
+        return "(uchar)1" if value else "(uchar)0"
+    if dtype == "int64":
+        v = int(value)
+        if v == -(1 << 63):
+            return "(-9223372036854775807L - 1L)"
+        return f"{v}L"
+    v = float(value)
+    ty = CTYPE[dtype]
+    if math.isnan(v):
+        return f"(({ty})NAN)"
+    if math.isinf(v):
+        return f"(({ty})INFINITY)" if v > 0 else f"(-({ty})INFINITY)"
+    return f"(({ty}){v.hex()})" if dtype == "float64" else f"{v.hex()}f"
+
+
+_PRELUDE = """
+#ifdef cl_khr_fp64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+#define LMIN (-9223372036854775807L - 1L)
+inline long myc_imod(long x, long y) {
+    if (y == 0 || y == -1) return 0;
+    long r = x % y;
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+}
+inline long myc_idiv(long x, long y) {
+    if (y == 0) return 0;
+    if (y == -1) return (long)(0UL - (ulong)x);
+    long q = x / y;
+    return ((x % y != 0) && ((x < 0) != (y < 0))) ? q - 1 : q;
+}
+inline long myc_ipow(long x, long y) {
+    if (y < 0) return x == 1 ? 1 : (x == -1 ? ((y & 1) ? -1 : 1) : 0);
+    ulong r = 1, b = (ulong)x;
+    while (y) { if (y & 1) r *= b; b *= b; y >>= 1; }
+    return (long)r;
+}
+"""
+
+_FLOAT_HELPERS = """
+inline T myc_fmod_T(T a, T b) {
+    T m = fmod(a, b);
+    if (b == (T)0) return m;
+    if (m != (T)0) { if ((b < (T)0) != (m < (T)0)) m += b; }
+    else m = copysign((T)0, b);
+    return m;
+}
+inline T myc_fdiv_T(T a, T b) {
+    if (b == (T)0) return a / b;
+    T m = fmod(a, b);
+    T d = (a - m) / b;
+    if (m != (T)0 && ((b < (T)0) != (m < (T)0))) d -= (T)1;
+    T f;
+    if (d != (T)0) { f = floor(d); if (d - f > (T)0.5) f += (T)1; }
+    else f = copysign((T)0, a / b);
+    return f;
+}
+inline T myc_sigmoid_T(T x) {
+    T e = exp(-fabs(x));
+    T s = (T)1 / ((T)1 + e);
+    return x >= (T)0 ? s : e * s;
+}
+inline long myc_tolong_T(T x) {
+    return (isnan(x) || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
+        ? LMIN : (long)x;
+}
+"""
+
+
+def prelude(fp64: bool) -> str:
+    text = _PRELUDE + _FLOAT_HELPERS.replace("_T(", "_f(").replace("T", "float")
+    if fp64:
+        text += _FLOAT_HELPERS.replace("_T(", "_d(").replace("T", "double")
+    return text
+
+
+class _Gen:
+    def __init__(self, kernel: Kernel, fp64: bool):
+        self.k = kernel
+        self.fp64 = fp64
+        self.nd = len(kernel.shape)
+        self.rowvar: dict[RowReduce, int] = {}  # row reduction -> its temporary
+        self.bodies: list[str] = []
+
+    # -- expressions --------------------------------------------------------------------
+    def emit(self, roots: list[Expr], idx: list[str], row: str, lines: list[str],
+             names: dict[Expr, str]) -> None:
+        """Lines computing ``roots`` at domain point ``idx`` (C expressions per axis);
+        ``row``: the flat row index (for row temporaries).  ``names`` gets each node's
+        variable; nodes already named are reused."""
+        order: list[Expr] = []
+        seen = set(names)
+        stack = [(r, False) for r in reversed(roots)]
+        while stack:
+            node, done = stack.pop()
+            if node in seen:
+                continue
+            if done:
+                seen.add(node)
+                order.append(node)
+                continue
+            stack.append((node, True))
+            if not isinstance(node, RowReduce):  # read from its temporary
+                stack.extend((c, False) for c in reversed(node.children()) if c not in seen)
+        for node in order:
+            v = f"v{len(names)}"
+            names[node] = v
+            lines.append(f"    {CTYPE[node.dtype]} {v} = {self.expr(node, names, idx, row)};")
+
+    def expr(self, node: Expr, names: dict, idx: list[str], row: str) -> str:
+        if isinstance(node, Const):
+            return literal(node.value, node.dtype)
+        if isinstance(node, Load):
+            buf = self.k.inputs[node.buffer]
+            strides = _strides(buf.shape)
+            terms = [f"({idx[a]}) * {s}L" for a, size, s in
+                     zip(self.k.load_axes(node), buf.shape, strides, strict=True) if size != 1]
+            return f"in{node.buffer}[{' + '.join(terms) or '0'}]"
+        if isinstance(node, RowReduce):
+            return f"row{self.rowvar[node]}[{row}]"
+        if isinstance(node, Cast):
+            return self.cast(names[node.x], node.x.dtype, node.dtype)
+        if isinstance(node, Select):
+            c, x, y = (names[c] for c in node.children())
+            return f"({c} ? {x} : {y})"
+        if isinstance(node, Unary):
+            return self.unary(node.op, names[node.x], node.dtype)
+        assert isinstance(node, Binary), node
+        return self.binary(node.op, names[node.x], names[node.y], node.x.dtype)
+
+    def suffix(self, dtype: str) -> str:
+        if dtype == "float64" and not self.fp64:
+            raise Unsupported("float64 on a device without cl_khr_fp64")
+        return "d" if dtype == "float64" else "f"
+
+    def cast(self, x: str, src: str, dst: str) -> str:
+        if src == dst:
+            return x
+        if dst == "bool":
+            return f"(uchar)({x} != 0)"
+        if dst == "int64" and kind(src) == "f":
+            return f"myc_tolong_{self.suffix(src)}({x})"
+        if dst in ("float32", "float64"):
+            self.suffix(dst)
+        return f"({CTYPE[dst]})({x})"
+
+    def unary(self, op: str, x: str, dt: str) -> str:
+        k = kind(dt)
+        ty = CTYPE[dt]
+        if op == "neg":
+            return f"(-{x})" if k == "f" else f"(long)(0UL - (ulong){x})"
+        if op == "square":
+            return f"({x} * {x})" if k == "f" else f"(long)((ulong){x} * (ulong){x})"
+        if op == "abs":
+            return f"fabs({x})" if k == "f" else f"({x} < 0 ? (long)(0UL - (ulong){x}) : {x})"
+        if op == "sign":
+            return f"({x} > ({ty})0 ? ({ty})1 : ({x} < ({ty})0 ? ({ty})-1 : {x}))"
+        if op in ("floor", "ceil") and k == "i":
+            return x
+        if op == "not":
+            return f"(uchar)(!{x})"
+        if op == "sigmoid":
+            return f"myc_sigmoid_{self.suffix(dt)}({x})"
+        self.suffix(dt)
+        fn = {"arctan": "atan"}.get(op, op)
+        return f"{fn}({x})"
+
+    def binary(self, op: str, x: str, y: str, dt: str) -> str:
+        k = kind(dt)
+        ty = CTYPE[dt]
+        if k == "f":
+            self.suffix(dt)
+        if op in ("add", "mul") and k == "b":
+            return f"(uchar)({x} {'|' if op == 'add' else '&'} {y})"
+        if op in ("add", "sub", "mul") and k == "i":  # wrapping, as NumPy's int64
+            sym = {"add": "+", "sub": "-", "mul": "*"}[op]
+            return f"(long)((ulong){x} {sym} (ulong){y})"
+        sym = {"add": "+", "sub": "-", "mul": "*", "div": "/", "eq": "==", "ne": "!=",
+               "lt": "<", "le": "<=", "gt": ">", "ge": ">="}.get(op)
+        if sym is not None:
+            e = f"({x} {sym} {y})"
+            return f"(uchar){e}" if op in ("eq", "ne", "lt", "le", "gt", "ge") else e
+        if op in ("maximum", "minimum"):
+            cmp = ">=" if op == "maximum" else "<="
+            if k == "f":
+                return f"(isnan({x}) ? {x} : (isnan({y}) ? {y} : ({x} {cmp} {y} ? {x} : {y})))"
+            return f"({x} {cmp} {y} ? {x} : {y})"
+        if op in ("and", "or"):
+            sym = "&" if op == "and" else "|"
+            return f"({ty})({x} {sym} {y})"
+        if op == "pow":
+            return f"myc_ipow({x}, {y})" if k == "i" else f"pow({x}, {y})"
+        if op == "arctan2":
+            return f"atan2({x}, {y})"
+        if op == "mod":
+            return f"myc_imod({x}, {y})" if k == "i" else \
+                f"myc_fmod_{self.suffix(dt)}({x}, {y})"
+        if op == "floordiv":
+            return f"myc_idiv({x}, {y})" if k == "i" else \
+                f"myc_fdiv_{self.suffix(dt)}({x}, {y})"
+        raise Unsupported(f"binary {op}")
+
+    # -- reductions ---------------------------------------------------------------------
+    def acc_type(self, op: str, dt: str) -> str:
+        if op == "sum" and dt == "float32" and self.fp64:
+            return "double"
+        return CTYPE[dt]
+
+    def combine(self, op: str, acc: str, v: str, dt: str) -> str:
+        if op == "sum":
+            if dt == "bool":
+                raise Unsupported("a sum of bools")
+            if dt == "int64":
+                return f"{acc} = (long)((ulong){acc} + (ulong){v});"
+            return f"{acc} += {v};"
+        if dt == "bool":
+            return f"{acc} = (uchar)({acc} {'|' if op == 'max' else '&'} {v});"
+        cmp = ">" if op == "max" else "<"
+        if kind(dt) == "f":
+            return f"if ({v} {cmp} {acc} || isnan({v})) {acc} = isnan({acc}) ? {acc} : {v};"
+        return f"if ({v} {cmp} {acc}) {acc} = {v};"
+
+    # -- passes -------------------------------------------------------------------------
+    def params(self, out: str) -> str:
+        ins = [f"__global const {CTYPE[b.dtype]} *restrict in{i}"
+               for i, b in enumerate(self.k.inputs)]
+        rows = [f"__global const {CTYPE[r.dtype]} *restrict row{j}"
+                for r, j in self.rowvar.items()]
+        return ", ".join([*ins, *rows, out])
+
+    def index_of(self, flat: str, dims: list[int], axes: list[int], idx: list[str],
+                 lines: list[str], tag: str) -> None:
+        """Unflatten ``flat`` over ``dims`` (C order) into ``idx[axes[i]]``."""
+        if prod(dims) == 0:  # nothing runs there: no division by a zero stride
+            for a in axes:
+                idx[a] = "0"
+            return
+        rest = flat
+        for a, s in zip(axes, _strides(tuple(dims)), strict=True):
+            lines.append(f"    long {tag}{a} = ({rest}) / {s}L;")
+            rest = f"({rest}) % {s}L" if s != 1 else rest
+            idx[a] = f"{tag}{a}"
+            if s == 1:
+                break
+        for a in axes:
+            if idx[a] == "":
+                idx[a] = "0"
+
+    def plan(self) -> LaunchPlan:
+        k, nd = self.k, self.nd
+        shape = list(k.shape)
+        passes: list[Pass] = []
+        rows: list[tuple[str, int]] = []
+        nrows = prod(shape[:-1]) if nd else 1
+        levels = row_reductions([o.expr for o in k.outputs])
+        for level in levels:
+            # one pass per row reduction of the level (the generator keeps it simple)
+            for r in level:
+                j = len(rows)
+                rows.append((r.dtype, nrows))
+                name = f"rowpass{j}"
+                lines = ["    long g = get_global_id(0);"]
+                idx = [""] * nd
+                self.index_of("g", shape[:-1], list(range(nd - 1)), idx, lines, "i")
+                idx[nd - 1] = "t"
+                at = self.acc_type(r.op, r.dtype)
+                lines.append(f"    {at} acc = {literal(identity(r.op, r.dtype), r.dtype)};")
+                lines.append(f"    for (long t = 0; t < {shape[-1]}L; t++) {{")
+                body: list[str] = []
+                names: dict[Expr, str] = {}
+                self.emit([r.x], idx, "g", body, names)
+                lines += ["    " + b for b in body]
+                lines.append("        " + self.combine(r.op, "acc", names[r.x], r.dtype))
+                lines.append("    }")
+                lines.append(f"    dst[g] = ({CTYPE[r.dtype]})acc;")
+                self.bodies.append(self.kernel_text(
+                    name, f"__global {CTYPE[r.dtype]} *restrict dst", lines))
+                passes.append(Pass(name, nrows, ("row", j), j))
+                self.rowvar[r] = j
+        split: dict[int, int] = {}
+        for out in sorted(k.outputs, key=lambda o: o.out_index):
+            i = out.out_index
+            dt = out.expr.dtype
+            name = f"out{i}"
+            lines = ["    long g = get_global_id(0);"]
+            idx = [""] * nd
+            rowflat = "0"
+            if isinstance(out, Store):
+                self.index_of("g", shape, list(range(nd)), idx, lines, "i")
+                if nd >= 2:
+                    rowflat = "(g / " + f"{shape[-1]}L)"
+                names: dict[Expr, str] = {}
+                self.emit([out.expr], idx, rowflat, lines, names)
+                lines.append(f"    dst[g] = {names[out.expr]};")
+                passes.append(Pass(name, prod(shape), ("out", i), len(rows)))
+                self.bodies.append(self.kernel_text(
+                    name, f"__global {CTYPE[dt]} *restrict dst", lines))
+                continue
+            kept = [a for a in range(nd) if a not in out.axes]
+            red = list(out.axes)
+            n_out = prod(shape[a] for a in kept)
+            n_red = prod(shape[a] for a in red)
+            pieces = 1
+            if n_out <= SPLIT_OUTPUTS and n_red >= SPLIT_MIN:
+                pieces = min(SPLIT_PIECES, n_red // 1024)
+                split[i] = pieces
+            lines.append(f"    long o = g / {pieces}L, piece = g % {pieces}L;")
+            self.index_of("o", [shape[a] for a in kept], kept, idx, lines, "i")
+            per = -(-n_red // pieces)
+            lines.append(f"    long lo = piece * {per}L, hi = min(lo + {per}L, {n_red}L);")
+            at = self.acc_type(out.op, dt)
+            lines.append(f"    {at} acc = {literal(identity(out.op, dt), dt)};")
+            lines.append("    for (long t = lo; t < hi; t++) {")
+            body = []
+            ridx = list(idx)
+            self.index_of("t", [shape[a] for a in red], red, ridx, body, "r")
+            if nd >= 2:
+                terms = [f"({ridx[a]}) * {s}L" for a, s in
+                         zip(range(nd - 1), _strides(tuple(shape[:-1])), strict=True)]
+                rowflat = "(" + " + ".join(terms) + ")"
+            names = {}
+            self.emit([out.expr], ridx, rowflat, body, names)
+            lines += ["    " + b for b in body]
+            lines.append("        " + self.combine(out.op, "acc", names[out.expr], dt))
+            lines.append("    }")
+            dst_t = CTYPE[dt] if pieces == 1 else at
+            lines.append(f"    dst[g] = ({dst_t})acc;")
+            passes.append(Pass(name, n_out * pieces, ("partial" if pieces > 1 else "out", i),
+                               len(rows)))
+            self.bodies.append(self.kernel_text(name, f"__global {dst_t} *restrict dst", lines))
+        source = prelude(self.fp64) + "\n".join(self.bodies)
+        return LaunchPlan(source, passes, rows, split)
+
+    def kernel_text(self, name: str, out: str, lines: list[str]) -> str:
+        return (f"__kernel void {name}({self.params(out)}) {{\n" + "\n".join(lines)
+                + "\n}\n")

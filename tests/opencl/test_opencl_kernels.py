@@ -1,0 +1,116 @@
+"""The OpenCL backend's kernels against the kernel IR's reference: the random fusion
+groups of the CPU tests (every exactly-rounded op, all dtypes, broadcasts, stores and
+reductions), row reductions, split reductions, special values and empty domains."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from myc.lower.kernel import (
+    Binary,
+    Buffer,
+    Kernel,
+    Load,
+    Reduce,
+    RowReduce,
+    Store,
+    Unary,
+)
+from tests.cpu.helpers import ulp_diff, values
+from tests.cpu.test_exprs import assert_matches, fusion_group
+
+pytest.importorskip("pyopencl")
+runtime = pytest.importorskip("myc.backends.opencl.runtime")
+
+
+def run(kernel: Kernel, inputs: list) -> tuple[list, list]:
+    ck = runtime.compile_kernel(kernel)
+    assert ck is not None, kernel.format()
+    return ck(inputs), kernel.reference(inputs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(fusion_group())
+def test_random_fusion_groups_match_the_reference(case):
+    kernel, seed = case
+    rng = np.random.default_rng(seed)
+    inputs = [values(rng, b.shape, b.dtype) for b in kernel.inputs]
+    got, want = run(kernel, inputs)
+    assert_matches(kernel, inputs, got, want)
+
+
+F = "float32"
+
+
+def softmax_kernel(n: int, m: int, dtype: str = F) -> Kernel:
+    x = Load(0, dtype)
+    mx = RowReduce("max", x)
+    e = Unary("exp", Binary("sub", x, mx))
+    s = RowReduce("sum", e)
+    return Kernel("softmax", (n, m), (Buffer("x", dtype, (n, m)),),
+                  (Store(0, Binary("div", e, s)), Reduce(1, "sum", Unary("log", s), (0, 1))))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_rows(dtype):
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((37, 129)) * 30).astype(dtype)
+    x[3, 5] = np.nan
+    x[7, :] = -np.inf
+    x[9, 2] = np.inf
+    kernel = softmax_kernel(37, 129, dtype)
+    got, want = run(kernel, [x])
+    ok = np.isfinite(want[0])
+    assert (np.isnan(got[0]) == np.isnan(want[0])).all()
+    assert ulp_diff(got[0][ok], want[0][ok]).max() <= 8
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_a_big_reduction_is_split(op, dtype):
+    n = 1 << 18
+    rng = np.random.default_rng(1)
+    x = values(rng, (n,), dtype, specials=False)
+    kernel = Kernel("r", (n,), (Buffer("x", dtype, (n,)),),
+                    (Reduce(0, op, Load(0, dtype), (0,)),))
+    ck = runtime.compile_kernel(kernel)
+    assert ck.plan.split  # partials over work-items, combined on the host
+    got, want = ck([x])[0], kernel.reference([x])[0]
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if op == "sum" and dtype != "int64":
+        np.testing.assert_allclose(got, want, rtol=1e-6 if dtype == "float32" else 1e-12)
+    else:
+        np.testing.assert_array_equal(got, want)
+    if dtype != "int64":
+        x[12345] = np.nan
+        assert np.isnan(ck([x])[0])
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (0, 4)])
+def test_empty_domains(shape):
+    kernel = Kernel("e", shape, (Buffer("x", F, shape),),
+                    (Store(0, Unary("exp", Load(0, F))), Reduce(1, "max", Load(0, F),
+                                                               (len(shape) - 1,))))
+    x = np.zeros(shape, np.float32)
+    got, want = run(kernel, [x])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_array_equal(g, w)
+        assert g.shape == w.shape
+
+
+@pytest.mark.parametrize("op", ["exp", "log", "log1p", "expm1", "sqrt", "sin", "cos", "tan",
+                                "tanh", "arctan", "sigmoid"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_transcendentals_within_a_few_ulp(op, dtype):
+    rng = np.random.default_rng(2)
+    x = np.concatenate([values(rng, (4000,), dtype),
+                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1e-30, -1e-30,
+                                  700.0, -700.0, 88.0, -88.0], dtype)])
+    n = x.size
+    kernel = Kernel("u", (n,), (Buffer("x", dtype, (n,)),), (Store(0, Unary(op, Load(0, dtype))),))
+    got, want = run(kernel, [x])
+    d = ulp_diff(got[0], want[0])
+    assert d.max() <= 4, (op, x[d > 4][:5], got[0][d > 4][:5], want[0][d > 4][:5])
