@@ -21,12 +21,10 @@ try:
 except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
     from programs import all_cases
 
-try:  # the OpenCL backend runs here on PoCL when PyOpenCL is installed (CI installs it)
-    import pyopencl  # noqa: F401
-
-    BACKENDS = ["interp", "cpu", "opencl"]
-except ImportError:  # pragma: no cover
-    BACKENDS = ["interp", "cpu"]
+try:
+    from tests.backends import BACKENDS
+except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
+    from backends import BACKENDS
 
 RTOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-5}
 ATOL = {np.dtype(np.float64): 1e-9, np.dtype(np.float32): 1e-5}

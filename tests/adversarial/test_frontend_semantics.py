@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import myc
+from tests.backends import BACKENDS
 
 # -- comparison helpers ---------------------------------------------------------------
 
@@ -73,7 +74,7 @@ def _py(fn, args):
         return fn(*args)
 
 
-def check(fn, *args, backends=("cpu", "interp")):
+def check(fn, *args, backends=BACKENDS):
     try:
         ref = _py(fn, args)
         ref_exc = None

@@ -35,6 +35,7 @@ from myc.errors import (
     MycValueError,
 )
 from tests.adversarial.common import copy_args, fd_grad
+from tests.backends import BACKENDS
 
 # -- helpers ----------------------------------------------------------------------------
 
@@ -121,7 +122,7 @@ def _agree(fn, name, want, got, args, rtol):
     assert isinstance(g, cls), f"{where}: {type(w).__name__} became {type(g).__name__}: {g}"
 
 
-def check_calls(fn, argsets, rtol=None, backends=("cpu", "interp")):
+def check_calls(fn, argsets, rtol=None, backends=BACKENDS):
     """CPython vs cpu vs interp over ``argsets``, the same jitted objects for all calls."""
     jitted = {b: myc.jit(fn, backend=b) for b in backends}
     for args in argsets:
@@ -130,7 +131,7 @@ def check_calls(fn, argsets, rtol=None, backends=("cpu", "interp")):
             _agree(fn, b, want, _outcome(j, args, check_inputs=True), args, rtol)
 
 
-def check_raises(fn, argsets, cls=MycError, backends=("cpu", "interp")):
+def check_raises(fn, argsets, cls=MycError, backends=BACKENDS):
     """myc must raise ``cls`` (a MycError), whatever CPython does."""
     for b in backends:
         j = myc.jit(fn, backend=b)

@@ -41,8 +41,8 @@ from myc.errors import (
     MycValueError,
 )
 from tests.adversarial.common import copy_args
+from tests.backends import BACKENDS
 
-BACKENDS = ("cpu", "interp")
 THIS_FILE = os.path.abspath(__file__)
 
 # -- helpers ------------------------------------------------------------------------------
