@@ -89,3 +89,17 @@ def test_no_device_is_a_clear_myc_error(monkeypatch):
     monkeypatch.setenv("MYC_OPENCL_DEVICE", "97:0")
     with pytest.raises(myc.MycError, match="no OpenCL device '97:0'"):
         runtime._Device()
+
+
+def test_a_program_from_the_disk_cache_runs_on_opencl():
+    import pickle
+
+    from tests.cpu.test_native_program import programs_run
+
+    x = np.random.default_rng(5).standard_normal((16, 40))
+    (prog,) = programs_run(myc.jit(row_softmax, backend="opencl"), x)
+    assert prog.backend == "opencl" and prog.native is None
+    again = pickle.loads(pickle.dumps(prog))  # what the disk cache stores and loads
+    units = [st.fn for st in again.steps if getattr(st.fn, "backend", None) == "opencl"]
+    assert units and all(isinstance(u.compiled, runtime.CompiledKernel) for u in units)
+    np.testing.assert_allclose(again.run([x]), row_softmax(x), rtol=1e-12)

@@ -171,6 +171,7 @@ class _Gen:
         self.fp64 = fp64
         self.nd = len(kernel.shape)
         self.rowvar: dict[RowReduce, int] = {}  # row reduction -> its temporary
+        self.flat: str | None = None  # the pass's flat domain index, where it has one
         self.bodies: list[str] = []
 
     # -- expressions --------------------------------------------------------------------
@@ -203,6 +204,12 @@ class _Gen:
             return literal(node.value, node.dtype)
         if isinstance(node, Load):
             buf = self.k.inputs[node.buffer]
+            nb = len(buf.shape)
+            if self.flat is not None and self.k.load_axes(node) == tuple(
+                    range(self.nd - nb, self.nd)) and buf.shape == self.k.shape[self.nd - nb:]:
+                # the buffer is a trailing block of the domain: no index arithmetic
+                n = prod(buf.shape)
+                return f"in{node.buffer}[{self.flat if nb == self.nd else f'{self.flat} % {n}L'}]"
             strides = _strides(buf.shape)
             terms = [f"({idx[a]}) * {s}L" for a, size, s in
                      zip(self.k.load_axes(node), buf.shape, strides, strict=True) if size != 1]
@@ -381,7 +388,9 @@ class _Gen:
                 if nd >= 2:
                     rowflat = "(g / " + f"{shape[-1]}L)"
                 names: dict[Expr, str] = {}
+                self.flat = "g"
                 self.emit([out.expr], idx, rowflat, lines, names)
+                self.flat = None
                 lines.append(f"    dst[g] = {names[out.expr]};")
                 passes.append(Pass(name, prod(shape), ("out", i), len(rows)))
                 self.bodies.append(self.kernel_text(
