@@ -47,6 +47,7 @@ CTYPE = {"float32": "float", "float64": "double", "int64": "long", "bool": "ucha
 SPLIT_OUTPUTS = 64
 SPLIT_MIN = 1 << 14
 SPLIT_PIECES = 256
+GROUP = 64  # work-items sharing one reduction result (a power of two)
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -63,6 +64,7 @@ class Pass:
     size: int
     writes: tuple[str, int]
     reads_rows: int  # how many row temporaries (the first ones) it takes after the inputs
+    local: int | None = None  # work-group size, when the pass relies on one
 
 
 @dataclass
@@ -73,8 +75,9 @@ class LaunchPlan:
     split: dict[int, int] = field(default_factory=dict)  # output -> pieces per element
 
 
-def generate(kernel: Kernel, fp64: bool = True) -> LaunchPlan:
-    return _Gen(kernel, fp64).plan()
+def generate(kernel: Kernel, fp64: bool = True, group: bool = True) -> LaunchPlan:
+    """The passes of ``kernel``; ``group``: the device runs work-groups of ``GROUP``."""
+    return _Gen(kernel, fp64, group).plan()
 
 
 def _strides(shape: tuple[int, ...]) -> list[int]:
@@ -166,9 +169,10 @@ def prelude(fp64: bool) -> str:
 
 
 class _Gen:
-    def __init__(self, kernel: Kernel, fp64: bool):
+    def __init__(self, kernel: Kernel, fp64: bool, group: bool = True):
         self.k = kernel
         self.fp64 = fp64
+        self.group = group
         self.nd = len(kernel.shape)
         self.rowvar: dict[RowReduce, int] = {}  # row reduction -> its temporary
         self.flat: str | None = None  # the pass's flat domain index, where it has one
@@ -350,43 +354,24 @@ class _Gen:
         passes: list[Pass] = []
         rows: list[tuple[str, int]] = []
         nrows = prod(shape[:-1]) if nd else 1
-        levels = row_reductions([o.expr for o in k.outputs])
-        for level in levels:
-            # one pass per row reduction of the level (the generator keeps it simple)
-            for r in level:
+        for level in row_reductions([o.expr for o in k.outputs]):
+            for r in level:  # one pass per row reduction of the level
                 j = len(rows)
                 rows.append((r.dtype, nrows))
                 name = f"rowpass{j}"
-                lines = ["    long g = get_global_id(0);"]
-                idx = [""] * nd
-                self.index_of("g", shape[:-1], list(range(nd - 1)), idx, lines, "i")
-                idx[nd - 1] = "t"
-                at = self.acc_type(r.op, r.dtype)
-                lines.append(f"    {at} acc = {literal(identity(r.op, r.dtype), r.dtype)};")
-                lines.append(f"    for (long t = 0; t < {shape[-1]}L; t++) {{")
-                body: list[str] = []
-                names: dict[Expr, str] = {}
-                self.emit([r.x], idx, "g", body, names)
-                lines += ["    " + b for b in body]
-                lines.append("        " + self.combine(r.op, "acc", names[r.x], r.dtype))
-                lines.append("    }")
-                lines.append(f"    dst[g] = ({CTYPE[r.dtype]})acc;")
-                self.bodies.append(self.kernel_text(
-                    name, f"__global {CTYPE[r.dtype]} *restrict dst", lines))
-                passes.append(Pass(name, nrows, ("row", j), j))
+                p, dst_t = self.reduction(name, r.op, r.x, [nd - 1], 1, ("row", j), j)
+                passes.append(p)
                 self.rowvar[r] = j
         split: dict[int, int] = {}
         for out in sorted(k.outputs, key=lambda o: o.out_index):
             i = out.out_index
             dt = out.expr.dtype
             name = f"out{i}"
-            lines = ["    long g = get_global_id(0);"]
-            idx = [""] * nd
-            rowflat = "0"
             if isinstance(out, Store):
+                lines = ["    long g = get_global_id(0);"]
+                idx = [""] * nd
                 self.index_of("g", shape, list(range(nd)), idx, lines, "i")
-                if nd >= 2:
-                    rowflat = "(g / " + f"{shape[-1]}L)"
+                rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
                 names: dict[Expr, str] = {}
                 self.flat = "g"
                 self.emit([out.expr], idx, rowflat, lines, names)
@@ -396,40 +381,74 @@ class _Gen:
                 self.bodies.append(self.kernel_text(
                     name, f"__global {CTYPE[dt]} *restrict dst", lines))
                 continue
-            kept = [a for a in range(nd) if a not in out.axes]
-            red = list(out.axes)
-            n_out = prod(shape[a] for a in kept)
-            n_red = prod(shape[a] for a in red)
+            n_out = prod(shape[a] for a in range(nd) if a not in out.axes)
+            n_red = prod(shape[a] for a in out.axes)
             pieces = 1
             if n_out <= SPLIT_OUTPUTS and n_red >= SPLIT_MIN:
                 pieces = min(SPLIT_PIECES, n_red // 1024)
                 split[i] = pieces
-            lines.append(f"    long o = g / {pieces}L, piece = g % {pieces}L;")
-            self.index_of("o", [shape[a] for a in kept], kept, idx, lines, "i")
-            per = -(-n_red // pieces)
-            lines.append(f"    long lo = piece * {per}L, hi = min(lo + {per}L, {n_red}L);")
-            at = self.acc_type(out.op, dt)
-            lines.append(f"    {at} acc = {literal(identity(out.op, dt), dt)};")
-            lines.append("    for (long t = lo; t < hi; t++) {")
-            body = []
-            ridx = list(idx)
-            self.index_of("t", [shape[a] for a in red], red, ridx, body, "r")
-            if nd >= 2:
-                terms = [f"({ridx[a]}) * {s}L" for a, s in
-                         zip(range(nd - 1), _strides(tuple(shape[:-1])), strict=True)]
-                rowflat = "(" + " + ".join(terms) + ")"
-            names = {}
-            self.emit([out.expr], ridx, rowflat, body, names)
-            lines += ["    " + b for b in body]
-            lines.append("        " + self.combine(out.op, "acc", names[out.expr], dt))
-            lines.append("    }")
-            dst_t = CTYPE[dt] if pieces == 1 else at
-            lines.append(f"    dst[g] = ({dst_t})acc;")
-            passes.append(Pass(name, n_out * pieces, ("partial" if pieces > 1 else "out", i),
-                               len(rows)))
-            self.bodies.append(self.kernel_text(name, f"__global {dst_t} *restrict dst", lines))
+            p, _ = self.reduction(name, out.op, out.expr, list(out.axes), pieces,
+                                  ("partial" if pieces > 1 else "out", i), len(rows))
+            passes.append(p)
         source = prelude(self.fp64) + "\n".join(self.bodies)
         return LaunchPlan(source, passes, rows, split)
+
+    def reduction(self, name: str, op: str, expr: Expr, red: list[int], pieces: int,
+                  writes: tuple[str, int], nrows: int) -> tuple[Pass, str]:
+        """A pass reducing ``expr`` over domain axes ``red``: one result per kept index
+        (times ``pieces`` partials, interleaved over the reduced range).  With a long
+        enough range, a work-group of ``GROUP`` work-items shares one result: they read
+        consecutive elements (coalesced on a GPU, vector lanes on a CPU) and combine
+        their accumulators through local memory; else one work-item loops alone."""
+        shape, nd = list(self.k.shape), self.nd
+        dt = expr.dtype
+        kept = [a for a in range(nd) if a not in red]
+        n_out = prod(shape[a] for a in kept)
+        n_red = prod(shape[a] for a in red)
+        group = GROUP if self.group and n_red >= GROUP and pieces == 1 else 1
+        at = self.acc_type(op, dt)
+        dst_t = CTYPE[dt] if pieces == 1 else at
+        idx = [""] * nd
+        if group > 1:
+            lines = ["    long o = get_group_id(0), l = get_local_id(0);",
+                     f"    long lo = l, step = {group}L;"]
+        else:
+            lines = ["    long g = get_global_id(0);",
+                     f"    long o = g / {pieces}L, lo = g % {pieces}L, step = {pieces}L;"]
+        self.index_of("o", [shape[a] for a in kept], kept, idx, lines, "i")
+        lines.append(f"    {at} acc = {literal(identity(op, dt), dt)};")
+        lines.append(f"    for (long t = lo; t < {n_red}L; t += step) {{")
+        body: list[str] = []
+        ridx = list(idx)
+        self.index_of("t", [shape[a] for a in red], red, ridx, body, "r")
+        rowflat = "0"
+        if nd >= 2:
+            terms = [f"({ridx[a]}) * {s}L" for a, s in
+                     zip(range(nd - 1), _strides(tuple(shape[:-1])), strict=True)]
+            rowflat = "(" + " + ".join(terms) + ")"
+        names: dict[Expr, str] = {}
+        self.emit([expr], ridx, rowflat, body, names)
+        lines += ["    " + b for b in body]
+        lines.append("        " + self.combine(op, "acc", names[expr], dt))
+        lines.append("    }")
+        if group > 1:
+            lines += [f"    __local {at} part[{group}];",
+                      "    part[l] = acc;",
+                      "    barrier(CLK_LOCAL_MEM_FENCE);",
+                      f"    for (long s = {group // 2}L; s > 0; s >>= 1) {{",
+                      "        if (l < s) {",
+                      f"            {at} a = part[l], b = part[l + s];",
+                      "            " + self.combine(op, "a", "b", dt),
+                      "            part[l] = a;",
+                      "        }",
+                      "        barrier(CLK_LOCAL_MEM_FENCE);",
+                      "    }",
+                      f"    if (l == 0) dst[o] = ({dst_t})part[0];"]
+        else:
+            lines.append(f"    dst[g] = ({dst_t})acc;")
+        self.bodies.append(self.kernel_text(name, f"__global {dst_t} *restrict dst", lines))
+        return Pass(name, n_out * pieces * group, writes, nrows, group if group > 1 else None), \
+            dst_t
 
     def kernel_text(self, name: str, out: str, lines: list[str]) -> str:
         return (f"__kernel void {name}({self.params(out)}) {{\n" + "\n".join(lines)

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.opencl.codegen import CTYPE, LaunchPlan, Unsupported, generate
+from myc.backends.opencl.codegen import CTYPE, GROUP, LaunchPlan, Unsupported, generate
 from myc.errors import MycRuntimeError
 from myc.lower.kernel import Kernel, Reduce, output_shape
 
@@ -63,6 +63,8 @@ class _Device:
         self.ctx = cl.Context([dev])
         self.queue = cl.CommandQueue(self.ctx)
         self.fp64 = "cl_khr_fp64" in dev.extensions
+        # arrays in host memory are the device's memory: no copies (PoCL, CPU drivers)
+        self.host_memory = bool(dev.type & cl.device_type.CPU)
         self.name = f"{dev.platform.name} / {dev.name} / {dev.driver_version}"
 
 
@@ -88,7 +90,7 @@ class CompiledKernel:
         self.kernel = kernel
         self.key = key
         self.dev = dev
-        self.plan: LaunchPlan = generate(kernel, dev.fp64)
+        self.plan: LaunchPlan = generate(kernel, dev.fp64, dev.device.max_work_group_size >= GROUP)
         cl = dev.cl
         try:
             self.program = cl.Program(dev.ctx, self.plan.source).build(options=_OPTIONS)
@@ -116,7 +118,9 @@ class CompiledKernel:
                 host = host.copy(order="C")
             if host.shape != tuple(b.shape):
                 raise ValueError(f"kernel input of shape {host.shape}, expected {b.shape}")
-            args.append(cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+            # a CPU device reads the array where it is; another gets a copy
+            share = mf.USE_HOST_PTR if self.dev.host_memory else mf.COPY_HOST_PTR
+            args.append(cl.Buffer(ctx, mf.READ_ONLY | share,
                                   hostbuf=host.view(np.uint8) if host.dtype == np.bool_
                                   else host))
         rows = [cl.Buffer(ctx, mf.READ_WRITE, size=max(1, n * np.dtype(
@@ -135,11 +139,20 @@ class CompiledKernel:
                     else:
                         acc = _acc_dtype(k, i, self.dev.fp64)
                         host = np.empty(p.size, acc)
-                    dst = cl.Buffer(ctx, mf.WRITE_ONLY, size=max(1, host.nbytes))
+                    if self.dev.host_memory:  # written in place, made visible by a map
+                        dst = cl.Buffer(ctx, mf.WRITE_ONLY | mf.USE_HOST_PTR, hostbuf=host)
+                    else:
+                        dst = cl.Buffer(ctx, mf.WRITE_ONLY, size=host.nbytes)
                     reads.append((host, dst, what, i))
-                knl(queue, (p.size,), None, *args, *rows[:p.reads_rows], dst)
+                knl(queue, (p.size,), None if p.local is None else (p.local,), *args,
+                    *rows[:p.reads_rows], dst)
             for host, dst, _, _ in reads:
-                cl.enqueue_copy(queue, host, dst, is_blocking=False)
+                if self.dev.host_memory:
+                    view, _ = cl.enqueue_map_buffer(queue, dst, cl.map_flags.READ, 0,
+                                                    (host.nbytes,), np.uint8)
+                    view.base.release(queue)
+                else:
+                    cl.enqueue_copy(queue, host, dst, is_blocking=False)
             queue.finish()
         for host, _, what, i in reads:
             shape, dt = self._out_specs[i]
