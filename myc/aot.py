@@ -131,7 +131,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     """The native program of ``fn`` specialized on arrays shaped like ``examples``."""
     from myc import pipeline
     from myc.api import Jitted, _bind_call, _graph_of
-    from myc.backends.cpu.aot_codegen import AotProgram
+    from myc.backends.cpu.aot_program import AotProgram
     from myc.infer.trace import GraphBreak
     from myc.opt.passes import optimize
     from myc.prims import P
@@ -180,7 +180,7 @@ class _Lowering:
         self.names = names
 
     def run(self, entry: str):
-        from myc.backends.cpu.aot_codegen import Value
+        from myc.backends.cpu.aot_program import Value
 
         typed = self.typed
         self.val: dict[int, Value] = {}
@@ -243,7 +243,7 @@ class _Lowering:
         return prim_of_name(n)
 
     def value(self, n):
-        from myc.backends.cpu.aot_codegen import Value
+        from myc.backends.cpu.aot_program import Value
         from myc.ir.nodes import Constant
 
         if isinstance(n, Constant):
@@ -255,7 +255,7 @@ class _Lowering:
         return self.val[n.id]
 
     def new(self, n):
-        from myc.backends.cpu.aot_codegen import Value
+        from myc.backends.cpu.aot_program import Value
 
         a = n.abstract
         dt = str(np.dtype(getattr(a, "dtype", "O")))
@@ -315,7 +315,7 @@ class _Lowering:
         return schedule_units(order, groups)
 
     def kernel(self, plan, members) -> None:
-        from myc.backends.cpu.aot_codegen import KernelOp
+        from myc.backends.cpu.aot_program import KernelOp
 
         ins = [self.value(n) for n in plan.inputs]
         outs, divs = [], []
@@ -328,7 +328,7 @@ class _Lowering:
         self.ops.append(KernelOp(plan.kernel, ins, outs, divs))
 
     def primitive(self, n) -> None:
-        from myc.backends.cpu.aot_codegen import Alias, Gemm, Permute
+        from myc.backends.cpu.aot_program import Alias, Gemm, Permute
         from myc.ir.nodes import Constant
 
         p = self.prim(n)
@@ -389,7 +389,8 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     ``myc_last_error`` and ``myc_free``.  Outputs are the function's results flattened
     depth-first (``value_and_grad``: the value, then each gradient).
     """
-    from myc.backends.cpu.aot_codegen import build_object, header
+    from myc.backends.cpu.aot_codegen import build_object
+    from myc.backends.cpu.aot_header import header
 
     cc = os.environ.get("CC") or shutil.which("cc")
     if not cc or not shutil.which(cc):

@@ -152,8 +152,8 @@ def _get(env: dict, v) -> np.ndarray:
 
 def _run(ops: list, env: dict) -> None:
     """``ops`` run with NumPy on the arrays in ``env`` (keyed by ``id`` of each Value)."""
-    from myc.backends.cpu.aot_codegen import Alias, Gemm, KernelOp, Permute
     from myc.backends.cpu.aot_loopgen import Check, LoopOp, Select, TapeGet
+    from myc.backends.cpu.aot_program import Alias, Gemm, KernelOp, Permute
 
     def get(v):
         return _get(env, v)

@@ -44,7 +44,7 @@ def refusal(n, fname: str) -> str:
 
 
 def _state_value(low, p):
-    from myc.backends.cpu.aot_codegen import Value
+    from myc.backends.cpu.aot_program import Value
 
     a = p.abstract
     if not hasattr(a, "shape") or getattr(a, "dtype", None) is None:
@@ -60,7 +60,7 @@ def _state_value(low, p):
 def _as(low, v, like, n):
     """``v`` with ``like``'s dtype and shape: a constant is converted (Python's ``True``
     or ``0.0`` where the typed program says ``float32[8]``); anything else must match."""
-    from myc.backends.cpu.aot_codegen import Value
+    from myc.backends.cpu.aot_program import Value
 
     if v.dtype == like.dtype and tuple(v.shape) == tuple(like.shape):
         return v
@@ -174,7 +174,7 @@ def lower_loop(low, n) -> None:
 def lower_loop_out(low, n) -> None:
     """``loop_out(loop, k)``: an exit value (``k >= 1 + nstate``), or a taped loop's
     tape and iteration count (after the exits)."""
-    from myc.backends.cpu.aot_codegen import Value
+    from myc.backends.cpu.aot_program import Value
 
     src, k = n.inputs[1], n.inputs[2].value
     op = low.loops.get(src.id)
@@ -232,8 +232,8 @@ def lower_assert_defined(low, n) -> None:
     """``assert_defined(flag, value, name)``: a variable first set inside a loop, read
     after it -- the call fails with ``MYC_ERR_RAISE`` where Python raises
     ``UnboundLocalError`` (the loop never ran), else the value itself."""
-    from myc.backends.cpu.aot_codegen import Alias
     from myc.backends.cpu.aot_loopgen import Check
+    from myc.backends.cpu.aot_program import Alias
 
     flag, value = low.value(n.inputs[1]), low.value(n.inputs[2])
     name = n.inputs[3].value

@@ -390,7 +390,8 @@ def test_dynamic_size_lower_bound_is_checked_at_run_time(tmp_path):
 
     prog = generalize(build, specs, ["N"], "lambda_free_pair2")
     assert prog.symbols == {"N": 3}
-    from myc.backends.cpu.aot_codegen import build_object, header
+    from myc.backends.cpu.aot_codegen import build_object
+    from myc.backends.cpu.aot_header import header
 
     so, h = tmp_path / "liblb.so", tmp_path / "liblb.h"
     obj = tmp_path / "lb.o"

@@ -37,7 +37,8 @@ from llvmlite import ir
 from myc.backends.cpu.emit import I8, I64, PTR
 
 if TYPE_CHECKING:
-    from myc.backends.cpu.aot_codegen import HostGen, Value
+    from myc.backends.cpu.aot_codegen import HostGen
+    from myc.backends.cpu.aot_program import Value
 
 TAPE_START = 16  # iterations a tape holds before its first realloc
 
