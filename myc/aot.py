@@ -108,7 +108,7 @@ def _entry_name(fn: Any, graph) -> str:
 
 
 def build_program(fn: Any, signature: Any, name: str | None = None):
-    """The native program (``aot_codegen.AotProgram``) of ``fn`` on ``signature``.
+    """The native program (``aot_program.AotProgram``) of ``fn`` on ``signature``.
 
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
     and generalized (:mod:`myc.aot_dynamic`): one program for every size from a lower
