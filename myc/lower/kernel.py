@@ -342,9 +342,12 @@ class Reduce:
 Output = Store | Reduce
 
 
-def postorder(roots: Sequence[Expr]) -> list[Expr]:
-    """Distinct (structurally) subexpressions of ``roots``, operands before users."""
-    seen: set[Expr] = set()
+def postorder(roots: Sequence[Expr], done: Sequence[Expr] = (),
+              opaque: type | None = None) -> list[Expr]:
+    """Distinct (structurally) subexpressions of ``roots``, operands before users;
+    without those in ``done`` and below them, and without the operands of ``opaque``
+    nodes (a backend that reads a row reduction from a buffer needs not its operand)."""
+    seen: set[Expr] = set(done)
     order: list[Expr] = []
     for root in roots:
         stack: list[tuple[Expr, bool]] = [(root, False)]
@@ -357,8 +360,19 @@ def postorder(roots: Sequence[Expr]) -> list[Expr]:
                 order.append(node)
             else:
                 stack.append((node, True))
-                stack.extend((c, False) for c in reversed(node.children()) if c not in seen)
+                if opaque is None or not isinstance(node, opaque):
+                    stack.extend((c, False) for c in reversed(node.children())
+                                 if c not in seen)
     return order
+
+
+def c_strides(shape: Sequence[int]) -> list[int]:
+    """Element strides of a C-contiguous array of ``shape``."""
+    strides, acc = [], 1
+    for d in reversed(shape):
+        strides.append(acc)
+        acc *= d
+    return strides[::-1]
 
 
 @dataclass(frozen=True)

@@ -30,6 +30,7 @@ from myc.lower.kernel import (
     Load,
     Reduce,
     Store,
+    c_strides,
     output_shape,
     postorder,
     row_reductions,
@@ -60,14 +61,6 @@ class Plan:
     def row(self) -> int:
         """Domain elements per unit of the parallel range."""
         return 1 if len(self.dims) == 1 else self.dims[-1]
-
-
-def c_strides(shape: tuple[int, ...]) -> list[int]:
-    strides, acc = [], 1
-    for d in reversed(shape):
-        strides.append(acc)
-        acc *= d
-    return strides[::-1]
 
 
 def make_plan(kernel: Kernel) -> Plan:

@@ -36,8 +36,10 @@ from myc.lower.kernel import (
     Select,
     Store,
     Unary,
+    c_strides,
     identity,
     kind,
+    postorder,
     row_reductions,
 )
 
@@ -78,14 +80,6 @@ class LaunchPlan:
 def generate(kernel: Kernel, fp64: bool = True, group: bool = True) -> LaunchPlan:
     """The passes of ``kernel``; ``group``: the device runs work-groups of ``GROUP``."""
     return _Gen(kernel, fp64, group).plan()
-
-
-def _strides(shape: tuple[int, ...]) -> list[int]:
-    out, acc = [], 1
-    for d in reversed(shape):
-        out.append(acc)
-        acc *= d
-    return out[::-1]
 
 
 def literal(value, dtype: str) -> str:
@@ -184,21 +178,8 @@ class _Gen:
         """Lines computing ``roots`` at domain point ``idx`` (C expressions per axis);
         ``row``: the flat row index (for row temporaries).  ``names`` gets each node's
         variable; nodes already named are reused."""
-        order: list[Expr] = []
-        seen = set(names)
-        stack = [(r, False) for r in reversed(roots)]
-        while stack:
-            node, done = stack.pop()
-            if node in seen:
-                continue
-            if done:
-                seen.add(node)
-                order.append(node)
-                continue
-            stack.append((node, True))
-            if not isinstance(node, RowReduce):  # read from its temporary
-                stack.extend((c, False) for c in reversed(node.children()) if c not in seen)
-        for node in order:
+        # a row reduction is read from its temporary: its operand is not computed here
+        for node in postorder(roots, done=list(names), opaque=RowReduce):
             v = f"v{len(names)}"
             names[node] = v
             lines.append(f"    {CTYPE[node.dtype]} {v} = {self.expr(node, names, idx, row)};")
@@ -214,7 +195,7 @@ class _Gen:
                 # the buffer is a trailing block of the domain: no index arithmetic
                 n = prod(buf.shape)
                 return f"in{node.buffer}[{self.flat if nb == self.nd else f'{self.flat} % {n}L'}]"
-            strides = _strides(buf.shape)
+            strides = c_strides(buf.shape)
             terms = [f"({idx[a]}) * {s}L" for a, size, s in
                      zip(self.k.load_axes(node), buf.shape, strides, strict=True) if size != 1]
             return f"in{node.buffer}[{' + '.join(terms) or '0'}]"
@@ -338,7 +319,7 @@ class _Gen:
                 idx[a] = "0"
             return
         rest = flat
-        for a, s in zip(axes, _strides(tuple(dims)), strict=True):
+        for a, s in zip(axes, c_strides(tuple(dims)), strict=True):
             lines.append(f"    long {tag}{a} = ({rest}) / {s}L;")
             rest = f"({rest}) % {s}L" if s != 1 else rest
             idx[a] = f"{tag}{a}"
@@ -424,7 +405,7 @@ class _Gen:
         rowflat = "0"
         if nd >= 2:
             terms = [f"({ridx[a]}) * {s}L" for a, s in
-                     zip(range(nd - 1), _strides(tuple(shape[:-1])), strict=True)]
+                     zip(range(nd - 1), c_strides(tuple(shape[:-1])), strict=True)]
             rowflat = "(" + " + ".join(terms) + ")"
         names: dict[Expr, str] = {}
         self.emit([expr], ridx, rowflat, body, names)
