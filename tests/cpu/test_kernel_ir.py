@@ -11,9 +11,11 @@ from myc.lower.kernel import (
     Kernel,
     Load,
     Reduce,
+    RowReduce,
     Select,
     Store,
     Unary,
+    c_strides,
     postorder,
 )
 
@@ -124,3 +126,15 @@ def test_reference_integer_semantics():
     np.testing.assert_array_equal(p, [1024, -1, 0, 1, 49, 1])
     np.testing.assert_array_equal(q, [0, 0, -2, 0, -4, -1])
     np.testing.assert_array_equal(r, [2, -1, -1, 0, 1, -4])
+
+
+def test_postorder_skips_what_is_done_and_below_opaque_nodes():
+    x, y = Load(0, F32), Load(1, F32)
+    e = Unary("exp", Binary("sub", x, y))
+    row = RowReduce("sum", e)
+    top = Binary("div", e, row)
+    assert postorder([top]) == [x, y, Binary("sub", x, y), e, row, top]
+    # a backend reading ``row`` from a buffer: its operand is computed only for ``top``
+    assert postorder([row], opaque=RowReduce) == [row]
+    assert postorder([top], done=[e], opaque=RowReduce) == [row, top]
+    assert c_strides((2, 3, 4)) == [12, 4, 1] and c_strides(()) == []
