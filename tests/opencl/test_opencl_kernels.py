@@ -114,3 +114,18 @@ def test_transcendentals_within_a_few_ulp(op, dtype):
     got, want = run(kernel, [x])
     d = ulp_diff(got[0], want[0])
     assert d.max() <= 4, (op, x[d > 4][:5], got[0][d > 4][:5], want[0][d > 4][:5])
+
+
+@pytest.mark.parametrize("op", ["pow", "arctan2", "div"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_inexact_binary_ops_within_a_few_ulp(op, dtype):
+    rng = np.random.default_rng(3)
+    n = 5000
+    x, y = values(rng, (n,), dtype), values(rng, (n,), dtype)
+    if op == "pow":  # moderate exponents, so the results are not all 0 or inf
+        y = np.clip(y, -20, 20).astype(dtype)
+    kernel = Kernel("b", (n,), (Buffer("x", dtype, (n,)), Buffer("y", dtype, (n,))),
+                    (Store(0, Binary(op, Load(0, dtype), Load(1, dtype))),))
+    got, want = run(kernel, [x, y])
+    d = ulp_diff(got[0], want[0])
+    assert d.max() <= (0 if op == "div" else 16), (op, x[d > 16][:5], y[d > 16][:5])
