@@ -19,7 +19,7 @@ from myc.lower.kernel import (
     Unary,
 )
 from tests.cpu.helpers import ulp_diff, values
-from tests.cpu.test_exprs import assert_matches, fusion_group
+from tests.cpu.test_exprs import check_group, fusion_group
 
 pytest.importorskip("pyopencl")
 runtime = pytest.importorskip("myc.backends.opencl.runtime")
@@ -34,11 +34,7 @@ def run(kernel: Kernel, inputs: list) -> tuple[list, list]:
 @settings(max_examples=60, deadline=None)
 @given(fusion_group())
 def test_random_fusion_groups_match_the_reference(case):
-    kernel, seed = case
-    rng = np.random.default_rng(seed)
-    inputs = [values(rng, b.shape, b.dtype) for b in kernel.inputs]
-    got, want = run(kernel, inputs)
-    assert_matches(kernel, inputs, got, want)
+    check_group(case, run)
 
 
 F = "float32"
