@@ -11,6 +11,7 @@ from test_aot import CC, build_driver, check_against_jit, check_dynamic, flat, r
 
 import myc
 from benchmarks.workloads.w5_while_loop import while_loss  # W5's loop and loss
+from tests.infer.test_loops import converge as settle  # W5's loop, also returning its count
 
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler ('cc')")
 
@@ -29,19 +30,6 @@ def newton_counted(x):
         y = 0.5 * (y + x / y)
         n += 1
     return y, n
-
-
-def settle(x0):
-    """W5's loop: steps of 0.05*sin(x) until the largest is below 1e-4, at most 1000."""
-    x = x0
-    i = 0
-    while i < 1000:
-        step = 0.05 * np.sin(x)
-        x = x - step
-        i += 1
-        if np.max(np.abs(step)) < 1e-4:
-            break
-    return np.sum(x), i
 
 
 def halve_until_small(x):

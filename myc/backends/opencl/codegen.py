@@ -66,6 +66,7 @@ class Pass:
     size: int
     writes: tuple[str, int]
     reads_rows: int  # how many row temporaries (the first ones) it takes after the inputs
+    ctype: str  # the C type it writes (a float32 sum's partials: double)
     local: int | None = None  # work-group size, when the pass relies on one
 
 
@@ -340,8 +341,7 @@ class _Gen:
                 j = len(rows)
                 rows.append((r.dtype, nrows))
                 name = f"rowpass{j}"
-                p, dst_t = self.reduction(name, r.op, r.x, [nd - 1], 1, ("row", j), j)
-                passes.append(p)
+                passes.append(self.reduction(name, r.op, r.x, [nd - 1], 1, ("row", j), j))
                 self.rowvar[r] = j
         split: dict[int, int] = {}
         for out in sorted(k.outputs, key=lambda o: o.out_index):
@@ -358,7 +358,7 @@ class _Gen:
                 self.emit([out.expr], idx, rowflat, lines, names)
                 self.flat = None
                 lines.append(f"    dst[g] = {names[out.expr]};")
-                passes.append(Pass(name, prod(shape), ("out", i), len(rows)))
+                passes.append(Pass(name, prod(shape), ("out", i), len(rows), CTYPE[dt]))
                 self.bodies.append(self.kernel_text(
                     name, f"__global {CTYPE[dt]} *restrict dst", lines))
                 continue
@@ -368,14 +368,13 @@ class _Gen:
             if n_out <= SPLIT_OUTPUTS and n_red >= SPLIT_MIN:
                 pieces = min(SPLIT_PIECES, n_red // 1024)
                 split[i] = pieces
-            p, _ = self.reduction(name, out.op, out.expr, list(out.axes), pieces,
-                                  ("partial" if pieces > 1 else "out", i), len(rows))
-            passes.append(p)
+            passes.append(self.reduction(name, out.op, out.expr, list(out.axes), pieces,
+                                         ("partial" if pieces > 1 else "out", i), len(rows)))
         source = prelude(self.fp64) + "\n".join(self.bodies)
         return LaunchPlan(source, passes, rows, split)
 
     def reduction(self, name: str, op: str, expr: Expr, red: list[int], pieces: int,
-                  writes: tuple[str, int], nrows: int) -> tuple[Pass, str]:
+                  writes: tuple[str, int], nrows: int) -> Pass:
         """A pass reducing ``expr`` over domain axes ``red``: one result per kept index
         (times ``pieces`` partials, interleaved over the reduced range).  With a long
         enough range, a work-group of ``GROUP`` work-items shares one result: they read
@@ -428,8 +427,8 @@ class _Gen:
         else:
             lines.append(f"    dst[g] = ({dst_t})acc;")
         self.bodies.append(self.kernel_text(name, f"__global {dst_t} *restrict dst", lines))
-        return Pass(name, n_out * pieces * group, writes, nrows, group if group > 1 else None), \
-            dst_t
+        return Pass(name, n_out * pieces * group, writes, nrows, dst_t,
+                    group if group > 1 else None)
 
     def kernel_text(self, name: str, out: str, lines: list[str]) -> str:
         return (f"__kernel void {name}({self.params(out)}) {{\n" + "\n".join(lines)

@@ -101,8 +101,6 @@ class CompiledKernel:
         outs = kernel.output_buffers()
         self._out_specs = [(b.shape, np.dtype(b.dtype)) for b in outs]
         self._empty = prod(kernel.shape) == 0
-        self._serial = True
-        self.source = self.plan.source
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         k = self.kernel
@@ -136,9 +134,8 @@ class CompiledKernel:
                     shape, dt = self._out_specs[i]
                     if what == "out":
                         host = np.empty(shape, np.uint8 if dt == np.bool_ else dt)
-                    else:
-                        acc = _acc_dtype(k, i, self.dev.fp64)
-                        host = np.empty(p.size, acc)
+                    else:  # partials, in the accumulator's type
+                        host = np.empty(p.size, _NP[p.ctype])
                     if self.dev.host_memory:  # written in place, made visible by a map
                         dst = cl.Buffer(ctx, mf.WRITE_ONLY | mf.USE_HOST_PTR, hostbuf=host)
                     else:
@@ -166,14 +163,6 @@ class CompiledKernel:
             results[i] = np.asarray(red(parts, axis=1)).astype(dt).reshape(
                 output_shape(k.shape, out))
         return results
-
-
-def _acc_dtype(kernel: Kernel, i: int, fp64: bool) -> np.dtype:
-    out = next(o for o in kernel.outputs if o.out_index == i)
-    dt = out.expr.dtype
-    if out.op == "sum" and dt == "float32" and fp64:
-        return np.dtype(np.float64)
-    return np.dtype(_NP[CTYPE[dt]])
 
 
 def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
