@@ -15,6 +15,7 @@ with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import shutil
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from myc.aot_loops import CONTROL, refusal, selects_as_where, unguard_safe
+from myc.aot_names import check_name
 from myc.errors import MycError
 
 DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
@@ -72,14 +74,14 @@ def signature_specs(signature: Any) -> list[tuple[str, tuple[int | str, ...]]]:
             dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
             shape: list[int | str] = []
             for d in dims:
-                if d.isdigit():
+                if d.isascii() and d.isdigit():
                     shape.append(int(d))
                 elif d.isidentifier():
                     shape.append(d)
                 else:
                     raise MycError(f"myc.aot: dimension {d!r} in {text.strip()!r}: a size "
                                    "is a number or a name (a dynamic size, e.g. N)")
-            out.append((DTYPES[m.group(1)], tuple(shape)))
+            out.append(_within_limits(DTYPES[m.group(1)], tuple(shape), text.strip()))
         return out
     if not isinstance(signature, (tuple, list)):
         raise MycError("myc.aot: the signature is a string like \"f32[64,4], f32[4]\" or a "
@@ -97,8 +99,32 @@ def signature_specs(signature: Any) -> list[tuple[str, tuple[int | str, ...]]]:
         if dt not in DTYPES.values():
             raise MycError(f"myc.aot: signature item {i} has dtype {dt}; supported: float32, "
                            "float64, int64, bool")
-        out.append((dt, tuple(d if isinstance(d, str) else int(d) for d in shape)))
+        try:
+            dims = tuple(d if isinstance(d, str) else operator.index(d) for d in shape)
+        except TypeError:
+            raise MycError(f"myc.aot: signature item {i} has the shape {shape!r}; sizes "
+                           "are ints or names") from None
+        out.append(_within_limits(dt, dims, f"item {i}"))
     return out
+
+
+def _within_limits(dtype: str, shape: tuple[int | str, ...], what: str):
+    """``(dtype, shape)``, or a :class:`MycError` where a static size is negative or the
+    static part of the shape cannot be an array of a library (more than 2^56 bytes:
+    the library could not even count its bytes in 64 bits safely)."""
+    from math import prod
+
+    from myc.backends.cpu.aot_program import MAX_BYTES
+
+    static = [d for d in shape if isinstance(d, int)]
+    if any(d < 0 for d in static):
+        raise MycError(f"myc.aot: {what} in the signature has a negative size")
+    nbytes = prod(static) * np.dtype(dtype).itemsize
+    biggest = max((d for d in static), default=0) * np.dtype(dtype).itemsize
+    if nbytes > MAX_BYTES or biggest > MAX_BYTES:
+        raise MycError(f"myc.aot: {what} in the signature is too large ({nbytes} bytes); "
+                       "a library's arrays are at most 2^56 bytes")
+    return dtype, shape
 
 
 def _entry_name(fn: Any, graph) -> str:
@@ -113,6 +139,8 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
     and generalized (:mod:`myc.aot_dynamic`): one program for every size from a lower
     bound on, or a :class:`MycError` when its structure depends on the size."""
+    if name is not None:
+        check_name(name)
     specs = signature_specs(signature)
     symbols = sorted({d for _, shape in specs for d in shape if isinstance(d, str)})
     if symbols:
@@ -166,7 +194,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     if unsupported:
         raise MycError(refusal(unsupported[0], graph.name))
     optimize(typed)
-    entry = name or _entry_name(fn, graph)
+    entry = check_name(name or _entry_name(fn, graph))
     prog = _Lowering(typed, template, names).run(entry)
     return AotProgram(entry, prog[0], prog[1], prog[2])
 
@@ -385,9 +413,11 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     next to it (``libname.so`` -> ``libname.h``); returns ``(so_path, header_path)``.
 
     The library exports ``int NAME(const myc_array *inputs, int n_inputs, myc_array
-    *outputs, int n_outputs)`` (``NAME``: ``name``, else the function's name), plus
-    ``myc_last_error`` and ``myc_free``.  Outputs are the function's results flattened
-    depth-first (``value_and_grad``: the value, then each gradient).
+    *outputs, int n_outputs)`` (``NAME``: ``name``, else the function's name; a C
+    identifier that clashes with no C keyword or libc/libm symbol, see
+    :mod:`myc.aot_names`), plus ``NAME_last_error`` and ``NAME_free``.  Outputs are the
+    function's results flattened depth-first (``value_and_grad``: the value, then each
+    gradient).
     """
     from myc.backends.cpu.aot_codegen import build_object
     from myc.backends.cpu.aot_header import header

@@ -54,7 +54,6 @@ def generalize(build: Callable[[list[np.ndarray]], object], specs, symbols: list
                        f"the value of {' / '.join(symbols)} ({exc}); a dynamic size must "
                        "only scale the arrays (no Python loop over range(N), no size "
                        "computed with // or %), or give the size as a number") from None
-    degree = max((d.degree for d in _dims(generic)), default=1)
     floors = {}
     for s in symbols:
         floor = None
@@ -76,7 +75,8 @@ def generalize(build: Callable[[list[np.ndarray]], object], specs, symbols: list
                            f"one compiled for larger {s}; give {s} as a number")
         floors[s] = floor
     generic.symbols = floors
-    generic.max_size = (1 << 40) if degree <= 1 else (1 << 24)
+    # each size is at most MAX_BYTES (AotProgram.max_size); the library also checks
+    # every size product at run time (myc/backends/cpu/aot_limits.py)
     return generic
 
 
@@ -232,21 +232,6 @@ def _build_at(build, specs, point: dict[str, int], fname: str):
     except MycError as exc:
         at = ", ".join(f"{k} = {v}" for k, v in point.items())
         raise MycError(f"{exc} (while compiling {fname} for every size: at {at})") from None
-
-
-def _dims(obj, seen=None) -> list[Dim]:
-    """Every Dim in a generalized program."""
-    seen = set() if seen is None else seen
-    if id(obj) in seen:
-        return []
-    seen.add(id(obj))
-    if isinstance(obj, Dim):
-        return [obj]
-    if isinstance(obj, (list, tuple)):
-        return [d for x in obj for d in _dims(x, seen)]
-    if is_dataclass(obj) and not isinstance(obj, type):
-        return [d for f in fields(obj) if f.init for d in _dims(getattr(obj, f.name), seen)]
-    return []
 
 
 def _rebuild(first, values: dict):

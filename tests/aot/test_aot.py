@@ -92,7 +92,7 @@ int main(int argc, char **argv) {
     }
     int status = @ENTRY@(inputs, N_IN, outputs, N_OUT);
     if (status != MYC_OK) {
-        printf("status %d: %s\n", status, myc_last_error());
+        printf("status %d: %s\n", status, @ENTRY@_last_error());
         return 0;
     }
     FILE *out = fopen(argv[2], "wb");
@@ -101,7 +101,7 @@ int main(int argc, char **argv) {
         for (int64_t a = 0; a < outputs[i].ndim; a++) n *= outputs[i].shape[a];
         int64_t is = outputs[i].dtype == MYC_F32 ? 4 : outputs[i].dtype == MYC_BOOL ? 1 : 8;
         fwrite(outputs[i].data, is, n, out);
-        myc_free(outputs[i].data);
+        @ENTRY@_free(outputs[i].data);
     }
     fclose(out);
     printf("ok\n");

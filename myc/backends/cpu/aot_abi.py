@@ -1,11 +1,11 @@
 """The C ABI of an ahead-of-time library's entry point, as emitted code.
 
 Everything the exported function does at its boundary with the caller lives here:
-``myc_last_error``/``myc_free``, the checks of the ``myc_array`` arguments (counts,
+``NAME_last_error``/``NAME_free``, the checks of the ``myc_array`` arguments (counts,
 dtypes, ranks, shapes -- binding the dynamic sizes -- and NULL pointers), the copy of
 a strided input into the arena, the hand-over of each output in a ``malloc``-ed buffer
 the caller owns, and the error path: no aborts, a status code plus a message in
-``myc_last_error()``.  ``docs/aot.md`` documents the ABI and
+``NAME_last_error()``.  ``docs/aot.md`` documents the ABI and
 :mod:`myc.backends.cpu.aot_header` writes its C declaration; the two must match.
 """
 
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from myc.aot_names import helper_names
 from myc.backends.cpu.aot_program import DTYPE_CODE, STATUS, Value, c_strides, is_dynamic
 from myc.backends.cpu.codegen import ITEMSIZE, counted_loop
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
@@ -28,11 +29,13 @@ class AbiMixin:
     arena (``at``, ``get``, ``ptr_of``)."""
 
     def build_support(self) -> None:
-        """``myc_last_error`` and ``myc_free``."""
-        fn = ir.Function(self.m, ir.FunctionType(PTR, []), "myc_last_error")
+        """``NAME_last_error`` and ``NAME_free``: prefixed with the entry point's name, so
+        each library linked into a program keeps its own message (``myc/aot_names.py``)."""
+        names = helper_names(self.p.name)
+        fn = ir.Function(self.m, ir.FunctionType(PTR, []), names["last_error"])
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.ret(self.errbuf)
-        fn = ir.Function(self.m, ir.FunctionType(ir.VoidType(), [PTR]), "myc_free")
+        fn = ir.Function(self.m, ir.FunctionType(ir.VoidType(), [PTR]), names["free"])
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         b.call(self.free, [fn.args[0]])
         b.ret_void()
@@ -51,13 +54,14 @@ class AbiMixin:
         b.store(ir.Constant(I8, 0), self.errbuf)
         ok = b.and_(b.icmp_signed("==", nin, ir.Constant(I32, len(p.inputs))),
                     b.icmp_signed("==", nout, ir.Constant(I32, len(p.outputs))))
-        ok = b.and_(ok, b.icmp_unsigned("!=", ins, ir.Constant(PTR, None))
-                    if p.inputs else ir.Constant(ir.IntType(1), 1))
-        ok = b.and_(ok, b.icmp_unsigned("!=", outs, ir.Constant(PTR, None))
-                    if p.outputs else ir.Constant(ir.IntType(1), 1))
         self.check(ok, "MYC_ERR_ARGC",
-                   f"myc: {p.name}: expected {len(p.inputs)} inputs and {len(p.outputs)} "
-                   "outputs (non-NULL arrays), got %d inputs and %d outputs", nin, nout)
+                   f"myc: {p.name}: expected n_inputs = {len(p.inputs)} and n_outputs = "
+                   f"{len(p.outputs)}, got n_inputs = %d and n_outputs = %d", nin, nout)
+        for arrays, what, values in ((ins, "inputs", p.inputs), (outs, "outputs", p.outputs)):
+            if values:
+                self.check(b.icmp_unsigned("!=", arrays, ir.Constant(PTR, None)),
+                           "MYC_ERR_ARGC", f"myc: {p.name}: the {what} pointer is NULL; "
+                           f"expected an array of {len(values)} myc_array")
 
         self.dims: dict[str, ir.Value] = {}
         data, strided = [], []
@@ -95,7 +99,14 @@ class AbiMixin:
                 self.check(b.icmp_unsigned("!=", ptr, ir.Constant(PTR, None)), "MYC_ERR_NULL",
                            f"{where}: data is NULL")
             data.append(ptr)
-            strided.append(self.is_strided(field(ins, i, 3, PTR), v))
+        # every size product fits (MYC_ERR_SHAPE otherwise) before any stride is read
+        self.check_sizes()
+        for i, v in enumerate(p.inputs):
+            flag, span_bad = self.is_strided(field(ins, i, 3, PTR), v)
+            self.check(b.not_(span_bad), "MYC_ERR_SHAPE",
+                       f"myc: {p.name}: input {i} ({v.name}, expected {v.describe()}): its "
+                       "strides reach more than 2^63 bytes from its data")
+            strided.append(flag)
         return data, strided
 
     def take_inputs(self, ins, data: list, strided: list) -> None:
@@ -172,21 +183,26 @@ class AbiMixin:
         b = self.b
         return b.and_(b.add(self.i64(v.nbytes), ir.Constant(I64, 7)), ir.Constant(I64, -8))
 
-    def is_strided(self, strides, v: Value):
-        """True when ``strides`` (bytes; NULL means C-contiguous) is not C order."""
+    def is_strided(self, strides, v: Value) -> tuple[ir.Value, ir.Value]:
+        """Whether ``strides`` (bytes; NULL means C-contiguous) is not C order, and
+        whether the bytes they reach (``sum |stride| * (size - 1)``) overflow 64 bits:
+        no array in memory has such strides, and the copy would compute wrapped
+        addresses from them."""
         b = self.b
+        false = ir.Constant(ir.IntType(1), 0)
         if not v.shape:
-            return ir.Constant(ir.IntType(1), 0)
+            return false, false
         nonnull = b.icmp_unsigned("!=", strides, ir.Constant(PTR, None))
         pre = b.block
         look = b.append_basic_block("strides")
         done = b.append_basic_block("strides.done")
         b.cbranch(nonnull, look, done)
         b.position_at_end(look)
-        bad = ir.Constant(ir.IntType(1), 0)
+        bad = false
+        span, over = ir.Constant(I64, ITEMSIZE[v.dtype]), false
         for a, (size, want) in enumerate(zip(v.shape, c_strides(v.shape, ITEMSIZE[v.dtype]),
                                             strict=True)):
-            if isinstance(size, int) and size == 1:
+            if isinstance(size, int) and size <= 1:
                 continue  # any stride walks a length-1 axis the same
             got = b.load(b.gep(strides, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
             differs = b.icmp_signed("!=", got, self.i64(want))
@@ -194,13 +210,22 @@ class AbiMixin:
                 differs = b.and_(differs, b.icmp_signed("!=", self.i64(size),
                                                         ir.Constant(I64, 1)))
             bad = b.or_(bad, differs)
+            # |stride| * (size - 1), added up: INT64_MIN has no absolute value
+            over = b.or_(over, b.icmp_signed("==", got, ir.Constant(I64, -(1 << 63))))
+            mag = b.select(b.icmp_signed("<", got, ir.Constant(I64, 0)), b.neg(got), got)
+            reach, o1 = self.checked("smul", mag, b.sub(self.i64(size), ir.Constant(I64, 1)))
+            span, o2 = self.checked("sadd", span, reach)
+            over = b.or_(over, b.or_(o1, o2))
         look_end = b.block
         b.branch(done)
         b.position_at_end(done)
         phi = b.phi(ir.IntType(1))
-        phi.add_incoming(ir.Constant(ir.IntType(1), 0), pre)
+        phi.add_incoming(false, pre)
         phi.add_incoming(bad, look_end)
-        return phi
+        reach_bad = b.phi(ir.IntType(1))
+        reach_bad.add_incoming(false, pre)
+        reach_bad.add_incoming(over, look_end)
+        return phi, reach_bad
 
     def copy_fn(self, itemsize: int) -> ir.Function:
         """``ptr copy(dst, src, d, ndim, shape*, strides*)``: copies the strided array at

@@ -34,6 +34,7 @@ from myc.backends.cpu import jit
 from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_gemm import GemmMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
+from myc.backends.cpu.aot_limits import LimitsMixin, check_static
 from myc.backends.cpu.aot_loopgen import (
     Check,
     LoopOp,
@@ -83,7 +84,7 @@ def _results(op) -> list[Value]:
     return [op.out]
 
 
-class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin):
+class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
     """Emits the exported entry point and its helpers into ``module``."""
 
     def __init__(self, prog: AotProgram, module: ir.Module):
@@ -165,15 +166,17 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin):
         p, b = self.p, self.b
         offsets: dict[int, ir.Value] = {}
         total: ir.Value = ir.Constant(I64, 0)
+        overflow: ir.Value = ir.Constant(ir.IntType(1), 0)
 
         def place(v: Value) -> None:
-            nonlocal total
+            nonlocal total, overflow
             if id(v) in offsets:
                 return
             offsets[id(v)] = total
-            size = self.i64(v.nbytes)
-            total = b.and_(b.add(total, b.add(size, ir.Constant(I64, ALIGN - 1))),
-                           ir.Constant(I64, -ALIGN))
+            size = self.i64(v.nbytes)  # at most MAX_BYTES (check_sizes)
+            total, o = self.checked("sadd", total, b.add(size, ir.Constant(I64, ALIGN - 1)))
+            total = b.and_(total, ir.Constant(I64, -ALIGN))
+            overflow = b.or_(overflow, o)
 
         for v in p.inputs:
             place(v)
@@ -188,6 +191,8 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin):
             if is_size_const(v) and v.shape and id(v) not in offsets:
                 place(v)
         if offsets:
+            self.check(b.not_(overflow), "MYC_ERR_ALLOC", f"myc: {p.name}: out of memory "
+                       "(the program's arrays would take more than 2^63 bytes in all)")
             arena = b.call(self.malloc, [total])
             self.check(b.icmp_unsigned("!=", arena, ir.Constant(PTR, None)), "MYC_ERR_ALLOC",
                        f"myc: {p.name}: out of memory (allocating %lld bytes)", total)
@@ -292,6 +297,8 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin):
 
 def build_object(prog: AotProgram) -> bytes:
     """The object file (position-independent, for this CPU) of ``prog``."""
+    if not prog.symbols:
+        check_static(prog)
     host = ir.Module(name=prog.name)
     kernel_mods = []
     kernel_fns: dict[str, ir.Function] = {}

@@ -103,13 +103,20 @@ class KernelCallMixin:
                                  ir.Constant(I64, 63)), ir.Constant(I64, -64))
                  for i in shared}
         offs, acc = {}, ir.Constant(I64, 0)
+        over = ir.Constant(ir.IntType(1), 0)
         for i in shared:
             offs[i] = acc
-            acc = b.add(acc, b.mul(piece[i], n))
-        block = b.call(self.malloc, [b.add(acc, ir.Constant(I64, 1))]) if shared else \
-            ir.Constant(PTR, None)
-        ok = b.icmp_unsigned("!=", block, ir.Constant(PTR, None)) if shared else \
-            ir.Constant(ir.IntType(1), 1)
+            part, o1 = self.checked("smul", piece[i], n)
+            acc, o2 = self.checked("sadd", acc, part)
+            over = b.or_(over, b.or_(o1, o2))
+        if shared:  # partials too big to count: no block, the kernel runs serially
+            acc = b.select(over, ir.Constant(I64, 0), acc)
+            block = b.call(self.malloc, [b.add(acc, ir.Constant(I64, 1))])
+            ok = b.and_(b.icmp_unsigned("!=", block, ir.Constant(PTR, None)), b.not_(over))
+            with b.if_then(over, likely=False):
+                b.call(self.free, [block])
+        else:
+            block, ok = ir.Constant(PTR, None), ir.Constant(ir.IntType(1), 1)
         n = b.select(ok, n, ir.Constant(I64, 1))
         align = ir.Constant(I64, CHUNK_ALIGN if len(plan.dims) == 1 else 1)
         bufs = b.alloca(PTR, size=b.mul(n, ir.Constant(I64, nb)))

@@ -212,11 +212,17 @@ def _record(hg: HostGen, op: LoopOp) -> None:
     count = b.load(cells["count"], typ=I64)
     cap = b.load(cells["cap"], typ=I64)
     with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
+        doubled, over = hg.checked("smul", cap, ir.Constant(I64, 2))
         new_cap = b.select(b.icmp_signed("==", cap, ir.Constant(I64, 0)),
-                           ir.Constant(I64, TAPE_START), b.mul(cap, ir.Constant(I64, 2)))
+                           ir.Constant(I64, TAPE_START), doubled)
         for j in op.tape.read:
             cell, v = cells["rows"][j], op.tape.states[j]
-            nbytes = b.mul(new_cap, hg.i64(v.nbytes))
+            nbytes, o = hg.checked("smul", new_cap, hg.i64(v.nbytes))
+            too_big = b.or_(over, o)
+            hg.check(b.not_(too_big), "MYC_ERR_ALLOC",
+                     f"myc: {hg.p.name}: out of memory growing the tape of the loop at "
+                     f"line {op.line}: %lld iterations of %lld bytes overflow 64 bits",
+                     new_cap, hg.i64(v.nbytes), free_arena=True)
             nbytes = b.select(b.icmp_signed(">", nbytes, ir.Constant(I64, 0)), nbytes,
                               ir.Constant(I64, 1))
             grown = b.call(hg.realloc, [b.load(cell, typ=PTR), nbytes])

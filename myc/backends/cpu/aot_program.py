@@ -33,6 +33,10 @@ DTYPE_CODE = {"float32": 0, "float64": 1, "int64": 2, "bool": 3}
 SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
 STATUS = {"MYC_OK": 0, "MYC_ERR_ARGC": 1, "MYC_ERR_NULL": 2, "MYC_ERR_DTYPE": 3,
           "MYC_ERR_NDIM": 4, "MYC_ERR_SHAPE": 5, "MYC_ERR_ALLOC": 6, "MYC_ERR_RAISE": 7}
+# the most bytes one array of a library may take: above any machine's address space
+# (x86-64 and AArch64 user space is at most 2^56 bytes), and far enough below 2^63
+# that the arena's sums, a tape's rows and 64 threads' partials stay in 64 bits
+MAX_BYTES = 1 << 56
 
 
 @dataclass(eq=False)
@@ -90,7 +94,7 @@ class AotProgram:
     ops: list
     outputs: list[Value]
     symbols: dict[str, int] = field(default_factory=dict)  # dynamic size -> lower bound
-    max_size: int = 1 << 40  # a dynamic size above this is refused (no 64-bit overflow)
+    max_size: int = MAX_BYTES  # a dynamic size above this is refused (and see aot_limits)
 
 
 def c_strides(shape: tuple[int, ...], itemsize: int) -> list[int]:

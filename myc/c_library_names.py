@@ -1,0 +1,365 @@
+"""Names a library's exported symbols must not take: the public functions and objects
+of the C library and the math library.
+
+An ahead-of-time library exports its entry point under a name the user picks; one that
+is also a libc/libm symbol (``exp``, ``malloc``) takes that symbol over in every program
+that links the library (the dynamic linker binds the first definition it finds), or
+does not link at all.  The list is the defined dynamic symbols of glibc 2.36's
+``libc.so.6`` and ``libm.so.6`` that do not start with ``_`` (``nm -D --defined-only``,
+x86-64): a superset of ISO C's and POSIX's names.  Names that start with ``_`` are
+reserved to the implementation and refused by :mod:`myc.aot_names` anyway.
+"""
+
+LIBC_NAMES = frozenset("""
+GLIBC_ABI_DT_RELR GLIBC_PRIVATE a64l abort abs accept accept4 access acct acos acosf
+acosf128 acosf32 acosf32x acosf64 acosf64x acosh acoshf acoshf128 acoshf32 acoshf32x
+acoshf64 acoshf64x acoshl acosl addmntent addseverity adjtime adjtimex advance aio_cancel
+aio_cancel64 aio_error aio_error64 aio_fsync aio_fsync64 aio_init aio_read aio_read64
+aio_return aio_return64 aio_suspend aio_suspend64 aio_write aio_write64 alarm aligned_alloc
+alphasort alphasort64 arc4random arc4random_buf arc4random_uniform arch_prctl
+argp_err_exit_status argp_error argp_failure argp_help argp_parse argp_program_bug_address
+argp_program_version argp_program_version_hook argp_state_help argp_usage argz_add
+argz_add_sep argz_append argz_count argz_create argz_create_sep argz_delete argz_extract
+argz_insert argz_next argz_replace argz_stringify asctime asctime_r asin asinf asinf128
+asinf32 asinf32x asinf64 asinf64x asinh asinhf asinhf128 asinhf32 asinhf32x asinhf64
+asinhf64x asinhl asinl asprintf atan atan2 atan2f atan2f128 atan2f32 atan2f32x atan2f64
+atan2f64x atan2l atanf atanf128 atanf32 atanf32x atanf64 atanf64x atanh atanhf atanhf128
+atanhf32 atanhf32x atanhf64 atanhf64x atanhl atanl atof atoi atol atoll authdes_create
+authdes_getucred authdes_pk_create authnone_create authunix_create authunix_create_default
+backtrace backtrace_symbols backtrace_symbols_fd basename bcmp bcopy bdflush bind
+bind_textdomain_codeset bindresvport bindtextdomain brk bsd_signal bsearch btowc bzero
+c16rtomb c32rtomb c8rtomb cabs cabsf cabsf128 cabsf32 cabsf32x cabsf64 cabsf64x cabsl cacos
+cacosf cacosf128 cacosf32 cacosf32x cacosf64 cacosf64x cacosh cacoshf cacoshf128 cacoshf32
+cacoshf32x cacoshf64 cacoshf64x cacoshl cacosl call_once calloc callrpc canonicalize
+canonicalize_file_name canonicalizef canonicalizef128 canonicalizef32 canonicalizef32x
+canonicalizef64 canonicalizef64x canonicalizel capget capset carg cargf cargf128 cargf32
+cargf32x cargf64 cargf64x cargl casin casinf casinf128 casinf32 casinf32x casinf64 casinf64x
+casinh casinhf casinhf128 casinhf32 casinhf32x casinhf64 casinhf64x casinhl casinl catan
+catanf catanf128 catanf32 catanf32x catanf64 catanf64x catanh catanhf catanhf128 catanhf32
+catanhf32x catanhf64 catanhf64x catanhl catanl catclose catgets catopen cbc_crypt cbrt cbrtf
+cbrtf128 cbrtf32 cbrtf32x cbrtf64 cbrtf64x cbrtl ccos ccosf ccosf128 ccosf32 ccosf32x
+ccosf64 ccosf64x ccosh ccoshf ccoshf128 ccoshf32 ccoshf32x ccoshf64 ccoshf64x ccoshl ccosl
+ceil ceilf ceilf128 ceilf32 ceilf32x ceilf64 ceilf64x ceill cexp cexpf cexpf128 cexpf32
+cexpf32x cexpf64 cexpf64x cexpl cfgetispeed cfgetospeed cfmakeraw cfree cfsetispeed
+cfsetospeed cfsetspeed chdir chflags chmod chown chroot cimag cimagf cimagf128 cimagf32
+cimagf32x cimagf64 cimagf64x cimagl clearenv clearerr clearerr_unlocked clnt_broadcast
+clnt_create clnt_pcreateerror clnt_perrno clnt_perror clnt_spcreateerror clnt_sperrno
+clnt_sperror clntraw_create clnttcp_create clntudp_bufcreate clntudp_create clntunix_create
+clock clock_adjtime clock_getcpuclockid clock_getres clock_gettime clock_nanosleep
+clock_settime clog clog10 clog10f clog10f128 clog10f32 clog10f32x clog10f64 clog10f64x
+clog10l clogf clogf128 clogf32 clogf32x clogf64 clogf64x clogl clone close close_range
+closedir closefrom closelog cnd_broadcast cnd_destroy cnd_init cnd_signal cnd_timedwait
+cnd_wait confstr conj conjf conjf128 conjf32 conjf32x conjf64 conjf64x conjl connect
+copy_file_range copysign copysignf copysignf128 copysignf32 copysignf32x copysignf64
+copysignf64x copysignl cos cosf cosf128 cosf32 cosf32x cosf64 cosf64x cosh coshf coshf128
+coshf32 coshf32x coshf64 coshf64x coshl cosl cpow cpowf cpowf128 cpowf32 cpowf32x cpowf64
+cpowf64x cpowl cproj cprojf cprojf128 cprojf32 cprojf32x cprojf64 cprojf64x cprojl creal
+crealf crealf128 crealf32 crealf32x crealf64 crealf64x creall creat creat64 create_module
+csin csinf csinf128 csinf32 csinf32x csinf64 csinf64x csinh csinhf csinhf128 csinhf32
+csinhf32x csinhf64 csinhf64x csinhl csinl csqrt csqrtf csqrtf128 csqrtf32 csqrtf32x csqrtf64
+csqrtf64x csqrtl ctan ctanf ctanf128 ctanf32 ctanf32x ctanf64 ctanf64x ctanh ctanhf
+ctanhf128 ctanhf32 ctanhf32x ctanhf64 ctanhf64x ctanhl ctanl ctermid ctime ctime_r cuserid
+daddl daemon daylight dcgettext dcngettext ddivl delete_module des_setparity dfmal dgettext
+difftime dirfd dirname div dl_iterate_phdr dladdr dladdr1 dlclose dlerror dlinfo dlmopen
+dlopen dlsym dlvsym dmull dn_comp dn_expand dn_skipname dngettext dprintf drand48 drand48_r
+drem dremf dreml dsqrtl dsubl dup dup2 dup3 duplocale dysize eaccess ecb_crypt ecvt ecvt_r
+endaliasent endfsent endgrent endhostent endmntent endnetent endnetgrent endprotoent
+endpwent endrpcent endservent endsgent endspent endttyent endusershell endutent endutxent
+environ envz_add envz_entry envz_get envz_merge envz_remove envz_strip epoll_create
+epoll_create1 epoll_ctl epoll_pwait epoll_pwait2 epoll_wait erand48 erand48_r erf erfc erfcf
+erfcf128 erfcf32 erfcf32x erfcf64 erfcf64x erfcl erff erff128 erff32 erff32x erff64 erff64x
+erfl err errno error error_at_line error_message_count error_one_per_line
+error_print_progname errx ether_aton ether_aton_r ether_hostton ether_line ether_ntoa
+ether_ntoa_r ether_ntohost euidaccess eventfd eventfd_read eventfd_write execl execle execlp
+execv execve execveat execvp execvpe exit exp exp10 exp10f exp10f128 exp10f32 exp10f32x
+exp10f64 exp10f64x exp10l exp2 exp2f exp2f128 exp2f32 exp2f32x exp2f64 exp2f64x exp2l expf
+expf128 expf32 expf32x expf64 expf64x expl explicit_bzero expm1 expm1f expm1f128 expm1f32
+expm1f32x expm1f64 expm1f64x expm1l f32addf128 f32addf32x f32addf64 f32addf64x f32divf128
+f32divf32x f32divf64 f32divf64x f32fmaf128 f32fmaf32x f32fmaf64 f32fmaf64x f32mulf128
+f32mulf32x f32mulf64 f32mulf64x f32sqrtf128 f32sqrtf32x f32sqrtf64 f32sqrtf64x f32subf128
+f32subf32x f32subf64 f32subf64x f32xaddf128 f32xaddf64 f32xaddf64x f32xdivf128 f32xdivf64
+f32xdivf64x f32xfmaf128 f32xfmaf64 f32xfmaf64x f32xmulf128 f32xmulf64 f32xmulf64x
+f32xsqrtf128 f32xsqrtf64 f32xsqrtf64x f32xsubf128 f32xsubf64 f32xsubf64x f64addf128
+f64addf64x f64divf128 f64divf64x f64fmaf128 f64fmaf64x f64mulf128 f64mulf64x f64sqrtf128
+f64sqrtf64x f64subf128 f64subf64x f64xaddf128 f64xdivf128 f64xfmaf128 f64xmulf128
+f64xsqrtf128 f64xsubf128 fabs fabsf fabsf128 fabsf32 fabsf32x fabsf64 fabsf64x fabsl
+faccessat fadd faddl fallocate fallocate64 fanotify_init fanotify_mark fattach fchdir
+fchflags fchmod fchmodat fchown fchownat fclose fcloseall fcntl fcntl64 fcvt fcvt_r
+fdatasync fdetach fdim fdimf fdimf128 fdimf32 fdimf32x fdimf64 fdimf64x fdiml fdiv fdivl
+fdopen fdopendir feclearexcept fedisableexcept feenableexcept fegetenv fegetexcept
+fegetexceptflag fegetmode fegetround feholdexcept feof feof_unlocked feraiseexcept ferror
+ferror_unlocked fesetenv fesetexcept fesetexceptflag fesetmode fesetround fetestexcept
+fetestexceptflag feupdateenv fexecve fflush fflush_unlocked ffma ffmal ffs ffsl ffsll fgetc
+fgetc_unlocked fgetgrent fgetgrent_r fgetpos fgetpos64 fgetpwent fgetpwent_r fgets
+fgets_unlocked fgetsgent fgetsgent_r fgetspent fgetspent_r fgetwc fgetwc_unlocked fgetws
+fgetws_unlocked fgetxattr fileno fileno_unlocked finite finitef finitel flistxattr flock
+flockfile floor floorf floorf128 floorf32 floorf32x floorf64 floorf64x floorl fma fmaf
+fmaf128 fmaf32 fmaf32x fmaf64 fmaf64x fmal fmax fmaxf fmaxf128 fmaxf32 fmaxf32x fmaxf64
+fmaxf64x fmaximum fmaximum_mag fmaximum_mag_num fmaximum_mag_numf fmaximum_mag_numf128
+fmaximum_mag_numf32 fmaximum_mag_numf32x fmaximum_mag_numf64 fmaximum_mag_numf64x
+fmaximum_mag_numl fmaximum_magf fmaximum_magf128 fmaximum_magf32 fmaximum_magf32x
+fmaximum_magf64 fmaximum_magf64x fmaximum_magl fmaximum_num fmaximum_numf fmaximum_numf128
+fmaximum_numf32 fmaximum_numf32x fmaximum_numf64 fmaximum_numf64x fmaximum_numl fmaximumf
+fmaximumf128 fmaximumf32 fmaximumf32x fmaximumf64 fmaximumf64x fmaximuml fmaxl fmaxmag
+fmaxmagf fmaxmagf128 fmaxmagf32 fmaxmagf32x fmaxmagf64 fmaxmagf64x fmaxmagl fmemopen fmin
+fminf fminf128 fminf32 fminf32x fminf64 fminf64x fminimum fminimum_mag fminimum_mag_num
+fminimum_mag_numf fminimum_mag_numf128 fminimum_mag_numf32 fminimum_mag_numf32x
+fminimum_mag_numf64 fminimum_mag_numf64x fminimum_mag_numl fminimum_magf fminimum_magf128
+fminimum_magf32 fminimum_magf32x fminimum_magf64 fminimum_magf64x fminimum_magl fminimum_num
+fminimum_numf fminimum_numf128 fminimum_numf32 fminimum_numf32x fminimum_numf64
+fminimum_numf64x fminimum_numl fminimumf fminimumf128 fminimumf32 fminimumf32x fminimumf64
+fminimumf64x fminimuml fminl fminmag fminmagf fminmagf128 fminmagf32 fminmagf32x fminmagf64
+fminmagf64x fminmagl fmod fmodf fmodf128 fmodf32 fmodf32x fmodf64 fmodf64x fmodl fmtmsg fmul
+fmull fnmatch fopen fopen64 fopencookie fork forkpty fpathconf fprintf fputc fputc_unlocked
+fputs fputs_unlocked fputwc fputwc_unlocked fputws fputws_unlocked fread fread_unlocked free
+freeaddrinfo freeifaddrs freelocale fremovexattr freopen freopen64 frexp frexpf frexpf128
+frexpf32 frexpf32x frexpf64 frexpf64x frexpl fromfp fromfpf fromfpf128 fromfpf32 fromfpf32x
+fromfpf64 fromfpf64x fromfpl fromfpx fromfpxf fromfpxf128 fromfpxf32 fromfpxf32x fromfpxf64
+fromfpxf64x fromfpxl fscanf fsconfig fseek fseeko fseeko64 fsetpos fsetpos64 fsetxattr
+fsmount fsopen fspick fsqrt fsqrtl fstat fstat64 fstatat fstatat64 fstatfs fstatfs64
+fstatvfs fstatvfs64 fsub fsubl fsync ftell ftello ftello64 ftime ftok ftruncate ftruncate64
+ftrylockfile fts64_children fts64_close fts64_open fts64_read fts64_set fts_children
+fts_close fts_open fts_read fts_set ftw ftw64 funlockfile futimens futimes futimesat fwide
+fwprintf fwrite fwrite_unlocked fwscanf gai_cancel gai_error gai_strerror gai_suspend gamma
+gammaf gammal gcvt get_avphys_pages get_current_dir_name get_kernel_syms get_myaddress
+get_nprocs get_nprocs_conf get_phys_pages getaddrinfo getaddrinfo_a getaliasbyname
+getaliasbyname_r getaliasent getaliasent_r getauxval getc getc_unlocked getchar
+getchar_unlocked getcontext getcpu getcwd getdate getdate_err getdate_r getdelim getdents64
+getdirentries getdirentries64 getdomainname getdtablesize getegid getentropy getenv geteuid
+getfsent getfsfile getfsspec getgid getgrent getgrent_r getgrgid getgrgid_r getgrnam
+getgrnam_r getgrouplist getgroups gethostbyaddr gethostbyaddr_r gethostbyname gethostbyname2
+gethostbyname2_r gethostbyname_r gethostent gethostent_r gethostid gethostname getifaddrs
+getipv4sourcefilter getitimer getline getloadavg getlogin getlogin_r getmntent getmntent_r
+getmsg getnameinfo getnetbyaddr getnetbyaddr_r getnetbyname getnetbyname_r getnetent
+getnetent_r getnetgrent getnetgrent_r getnetname getopt getopt_long getopt_long_only
+getpagesize getpass getpayload getpayloadf getpayloadf128 getpayloadf32 getpayloadf32x
+getpayloadf64 getpayloadf64x getpayloadl getpeername getpgid getpgrp getpid getpmsg getppid
+getpriority getprotobyname getprotobyname_r getprotobynumber getprotobynumber_r getprotoent
+getprotoent_r getpt getpublickey getpw getpwent getpwent_r getpwnam getpwnam_r getpwuid
+getpwuid_r getrandom getresgid getresuid getrlimit getrlimit64 getrpcbyname getrpcbyname_r
+getrpcbynumber getrpcbynumber_r getrpcent getrpcent_r getrpcport getrusage gets getsecretkey
+getservbyname getservbyname_r getservbyport getservbyport_r getservent getservent_r getsgent
+getsgent_r getsgnam getsgnam_r getsid getsockname getsockopt getsourcefilter getspent
+getspent_r getspnam getspnam_r getsubopt gettext gettid gettimeofday getttyent getttynam
+getuid getusershell getutent getutent_r getutid getutid_r getutline getutline_r getutmp
+getutmpx getutxent getutxid getutxline getw getwc getwc_unlocked getwchar getwchar_unlocked
+getwd getxattr glob glob64 glob_pattern_p globfree globfree64 gmtime gmtime_r gnu_dev_major
+gnu_dev_makedev gnu_dev_minor gnu_get_libc_release gnu_get_libc_version grantpt group_member
+gsignal gtty h_errlist h_nerr hasmntopt hcreate hcreate_r hdestroy hdestroy_r herror
+host2netname hsearch hsearch_r hstrerror htonl htons hypot hypotf hypotf128 hypotf32
+hypotf32x hypotf64 hypotf64x hypotl iconv iconv_close iconv_open if_freenameindex
+if_indextoname if_nameindex if_nametoindex ilogb ilogbf ilogbf128 ilogbf32 ilogbf32x
+ilogbf64 ilogbf64x ilogbl imaxabs imaxdiv in6addr_any in6addr_loopback index
+inet6_opt_append inet6_opt_find inet6_opt_finish inet6_opt_get_val inet6_opt_init
+inet6_opt_next inet6_opt_set_val inet6_option_alloc inet6_option_append inet6_option_find
+inet6_option_init inet6_option_next inet6_option_space inet6_rth_add inet6_rth_getaddr
+inet6_rth_init inet6_rth_reverse inet6_rth_segments inet6_rth_space inet_addr inet_aton
+inet_lnaof inet_makeaddr inet_netof inet_network inet_nsap_addr inet_nsap_ntoa inet_ntoa
+inet_ntop inet_pton init_module initgroups initstate initstate_r innetgr inotify_add_watch
+inotify_init inotify_init1 inotify_rm_watch insque ioctl ioperm iopl iruserok iruserok_af
+isalnum isalnum_l isalpha isalpha_l isascii isastream isatty isblank isblank_l iscntrl
+iscntrl_l isctype isdigit isdigit_l isfdtype isgraph isgraph_l isinf isinff isinfl islower
+islower_l isnan isnanf isnanl isprint isprint_l ispunct ispunct_l isspace isspace_l isupper
+isupper_l iswalnum iswalnum_l iswalpha iswalpha_l iswblank iswblank_l iswcntrl iswcntrl_l
+iswctype iswctype_l iswdigit iswdigit_l iswgraph iswgraph_l iswlower iswlower_l iswprint
+iswprint_l iswpunct iswpunct_l iswspace iswspace_l iswupper iswupper_l iswxdigit iswxdigit_l
+isxdigit isxdigit_l j0 j0f j0f128 j0f32 j0f32x j0f64 j0f64x j0l j1 j1f j1f128 j1f32 j1f32x
+j1f64 j1f64x j1l jn jnf jnf128 jnf32 jnf32x jnf64 jnf64x jnl jrand48 jrand48_r
+key_decryptsession key_decryptsession_pk key_encryptsession key_encryptsession_pk key_gendes
+key_get_conv key_secretkey_is_set key_setnet key_setsecret kill killpg klogctl l64a labs
+lchmod lchown lckpwdf lcong48 lcong48_r ldexp ldexpf ldexpf128 ldexpf32 ldexpf32x ldexpf64
+ldexpf64x ldexpl ldiv lfind lgamma lgamma_r lgammaf lgammaf128 lgammaf128_r lgammaf32
+lgammaf32_r lgammaf32x lgammaf32x_r lgammaf64 lgammaf64_r lgammaf64x lgammaf64x_r lgammaf_r
+lgammal lgammal_r lgetxattr link linkat lio_listio lio_listio64 listen listxattr llabs lldiv
+llistxattr llogb llogbf llogbf128 llogbf32 llogbf32x llogbf64 llogbf64x llogbl llrint
+llrintf llrintf128 llrintf32 llrintf32x llrintf64 llrintf64x llrintl llround llroundf
+llroundf128 llroundf32 llroundf32x llroundf64 llroundf64x llroundl llseek loc1 loc2
+localeconv localtime localtime_r lockf lockf64 locs log log10 log10f log10f128 log10f32
+log10f32x log10f64 log10f64x log10l log1p log1pf log1pf128 log1pf32 log1pf32x log1pf64
+log1pf64x log1pl log2 log2f log2f128 log2f32 log2f32x log2f64 log2f64x log2l logb logbf
+logbf128 logbf32 logbf32x logbf64 logbf64x logbl logf logf128 logf32 logf32x logf64 logf64x
+login login_tty logl logout logwtmp longjmp lrand48 lrand48_r lremovexattr lrint lrintf
+lrintf128 lrintf32 lrintf32x lrintf64 lrintf64x lrintl lround lroundf lroundf128 lroundf32
+lroundf32x lroundf64 lroundf64x lroundl lsearch lseek lseek64 lsetxattr lstat lstat64
+lutimes madvise makecontext mallinfo mallinfo2 malloc malloc_info malloc_stats malloc_trim
+malloc_usable_size mallopt mallwatch matherr mblen mbrlen mbrtoc16 mbrtoc32 mbrtoc8 mbrtowc
+mbsinit mbsnrtowcs mbsrtowcs mbstowcs mbtowc mcheck mcheck_check_all mcheck_pedantic mcount
+memalign memccpy memchr memcmp memcpy memfd_create memfrob memmem memmove mempcpy memrchr
+memset mincore mkdir mkdirat mkdtemp mkfifo mkfifoat mknod mknodat mkostemp mkostemp64
+mkostemps mkostemps64 mkstemp mkstemp64 mkstemps mkstemps64 mktemp mktime mlock mlock2
+mlockall mmap mmap64 modf modff modff128 modff32 modff32x modff64 modff64x modfl modify_ldt
+moncontrol monstartup mount mount_setattr move_mount mprobe mprotect mq_close mq_getattr
+mq_notify mq_open mq_receive mq_send mq_setattr mq_timedreceive mq_timedsend mq_unlink
+mrand48 mrand48_r mremap msgctl msgget msgrcv msgsnd msync mtrace mtx_destroy mtx_init
+mtx_lock mtx_timedlock mtx_trylock mtx_unlock munlock munlockall munmap muntrace
+name_to_handle_at nan nanf nanf128 nanf32 nanf32x nanf64 nanf64x nanl nanosleep nearbyint
+nearbyintf nearbyintf128 nearbyintf32 nearbyintf32x nearbyintf64 nearbyintf64x nearbyintl
+netname2host netname2user newlocale nextafter nextafterf nextafterf128 nextafterf32
+nextafterf32x nextafterf64 nextafterf64x nextafterl nextdown nextdownf nextdownf128
+nextdownf32 nextdownf32x nextdownf64 nextdownf64x nextdownl nexttoward nexttowardf
+nexttowardl nextup nextupf nextupf128 nextupf32 nextupf32x nextupf64 nextupf64x nextupl
+nfsservctl nftw nftw64 ngettext nice nl_langinfo nl_langinfo_l nrand48 nrand48_r
+ns_name_compress ns_name_ntop ns_name_pack ns_name_pton ns_name_skip ns_name_uncompress
+ns_name_unpack ntohl ntohs ntp_adjtime ntp_gettime ntp_gettimex obstack_alloc_failed_handler
+obstack_exit_failure obstack_free obstack_printf obstack_vprintf on_exit open open64
+open_by_handle_at open_memstream open_tree open_wmemstream openat openat64 opendir openlog
+openpty optarg opterr optind optopt parse_printf_format passwd2des pathconf pause pclose
+perror personality pidfd_getfd pidfd_open pidfd_send_signal pipe pipe2 pivot_root pkey_alloc
+pkey_free pkey_get pkey_mprotect pkey_set pmap_getmaps pmap_getport pmap_rmtcall pmap_set
+pmap_unset poll popen posix_fadvise posix_fadvise64 posix_fallocate posix_fallocate64
+posix_madvise posix_memalign posix_openpt posix_spawn posix_spawn_file_actions_addchdir_np
+posix_spawn_file_actions_addclose posix_spawn_file_actions_addclosefrom_np
+posix_spawn_file_actions_adddup2 posix_spawn_file_actions_addfchdir_np
+posix_spawn_file_actions_addopen posix_spawn_file_actions_addtcsetpgrp_np
+posix_spawn_file_actions_destroy posix_spawn_file_actions_init posix_spawnattr_destroy
+posix_spawnattr_getflags posix_spawnattr_getpgroup posix_spawnattr_getschedparam
+posix_spawnattr_getschedpolicy posix_spawnattr_getsigdefault posix_spawnattr_getsigmask
+posix_spawnattr_init posix_spawnattr_setflags posix_spawnattr_setpgroup
+posix_spawnattr_setschedparam posix_spawnattr_setschedpolicy posix_spawnattr_setsigdefault
+posix_spawnattr_setsigmask posix_spawnp pow pow10 pow10f pow10l powf powf128 powf32 powf32x
+powf64 powf64x powl ppoll prctl pread pread64 preadv preadv2 preadv64 preadv64v2 printf
+printf_size printf_size_info prlimit prlimit64 process_madvise process_mrelease
+process_vm_readv process_vm_writev profil program_invocation_name
+program_invocation_short_name pselect psiginfo psignal pthread_atfork pthread_attr_destroy
+pthread_attr_getaffinity_np pthread_attr_getdetachstate pthread_attr_getguardsize
+pthread_attr_getinheritsched pthread_attr_getschedparam pthread_attr_getschedpolicy
+pthread_attr_getscope pthread_attr_getsigmask_np pthread_attr_getstack
+pthread_attr_getstackaddr pthread_attr_getstacksize pthread_attr_init
+pthread_attr_setaffinity_np pthread_attr_setdetachstate pthread_attr_setguardsize
+pthread_attr_setinheritsched pthread_attr_setschedparam pthread_attr_setschedpolicy
+pthread_attr_setscope pthread_attr_setsigmask_np pthread_attr_setstack
+pthread_attr_setstackaddr pthread_attr_setstacksize pthread_barrier_destroy
+pthread_barrier_init pthread_barrier_wait pthread_barrierattr_destroy
+pthread_barrierattr_getpshared pthread_barrierattr_init pthread_barrierattr_setpshared
+pthread_cancel pthread_clockjoin_np pthread_cond_broadcast pthread_cond_clockwait
+pthread_cond_destroy pthread_cond_init pthread_cond_signal pthread_cond_timedwait
+pthread_cond_wait pthread_condattr_destroy pthread_condattr_getclock
+pthread_condattr_getpshared pthread_condattr_init pthread_condattr_setclock
+pthread_condattr_setpshared pthread_create pthread_detach pthread_equal pthread_exit
+pthread_getaffinity_np pthread_getattr_default_np pthread_getattr_np pthread_getconcurrency
+pthread_getcpuclockid pthread_getname_np pthread_getschedparam pthread_getspecific
+pthread_join pthread_key_create pthread_key_delete pthread_kill
+pthread_kill_other_threads_np pthread_mutex_clocklock pthread_mutex_consistent
+pthread_mutex_consistent_np pthread_mutex_destroy pthread_mutex_getprioceiling
+pthread_mutex_init pthread_mutex_lock pthread_mutex_setprioceiling pthread_mutex_timedlock
+pthread_mutex_trylock pthread_mutex_unlock pthread_mutexattr_destroy
+pthread_mutexattr_getkind_np pthread_mutexattr_getprioceiling pthread_mutexattr_getprotocol
+pthread_mutexattr_getpshared pthread_mutexattr_getrobust pthread_mutexattr_getrobust_np
+pthread_mutexattr_gettype pthread_mutexattr_init pthread_mutexattr_setkind_np
+pthread_mutexattr_setprioceiling pthread_mutexattr_setprotocol pthread_mutexattr_setpshared
+pthread_mutexattr_setrobust pthread_mutexattr_setrobust_np pthread_mutexattr_settype
+pthread_once pthread_rwlock_clockrdlock pthread_rwlock_clockwrlock pthread_rwlock_destroy
+pthread_rwlock_init pthread_rwlock_rdlock pthread_rwlock_timedrdlock
+pthread_rwlock_timedwrlock pthread_rwlock_tryrdlock pthread_rwlock_trywrlock
+pthread_rwlock_unlock pthread_rwlock_wrlock pthread_rwlockattr_destroy
+pthread_rwlockattr_getkind_np pthread_rwlockattr_getpshared pthread_rwlockattr_init
+pthread_rwlockattr_setkind_np pthread_rwlockattr_setpshared pthread_self
+pthread_setaffinity_np pthread_setattr_default_np pthread_setcancelstate
+pthread_setcanceltype pthread_setconcurrency pthread_setname_np pthread_setschedparam
+pthread_setschedprio pthread_setspecific pthread_sigmask pthread_sigqueue
+pthread_spin_destroy pthread_spin_init pthread_spin_lock pthread_spin_trylock
+pthread_spin_unlock pthread_testcancel pthread_timedjoin_np pthread_tryjoin_np pthread_yield
+ptrace ptsname ptsname_r putc putc_unlocked putchar putchar_unlocked putenv putgrent putmsg
+putpmsg putpwent puts putsgent putspent pututline pututxline putw putwc putwc_unlocked
+putwchar putwchar_unlocked pvalloc pwrite pwrite64 pwritev pwritev2 pwritev64 pwritev64v2
+qecvt qecvt_r qfcvt qfcvt_r qgcvt qsort qsort_r query_module quick_exit quotactl raise rand
+rand_r random random_r rawmemchr rcmd rcmd_af re_comp re_compile_fastmap re_compile_pattern
+re_exec re_match re_match_2 re_max_failures re_search re_search_2 re_set_registers
+re_set_syntax re_syntax_options read readahead readdir readdir64 readdir64_r readdir_r
+readlink readlinkat readv realloc reallocarray realpath reboot recv recvfrom recvmmsg
+recvmsg regcomp regerror regexec regfree register_printf_function register_printf_modifier
+register_printf_specifier register_printf_type registerrpc remainder remainderf
+remainderf128 remainderf32 remainderf32x remainderf64 remainderf64x remainderl
+remap_file_pages remove removexattr remque remquo remquof remquof128 remquof32 remquof32x
+remquof64 remquof64x remquol rename renameat renameat2 res_dnok res_hnok res_mailok
+res_mkquery res_nmkquery res_nquery res_nquerydomain res_nsearch res_nsend res_ownok
+res_query res_querydomain res_search res_send revoke rewind rewinddir rexec rexec_af
+rexecoptions rindex rint rintf rintf128 rintf32 rintf32x rintf64 rintf64x rintl rmdir round
+roundeven roundevenf roundevenf128 roundevenf32 roundevenf32x roundevenf64 roundevenf64x
+roundevenl roundf roundf128 roundf32 roundf32x roundf64 roundf64x roundl rpc_createerr
+rpmatch rresvport rresvport_af rtime ruserok ruserok_af ruserpass sbrk scalb scalbf scalbl
+scalbln scalblnf scalblnf128 scalblnf32 scalblnf32x scalblnf64 scalblnf64x scalblnl scalbn
+scalbnf scalbnf128 scalbnf32 scalbnf32x scalbnf64 scalbnf64x scalbnl scandir scandir64
+scandirat scandirat64 scanf sched_get_priority_max sched_get_priority_min sched_getaffinity
+sched_getcpu sched_getparam sched_getscheduler sched_rr_get_interval sched_setaffinity
+sched_setparam sched_setscheduler sched_yield secure_getenv seed48 seed48_r seekdir select
+sem_clockwait sem_close sem_destroy sem_getvalue sem_init sem_open sem_post sem_timedwait
+sem_trywait sem_unlink sem_wait semctl semget semop semtimedop send sendfile sendfile64
+sendmmsg sendmsg sendto setaliasent setbuf setbuffer setcontext setdomainname setegid setenv
+seteuid setfsent setfsgid setfsuid setgid setgrent setgroups sethostent sethostid
+sethostname setipv4sourcefilter setitimer setjmp setlinebuf setlocale setlogin setlogmask
+setmntent setnetent setnetgrent setns setpayload setpayloadf setpayloadf128 setpayloadf32
+setpayloadf32x setpayloadf64 setpayloadf64x setpayloadl setpayloadsig setpayloadsigf
+setpayloadsigf128 setpayloadsigf32 setpayloadsigf32x setpayloadsigf64 setpayloadsigf64x
+setpayloadsigl setpgid setpgrp setpriority setprotoent setpwent setregid setresgid setresuid
+setreuid setrlimit setrlimit64 setrpcent setservent setsgent setsid setsockopt
+setsourcefilter setspent setstate setstate_r settimeofday setttyent setuid setusershell
+setutent setutxent setvbuf setxattr sgetsgent sgetsgent_r sgetspent sgetspent_r shm_open
+shm_unlink shmat shmctl shmdt shmget shutdown sigabbrev_np sigaction sigaddset sigaltstack
+sigandset sigblock sigdelset sigdescr_np sigemptyset sigfillset siggetmask sighold sigignore
+siginterrupt sigisemptyset sigismember siglongjmp signal signalfd signgam significand
+significandf significandl sigorset sigpause sigpending sigprocmask sigqueue sigrelse
+sigreturn sigset sigsetmask sigstack sigsuspend sigtimedwait sigvec sigwait sigwaitinfo sin
+sincos sincosf sincosf128 sincosf32 sincosf32x sincosf64 sincosf64x sincosl sinf sinf128
+sinf32 sinf32x sinf64 sinf64x sinh sinhf sinhf128 sinhf32 sinhf32x sinhf64 sinhf64x sinhl
+sinl sleep snprintf sockatmark socket socketpair splice sprintf sprofil sqrt sqrtf sqrtf128
+sqrtf32 sqrtf32x sqrtf64 sqrtf64x sqrtl srand srand48 srand48_r srandom srandom_r sscanf
+ssignal sstk stat stat64 statfs statfs64 statvfs statvfs64 statx stderr stdin stdout step
+stime stpcpy stpncpy strcasecmp strcasecmp_l strcasestr strcat strchr strchrnul strcmp
+strcoll strcoll_l strcpy strcspn strdup strerror strerror_l strerror_r strerrordesc_np
+strerrorname_np strfmon strfmon_l strfromd strfromf strfromf128 strfromf32 strfromf32x
+strfromf64 strfromf64x strfroml strfry strftime strftime_l strlen strncasecmp strncasecmp_l
+strncat strncmp strncpy strndup strnlen strpbrk strptime strptime_l strrchr strsep strsignal
+strspn strstr strtod strtod_l strtof strtof128 strtof128_l strtof32 strtof32_l strtof32x
+strtof32x_l strtof64 strtof64_l strtof64x strtof64x_l strtof_l strtoimax strtok strtok_r
+strtol strtol_l strtold strtold_l strtoll strtoll_l strtoq strtoul strtoul_l strtoull
+strtoull_l strtoumax strtouq strverscmp strxfrm strxfrm_l stty svc_exit svc_fdset svc_getreq
+svc_getreq_common svc_getreq_poll svc_getreqset svc_max_pollfd svc_pollfd svc_register
+svc_run svc_sendreply svc_unregister svcauthdes_stats svcerr_auth svcerr_decode
+svcerr_noproc svcerr_noprog svcerr_progvers svcerr_systemerr svcerr_weakauth svcfd_create
+svcraw_create svctcp_create svcudp_bufcreate svcudp_create svcudp_enablecache svcunix_create
+svcunixfd_create swab swapcontext swapoff swapon swprintf swscanf symlink symlinkat sync
+sync_file_range syncfs sys_errlist sys_nerr sys_sigabbrev sys_siglist syscall sysconf sysctl
+sysinfo syslog system sysv_signal tan tanf tanf128 tanf32 tanf32x tanf64 tanf64x tanh tanhf
+tanhf128 tanhf32 tanhf32x tanhf64 tanhf64x tanhl tanl tcdrain tcflow tcflush tcgetattr
+tcgetpgrp tcgetsid tcsendbreak tcsetattr tcsetpgrp tdelete tdestroy tee telldir tempnam
+textdomain tfind tgamma tgammaf tgammaf128 tgammaf32 tgammaf32x tgammaf64 tgammaf64x tgammal
+tgkill thrd_create thrd_current thrd_detach thrd_equal thrd_exit thrd_join thrd_sleep
+thrd_yield time timegm timelocal timer_create timer_delete timer_getoverrun timer_gettime
+timer_settime timerfd_create timerfd_gettime timerfd_settime times timespec_get
+timespec_getres timezone tmpfile tmpfile64 tmpnam tmpnam_r toascii tolower tolower_l
+totalorder totalorderf totalorderf128 totalorderf32 totalorderf32x totalorderf64
+totalorderf64x totalorderl totalordermag totalordermagf totalordermagf128 totalordermagf32
+totalordermagf32x totalordermagf64 totalordermagf64x totalordermagl toupper toupper_l
+towctrans towctrans_l towlower towlower_l towupper towupper_l tr_break trunc truncate
+truncate64 truncf truncf128 truncf32 truncf32x truncf64 truncf64x truncl tsearch tss_create
+tss_delete tss_get tss_set ttyname ttyname_r ttyslot twalk twalk_r tzname tzset ualarm
+ufromfp ufromfpf ufromfpf128 ufromfpf32 ufromfpf32x ufromfpf64 ufromfpf64x ufromfpl ufromfpx
+ufromfpxf ufromfpxf128 ufromfpxf32 ufromfpxf32x ufromfpxf64 ufromfpxf64x ufromfpxl ulckpwdf
+ulimit umask umount umount2 uname ungetc ungetwc unlink unlinkat unlockpt unsetenv unshare
+updwtmp updwtmpx uselib uselocale user2netname usleep ustat utime utimensat utimes utmpname
+utmpxname valloc vasprintf vdprintf verr verrx versionsort versionsort64 vfork vfprintf
+vfscanf vfwprintf vfwscanf vhangup vlimit vmsplice vprintf vscanf vsnprintf vsprintf vsscanf
+vswprintf vswscanf vsyslog vtimes vwarn vwarnx vwprintf vwscanf wait wait3 wait4 waitid
+waitpid warn warnx wcpcpy wcpncpy wcrtomb wcscasecmp wcscasecmp_l wcscat wcschr wcschrnul
+wcscmp wcscoll wcscoll_l wcscpy wcscspn wcsdup wcsftime wcsftime_l wcslen wcsncasecmp
+wcsncasecmp_l wcsncat wcsncmp wcsncpy wcsnlen wcsnrtombs wcspbrk wcsrchr wcsrtombs wcsspn
+wcsstr wcstod wcstod_l wcstof wcstof128 wcstof128_l wcstof32 wcstof32_l wcstof32x
+wcstof32x_l wcstof64 wcstof64_l wcstof64x wcstof64x_l wcstof_l wcstoimax wcstok wcstol
+wcstol_l wcstold wcstold_l wcstoll wcstoll_l wcstombs wcstoq wcstoul wcstoul_l wcstoull
+wcstoull_l wcstoumax wcstouq wcswcs wcswidth wcsxfrm wcsxfrm_l wctob wctomb wctrans
+wctrans_l wctype wctype_l wcwidth wmemchr wmemcmp wmemcpy wmemmove wmempcpy wmemset wordexp
+wordfree wprintf write writev wscanf xdecrypt xdr_accepted_reply xdr_array xdr_authdes_cred
+xdr_authdes_verf xdr_authunix_parms xdr_bool xdr_bytes xdr_callhdr xdr_callmsg xdr_char
+xdr_cryptkeyarg xdr_cryptkeyarg2 xdr_cryptkeyres xdr_des_block xdr_double xdr_enum xdr_float
+xdr_free xdr_getcredres xdr_hyper xdr_int xdr_int16_t xdr_int32_t xdr_int64_t xdr_int8_t
+xdr_key_netstarg xdr_key_netstres xdr_keybuf xdr_keystatus xdr_long xdr_longlong_t
+xdr_netnamestr xdr_netobj xdr_opaque xdr_opaque_auth xdr_pmap xdr_pmaplist xdr_pointer
+xdr_quad_t xdr_reference xdr_rejected_reply xdr_replymsg xdr_rmtcall_args xdr_rmtcallres
+xdr_short xdr_sizeof xdr_string xdr_u_char xdr_u_hyper xdr_u_int xdr_u_long xdr_u_longlong_t
+xdr_u_quad_t xdr_u_short xdr_uint16_t xdr_uint32_t xdr_uint64_t xdr_uint8_t xdr_union
+xdr_unixcred xdr_vector xdr_void xdr_wrapstring xdrmem_create xdrrec_create
+xdrrec_endofrecord xdrrec_eof xdrrec_skiprecord xdrstdio_create xencrypt xprt_register
+xprt_unregister y0 y0f y0f128 y0f32 y0f32x y0f64 y0f64x y0l y1 y1f y1f128 y1f32 y1f32x y1f64
+y1f64x y1l yn ynf ynf128 ynf32 ynf32x ynf64 ynf64x ynl
+""".split())
