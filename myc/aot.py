@@ -120,10 +120,11 @@ def _within_limits(dtype: str, shape: tuple[int | str, ...], what: str):
     if any(d < 0 for d in static):
         raise MycError(f"myc.aot: {what} in the signature has a negative size")
     nbytes = prod(static) * np.dtype(dtype).itemsize
-    biggest = max((d for d in static), default=0) * np.dtype(dtype).itemsize
-    if nbytes > MAX_BYTES or biggest > MAX_BYTES:
-        raise MycError(f"myc.aot: {what} in the signature is too large ({nbytes} bytes); "
-                       "a library's arrays are at most 2^56 bytes")
+    biggest = max(static, default=0)
+    if nbytes > MAX_BYTES or biggest * np.dtype(dtype).itemsize > MAX_BYTES:
+        raise MycError(f"myc.aot: {what} in the signature is too large ({nbytes} bytes, "
+                       f"an axis of {biggest} elements): a library's arrays are at most "
+                       "2^56 bytes")
     return dtype, shape
 
 
@@ -148,7 +149,13 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
 
         return generalize(lambda examples: program_at(fn, examples, name), specs, symbols,
                           _fn_name(fn))
-    return program_at(fn, [np.zeros(shape, dt) for dt, shape in specs], name)
+    return program_at(fn, [example(dt, shape) for dt, shape in specs], name)
+
+
+def example(dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    """A zero array of ``shape`` to specialize on: a broadcast view of one zero, so a
+    signature for a 4 TiB array compiles without allocating it (only its type is read)."""
+    return np.broadcast_to(np.zeros((), dtype), shape)
 
 
 def _fn_name(fn: Any) -> str:
