@@ -75,7 +75,7 @@ def mixed(a, b, k, m):
 
 def shrink(x):
     while np.sum(np.abs(x)) > 1.0:
-        x = x * 0.5
+        x = np.tanh(x) * 0.5  # the backward loop reads x: taped
     return np.sum(x * x)
 
 
@@ -277,6 +277,17 @@ def _issue16_cases(lib: Lib) -> list[Case]:
     return out
 
 
+def _tape_cases(lib: Lib) -> list[Case]:
+    """A gradient's tape that cannot grow: the arena fits under the cap, 16 rows of the
+    loop's state do not (``MYC_ERR_ALLOC``, and LeakSanitizer sees the arena freed)."""
+    if lib.name != "vg_shrink":
+        return []
+    n = (CAP_MB << 20) // 4 // 16 + 4096  # 16 float32 rows of n: just over the cap
+    return [Case(f"tape of f32[{n}] over the cap", f"shape[0][0] = {n}LL;"
+                 + _set_strides(0, [0]), ALLOC,
+                 r"out of memory growing the tape of the loop at line \d+ to 16 iterations")]
+
+
 # ---------------------------------------------------------------- the driver
 DRIVER = r"""
 #include <stdint.h>
@@ -421,7 +432,7 @@ def test_hostile_calls_under_asan(tmp_path, lib):
     arrays = _inputs(lib)
     jitted = myc.jit(lib.fn)
     n_out = len(_flat(jitted(*arrays)))
-    cases = _cases(lib, arrays, bounds) + _issue16_cases(lib)
+    cases = _cases(lib, arrays, bounds) + _issue16_cases(lib) + _tape_cases(lib)
     src = tmp_path / "driver.c"
     src.write_text(_driver(lib, arrays, cases, h, n_out))
     exe = tmp_path / "driver"
