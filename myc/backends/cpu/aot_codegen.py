@@ -7,16 +7,17 @@ exported function (see ``docs/aot.md`` for the ABI): it checks its arguments, co
 non-contiguous inputs into one scratch arena (which also holds every intermediate, at
 offsets computed from the sizes), runs the operations, and copies each output into a
 ``malloc``-ed buffer the caller owns.  No aborts: errors are status codes plus
-``myc_last_error()``.  :func:`build_object` links it with the kernels into an object.
+``NAME_last_error()``.  :func:`build_object` links it with the kernels into an object.
 
 This module owns the entry point's skeleton, the arena and the dispatch over
-operations; the parts live in their own modules (the first four are mixins of
+operations; the parts live in their own modules (the first five are mixins of
 :class:`HostGen`, the loop emitters take it as an argument):
 
 * :mod:`~myc.backends.cpu.aot_abi` -- argument checks, strided inputs, outputs, errors;
 * :mod:`~myc.backends.cpu.aot_kernels` -- kernel calls, split over threads when big;
 * :mod:`~myc.backends.cpu.aot_gemm` -- the cache-blocked GEMM (no BLAS at run time);
 * :mod:`~myc.backends.cpu.aot_sizes` -- sizes, static or computed from dynamic ones;
+* :mod:`~myc.backends.cpu.aot_limits` -- every size product checked for overflow;
 * :mod:`~myc.backends.cpu.aot_loopgen` -- loops, selects and tapes;
 
 and :mod:`~myc.backends.cpu.aot_header` writes the library's C header.
@@ -297,8 +298,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
 
 def build_object(prog: AotProgram) -> bytes:
     """The object file (position-independent, for this CPU) of ``prog``."""
-    if not prog.symbols:
-        check_static(prog)
+    check_static(prog)  # static sizes now; dynamic ones at run time (check_sizes)
     host = ir.Module(name=prog.name)
     kernel_mods = []
     kernel_fns: dict[str, ir.Function] = {}
