@@ -304,6 +304,7 @@ static const int32_t base_dtype[NIN] = {@DTYPES@};
 static const size_t base_bytes[NIN] = {@BYTES@};
 @DATA@
 static void *base[NIN];
+static float pool[@POOL@];
 static myc_array in[NIN + 1];
 static int64_t shape[NIN][8], strides[NIN][8];
 static myc_array out[NOUT + 1];
@@ -355,6 +356,7 @@ static void report(int k, int st) {
 }
 
 int main(void) {
+    for (int k = 0; k < @POOL@; k++) pool[k] = (float)((k * 37) % 101) / 50.0f - 1.0f;
     for (int i = 0; i < NIN; i++) {
         base[i] = malloc(base_bytes[i] ? base_bytes[i] : 1);
         memcpy(base[i], base_data[i], base_bytes[i]);
@@ -389,7 +391,7 @@ def _driver(lib: Lib, arrays, cases: list[Case], h_path: str, n_out: int) -> str
                               for x in arrays),
         "@DTYPES@": ", ".join(str(CODES[str(x.dtype)]) for x in arrays),
         "@BYTES@": ", ".join(str(x.nbytes) for x in arrays),
-        "@DATA@": "\n".join(data), "@CASES@": "\n".join(calls),
+        "@DATA@": "\n".join(data), "@CASES@": "\n".join(calls), "@POOL@": str(POOL),
     }.items():
         src = src.replace(key, val)
     return src
@@ -418,21 +420,22 @@ def _parse(stdout: str) -> dict[int, tuple[int, int, str, list]]:
     return got
 
 
-@pytest.mark.parametrize("lib", LIBS, ids=[lib.name for lib in LIBS])
-def test_hostile_calls_under_asan(tmp_path, lib):
+def _build(lib: Lib, tmp_path) -> tuple[str, dict[str, tuple[int, int]]]:
+    """Compile ``lib``; its header and the bounds the header states per dynamic size."""
     from myc.aot import signature_specs
 
     lib.specs = signature_specs(lib.sig)
-    so, h = myc.aot(lib.fn, lib.sig, str(tmp_path / f"lib{lib.name}.so"), lib.name)
+    _, h = myc.aot(lib.fn, lib.sig, str(tmp_path / f"lib{lib.name}.so"), lib.name)
     header = open(h).read()
     bounds = {s: (int(lo), int(hi)) for s, lo, hi in
               re.findall(r"\* +(\w+): a dynamic size, read from the inputs' shapes; "
                          r"(\d+) <= \w+ <= (\d+)", header)}
     assert set(bounds) == set(lib.base), header
-    arrays = _inputs(lib)
-    jitted = myc.jit(lib.fn)
-    n_out = len(_flat(jitted(*arrays)))
-    cases = _cases(lib, arrays, bounds) + _issue16_cases(lib) + _tape_cases(lib)
+    return h, bounds
+
+
+def _run(lib: Lib, tmp_path, h: str, arrays, cases: list[Case], n_out: int) -> dict:
+    """Every case's status, message and outputs, from one ASan-checked C process."""
     src = tmp_path / "driver.c"
     src.write_text(_driver(lib, arrays, cases, h, n_out))
     exe = tmp_path / "driver"
@@ -447,6 +450,10 @@ def test_hostile_calls_under_asan(tmp_path, lib):
     assert res.stdout.rstrip().endswith("done"), res.stdout[-2000:]
     got = _parse(res.stdout)
     assert len(got) == len(cases)
+    return got
+
+
+def _check(lib: Lib, cases: list[Case], got: dict, jitted) -> None:
     for k, case in enumerate(cases):
         status, untouched, msg, outs = got[k]
         assert status == case.status, (case.what, status, msg)
@@ -462,5 +469,87 @@ def test_hostile_calls_under_asan(tmp_path, lib):
             assert g.shape == w.shape, (case.what, g.shape, w.shape)
             np.testing.assert_allclose(g, w.astype(np.float64), rtol=1e-5, atol=1e-6,
                                        err_msg=case.what)
+
+
+@pytest.mark.parametrize("lib", LIBS, ids=[lib.name for lib in LIBS])
+def test_hostile_calls_under_asan(tmp_path, lib):
+    h, bounds = _build(lib, tmp_path)
+    arrays = _inputs(lib)
+    jitted = myc.jit(lib.fn)
+    n_out = len(_flat(jitted(*arrays)))
+    cases = _cases(lib, arrays, bounds) + _issue16_cases(lib) + _tape_cases(lib)
+    _check(lib, cases, _run(lib, tmp_path, h, arrays, cases, n_out), jitted)
     print(f"{lib.name}: {len(cases)} calls, "
           f"{sum(c.status != OK for c in cases)} refused, ASan clean")
+
+
+POOL = 4096  # float32s in the driver's pool; random views start at its middle
+
+
+def _pool() -> np.ndarray:
+    k = np.arange(POOL)
+    return (((k * 37) % 101).astype(np.float32) / np.float32(50.0)) - np.float32(1.0)
+
+
+RANDOM_SIZES = [0, -1, I64_MIN, I64_MAX, 1 << 27, 1 << 28, 1 << 31, 1 << 56, (1 << 56) + 1,
+                1 << 62]
+RANDOM_STRIDES = [1 << 62, -(1 << 62), I64_MIN, I64_MAX]
+
+
+def _random_case(rng, k: int) -> Case:
+    """``ew`` on a random view of the pool: sizes small or hostile, strides NULL, small
+    (any sign, zero) or hostile; the expected status from the ABI's rules."""
+    def size():
+        return int(rng.integers(1, 7)) if rng.random() < 0.6 else \
+            RANDOM_SIZES[rng.integers(len(RANDOM_SIZES))]
+
+    n, m = size(), size()
+    strides = None if rng.random() < 0.2 else [
+        4 * int(rng.integers(-16, 17)) if rng.random() < 0.85 else
+        RANDOM_STRIDES[rng.integers(len(RANDOM_STRIDES))] for _ in range(2)]
+    lo_hi = (1, MAX_BYTES)
+    code = f"shape[0][0] = {_c_int(n)}; shape[0][1] = {_c_int(m)}; " \
+           f"in[0].data = pool + {POOL // 2};"
+    what = f"random {k}: f32[{n},{m}] strides {strides}"
+    if not lo_hi[0] <= n <= lo_hi[1]:
+        return Case(what, code, SHAPE, f"shape\\[0\\] is {n}, but N must be between")
+    if not lo_hi[0] <= m <= lo_hi[1]:
+        return Case(what, code, SHAPE, f"shape\\[1\\] is {m}, but M must be between")
+    if n * m * 4 > MAX_BYTES:
+        return Case(what, code + (_set_strides(0, strides) if strides else ""), SHAPE,
+                    "sizes too large")
+    if strides is not None:
+        reach = 4 + sum(abs(s) * (d - 1) for s, d in zip(strides, (n, m), strict=True))
+        if reach >= 1 << 63:
+            return Case(what, code + _set_strides(0, strides), SHAPE, "strides reach more")
+        if reach > POOL // 2 * 4 and n * m <= 1 << 20:
+            # a call that is valid but would read past the pool: a caller's bug, not a
+            # test of the library; walk the pool instead
+            strides = [4, 4 * m]
+        code += _set_strides(0, strides)
+    if n * m > 1 << 20:  # the arena is over the 64 MiB cap: no gigabytes touched
+        return Case(what, code, ALLOC, "out of memory")
+    return Case(what, code, OK, inputs=[_view(n, m, strides or [4 * m, 4])])
+
+
+def _view(n: int, m: int, st: list[int]) -> np.ndarray:
+    """What the caller's array holds: element (i, j) at byte ``i*st[0] + j*st[1]`` from
+    the middle of the pool (a stride on a length-1 axis is never used)."""
+    st = [s if d > 1 else 0 for s, d in zip(st, (n, m), strict=True)]
+    idx = POOL // 2 + (np.arange(n)[:, None] * st[0] + np.arange(m)[None, :] * st[1]) // 4
+    return _pool()[idx]
+
+
+def test_random_sizes_and_strides_under_asan(tmp_path):
+    """400 calls of the f32[N,M] library on random views of one buffer (the copy of a
+    strided input checked element by element) and random hostile sizes and strides."""
+    lib = Lib(ew, "f32[N,M]", {"N": 3, "M": 5}, "ew")
+    h, _ = _build(lib, tmp_path)
+    arrays = _inputs(lib)
+    rng = np.random.default_rng(16)
+    cases = [_random_case(rng, k) for k in range(400)]
+    got = _run(lib, tmp_path, h, arrays, cases, 2)
+    _check(lib, cases, got, myc.jit(ew))
+    print(f"random: {len(cases)} calls, {sum(c.status == OK for c in cases)} computed, "
+          f"{sum(c.status == SHAPE for c in cases)} MYC_ERR_SHAPE, "
+          f"{sum(c.status == ALLOC for c in cases)} MYC_ERR_ALLOC, ASan clean")

@@ -210,10 +210,13 @@ class AbiMixin:
                 differs = b.and_(differs, b.icmp_signed("!=", self.i64(size),
                                                         ir.Constant(I64, 1)))
             bad = b.or_(bad, differs)
-            # |stride| * (size - 1), added up: INT64_MIN has no absolute value
-            over = b.or_(over, b.icmp_signed("==", got, ir.Constant(I64, -(1 << 63))))
+            # |stride| * (size - 1), added up; INT64_MIN has no absolute value (harmless
+            # only on an axis of length 1, which it never walks)
+            steps = b.sub(self.i64(size), ir.Constant(I64, 1))
+            over = b.or_(over, b.and_(b.icmp_signed("==", got, ir.Constant(I64, -(1 << 63))),
+                                      b.icmp_signed("!=", steps, ir.Constant(I64, 0))))
             mag = b.select(b.icmp_signed("<", got, ir.Constant(I64, 0)), b.neg(got), got)
-            reach, o1 = self.checked("smul", mag, b.sub(self.i64(size), ir.Constant(I64, 1)))
+            reach, o1 = self.checked("smul", mag, steps)
             span, o2 = self.checked("sadd", span, reach)
             over = b.or_(over, b.or_(o1, o2))
         look_end = b.block
