@@ -181,3 +181,22 @@ int main(void) {
     assert lines[1].startswith("5 ") and f"N must be between 1 and {MAX_BYTES}" in lines[1]
     assert lines[2].startswith("6 myc: add_one: out of memory"), lines  # 2^56 bytes exactly
     assert lines[3].startswith("5 myc: add_one: sizes too large"), lines
+
+
+def test_two_headers_compile_together_as_cpp(tmp_path):
+    """Both headers in one C++ translation unit: the shared ABI block once, each
+    library's own helpers."""
+    import shutil
+
+    cxx = shutil.which("g++") or shutil.which("c++")
+    if cxx is None:
+        pytest.skip("no C++ compiler")
+    myc.aot(twice, "f32[4]", str(tmp_path / "liba.so"), "double_it")
+    myc.aot(plus_one, "f32[N]", str(tmp_path / "libb.so"), "add_one")
+    src = tmp_path / "both.cc"
+    src.write_text('#include "liba.h"\n#include "libb.h"\nint main() {\n'
+                   '    return double_it_last_error()[0] + add_one_last_error()[0];\n}\n')
+    subprocess.run([cxx, "-Wall", "-Werror", "-o", str(tmp_path / "both"), str(src),
+                    f"-I{tmp_path}", f"-L{tmp_path}", "-la", "-lb", f"-Wl,-rpath,{tmp_path}"],
+                   check=True)
+    assert subprocess.run([str(tmp_path / "both")], check=False, timeout=60).returncode == 0
