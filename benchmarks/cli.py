@@ -239,10 +239,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     paths = report.write_all(results, Path(args.output))
     if not args.quiet:
-        print(
-            f"wrote {paths['json']}, {paths['markdown']}, {paths['plot']} "
-            f"({results['wall_s']:.0f} s)"
-        )
+        plot = (f", {paths['plot']}" if "plot" in paths
+                else " (no plot: matplotlib is not installed; pip install 'myc[bench]')")
+        print(f"wrote {paths['json']}, {paths['markdown']}{plot} ({results['wall_s']:.0f} s)")
     mismatched = [n for n, r in records.items() if r.get("status") == "mismatch"]
     if mismatched:
         print(f"MISMATCH in {', '.join(mismatched)}: see {paths['markdown']}", file=sys.stderr)

@@ -211,9 +211,17 @@ def render_markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(results: dict, path: Path) -> None:
-    """Each implementation's time relative to PyTorch eager, log scale, 95% CI bars."""
-    import matplotlib
+def write_plot(results: dict, path: Path) -> bool:
+    """Each implementation's time relative to PyTorch eager, log scale, 95% CI bars.
+
+    Returns False (and draws nothing) where matplotlib is not installed: a run's figures
+    are in the JSON and markdown, which are written first, so minutes of measuring are
+    never lost to a missing plotting library.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -281,6 +289,7 @@ def write_plot(results: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+    return True
 
 
 def write_all(results: dict, out_dir: Path) -> dict[str, Path]:
@@ -292,5 +301,6 @@ def write_all(results: dict, out_dir: Path) -> dict[str, Path]:
     }
     write_json(results, paths["json"])
     paths["markdown"].write_text(render_markdown(results))
-    write_plot(results, paths["plot"])
+    if not write_plot(results, paths["plot"]):
+        del paths["plot"]
     return paths
