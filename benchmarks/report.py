@@ -92,7 +92,9 @@ def render_markdown(results: dict) -> str:
         f"- date: {env.get('date')}; git {str(git.get('commit'))[:12]}"
         + (" (dirty)" if git.get("dirty") else ""),
         f"- machine: {env.get('cpu_model')}, {env.get('available_cores')} cores available "
-        f"of {env.get('logical_cores')}, {env.get('memory_gib')} GiB; {env.get('os')}",
+        f"of {env.get('logical_cores')}, {env.get('memory_gib')} GiB; {env.get('os')}; "
+        f"vector ISA {env.get('vector_isa', '?')}; myc subnormals "
+        f"{env.get('myc_subnormals', '?')}",
         "- versions: " + ", ".join(f"{k} {val}" for k, val in v.items()),
         f"- backend `{cfg['backend']}`, sizes `{cfg['size']}`, seed {cfg['seed']}, threads "
         f"{cfg['threads']} (torch {th.get('torch_num_threads')}, MYC_NUM_THREADS "
@@ -100,6 +102,12 @@ def render_markdown(results: dict) -> str:
         f"target CI +-{100 * cfg['precision']:.0f}%",
         f"- load average (1, 5, 15 min) at start {env.get('load_average_start')}, at end "
         f"{env.get('load_average_end')}"
+        + (
+            f" — **--contend: core {env['contention']['busy_core']} kept busy by another "
+            "process for the whole run**"
+            if env.get("contention")
+            else ""
+        )
         + (
             " — **the machine was busy: other processes competed for the cores**"
             if (env.get("load_average_start") or [0])[0] >= 0.5

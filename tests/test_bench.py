@@ -293,3 +293,19 @@ def test_outputs_are_written_without_matplotlib(tiny_run, tmp_path, monkeypatch)
     assert "plot" not in paths and not (tmp_path / "ratios.png").exists()
     assert json.loads(paths["json"].read_text())["schema"] == "myc-bench/1"
     assert "| workload |" in paths["markdown"].read_text()
+
+
+def test_contender_keeps_one_core_busy_and_stops():
+    """--contend's load: a spinning process pinned to one core, gone after stop()."""
+    from benchmarks.contend import Contender
+
+    c = Contender()
+    info = c.start()
+    try:
+        assert c.proc.poll() is None
+        assert os.sched_getaffinity(info["pid"]) == {info["busy_core"]}
+    finally:
+        c.stop()
+    assert c.proc is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(info["pid"], 0)
