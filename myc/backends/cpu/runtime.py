@@ -25,6 +25,7 @@ from math import prod
 
 import numpy as np
 
+from myc.backends.cpu import fpmode
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.jit import host, optimized_ir
@@ -279,7 +280,8 @@ def cache_key(kernel: Kernel) -> str:
     """Structural hash of the kernel IR (its canonical text, less the kernel's name, so
     the same group in two programs compiles once) and of what codegen depends on."""
     body = kernel.format().split("\n", 1)[1:]
-    text = "\n".join([CODEGEN_VERSION, *host(), repr(kernel.shape), *body])
+    text = "\n".join([CODEGEN_VERSION, *host(), f"subnormals={fpmode.mode()}",
+                      repr(kernel.shape), *body])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
