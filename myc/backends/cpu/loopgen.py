@@ -65,6 +65,9 @@ _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "
                 "argmax", "argmin", "array"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+# a big kernel's range in a native program: up to 4 chunks a thread, claimed as threads
+# free up, so a core another process holds slows the call in proportion (native_ops)
+CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
 
@@ -527,7 +530,7 @@ class NativeLoop:
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
-                    chunks(ck.plan, num_threads())
+                    chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
                 self.chunks[si] = pieces
                 for i, (shape, dt) in enumerate(ck._out_specs):
                     if st.outputs[i] in direct:
@@ -1031,7 +1034,7 @@ class NativeLoop:
                                  sym)
             self.symbols[sym] = ctypes.cast(ck._fn, ctypes.c_void_p).value
             self.kernel_of[sym] = ck.key
-        native_ops.parallel_call(b, entry, target, pieces, arrs)
+        native_ops.parallel_call(b, entry, target, pieces, arrs, num_threads())
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             part = self.partial_ptr.get((si, i))
             if part is not None:

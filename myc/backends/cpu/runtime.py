@@ -66,11 +66,13 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def chunks(plan: Plan, nthreads: int) -> list[tuple[int, int]]:
-    """``[begin, end)`` pieces of the parallel range, one per thread at most."""
+def chunks(plan: Plan, nthreads: int, per_thread: int = 1) -> list[tuple[int, int]]:
+    """``[begin, end)`` pieces of the parallel range, ``per_thread`` per thread at most
+    (native programs hand several to each thread as it becomes free)."""
     extent = plan.extent
     size = extent * plan.row
-    n = min(nthreads, extent) if size > PARALLEL_MIN else 1
+    n = min(nthreads * per_thread, extent, max(nthreads, size // PARALLEL_MIN)) \
+        if size > PARALLEL_MIN and nthreads > 1 else 1
     if n <= 1:
         return [(0, extent)]
     align = ALIGN if len(plan.dims) == 1 else 1
