@@ -70,6 +70,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         action="store_true",
         help="with --compare: exit 1 if myc regressed anywhere",
     )
+    p.add_argument(
+        "--contend",
+        action="store_true",
+        help="run while another process keeps one core busy (every framework under the same "
+        "load; docs/benchmarks.md)",
+    )
     p.add_argument("--list", action="store_true", help="list the workloads and exit")
     p.add_argument("--plain", action="store_true", help="plain progress lines, no rich display")
     p.add_argument("--quiet", action="store_true", help="no progress output")
@@ -195,6 +201,13 @@ def main(argv: list[str] | None = None) -> int:
     cache_root = runner.new_cache_root()
     started = time.perf_counter()
     records: dict[str, dict] = {}
+    contender = None
+    contention = None
+    if args.contend:
+        from benchmarks.contend import Contender
+
+        contender = Contender()
+        contention = contender.start()
     try:
         with make_progress(len(workloads), quiet=args.quiet, plain=args.plain) as progress:
             progress.log(
@@ -202,7 +215,10 @@ def main(argv: list[str] | None = None) -> int:
                 f"{threads} threads, torch on {device}; optional: "
                 f"{', '.join(peers) or 'none installed'}"
             )
-            if busy:
+            if contention is not None:
+                progress.log(f"--contend: core {contention['busy_core']} kept busy by "
+                             f"pid {contention['pid']}")
+            elif busy:
                 progress.log(f"warning: {busy}", style="yellow")
             for w in workloads:
                 run = runner.WorkloadRun(
@@ -217,6 +233,8 @@ def main(argv: list[str] | None = None) -> int:
                     records[w.name] = rec
                     progress.finish(w.name, f"harness error: {exc}", ok=False)
     finally:
+        if contender is not None:
+            contender.stop()
         shutil.rmtree(cache_root, ignore_errors=True)
 
     results = {
@@ -232,6 +250,7 @@ def main(argv: list[str] | None = None) -> int:
             **envmod.environment(envmod.thread_settings(threads, applied)),
             "load_average_start": load_start,
             "load_average_end": envmod.load_average(),
+            "contention": contention,
         },
         "memory_method": memory.METHOD,
         "wall_s": time.perf_counter() - started,
@@ -239,10 +258,9 @@ def main(argv: list[str] | None = None) -> int:
     }
     paths = report.write_all(results, Path(args.output))
     if not args.quiet:
-        print(
-            f"wrote {paths['json']}, {paths['markdown']}, {paths['plot']} "
-            f"({results['wall_s']:.0f} s)"
-        )
+        plot = (f", {paths['plot']}" if "plot" in paths
+                else " (no plot: matplotlib is not installed; pip install 'myc[bench]')")
+        print(f"wrote {paths['json']}, {paths['markdown']}{plot} ({results['wall_s']:.0f} s)")
     mismatched = [n for n, r in records.items() if r.get("status") == "mismatch"]
     if mismatched:
         print(f"MISMATCH in {', '.join(mismatched)}: see {paths['markdown']}", file=sys.stderr)

@@ -172,6 +172,20 @@ def git_state(root: Path | None = None) -> dict:
         return {"commit": None, "dirty": None}
 
 
+def vector_isa() -> str:
+    """The widest x86 vector ISA this CPU has (what LLVM's host target may use)."""
+    flags = set(cpu_flags())
+    for isa, flag in (("AVX-512", "avx512f"), ("AVX2", "avx2"), ("AVX", "avx")):
+        if flag in flags:
+            return isa
+    return "SSE" if flags else "unknown"
+
+
+def subnormals() -> str:
+    """myc's subnormal policy for this run (``MYC_SUBNORMALS``; see docs/benchmarks.md)."""
+    return os.environ.get("MYC_SUBNORMALS", "").strip().lower() or "flush"
+
+
 def environment(threads: dict) -> dict:
     mem_gib = None
     try:
@@ -183,6 +197,8 @@ def environment(threads: dict) -> dict:
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cpu_model": cpu_model(),
         "cpu_flags": cpu_flags(),
+        "vector_isa": vector_isa(),
+        "myc_subnormals": subnormals(),
         "logical_cores": os.cpu_count(),
         "available_cores": available_cores(),
         "memory_gib": mem_gib,

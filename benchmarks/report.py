@@ -92,7 +92,9 @@ def render_markdown(results: dict) -> str:
         f"- date: {env.get('date')}; git {str(git.get('commit'))[:12]}"
         + (" (dirty)" if git.get("dirty") else ""),
         f"- machine: {env.get('cpu_model')}, {env.get('available_cores')} cores available "
-        f"of {env.get('logical_cores')}, {env.get('memory_gib')} GiB; {env.get('os')}",
+        f"of {env.get('logical_cores')}, {env.get('memory_gib')} GiB; {env.get('os')}; "
+        f"vector ISA {env.get('vector_isa', '?')}; myc subnormals "
+        f"{env.get('myc_subnormals', '?')}",
         "- versions: " + ", ".join(f"{k} {val}" for k, val in v.items()),
         f"- backend `{cfg['backend']}`, sizes `{cfg['size']}`, seed {cfg['seed']}, threads "
         f"{cfg['threads']} (torch {th.get('torch_num_threads')}, MYC_NUM_THREADS "
@@ -100,6 +102,12 @@ def render_markdown(results: dict) -> str:
         f"target CI +-{100 * cfg['precision']:.0f}%",
         f"- load average (1, 5, 15 min) at start {env.get('load_average_start')}, at end "
         f"{env.get('load_average_end')}"
+        + (
+            f" — **--contend: core {env['contention']['busy_core']} kept busy by another "
+            "process for the whole run**"
+            if env.get("contention")
+            else ""
+        )
         + (
             " — **the machine was busy: other processes competed for the cores**"
             if (env.get("load_average_start") or [0])[0] >= 0.5
@@ -211,9 +219,17 @@ def render_markdown(results: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_plot(results: dict, path: Path) -> None:
-    """Each implementation's time relative to PyTorch eager, log scale, 95% CI bars."""
-    import matplotlib
+def write_plot(results: dict, path: Path) -> bool:
+    """Each implementation's time relative to PyTorch eager, log scale, 95% CI bars.
+
+    Returns False (and draws nothing) where matplotlib is not installed: a run's figures
+    are in the JSON and markdown, which are written first, so minutes of measuring are
+    never lost to a missing plotting library.
+    """
+    try:
+        import matplotlib
+    except ImportError:
+        return False
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -281,6 +297,7 @@ def write_plot(results: dict, path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+    return True
 
 
 def write_all(results: dict, out_dir: Path) -> dict[str, Path]:
@@ -292,5 +309,6 @@ def write_all(results: dict, out_dir: Path) -> dict[str, Path]:
     }
     write_json(results, paths["json"])
     paths["markdown"].write_text(render_markdown(results))
-    write_plot(results, paths["plot"])
+    if not write_plot(results, paths["plot"]):
+        del paths["plot"]
     return paths

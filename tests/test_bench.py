@@ -280,3 +280,32 @@ def test_workload_selection_and_shape():
         ins1, ins2 = w.make_inputs(3, "tiny"), w.make_inputs(3, "tiny")
         assert all(np.array_equal(a, b) for a, b in zip(ins1, ins2))  # seeded
         assert all(a.dtype in (np.float32, np.int64) for a in ins1)
+
+
+def test_outputs_are_written_without_matplotlib(tiny_run, tmp_path, monkeypatch):
+    """A run's figures survive a missing plotting library: JSON and markdown come first."""
+    from benchmarks import report
+
+    _, out = tiny_run
+    results = json.loads((out / "results.json").read_text())
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    paths = report.write_all(results, tmp_path)
+    assert "plot" not in paths and not (tmp_path / "ratios.png").exists()
+    assert json.loads(paths["json"].read_text())["schema"] == "myc-bench/1"
+    assert "| workload |" in paths["markdown"].read_text()
+
+
+def test_contender_keeps_one_core_busy_and_stops():
+    """--contend's load: a spinning process pinned to one core, gone after stop()."""
+    from benchmarks.contend import Contender
+
+    c = Contender()
+    info = c.start()
+    try:
+        assert c.proc.poll() is None
+        assert os.sched_getaffinity(info["pid"]) == {info["busy_core"]}
+    finally:
+        c.stop()
+    assert c.proc is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(info["pid"], 0)

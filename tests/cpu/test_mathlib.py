@@ -32,6 +32,14 @@ from myc.backends.cpu.mathlib import _PI, ACCURACY, TRIG_LIMIT, _two_over_pi
 from myc.lower.kernel import Binary, Buffer, Kernel, Load, Reduce, Store, Unary
 from tests.cpu.helpers import binary_kernel, unary_kernel
 
+
+@pytest.fixture(autouse=True)
+def ieee_subnormals(monkeypatch):
+    """These tests check NumPy's answers for subnormal arguments and results, which are
+    IEEE gradual underflow: kernels compiled with MYC_SUBNORMALS=keep (the default flushes
+    them to zero; tests/cpu/test_subnormals.py)."""
+    monkeypatch.setenv("MYC_SUBNORMALS", "keep")
+
 N = 1 << 16
 LONG_DOUBLE_OK = np.finfo(np.longdouble).nmant >= 63
 

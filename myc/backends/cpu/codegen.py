@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from myc.backends.cpu import fpmode
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
 from myc.backends.cpu.mathlib import FAST, MathLib
 from myc.backends.cpu.plan import Plan, make_plan
@@ -148,6 +149,7 @@ class KernelGen:
         self.k = kernel
         self.plan = plan
         self.module = module
+        self.flush = fpmode.flushes()  # subnormals to zero in this kernel (fpmode.py)
         self.math = MathLib(module)
         self.outs = sorted(kernel.outputs, key=lambda o: o.out_index)
         self.load_strides = dict(plan.loads)
@@ -189,6 +191,7 @@ class KernelGen:
         ptrs = [b.load(b.gep(bufs, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
                 for i in range(nbuf + len(extra))]
         args = ptrs + [begin, end]
+        saved = fpmode.enter(b) if self.flush else None
         if has_trig:  # the fast pass; the full one again only if it asks
             again = entry.append_basic_block("rerun")
             done = entry.append_basic_block("done")
@@ -202,6 +205,8 @@ class KernelGen:
             b.position_at_end(done)
         else:
             b.call(full, args)
+        if saved is not None:
+            fpmode.leave(b, saved)
         b.ret_void()
 
     def body_function(self, mode: str, params: list, nbuf: int) -> ir.Function:

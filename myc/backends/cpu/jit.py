@@ -24,9 +24,14 @@ def _init() -> None:
 
 @functools.cache
 def host() -> tuple[str, str]:
-    """``(cpu name, feature string)`` of this machine, e.g. ``("znver5", "+avx2,...")``."""
+    """``(cpu name, feature string)`` kernels are compiled for, e.g. ``("znver5",
+    "+avx2,...")``: this machine's, less AVX-512 where it measured slower
+    (``tuning.py``).  Part of every cache key, so the choice is too."""
     _init()
-    return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
+    from myc.backends.cpu.tuning import choose
+
+    cpu = llvm.get_host_cpu_name()
+    return cpu, choose(cpu, llvm.get_host_cpu_features().flatten())
 
 
 def target_machine() -> llvm.TargetMachine:

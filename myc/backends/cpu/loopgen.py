@@ -38,7 +38,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import native_ops
+from myc.backends.cpu import blas_threads, native_ops
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
@@ -65,6 +65,9 @@ _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "
                 "argmax", "argmin", "array"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
+# a big kernel's range in a native program: up to 4 chunks a thread, claimed as threads
+# free up, so a core another process holds slows the call in proportion (native_ops)
+CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
 
@@ -527,7 +530,7 @@ class NativeLoop:
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
-                    chunks(ck.plan, num_threads())
+                    chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
                 self.chunks[si] = pieces
                 for i, (shape, dt) in enumerate(ck._out_specs):
                     if st.outputs[i] in direct:
@@ -671,7 +674,7 @@ class NativeLoop:
                         else:
                             ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
                                         False))
-                    _gemm(b, module, self.symbols, ops[0], ops[1], dst, out)
+                    _gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
                 else:
                     _transpose(b, value(si, 0, *ins_[0]), dst, out)
                 if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
@@ -1031,7 +1034,7 @@ class NativeLoop:
                                  sym)
             self.symbols[sym] = ctypes.cast(ck._fn, ctypes.c_void_p).value
             self.kernel_of[sym] = ck.key
-        native_ops.parallel_call(b, entry, target, pieces, arrs)
+        native_ops.parallel_call(b, entry, target, pieces, arrs, num_threads())
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             part = self.partial_ptr.get((si, i))
             if part is not None:
@@ -1559,7 +1562,8 @@ def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
     nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
 
 
-def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out) -> None:
+def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
+          entry: ir.Block | None = None) -> None:
     """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
     operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
     is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
@@ -1600,6 +1604,13 @@ def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, ou
                                                      112 if tb else 111)]
     lda = n if ta else k
     ldb = k if tb else m
+    if (entry is not None and blas_threads.set_local_address() is not None
+            and (plan.tall and not ta or not plan.batch)):
+        # one product: row blocks on myc's threads, BLAS single-threaded in each
+        rows = plan.count * n if plan.tall and not ta else n
+        blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
+                                   1 if ta else k, lda, pb, ldb, dst, num_threads())
+        return
     if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
         rows = plan.count * n
         b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),

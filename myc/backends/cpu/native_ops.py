@@ -70,12 +70,98 @@ def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     return fn
 
 
-def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
-                  chunks: list[tuple[int, int]], bufs: list[ir.Value]) -> None:
-    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk ``c``, chunks 1.. on
-    threads; returns once all are done."""
+QUEUE = ir.LiteralStructType([PTR, PTR, I64, I64])  # bufs[], bounds[] (begin, end), next, n
+
+
+def queue_worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
+    """``void *worker(queue *q)``: claims chunks (an atomic counter) and runs ``kernel`` on
+    each until none is left (a pthread start routine, also run by the calling thread)."""
+    name = f"myc.qworker.{kernel.name}"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    q = fn.args[0]
+
+    def field(k: int) -> ir.Value:
+        f = b.gep(q, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=QUEUE)
+        f.type = PTR
+        return f
+
+    bufs, bounds = b.load(field(0), typ=PTR), b.load(field(1), typ=PTR)
+    nxt, n = field(2), b.load(field(3), typ=I64)
+    loop = fn.append_basic_block("claim")
+    run = fn.append_basic_block("run")
+    done = fn.append_basic_block("done")
+    b.branch(loop)
+    b.position_at_end(loop)
+    c = b.atomic_rmw("add", nxt, ir.Constant(I64, 1), "monotonic")
+    b.cbranch(b.icmp_signed("<", c, n), run, done)
+    b.position_at_end(run)
+    two = b.mul(c, ir.Constant(I64, 2))
+    begin = b.load(b.gep(bounds, [two], source_etype=I64), typ=I64)
+    end = b.load(b.gep(bounds, [b.add(two, ir.Constant(I64, 1))], source_etype=I64), typ=I64)
+    b.call(kernel, [b.load(b.gep(bufs, [c], source_etype=PTR), typ=PTR), begin, end])
+    b.branch(loop)
+    b.position_at_end(done)
+    b.ret(ir.Constant(PTR, None))
+    return fn
+
+
+def dynamic_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
+                 chunks: list[tuple[int, int]], bufs: list[ir.Value], threads: int) -> None:
+    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk on ``threads`` threads
+    (the caller's among them) that each claim the next chunk when done with one: when
+    another process holds a core, the thread sharing it runs fewer chunks and the call
+    slows in proportion instead of waiting on that thread's fixed share."""
     module = b.module
     n = len(chunks)
+    create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+    join = declare(module, "pthread_join", I32, [I64, PTR])
+    worker_fn = queue_worker(module, kernel)
+    with b.goto_block(entry):
+        b.position_at_start(entry)
+        q = b.alloca(QUEUE)
+        q.type = PTR
+        bufp = b.alloca(PTR, size=ir.Constant(I64, n))
+        bounds = b.alloca(I64, size=ir.Constant(I64, 2 * n))
+        tids = b.alloca(I64, size=ir.Constant(I64, threads))
+        started = b.alloca(I8, size=ir.Constant(I64, threads))
+    for c, (lo, hi) in enumerate(chunks):
+        b.store(bufs[c], b.gep(bufp, [ir.Constant(I64, c)], source_etype=PTR))
+        b.store(ir.Constant(I64, lo), b.gep(bounds, [ir.Constant(I64, 2 * c)], source_etype=I64))
+        b.store(ir.Constant(I64, hi), b.gep(bounds, [ir.Constant(I64, 2 * c + 1)],
+                                             source_etype=I64))
+    for k, v in enumerate([bufp, bounds, ir.Constant(I64, 0), ir.Constant(I64, n)]):
+        f = b.gep(q, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=QUEUE)
+        f.type = PTR
+        b.store(v, f)
+    for t in range(1, threads):
+        tid = b.gep(tids, [ir.Constant(I64, t)], source_etype=I64)
+        rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, q])
+        ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))  # no thread: the others run more
+        b.store(b.zext(ok, I8), b.gep(started, [ir.Constant(I64, t)], source_etype=I8))
+    b.call(worker_fn, [q])
+    for t in range(1, threads):
+        flag = b.load(b.gep(started, [ir.Constant(I64, t)], source_etype=I8), typ=I8)
+        with b.if_then(b.icmp_unsigned("!=", flag, ir.Constant(I8, 0))):
+            tid = b.load(b.gep(tids, [ir.Constant(I64, t)], source_etype=I64), typ=I64)
+            b.call(join, [tid, ir.Constant(PTR, None)])
+
+
+def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
+                  chunks: list[tuple[int, int]], bufs: list[ir.Value],
+                  threads: int | None = None) -> None:
+    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk ``c``, chunks 1.. on
+    threads; returns once all are done.  With fewer ``threads`` than chunks, the threads
+    claim chunks as they go (:func:`dynamic_call`)."""
+    module = b.module
+    n = len(chunks)
+    if threads is not None and 1 < threads < n:
+        dynamic_call(b, entry, kernel, chunks, bufs, threads)
+        return
     if n == 1:
         b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
         return

@@ -25,6 +25,7 @@ from math import prod
 
 import numpy as np
 
+from myc.backends.cpu import fpmode
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.jit import host, optimized_ir
@@ -65,11 +66,13 @@ def _get_pool(workers: int) -> ThreadPoolExecutor:
         return _pool
 
 
-def chunks(plan: Plan, nthreads: int) -> list[tuple[int, int]]:
-    """``[begin, end)`` pieces of the parallel range, one per thread at most."""
+def chunks(plan: Plan, nthreads: int, per_thread: int = 1) -> list[tuple[int, int]]:
+    """``[begin, end)`` pieces of the parallel range, ``per_thread`` per thread at most
+    (native programs hand several to each thread as it becomes free)."""
     extent = plan.extent
     size = extent * plan.row
-    n = min(nthreads, extent) if size > PARALLEL_MIN else 1
+    n = min(nthreads * per_thread, extent, max(nthreads, size // PARALLEL_MIN)) \
+        if size > PARALLEL_MIN and nthreads > 1 else 1
     if n <= 1:
         return [(0, extent)]
     align = ALIGN if len(plan.dims) == 1 else 1
@@ -279,7 +282,8 @@ def cache_key(kernel: Kernel) -> str:
     """Structural hash of the kernel IR (its canonical text, less the kernel's name, so
     the same group in two programs compiles once) and of what codegen depends on."""
     body = kernel.format().split("\n", 1)[1:]
-    text = "\n".join([CODEGEN_VERSION, *host(), repr(kernel.shape), *body])
+    text = "\n".join([CODEGEN_VERSION, *host(), f"subnormals={fpmode.mode()}",
+                      repr(kernel.shape), *body])
     return hashlib.sha256(text.encode()).hexdigest()
 
 

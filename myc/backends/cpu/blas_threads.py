@@ -1,0 +1,98 @@
+"""GEMM on myc's threads: BLAS called single-threaded on row blocks that myc's own
+threads own, so a native program never wakes a second thread pool.
+
+NumPy's OpenBLAS runs a pool of its own whose workers spin for a while after each call.
+With myc's kernel threads and those workers both asking for every core, a machine where
+another process keeps one core busy stalled the W4 MLP step 3-6x (a spinning worker holds
+the core a kernel thread is waiting for).  Here a float product of a native program is
+split by rows of its result into one block per thread (``native_ops.parallel_call``, the
+threads kernels use), and each block is one CBLAS call made with the calling thread's
+BLAS thread count set to 1 (OpenBLAS's ``openblas_set_num_threads_local``, restored
+after the call), so the product never starts OpenBLAS workers.  The user's own NumPy
+calls keep their OpenBLAS settings: the count is per thread and put back.
+
+Where the library lacks ``openblas_set_num_threads_local`` (OpenBLAS before 0.3.27) GEMM
+is called as before, once, with OpenBLAS's own threads.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import itertools
+import os
+
+import numpy as np
+from llvmlite import ir
+
+from myc.backends.cpu import native_ops
+from myc.backends.cpu.emit import I32, I64, PTR
+
+SET_LOCAL = "openblas_set_num_threads_local"
+MIN_FLOPS = 1 << 18  # below this a product runs as one block on the calling thread
+
+
+@functools.cache
+def set_local_address() -> int | None:
+    """Address of NumPy's OpenBLAS ``openblas_set_num_threads_local``, or None."""
+    where = os.path.dirname(np.__file__) + ".libs"
+    try:
+        libs = [os.path.join(where, f) for f in sorted(os.listdir(where))
+                if f.startswith("libscipy_openblas") and ".so" in f]
+    except OSError:
+        return None
+    for path in libs:
+        try:
+            fn = getattr(ctypes.CDLL(path), SET_LOCAL)
+        except (OSError, AttributeError):
+            continue
+        return ctypes.cast(fn, ctypes.c_void_p).value
+    return None
+
+
+def row_blocks(rows: int, m: int, k: int, nthreads: int) -> list[tuple[int, int]]:
+    """``[begin, end)`` row blocks of a ``rows x k @ k x m`` product, one per thread at
+    most; one block when the product is small."""
+    n = min(nthreads, rows) if rows * m * k >= MIN_FLOPS else 1
+    bounds = [rows * i // n for i in range(n + 1)]
+    return [(b, e) for b, e in itertools.pairwise(bounds) if e > b]
+
+
+_counter = itertools.count()
+
+
+def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Function,
+                  flags: list[ir.Constant], ft: ir.Type, ty: ir.Type, rows: int, m: int,
+                  k: int, pa: ir.Value, a_row: int, lda: int, pb: ir.Value, ldb: int,
+                  dst: ir.Value, nthreads: int) -> None:
+    """``dst[rows, m] = op(A) @ op(B)`` as CBLAS calls on row blocks, each on one of
+    myc's threads with BLAS single-threaded; row ``i`` of ``op(A)`` starts ``i * a_row``
+    elements into ``pa`` (``k`` as stored, 1 when A is read transposed)."""
+    module = b.module
+    set_local = module.globals.get(SET_LOCAL)
+    if set_local is None:
+        set_local = ir.Function(module, ir.FunctionType(I32, [I32]), SET_LOCAL)
+        symbols[SET_LOCAL] = set_local_address()
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
+                     f"myc.gemm.{next(_counter)}")
+    fn.linkage = "internal"
+    g = ir.IRBuilder(fn.append_basic_block("entry"))
+    bufs, begin, end = fn.args
+    a_, b_, c_ = (g.load(g.gep(bufs, [ir.Constant(I64, i)], source_etype=PTR), typ=PTR)
+                  for i in range(3))
+    old = g.call(set_local, [ir.Constant(I32, 1)])
+    g.call(gemm, [*flags, g.sub(end, begin), ir.Constant(I64, m), ir.Constant(I64, k),
+                  ir.Constant(ft, 1.0), g.gep(a_, [g.mul(begin, ir.Constant(I64, a_row))],
+                                              source_etype=ty),
+                  ir.Constant(I64, lda), b_, ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
+                  g.gep(c_, [g.mul(begin, ir.Constant(I64, m))], source_etype=ty),
+                  ir.Constant(I64, m)])
+    g.call(set_local, [old])
+    g.ret_void()
+    with b.goto_block(entry):
+        b.position_at_start(entry)
+        arr = b.alloca(PTR, size=ir.Constant(I64, 3))
+    for i, p in enumerate((pa, pb, dst)):
+        b.store(p, b.gep(arr, [ir.Constant(I64, i)], source_etype=PTR))
+    blocks = row_blocks(rows, m, k, nthreads)
+    native_ops.parallel_call(b, entry, fn, blocks, [arr] * len(blocks))
