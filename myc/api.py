@@ -60,7 +60,7 @@ def _executable(source: Source, backend: str) -> Callable:
     not found on disk by source key), or another backend's runner of the graph."""
     from myc.runtime.specialize import SpecializedFunction
 
-    if backend in ("cpu", "opencl"):
+    if backend in ("cpu", "opencl", "cuda"):
         return SpecializedFunction(source.graph, source, backend)
     return pipeline.make_executable(source.parse(), backend)
 
@@ -68,6 +68,11 @@ def _executable(source: Source, backend: str) -> Callable:
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
+    if source.backend == "cuda":  # CUDA arrays in, CuPy arrays out
+        from myc.backends.cuda.host import device_call
+
+        return device_call(lambda a, k: own_outputs(run(*check_args(b.names, tuple(
+            b.bind(a, k))))), args, kwargs)
     return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))
 
 

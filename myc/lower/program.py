@@ -96,7 +96,12 @@ class HostProgram:
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
-        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.backend == "cuda":  # loop and call runners take host values
+            from myc.backends.cuda.host import to_host_values
+
+            out = to_host_values(out)
+        return out
 
     def _steps(self, slots: list[Any]) -> None:
         with np.errstate(all="ignore"):
@@ -146,6 +151,10 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.backend == "cuda":  # results on the host (``myc.backends.cuda.host``)
+            from myc.backends.cuda.host import to_host_values
+
+            values = to_host_values(values)
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -227,6 +236,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
+    if backend == "cuda":  # no GPU: say what to install before compiling anything
+        from myc.backends.cuda.runtime import device
+
+        device()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if fused and not lone and backend == "cpu" and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
@@ -249,7 +262,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
 
     steps = []
     out = typed.output
-    # on OpenCL every array op the kernel IR expresses is a kernel (it runs on the device)
+    # on a device every array op the kernel IR expresses is a kernel (it runs there)
     kernels = _kernels(typed, name, lone or backend != "cpu", backend) if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
@@ -306,6 +319,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
+    if backend == "cuda":  # kernels on the GPU, the other steps on the host
+        from myc.backends.cuda.host import adapt
+
+        adapt(steps)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])), specs=specs,
@@ -573,6 +590,11 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
+        if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
+            from myc.backends.cuda.host import finish_on_device
+
+            outs = self.compiled(list(vals))
+            return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]
         outs = self.compiled(arrays)
@@ -608,6 +630,8 @@ def _compiler(backend: str):
     (or None where that backend's generator does not cover the kernel)."""
     if backend == "opencl":
         from myc.backends.opencl.runtime import compile_kernel
+    elif backend == "cuda":
+        from myc.backends.cuda.runtime import compile_kernel
     else:
         from myc.backends.cpu.runtime import compile_kernel
     return compile_kernel
