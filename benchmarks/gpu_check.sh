@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# The GPU check for backend="cuda", in one go (about 6 minutes at most): versions, the
+# tests/cuda selection, W1-W7 checked against the cpu backend and timed against PyTorch
+# on the same GPU.  Everything lands in $OUT (default ./gpu-check-out); a failing step is
+# logged and the next one runs.  Without a GPU it is a dry run: the GPU tests skip and
+# the workload table records why.
+#
+#   OUT=/some/dir bash benchmarks/gpu_check.sh
+#
+# Optional: WHEELS=dir of wheels to install offline when llvmlite/hypothesis are missing;
+# SIZE=quick|tiny|full (default quick); COMPILE=0 to skip torch.compile.
+set -u
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu-check-out}"
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+SIZE="${SIZE:-quick}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export MYC_CACHE_DIR="$(mktemp -d /tmp/myc-gpu-cache.XXXXXX)"
+LOG="$OUT/gpu_check.log"
+step() { echo "=== $* ($(date +%T))" | tee -a "$LOG"; }
+
+step "device"
+(nvidia-smi || echo "no nvidia-smi") >"$OUT/nvidia-smi.txt" 2>&1
+head -20 "$OUT/nvidia-smi.txt" | tee -a "$LOG"
+
+step "versions"
+for m in numpy llvmlite cupy torch jax pytest hypothesis; do
+  "$PY" -c "import $m; print('$m', $m.__version__)" 2>&1 | tail -1 | tee -a "$LOG"
+done
+if [ -n "${WHEELS:-}" ]; then
+  for m in llvmlite hypothesis; do
+    "$PY" -c "import $m" 2>/dev/null || \
+      "$PY" -m pip install --no-index --find-links "$WHEELS" "$m" 2>&1 | tail -2 | tee -a "$LOG"
+  done
+fi
+"$PY" -c "import cupy; print('gpu available:', cupy.cuda.is_available())" 2>&1 | tail -1 \
+  | tee -a "$LOG"
+command -v ptxas >/dev/null || export PATH="$PATH:$(ls -d /usr/local/cuda*/bin 2>/dev/null | head -1)"
+
+step "tests/cuda (GPU tests first)"
+timeout 150 "$PY" -m pytest -q -x -p no:cacheprovider -o addopts="" -rs tests/cuda/test_gpu.py \
+  >"$OUT/pytest_gpu.log" 2>&1
+echo "exit $?" >>"$OUT/pytest_gpu.log"; tail -15 "$OUT/pytest_gpu.log" | tee -a "$LOG"
+
+step "tests/cuda (emulator and PTX)"
+timeout 120 "$PY" -m pytest -q -x -p no:cacheprovider -o addopts="" -rs tests/cuda \
+  --ignore=tests/cuda/test_gpu.py >"$OUT/pytest_cuda.log" 2>&1
+echo "exit $?" >>"$OUT/pytest_cuda.log"; tail -8 "$OUT/pytest_cuda.log" | tee -a "$LOG"
+
+step "W1-W7: correctness against the cpu backend, then timing against PyTorch"
+COMPILE_FLAG="--compile"; [ "${COMPILE:-1}" = "0" ] && COMPILE_FLAG=""
+timeout 200 "$PY" -m benchmarks.gpu_check --out "$OUT" --size "$SIZE" --budget 1.0 \
+  $COMPILE_FLAG --compile-limit 40 >"$OUT/gpu_check_run.log" 2>&1
+echo "exit $?" >>"$OUT/gpu_check_run.log"; tail -25 "$OUT/gpu_check_run.log" | tee -a "$LOG"
+
+step "done: files in $OUT"
+ls -la "$OUT" | tee -a "$LOG"
