@@ -1,0 +1,70 @@
+"""The CUDA runtime's glue without a GPU: CuPy replaced by ``fake_cupy`` (device arrays
+that refuse to mix with host arrays, kernels launched on the emulator from the PTX's
+plan).  Whole programs W1-W7 with NumPy and with "device" arguments against the cpu
+backend; NumPy in gives NumPy out, device arrays in give device arrays out; kernels hand
+their results to each other on the device; GEMM runs on the device when its operands
+are there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.cuda import fake_cupy
+from tests.cuda.test_programs_emulated import W17, _program, close
+
+
+@pytest.mark.parametrize("w", W17, ids=lambda w: w.name)
+def test_workload_with_host_and_device_arrays(w, monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    args = w.make_inputs(0, "tiny")
+    want = myc.jit(_program(w), backend="cpu")(*args)
+    f = myc.jit(_program(w), backend="cuda")
+    got = f(*args)
+    close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+    leaves = [x for x in (got if isinstance(got, tuple) else (got,))]
+    assert not any(isinstance(x, fake_cupy.FakeArray) for x in leaves)
+    assert fake_cupy.launches, "no kernel was launched"
+    dev = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    got2 = f(*dev)
+
+    def strip(v):
+        if isinstance(v, tuple):
+            return tuple(strip(x) for x in v)
+        if isinstance(v, fake_cupy.FakeArray):
+            return v.get()
+        assert not isinstance(v, np.ndarray), "a host array returned for device arguments"
+        return v
+
+    close(strip(got2), want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+
+
+def mlp_loss(x, w1, w2):
+    h = np.tanh(x @ w1)
+    return np.sum((h @ w2) ** 2) / x.shape[0]
+
+
+def test_kernels_chain_on_the_device_and_gemm_runs_there(monkeypatch, tmp_path):
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+
+    calls = []
+    real = host.HostStep.__call__
+
+    def spy(self, *vals):
+        out = real(self, *vals)
+        calls.append((self.name, any(hasattr(v, "__cuda_array_interface__") for v in vals),
+                      hasattr(out, "__cuda_array_interface__")))
+        return out
+
+    monkeypatch.setattr(host.HostStep, "__call__", spy)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 8))
+    w1 = rng.standard_normal((8, 16))
+    w2 = rng.standard_normal((16, 4))
+    vg = myc.value_and_grad(mlp_loss, argnums=(1, 2))
+    got = myc.jit(vg, backend="cuda")(x, w1, w2)
+    close(got, myc.jit(vg, backend="cpu")(x, w1, w2), rtol=1e-10, atol=1e-12)
+    gemms = [c for c in calls if c[0] in ("matmul", "dot")]
+    assert gemms and any(dev_in and dev_out for _, dev_in, dev_out in gemms), calls
