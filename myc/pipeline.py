@@ -15,7 +15,7 @@ from myc.frontend.lower import parse
 from myc.ir.nodes import Graph
 from myc.ir.verify import verify
 
-STAGES = ("parsed", "ad", "typed", "optimized", "kernels")
+STAGES = ("parsed", "ad", "typed", "optimized", "kernels", "target")
 BACKENDS = ("interp", "cpu", "opencl", "cuda")
 
 

@@ -227,16 +227,18 @@ class _Finish:
 
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
-          backend: str = "cpu") -> HostProgram:
+          backend: str = "cpu", compiler: Any = None) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
     GEMM) is lowered with every array op in a kernel, so that it runs as one native
     function (``HostProgram.native``) instead of a Python loop over steps.
+    ``compiler``: compiles each kernel instead of ``backend`` 's own (``myc.ir`` 's
+    target stage records the kernels of a device backend with it, needing no device).
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
-    if backend == "cuda":  # no GPU: say what to install before compiling anything
+    if backend == "cuda" and compiler is None:  # no GPU: say what to install first
         from myc.backends.cuda.runtime import device
 
         device()
@@ -263,7 +265,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     steps = []
     out = typed.output
     # on a device every array op the kernel IR expresses is a kernel (it runs there)
-    kernels = _kernels(typed, name, lone or backend != "cpu", backend) if fused else {}
+    kernels = _kernels(typed, name, lone or backend != "cpu", backend, compiler) \
+        if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -291,7 +294,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
-                                  backend=backend),
+                                  backend=backend, compiler=compiler),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
@@ -302,7 +305,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             if fn is None:
                 fn = fns[id(tf)] = CallRunner(tf.graph.name, tf.result[1])
                 fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
-                                backend=backend)
+                                backend=backend, compiler=compiler)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               f"invoke {tf.graph.name}"))
             continue
@@ -638,12 +641,12 @@ def _compiler(backend: str):
 
 
 def _kernels(typed: Graph, name: str, lone: bool = False,
-             backend: str = "cpu") -> dict[int, KernelUnit]:
+             backend: str = "cpu", compiler: Any = None) -> dict[int, KernelUnit]:
     """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
     from myc.opt.fusion import fuse
 
     try:
-        compile_kernel = _compiler(backend)
+        compile_kernel = compiler or _compiler(backend)
         from myc.lower.groups import Unfusable, build_kernel
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return {}

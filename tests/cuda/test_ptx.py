@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import tempfile
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 
@@ -109,3 +110,18 @@ def test_unsafe_intrinsics_are_refused_before_llvm_sees_them():
     b.ret(b.call(f, [g.args[0]]))
     with pytest.raises(RuntimeError, match="llvm.sin.f32"):
         to_ptx(m)
+
+
+def row_softmax_sum(x):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    return np.sum(e / np.sum(e, axis=1, keepdims=True) * x)
+
+
+def test_ir_target_stage_gives_the_ptx_without_a_gpu():
+    import myc
+
+    x = np.ones((8, 300), np.float32)
+    text = myc.ir(row_softmax_sum, x, stage="target", backend="cuda")
+    assert "host program" in text and ".target sm_75" in text and ".entry" in text
+    with pytest.raises(myc.MycError, match="stage='target'"):
+        myc.ir(row_softmax_sum, x, stage="target", backend="cpu")
