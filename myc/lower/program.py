@@ -93,6 +93,10 @@ class HostProgram:
     def run_flat(self, values: list[Any]) -> list[Any]:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
+        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+            from myc.backends.cuda.host import to_device_values
+
+            values = to_device_values(values)
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
@@ -137,6 +141,10 @@ class HostProgram:
         for a in args:
             walk(a)
         data = [v for v in leaves if _is_data(v)]
+        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+            from myc.backends.cuda.host import to_device_values
+
+            data = to_device_values(data)
         native = self.native
         values = None
         if native is not None:

@@ -9,6 +9,9 @@ CuPy glue; it returns the list of kernels compiled, for the PTX tests.
 from __future__ import annotations
 
 import os
+from types import SimpleNamespace
+
+import numpy as np
 
 from myc.backends.cuda import runtime
 from myc.backends.cuda.emulate import EmulatedKernel
@@ -19,6 +22,7 @@ class _FakeDevice:
     name = "emulator"
     arch = "sm_75"
     id = 0
+    cp = SimpleNamespace(asarray=np.asarray)  # "device" arrays are host arrays here
 
 
 def emulated(monkeypatch, tmp_path) -> list[Kernel]:

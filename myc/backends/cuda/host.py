@@ -4,6 +4,7 @@
   another kernel stays on the device (``runtime.CompiledKernel`` accepts both kinds).
 - Matrix products whose operand already is on the device run there, through CuPy's
   ``matmul``/``dot`` (cuBLAS).
+- A program's (and a loop body's) array arguments are copied to the GPU once on entry.
 - Every other step (gathers, scatters, fills, scalar arithmetic, the loop and call
   runners) runs the NumPy reference on the host: its device operands are copied back
   first (:class:`HostStep`).  A loop's carried state therefore comes back to the host
@@ -38,6 +39,17 @@ def to_host(v: Any) -> Any:
 
 def to_host_values(values: list[Any]) -> list[Any]:
     return [to_host(v) for v in values]
+
+
+def to_device_values(values: list[Any]) -> list[Any]:
+    """The NumPy arrays among ``values`` copied to the GPU (a program's arguments: copied
+    once, then every kernel and GEMM reading them reads the device copy)."""
+    if not any(isinstance(v, np.ndarray) for v in values):
+        return values
+    from myc.backends.cuda.runtime import device
+
+    cp = device().cp
+    return [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
 
 
 class HostStep:
