@@ -15,23 +15,17 @@ from llvmlite import ir
 
 from myc.backends.cpu.emit import F32, F64, I64, PTR
 from myc.backends.cpu.jit import JitModule
-from myc.backends.cpu.mathlib import ACCURACY
-from myc.backends.cuda import codegen
 from myc.backends.cuda.emulate import EmulatedKernel
 from myc.backends.cuda.fmod import fmod_function
 from myc.lower.kernel import (
-    Binary,
     Buffer,
-    Const,
     Kernel,
     Load,
     Reduce,
-    RowReduce,
-    Store,
-    Unary,
 )
-from tests.cpu.helpers import assert_same, ulp_diff, values
-from tests.cpu.test_exprs import assert_matches, check_group, fusion_group
+from tests.cpu.helpers import assert_same
+from tests.cpu.test_exprs import check_group, fusion_group
+from tests.cuda import checks
 
 
 def run(kernel: Kernel, inputs: list) -> tuple[list, list]:
@@ -44,56 +38,20 @@ def test_random_fusion_groups_match_the_reference(case):
     check_group(case, run)
 
 
-def softmax_kernel(n: int, m: int, dtype: str) -> Kernel:
-    x = Load(0, dtype)
-    mx = RowReduce("max", x)
-    e = Unary("exp", Binary("sub", x, mx))
-    s = RowReduce("sum", e)
-    return Kernel("softmax", (n, m), (Buffer("x", dtype, (n, m)),),
-                  (Store(0, Binary("div", e, s)), Reduce(1, "sum", Unary("log", s), (0, 1)),
-                   Reduce(2, "max", x, (1,)), Reduce(3, "min", x, (0,), True)))
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_softmax_rows_with_special_values(dtype):
-    rng = np.random.default_rng(0)
-    x = (rng.standard_normal((37, 129)) * 30).astype(dtype)
-    x[3, 5] = np.nan
-    x[7, :] = -np.inf
-    x[9, 2] = np.inf
-    kernel = softmax_kernel(37, 129, dtype)
-    got, want = run(kernel, [x])
-    np.testing.assert_allclose(got[0], want[0], rtol=1e-5 if dtype == "float32" else 1e-12)
-    np.testing.assert_allclose(got[1], want[1], rtol=1e-5 if dtype == "float32" else 1e-12)
-    assert_same(got[2], want[2], "row max (NaN propagates)")
-    assert_same(got[3], want[3], "column min")
+    checks.check_softmax_rows(run, dtype)
 
 
 @pytest.mark.parametrize("op", ["sum", "max", "min"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
 def test_long_reductions_split_into_pieces(op, dtype):
-    n = codegen.SPLIT_MIN * 2 + 17  # few outputs, long rows: partials, then a finish
-    rng = np.random.default_rng(1)
-    x = values(rng, (3, n), dtype, specials=False)
-    kernel = Kernel("long", (3, n), (Buffer("x", dtype, (3, n)),),
-                    (Reduce(0, op, Load(0, dtype), (1,)), Reduce(1, op, Load(0, dtype), (0, 1))))
-    ek = EmulatedKernel(kernel)
-    assert ek.plan.partials, "the reduction was not split"
-    got = ek([x])
-    want = kernel.reference([x])
-    assert_matches(kernel, [x], got, want)
+    assert EmulatedKernel(checks.long_kernel(op, dtype)).plan.partials, "not split"
+    checks.check_long_reduction(run, op, dtype)
 
 
 def test_column_reductions_and_int_wrapping():
-    rng = np.random.default_rng(2)
-    big = np.iinfo(np.int64).max
-    x = rng.integers(-big, big, (300, 7))
-    kernel = Kernel("cols", (300, 7), (Buffer("x", "int64", (300, 7)),),
-                    (Reduce(0, "sum", Load(0, "int64"), (0,)),
-                     Store(1, Binary("mul", Load(0, "int64"), Const(3, "int64")))))
-    got, want = run(kernel, [x])
-    assert_same(got[0], want[0], "wrapping int64 sum")
-    assert_same(got[1], want[1], "wrapping int64 product")
+    checks.check_columns_and_int_wrapping(run)
 
 
 @pytest.mark.parametrize("ty", ["float32", "float64"])
@@ -140,23 +98,9 @@ def test_fmod_is_exact(ty):
     assert_same(out, want, "fmod")
 
 
-INEXACT = ["exp", "log", "log1p", "expm1", "tanh", "sigmoid", "sin", "cos", "tan", "arctan"]
-
-
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_transcendentals_within_the_cpu_backends_bounds(dtype):
-    rng = np.random.default_rng(4)
-    x = values(rng, (4000,), dtype)
-    y = values(rng, (4000,), dtype)
-    ops = [(op, Unary(op, Load(0, dtype))) for op in INEXACT] + \
-        [(op, Binary(op, Load(0, dtype), Load(1, dtype))) for op in ("pow", "arctan2")]
-    kernel = Kernel("math", (4000,), (Buffer("x", dtype, (4000,)), Buffer("y", dtype, (4000,))),
-                    tuple(Store(i, e) for i, (_, e) in enumerate(ops)))
-    got, want = run(kernel, [x, y])
-    for (op, _), g, w in zip(ops, got, want, strict=True):
-        # NumPy's float32 SIMD functions have their own few-ulp error (as tests/cpu)
-        bound = ACCURACY[dtype][op] + (8 if dtype == "float32" else 1)
-        assert ulp_diff(g, w).max() <= bound, op
+    checks.check_transcendentals(run, dtype)
 
 
 def test_empty_domain_gives_identities():

@@ -1,19 +1,17 @@
 """``backend="cuda"`` on a real NVIDIA GPU (skipped without CuPy or without a GPU): the
-kernels against the kernel IR's reference (random fusion groups, row and split
-reductions, transcendentals), whole programs W1-W7 against the cpu backend, and the
-array kinds in and out (NumPy in -> NumPy out, CuPy or CUDA torch tensors in -> CuPy
-out)."""
+kernels against the kernel IR's reference (random fusion groups where hypothesis is
+installed, row and split reductions, int64 wrapping, transcendentals, exact mod), whole
+programs W1-W7 against the cpu backend, and the array kinds in and out (NumPy in ->
+NumPy out, CuPy or CUDA torch tensors in -> CuPy out).  Needs only pytest."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
 
 import myc
 from myc.lower.kernel import Kernel
-from tests.cpu.test_exprs import check_group, fusion_group
-from tests.cuda import test_emulator as emu
+from tests.cuda import checks
 
 cupy = pytest.importorskip("cupy")
 try:
@@ -32,52 +30,44 @@ def run(kernel: Kernel, inputs: list) -> tuple[list, list]:
     return got, kernel.reference(inputs)
 
 
-@settings(max_examples=60, deadline=None)
-@given(fusion_group())
-def test_random_fusion_groups_match_the_reference(case):
-    check_group(case, run)
+def test_random_fusion_groups_match_the_reference():
+    hypothesis = pytest.importorskip("hypothesis")
+    from tests.cpu.test_exprs import check_group, fusion_group
+
+    @hypothesis.settings(max_examples=60, deadline=None)
+    @hypothesis.given(fusion_group())
+    def body(case):
+        check_group(case, run)
+
+    body()
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_softmax_rows_with_special_values(dtype, monkeypatch):
-    monkeypatch.setattr(emu, "run", run)
-    emu.test_softmax_rows_with_special_values(dtype)
+def test_softmax_rows_with_special_values(dtype):
+    checks.check_softmax_rows(run, dtype)
 
 
 @pytest.mark.parametrize("op", ["sum", "max", "min"])
 @pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
-def test_long_reductions_split_into_pieces(op, dtype, monkeypatch):
-    monkeypatch.setattr(emu, "EmulatedKernel", lambda k: (lambda ins: run(k, ins)[0]))
-    n = emu.codegen.SPLIT_MIN * 2 + 17
-    rng = np.random.default_rng(1)
-    x = emu.values(rng, (3, n), dtype, specials=False)
-    kernel = Kernel("long", (3, n), (emu.Buffer("x", dtype, (3, n)),),
-                    (emu.Reduce(0, op, emu.Load(0, dtype), (1,)),
-                     emu.Reduce(1, op, emu.Load(0, dtype), (0, 1))))
-    got, want = run(kernel, [x])
-    emu.assert_matches(kernel, [x], got, want)
+def test_long_reductions_split_into_pieces(op, dtype):
+    checks.check_long_reduction(run, op, dtype)
+
+
+def test_column_reductions_and_int_wrapping():
+    checks.check_columns_and_int_wrapping(run)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_transcendentals(dtype, monkeypatch):
-    monkeypatch.setattr(emu, "run", run)
-    emu.test_transcendentals_within_the_cpu_backends_bounds(dtype)
+def test_transcendentals_and_exact_mod(dtype):
+    checks.check_transcendentals(run, dtype)
 
 
-def test_column_reductions_and_int_wrapping(monkeypatch):
-    monkeypatch.setattr(emu, "run", run)
-    emu.test_column_reductions_and_int_wrapping()
-
-
-@pytest.mark.parametrize("w", [pytest.param(w, id=w.name) for w in __import__(
-    "tests.cuda.test_programs_emulated", fromlist=["W17"]).W17])
+@pytest.mark.parametrize("w", checks.W17, ids=lambda w: w.name)
 def test_workload_on_the_gpu(w):
-    from tests.cuda.test_programs_emulated import _program, close
-
     args = w.make_inputs(0, "tiny")
-    got = myc.jit(_program(w), backend="cuda")(*args)
-    want = myc.jit(_program(w), backend="cpu")(*args)
-    close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+    got = myc.jit(checks.program(w), backend="cuda")(*args)
+    want = myc.jit(checks.program(w), backend="cpu")(*args)
+    checks.close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
 
 
 def loss(x, w):
@@ -97,17 +87,24 @@ def test_array_kinds_in_and_out():
     v2, (gx2, gw2) = vg(cupy.asarray(x), cupy.asarray(w))
     assert isinstance(gx2, cupy.ndarray) and isinstance(gw2, cupy.ndarray)
     np.testing.assert_allclose(gx2.get(), want[1][0], rtol=1e-4, atol=1e-5)
-    torch = pytest.importorskip("torch")
+    try:
+        import torch
+    except ImportError:
+        return
     if torch.cuda.is_available():
         v3, (gx3, _) = vg(torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"))
         assert isinstance(gx3, cupy.ndarray)
         np.testing.assert_allclose(gx3.get(), want[1][0], rtol=1e-4, atol=1e-5)
 
 
+def exp_sin(v):
+    return np.exp(v) * 2.0 + np.sin(v)
+
+
 def test_kernels_really_run_on_the_gpu():
     runtime._cache.clear()
     x = np.linspace(-3, 3, 1 << 20).astype(np.float32)
-    got = myc.jit(lambda v: np.exp(v) * 2.0 + np.sin(v), backend="cuda")(x)
+    got = myc.jit(exp_sin, backend="cuda")(x)
     np.testing.assert_allclose(got, np.exp(x) * 2.0 + np.sin(x), rtol=2e-6, atol=1e-6)
     assert runtime._cache and all(isinstance(ck, runtime.CompiledKernel)
                                   for ck in runtime._cache.values())

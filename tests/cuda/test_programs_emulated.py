@@ -9,27 +9,10 @@ import numpy as np
 import pytest
 
 import myc
-from benchmarks.workloads import WORKLOADS
+from tests.cuda.checks import W17, close
+from tests.cuda.checks import program as _program
 from tests.cuda.emulated import emulated
 from tests.cuda.test_ptx import assemble, ptxas_or_skip
-
-W17 = [w for w in WORKLOADS if w.name in ("W1", "W2", "W3", "W4", "W5", "W6", "W7")]
-
-
-def _leaves(v) -> list:
-    return [y for x in v for y in _leaves(x)] if isinstance(v, (tuple, list)) else [v]
-
-
-def close(got, want, rtol: float, atol: float) -> None:
-    for g, w in zip(_leaves(got), _leaves(want), strict=True):
-        assert type(g) is type(w) or np.asarray(g).dtype == np.asarray(w).dtype, (g, w)
-        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol)
-
-
-def _program(w):
-    if w.kind == "value_and_grad":
-        return myc.value_and_grad(w.myc_fn, argnums=w.argnums)
-    return w.myc_fn
 
 
 @pytest.mark.parametrize("w", W17, ids=lambda w: w.name)

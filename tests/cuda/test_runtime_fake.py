@@ -12,7 +12,8 @@ import pytest
 
 import myc
 from tests.cuda import fake_cupy
-from tests.cuda.test_programs_emulated import W17, _program, close
+from tests.cuda.checks import W17, close
+from tests.cuda.checks import program as _program
 
 
 @pytest.mark.parametrize("w", W17, ids=lambda w: w.name)
