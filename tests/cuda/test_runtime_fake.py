@@ -69,3 +69,24 @@ def test_kernels_chain_on_the_device_and_gemm_runs_there(monkeypatch, tmp_path):
     close(got, myc.jit(vg, backend="cpu")(x, w1, w2), rtol=1e-10, atol=1e-12)
     gemms = [c for c in calls if c[0] in ("matmul", "dot")]
     assert gemms and any(dev_in and dev_out for _, dev_in, dev_out in gemms), calls
+
+
+def test_ptx_comes_from_the_disk_cache_the_second_time(monkeypatch, tmp_path):
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import runtime
+    from myc.lower.kernel import Binary, Buffer, Const, Kernel, Load, Store
+
+    k = Kernel("twice", (100,), (Buffer("x", "float32", (100,)),),
+               (Store(0, Binary("mul", Load(0, "float32"), Const(2.0, "float32"))),))
+    x = np.arange(100, dtype=np.float32)
+    first = runtime.compile_kernel(k)
+    np.testing.assert_array_equal(first([x])[0].get(), x * 2)
+    made = []
+    real = runtime.kernel_ptx
+    monkeypatch.setattr(runtime, "kernel_ptx", lambda *a: made.append(a) or real(*a))
+    monkeypatch.setattr(runtime, "_cache", {})
+    again = runtime.compile_kernel(k)
+    assert again is not first and not made, "the PTX was generated again"
+    assert again.ptx == first.ptx and [p.name for p in again.plan.passes] == \
+        [p.name for p in first.plan.passes]
+    np.testing.assert_array_equal(again([x])[0].get(), x * 2)

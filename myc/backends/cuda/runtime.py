@@ -72,6 +72,22 @@ def kernel_ptx(kernel: Kernel, arch: str = DEFAULT_ARCH) -> tuple[str, Plan]:
     return to_ptx(module, arch), plan
 
 
+def _cached_ptx(kernel: Kernel, arch: str, key: str) -> tuple[str, Plan]:
+    """``kernel_ptx``, through the disk cache (``MYC_CACHE_DIR``): a program loaded from
+    disk then needs no LLVM for its kernels.  The plan is made again (no LLVM run)."""
+    from myc.runtime import diskcache
+
+    ptx = diskcache.load("cuda-ptx", key) if key else None
+    if isinstance(ptx, str):
+        from llvmlite import ir
+
+        return ptx, generate(kernel, ir.Module(name=kernel.name))
+    ptx, plan = kernel_ptx(kernel, arch)
+    if key:
+        diskcache.store("cuda-ptx", key, ptx)
+    return ptx, plan
+
+
 def cache_key(kernel: Kernel, arch: str) -> str:
     body = kernel.format().split("\n", 1)[1:]
     text = "\n".join(["cuda1", arch, kernel.name, repr(kernel.shape), *body])
@@ -81,10 +97,10 @@ def cache_key(kernel: Kernel, arch: str) -> str:
 class CompiledKernel:
     """A kernel loaded on the GPU: ``ck(inputs) -> outputs`` (CuPy arrays out)."""
 
-    def __init__(self, kernel: Kernel, dev: _Device):
+    def __init__(self, kernel: Kernel, dev: _Device, key: str = ""):
         self.kernel = kernel
         self.dev = dev
-        self.ptx, self.plan = kernel_ptx(kernel, dev.arch)
+        self.ptx, self.plan = _cached_ptx(kernel, dev.arch, key)
         self.module = dev.cp.cuda.function.Module()
         self.module.load(self.ptx.encode() + b"\0")
         self.fns = {p.name: self.module.get_function(p.name) for p in self.plan.passes}
@@ -137,7 +153,7 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     ck = _cache.get(key)
     if ck is None:
         try:
-            ck = CompiledKernel(kernel, dev)
+            ck = CompiledKernel(kernel, dev, key)
         except Unsupported:
             return None
         _cache[key] = ck
