@@ -90,3 +90,28 @@ def test_ptx_comes_from_the_disk_cache_the_second_time(monkeypatch, tmp_path):
     assert again.ptx == first.ptx and [p.name for p in again.plan.passes] == \
         [p.name for p in first.plan.passes]
     np.testing.assert_array_equal(again([x])[0].get(), x * 2)
+
+
+def exp_twice(x):
+    return np.exp(x) * 2.0 + x
+
+
+def test_device_arguments_are_not_uploaded_again(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = np.linspace(-1, 1, 500)
+    dx = cp.asarray(x)
+    uploads = []
+    real = cp.asarray
+
+    def counting(v):
+        if not isinstance(v, fake_cupy.FakeArray) and np.array_equal(v, x):
+            uploads.append(v)
+        return real(v)
+
+    monkeypatch.setattr(cp, "asarray", counting)
+    got = myc.jit(exp_twice, backend="cuda")(dx)
+    assert isinstance(got, fake_cupy.FakeArray)
+    np.testing.assert_allclose(got.get(), np.exp(x) * 2.0 + x, rtol=1e-13, atol=1e-15)
+    assert not uploads, "the device argument was uploaded again"
+    myc.jit(exp_twice, backend="cuda")(x)
+    assert len(uploads) == 1  # a NumPy argument: once

@@ -10,11 +10,14 @@
   first (:class:`HostStep`).  A loop's carried state therefore comes back to the host
   every iteration, and so do the kernels' scalar results (loop conditions).
 - The program's results are NumPy arrays (:func:`to_host_values`); ``myc.jit`` gives
-  CuPy arrays back when an argument was a CUDA array (:func:`device_call`).
+  CuPy arrays back when an argument was a CUDA array (:func:`device_call`).  Such an
+  argument is copied to the host (the specializer and host steps read host arrays), but
+  the program's kernels read the original, not a new upload.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -49,7 +52,22 @@ def to_device_values(values: list[Any]) -> list[Any]:
     from myc.backends.cuda.runtime import device
 
     cp = device().cp
-    return [cp.asarray(v) if isinstance(v, np.ndarray) else v for v in values]
+    known = getattr(_ORIGINALS, "arrays", None) or {}
+    out = []
+    for v in values:
+        if isinstance(v, np.ndarray):
+            # an argument that came from the GPU (``device_call``): its original, no upload
+            orig = known.get(_buffer_key(v))
+            v = orig if orig is not None else cp.asarray(v)
+        out.append(v)
+    return out
+
+
+_ORIGINALS = threading.local()  # this thread's call's device arguments, by host buffer
+
+
+def _buffer_key(a: np.ndarray) -> tuple:
+    return (a.__array_interface__["data"][0], a.shape, a.dtype.str, a.strides)
 
 
 class HostStep:
@@ -127,5 +145,23 @@ def device_call(run: Callable[[tuple, dict], Any], args: tuple, kwargs: dict) ->
 
             raise MycValueError(f"backend='cuda': an argument is on GPU {where}, but myc "
                                 f"runs on GPU {dev.id} (CuPy's current device)")
-    out = run(_map(args, to_host), {k: _map(v, to_host) for k, v in kwargs.items()})
+    originals: dict[tuple, Any] = {}
+
+    def down(v: Any) -> Any:
+        if not _on_gpu(v):
+            return v
+        h = to_host(v)
+        arr = cp.asarray(v)
+        if arr.flags.c_contiguous:  # the program reads this one instead of a new upload
+            originals[_buffer_key(h)] = arr
+        return h
+
+    host_args = _map(args, down)
+    host_kwargs = {k: _map(v, down) for k, v in kwargs.items()}
+    saved = getattr(_ORIGINALS, "arrays", None)
+    _ORIGINALS.arrays = originals
+    try:
+        out = run(host_args, host_kwargs)
+    finally:
+        _ORIGINALS.arrays = saved
     return _map(out, lambda v: cp.asarray(v) if isinstance(v, np.ndarray) else v)
