@@ -29,7 +29,13 @@ _ON_DEVICE = {"matmul", "dot"}
 
 
 def _on_gpu(v: Any) -> bool:
-    return hasattr(v, "__cuda_array_interface__")
+    """Is ``v`` a CUDA array (CuPy, a CUDA torch tensor...)?"""
+    if type(v) in (np.ndarray, tuple, float, int, bool) or isinstance(v, np.generic):
+        return False  # the common cases, quickly
+    try:
+        return hasattr(v, "__cuda_array_interface__")
+    except Exception:  # noqa: BLE001 - e.g. a torch tensor that requires grad
+        return False
 
 
 def to_host(v: Any) -> Any:
