@@ -37,12 +37,11 @@ from math import prod
 from llvmlite import ir
 
 from myc.backends.cpu.codegen import MEMTYPE, KernelGen
-from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
+from myc.backends.cpu.emit import F32, F64, I1, I64, PTR, Emitter, V, const
 from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cuda.fmod import fmod_function
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
-    FLOATS,
     Const,
     Expr,
     Kernel,
@@ -481,7 +480,7 @@ def add_gpu_entries(module: ir.Module, plan: Plan) -> None:
         b.ret_void()
 
 
-def uses_only_safe_intrinsics(module: ir.Module) -> list[str]:
+def unsafe_intrinsics(module: ir.Module) -> list[str]:
     """The intrinsics ``module`` declares that NVPTX may not lower (empty when safe):
     LLVM aborts the process on some (``llvm.sin``), so this is checked before codegen."""
     bad = []
@@ -496,6 +495,3 @@ SAFE_INTRINSICS = ("llvm.nvvm.", "llvm.fabs.", "llvm.sqrt.", "llvm.fma.", "llvm.
                    "llvm.floor.", "llvm.ceil.", "llvm.rint.", "llvm.copysign.",
                    "llvm.maximum.", "llvm.minimum.", "llvm.smax.", "llvm.smin.",
                    "llvm.fshl.", "llvm.fshr.", "llvm.ctlz.", "llvm.exp2.f32", "llvm.trunc.")
-
-__all__ = ["BLOCK", "FLOATS", "I1", "I8", "Pass", "Plan", "Unsupported", "acc_dtype",
-           "add_gpu_entries", "generate", "is_float", "uses_only_safe_intrinsics"]

@@ -17,7 +17,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from myc.backends.cuda.codegen import uses_only_safe_intrinsics
+from myc.backends.cuda.codegen import unsafe_intrinsics
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_75"
@@ -46,7 +46,7 @@ def new_module(name: str, arch: str = DEFAULT_ARCH) -> ir.Module:
 
 def to_ptx(module: ir.Module, arch: str = DEFAULT_ARCH) -> str:
     """PTX text of ``module`` after LLVM's O3 pipeline for ``arch``."""
-    bad = uses_only_safe_intrinsics(module)
+    bad = unsafe_intrinsics(module)
     if bad:  # NVPTX may abort the process on these: a generator bug
         raise RuntimeError(f"module {module.name} uses intrinsics NVPTX may not lower: {bad}")
     tm = _machine(arch)
