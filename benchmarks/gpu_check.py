@@ -116,7 +116,7 @@ def run_workload(w, size: str, budget: float, compile_limit: float) -> dict:
         sync()
         first = (time.perf_counter() - t0) * 1e3
         res = check(to_numpy_list(out), ref, w.rtol, w.atol)
-        rec["myc_cuda"] = {"first_call_ms": first, "check": res}
+        rec["myc_cuda"] = {"first_call_ms": first, "check": res, "steps": steps_of(f)}
         if res["ok"]:
             rec["myc_cuda"].update(median_ms(lambda: (f(*inputs), sync()), budget))
             import cupy
@@ -151,6 +151,31 @@ def torch_column(rec: dict, w, inputs, ref, budget: float, compiled: bool,
             rec[name] = {"error": f"first call over {compile_limit:.0f} s"}
         except Exception as exc:  # noqa: BLE001
             rec[name] = {"error": _err(exc)}
+
+
+def steps_of(jitted) -> dict:
+    """What the compiled program runs: GPU kernels (and their passes, one launch each)
+    and the other steps by name (GEMM and views on the device when their operands are
+    there, the rest on the host; for reading the timings)."""
+    out: dict[str, Any] = {"kernels": 0, "launches": 0, "host": {}}
+    try:
+        from myc.lower.program import KernelUnit
+
+        for prog in jitted._executable.cache.values():
+            for st in getattr(prog, "steps", []):
+                fn = getattr(st.fn, "fn", st.fn)
+                if isinstance(st.fn, KernelUnit):
+                    out["kernels"] += 1
+                    out["launches"] += len(st.fn.compiled.plan.passes)
+                else:
+                    out["host"][st.name] = out["host"].get(st.name, 0) + 1
+                    body = getattr(fn, "body", None)
+                    if body is not None:
+                        out.setdefault("loop_body_steps", []).append(
+                            [s2.name for s2 in body.steps])
+    except Exception as exc:  # noqa: BLE001 - a report, not a check
+        out["error"] = _err(exc)
+    return out
 
 
 def _cell(rec: dict, key: str) -> str:

@@ -69,6 +69,8 @@ def test_kernels_chain_on_the_device_and_gemm_runs_there(monkeypatch, tmp_path):
     close(got, myc.jit(vg, backend="cpu")(x, w1, w2), rtol=1e-10, atol=1e-12)
     gemms = [c for c in calls if c[0] in ("matmul", "dot")]
     assert gemms and any(dev_in and dev_out for _, dev_in, dev_out in gemms), calls
+    views = [c for c in calls if c[0] in ("mT", "transpose", "reshape") and c[1]]
+    assert views and all(dev_out for _, _, dev_out in views), calls  # stayed on the device
 
 
 def test_ptx_comes_from_the_disk_cache_the_second_time(monkeypatch, tmp_path):

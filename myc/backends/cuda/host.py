@@ -3,7 +3,8 @@
 - Fused kernels run on the GPU and return CuPy arrays: a kernel's result that feeds
   another kernel stays on the device (``runtime.CompiledKernel`` accepts both kinds).
 - Matrix products whose operand already is on the device run there, through CuPy's
-  ``matmul``/``dot`` (cuBLAS).
+  ``matmul``/``dot`` (cuBLAS); so do transposes and reshapes of device arrays (their
+  NumPy references dispatch to CuPy through ``__array_function__``).
 - A program's (and a loop body's) array arguments are copied to the GPU once on entry.
 - Every other step (gathers, scatters, fills, scalar arithmetic, the loop and call
   runners) runs the NumPy reference on the host: its device operands are copied back
@@ -26,6 +27,9 @@ import numpy as np
 from myc.lower.post import Post, finish
 
 _ON_DEVICE = {"matmul", "dot"}
+# views whose NumPy reference (np.swapaxes, np.transpose, np.reshape) CuPy implements
+# through __array_function__: run on a device operand as they are
+_VIEWS = {"mT", "transpose", "reshape"}
 
 
 def _on_gpu(v: Any) -> bool:
@@ -91,6 +95,12 @@ class HostStep:
 
             cp = device().cp
             return getattr(cp, self.name)(*(cp.asarray(v) for v in vals))
+        if self.name in _VIEWS and vals and _on_gpu(vals[0]) and \
+                not any(_on_gpu(v) or isinstance(v, np.ndarray) for v in vals[1:]):
+            try:
+                return self.fn(*vals)
+            except Exception:  # noqa: BLE001 - not covered there: the host runs it
+                pass
         return self.fn(*(to_host(v) for v in vals))
 
     def __str__(self) -> str:
