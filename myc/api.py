@@ -60,7 +60,7 @@ def _executable(source: Source, backend: str) -> Callable:
     not found on disk by source key), or another backend's runner of the graph."""
     from myc.runtime.specialize import SpecializedFunction
 
-    if backend in ("cpu", "opencl"):
+    if backend in ("cpu", "opencl", "cuda"):
         return SpecializedFunction(source.graph, source, backend)
     return pipeline.make_executable(source.parse(), backend)
 
@@ -68,6 +68,11 @@ def _executable(source: Source, backend: str) -> Callable:
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
+    if source.backend == "cuda":  # CUDA arrays in, CuPy arrays out
+        from myc.backends.cuda.host import device_call
+
+        return device_call(lambda a, k: own_outputs(run(*check_args(b.names, tuple(
+            b.bind(a, k))))), args, kwargs)
     return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))
 
 
@@ -248,6 +253,36 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         raise exc.with_traceback(None) from None
 
 
+def _target_code(typed, template, name: str, backend: str) -> str:
+    """Each kernel of the program lowered for ``backend``, in its target language."""
+    from myc.lower.program import lower
+
+    if backend == "cuda":
+        from myc.backends.cuda.runtime import kernel_ptx
+
+        def render(k):
+            return kernel_ptx(k)[0]
+    elif backend == "opencl":
+        from myc.backends.opencl.codegen import generate
+
+        def render(k):
+            return generate(k).source
+    else:
+        raise MycValueError(f"myc.ir: stage='target' is available for backend='cuda' "
+                            f"(PTX) and backend='opencl' (OpenCL C), not '{backend}'")
+    kernels: list[Any] = []
+
+    def record(kernel):
+        kernels.append(kernel)
+        return lambda arrays: None  # never run
+
+    prog = lower(typed, template, name, backend=backend, compiler=record)
+    parts = [prog.describe()]
+    for k in kernels:
+        parts += [f"\n// ---- kernel {k.name} ({backend})", render(k)]
+    return "\n".join(parts)
+
+
 def _zero_tangent(v: Any) -> Any:
     if isinstance(v, tuple):
         return tuple(_zero_tangent(x) for x in v)
@@ -282,8 +317,10 @@ def aot(fn: Callable, signature: Any, output: str, name: str | None = None):
         raise exc.with_traceback(None) from None
 
 
-def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
-    """The program as text after ``stage``: parsed, ad, typed, optimized or kernels.
+def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "cpu") -> str:
+    """The program as text after ``stage``: parsed, ad, typed, optimized, kernels or
+    target (the target code of every kernel ``backend`` compiles: PTX for ``cuda``,
+    OpenCL C for ``opencl``; no device needed).
 
     ``typed`` and later stages specialize on ``example_args`` (like a first call).
     """
@@ -329,6 +366,8 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
             return header + print_graph(typed)
         from myc.lower.program import lower
 
+        if stage == "target":
+            return header + _target_code(typed, template, graph.name, backend)
         return header + lower(typed, template, graph.name).describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None

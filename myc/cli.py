@@ -63,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     p_ir.add_argument("target", help="FILE.py:FUNC or module:FUNC")
     p_ir.add_argument("--args", default="", help="example arguments as Python literals")
     p_ir.add_argument("--stage", default="parsed",
-                      choices=["parsed", "ad", "typed", "optimized", "kernels"])
+                      choices=["parsed", "ad", "typed", "optimized", "kernels", "target"])
+    p_ir.add_argument("--backend", default="cpu",
+                      help="for --stage target: cuda (PTX) or opencl (OpenCL C)")
     p_run = sub.add_parser("run", help="run a function on literal arguments")
     p_run.add_argument("target")
     p_run.add_argument("--args", default="")
@@ -98,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         args = _parse_args(ns.args)
         if ns.command == "ir":
-            print(myc.ir(fn, *args, stage=ns.stage))
+            print(myc.ir(fn, *args, stage=ns.stage, backend=ns.backend))
         else:
             print(myc.jit(fn, backend=ns.backend)(*args))
     except MycError as exc:

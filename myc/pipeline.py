@@ -15,8 +15,8 @@ from myc.frontend.lower import parse
 from myc.ir.nodes import Graph
 from myc.ir.verify import verify
 
-STAGES = ("parsed", "ad", "typed", "optimized", "kernels")
-BACKENDS = ("interp", "cpu", "opencl")
+STAGES = ("parsed", "ad", "typed", "optimized", "kernels", "target")
+BACKENDS = ("interp", "cpu", "opencl", "cuda")
 
 
 def parsed(fn: Any) -> Graph:
@@ -28,7 +28,7 @@ def parsed(fn: Any) -> Graph:
 def make_executable(graph: Graph, backend: str):
     """A callable running ``graph`` on ``backend``.
 
-    ``cpu`` and ``opencl`` specialize per signature and compile fusion groups to kernels
+    ``cpu``, ``opencl`` and ``cuda`` specialize per signature and compile fusion groups to kernels
     for that target (the host program's other steps run natively on the CPU, or NumPy).
     """
     if backend not in BACKENDS:

@@ -93,10 +93,19 @@ class HostProgram:
     def run_flat(self, values: list[Any]) -> list[Any]:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
+        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+            from myc.backends.cuda.host import to_device_values
+
+            values = to_device_values(values)
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
-        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.backend == "cuda":  # loop and call runners take host values
+            from myc.backends.cuda.host import to_host_values
+
+            out = to_host_values(out)
+        return out
 
     def _steps(self, slots: list[Any]) -> None:
         with np.errstate(all="ignore"):
@@ -132,6 +141,10 @@ class HostProgram:
         for a in args:
             walk(a)
         data = [v for v in leaves if _is_data(v)]
+        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+            from myc.backends.cuda.host import to_device_values
+
+            data = to_device_values(data)
         native = self.native
         values = None
         if native is not None:
@@ -146,6 +159,10 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.backend == "cuda":  # results on the host (``myc.backends.cuda.host``)
+            from myc.backends.cuda.host import to_host_values
+
+            values = to_host_values(values)
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -218,15 +235,21 @@ class _Finish:
 
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
-          backend: str = "cpu") -> HostProgram:
+          backend: str = "cpu", compiler: Any = None) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
     GEMM) is lowered with every array op in a kernel, so that it runs as one native
     function (``HostProgram.native``) instead of a Python loop over steps.
+    ``compiler``: compiles each kernel instead of ``backend`` 's own (``myc.ir`` 's
+    target stage records the kernels of a device backend with it, needing no device).
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
+    if backend == "cuda" and compiler is None:  # no GPU: say what to install first
+        from myc.backends.cuda.runtime import device
+
+        device()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if fused and not lone and backend == "cpu" and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
@@ -249,8 +272,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
 
     steps = []
     out = typed.output
-    # on OpenCL every array op the kernel IR expresses is a kernel (it runs on the device)
-    kernels = _kernels(typed, name, lone or backend != "cpu", backend) if fused else {}
+    # on a device every array op the kernel IR expresses is a kernel (it runs there)
+    kernels = _kernels(typed, name, lone or backend != "cpu", backend, compiler) \
+        if fused else {}
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -278,7 +302,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
-                                  backend=backend),
+                                  backend=backend, compiler=compiler),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn))
@@ -289,7 +313,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             if fn is None:
                 fn = fns[id(tf)] = CallRunner(tf.graph.name, tf.result[1])
                 fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
-                                backend=backend)
+                                backend=backend, compiler=compiler)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               f"invoke {tf.graph.name}"))
             continue
@@ -306,6 +330,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
+    if backend == "cuda":  # kernels on the GPU, the other steps on the host
+        from myc.backends.cuda.host import adapt
+
+        adapt(steps)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])), specs=specs,
@@ -573,6 +601,11 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
+        if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
+            from myc.backends.cuda.host import finish_on_device
+
+            outs = self.compiled(list(vals))
+            return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]
         outs = self.compiled(arrays)
@@ -608,18 +641,20 @@ def _compiler(backend: str):
     (or None where that backend's generator does not cover the kernel)."""
     if backend == "opencl":
         from myc.backends.opencl.runtime import compile_kernel
+    elif backend == "cuda":
+        from myc.backends.cuda.runtime import compile_kernel
     else:
         from myc.backends.cpu.runtime import compile_kernel
     return compile_kernel
 
 
 def _kernels(typed: Graph, name: str, lone: bool = False,
-             backend: str = "cpu") -> dict[int, KernelUnit]:
+             backend: str = "cpu", compiler: Any = None) -> dict[int, KernelUnit]:
     """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
     from myc.opt.fusion import fuse
 
     try:
-        compile_kernel = _compiler(backend)
+        compile_kernel = compiler or _compiler(backend)
         from myc.lower.groups import Unfusable, build_kernel
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return {}

@@ -40,7 +40,7 @@ class SpecializedFunction:
                  backend: str = "cpu"):
         self._graph = graph
         self.source = source
-        self.backend = backend  # what kernels are compiled for ("cpu" or "opencl")
+        self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda")
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
@@ -236,6 +236,7 @@ class Source:
         self.graph: Graph | None = None
         self.skey: str | None = None
         self.binding: Binding | None = None
+        self.backend = backend
         self.keyed = backend == "cpu" and not os.environ.get("MYC_NO_SPECIALIZE")
         if self.keyed:
             from myc.runtime import diskcache

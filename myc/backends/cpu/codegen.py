@@ -617,7 +617,7 @@ class KernelGen:
     def fdivmod(self, a: V, b_: V, op: str) -> V:
         """NumPy's ``npy_divmod`` (Python's floor semantics) on floats."""
         e = self.e
-        mod = e.v(e.b.frem(a.v, b_.v))
+        mod = self.frem(a, b_)
         div = (a - mod) / b_
         adjust = mod.ne(0.0) & e.v(e.b.xor(b_.lt(0.0).v, mod.lt(0.0).v))
         if op == "mod":
@@ -630,6 +630,11 @@ class KernelGen:
         q = a / b_
         fl = e.select(div.eq(0.0), e.c(div.ty, 0.0).copysign(q), fl)
         return e.select(b_.eq(0.0), q, fl)
+
+    def frem(self, a: V, b_: V) -> V:
+        """C's ``fmod`` (exact): LLVM's ``frem``, which the host lowers to libm's fmod
+        (a GPU target overrides this: NVPTX lowers ``frem`` inexactly)."""
+        return self.e.v(self.e.b.frem(a.v, b_.v))
 
     def idivmod(self, x: V, y: V, op: str) -> V:
         """Floor division/modulo on int64; by 0 gives 0 and by -1 wraps, as NumPy."""

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The GPU check for backend="cuda", in one go (about 6 minutes at most): versions, the
+# GPU tests, W1-W7 checked against the cpu backend and timed against PyTorch on the same
+# GPU, then the rest of tests/cuda (emulator, ptxas) as time allows.  Everything lands
+# in $OUT (default ./gpu-check-out); a failing step is logged and the next one runs.  Without a GPU it is a dry run: the GPU tests skip and
+# the workload table records why.
+#
+#   OUT=/some/dir bash benchmarks/gpu_check.sh
+#
+# Optional: WHEELS=dir of wheels to install offline when llvmlite/hypothesis are missing;
+# SIZE=quick|tiny|full (default quick); COMPILE=0 to skip torch.compile.
+set -u
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/gpu-check-out}"
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+SIZE="${SIZE:-quick}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export MYC_CACHE_DIR="$(mktemp -d /tmp/myc-gpu-cache.XXXXXX)"
+LOG="$OUT/gpu_check.log"
+step() { echo "=== $* ($(date +%T))" | tee -a "$LOG"; }
+
+step "device"
+(nvidia-smi || echo "no nvidia-smi") >"$OUT/nvidia-smi.txt" 2>&1
+head -20 "$OUT/nvidia-smi.txt" | tee -a "$LOG"
+
+step "versions"
+for m in numpy llvmlite cupy torch jax pytest hypothesis; do
+  "$PY" -c "import $m; print('$m', $m.__version__)" 2>&1 | tail -1 | tee -a "$LOG"
+done
+if [ -n "${WHEELS:-}" ]; then
+  for m in llvmlite hypothesis; do
+    "$PY" -c "import $m" 2>/dev/null || \
+      "$PY" -m pip install --no-index --find-links "$WHEELS" "$m" 2>&1 | tail -2 | tee -a "$LOG"
+  done
+fi
+"$PY" -c "import cupy; print('gpu available:', cupy.cuda.is_available())" 2>&1 | tail -1 \
+  | tee -a "$LOG"
+command -v ptxas >/dev/null || export PATH="$PATH:$(ls -d /usr/local/cuda*/bin 2>/dev/null | head -1)"
+
+step "tests/cuda/test_gpu.py: kernels and programs on the GPU"
+timeout 110 "$PY" -m pytest -q --maxfail=10 -p no:cacheprovider -o addopts="" -rs \
+  tests/cuda/test_gpu.py >"$OUT/pytest_gpu.log" 2>&1
+echo "exit $?" >>"$OUT/pytest_gpu.log"; tail -25 "$OUT/pytest_gpu.log" | tee -a "$LOG"
+
+step "W1-W7: correctness against the cpu backend, then timing against PyTorch"
+COMPILE_FLAG="--compile"; [ "${COMPILE:-1}" = "0" ] && COMPILE_FLAG=""
+timeout 170 "$PY" -m benchmarks.gpu_check --out "$OUT" --size "$SIZE" --budget 1.0 \
+  $COMPILE_FLAG --compile-limit 30 >"$OUT/gpu_check_run.log" 2>&1
+echo "exit $?" >>"$OUT/gpu_check_run.log"; tail -25 "$OUT/gpu_check_run.log" | tee -a "$LOG"
+
+step "tests/cuda: emulator, PTX (ptxas where installed), fake-CuPy glue (what CI runs)"
+timeout 80 "$PY" -m pytest -q -p no:cacheprovider -o addopts="" -rs \
+  tests/cuda/test_runtime_fake.py tests/cuda/test_programs_emulated.py \
+  tests/cuda/test_emulator.py tests/cuda/test_ptx.py >"$OUT/pytest_cuda.log" 2>&1
+echo "exit $?" >>"$OUT/pytest_cuda.log"; tail -8 "$OUT/pytest_cuda.log" | tee -a "$LOG"
+
+step "done: files in $OUT"
+ls -la "$OUT" | tee -a "$LOG"

@@ -1,0 +1,1 @@
+"""The CUDA backend: kernel IR to PTX through LLVM, launched through CuPy."""

@@ -1,0 +1,160 @@
+"""The CUDA device, kernels loaded from PTX, and launches (CuPy).
+
+``compile_kernel(kernel)`` returns a callable with the kernel interface of the other
+backends -- ``ck(inputs) -> outputs`` -- taking NumPy or CuPy arrays (NumPy ones are
+copied to the device) and returning CuPy arrays, so that consecutive kernels of a host
+program hand their arrays over on the device (``host.py`` says what runs where).  The
+passes (``codegen.Plan``) are launched in order on the current stream; nothing is read
+back here.
+
+The GPU is CuPy's current device.  PTX is generated for ``sm_75`` (``MYC_CUDA_ARCH``
+overrides it) and JIT-compiled by the driver for the GPU at hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from typing import Any
+
+import numpy as np
+
+from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, generate
+from myc.backends.cuda.execute import run_plan
+from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
+from myc.errors import MycRuntimeError, MycValueError
+from myc.lower.kernel import Kernel
+
+_lock = threading.Lock()
+_device: _Device | None = None
+_cache: dict[str, CompiledKernel] = {}
+
+INSTALL = ("backend='cuda' needs CuPy and an NVIDIA GPU: pip install 'myc[cuda]' "
+           "(CuPy for CUDA 13; with an older driver, pip install cupy-cuda12x instead)")
+
+
+class _Device:
+    def __init__(self) -> None:
+        try:
+            import cupy
+        except ImportError as exc:
+            raise MycRuntimeError(INSTALL) from exc
+        try:
+            ok = bool(cupy.cuda.is_available())
+        except Exception:  # noqa: BLE001 - a broken driver reads as no GPU
+            ok = False
+        if not ok:
+            raise MycRuntimeError(f"{INSTALL}; CuPy is installed but finds no GPU "
+                                  "(check nvidia-smi and the driver)")
+        self.cp = cupy
+        self.id = cupy.cuda.Device().id
+        props = cupy.cuda.runtime.getDeviceProperties(self.id)
+        name = props.get("name", b"GPU")
+        self.name = name.decode() if isinstance(name, bytes) else str(name)
+        self.arch = os.environ.get("MYC_CUDA_ARCH", DEFAULT_ARCH)
+
+
+def device() -> _Device:
+    """The GPU myc uses (CuPy's current device), opened on first use."""
+    global _device
+    with _lock:
+        if _device is None:
+            _device = _Device()
+        return _device
+
+
+def kernel_ptx(kernel: Kernel, arch: str = DEFAULT_ARCH) -> tuple[str, Plan]:
+    """The PTX of ``kernel`` 's passes and their launch plan (no GPU needed)."""
+    module = new_module(kernel.name, arch)
+    plan = generate(kernel, module)
+    add_gpu_entries(module, plan)
+    return to_ptx(module, arch), plan
+
+
+def _cached_ptx(kernel: Kernel, arch: str, key: str) -> tuple[str, Plan]:
+    """``kernel_ptx``, through the disk cache (``MYC_CACHE_DIR``): a program loaded from
+    disk then needs no LLVM for its kernels.  The plan is made again (no LLVM run)."""
+    from myc.runtime import diskcache
+
+    ptx = diskcache.load("cuda-ptx", key) if key else None
+    if isinstance(ptx, str):
+        from llvmlite import ir
+
+        return ptx, generate(kernel, ir.Module(name=kernel.name))
+    ptx, plan = kernel_ptx(kernel, arch)
+    if key:
+        diskcache.store("cuda-ptx", key, ptx)
+    return ptx, plan
+
+
+def cache_key(kernel: Kernel, arch: str) -> str:
+    body = kernel.format().split("\n", 1)[1:]
+    text = "\n".join(["cuda1", arch, kernel.name, repr(kernel.shape), *body])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+class CompiledKernel:
+    """A kernel loaded on the GPU: ``ck(inputs) -> outputs`` (CuPy arrays out)."""
+
+    def __init__(self, kernel: Kernel, dev: _Device, key: str = ""):
+        self.kernel = kernel
+        self.dev = dev
+        self.ptx, self.plan = _cached_ptx(kernel, dev.arch, key)
+        self.module = dev.cp.cuda.function.Module()
+        self.module.load(self.ptx.encode() + b"\0")
+        self.fns = {p.name: self.module.get_function(p.name) for p in self.plan.passes}
+        self._empty = any(d == 0 for d in kernel.shape)
+
+    def _launch(self, p, bufs: list[Any]) -> None:
+        self.fns[p.name]((p.grid,), (p.block,), tuple(bufs))
+
+    def __call__(self, inputs: list[Any]) -> list[Any]:
+        cp = self.dev.cp
+        k = self.kernel
+        if self._empty:  # nothing to launch: empty outputs, or reductions' identities
+            host = [np.asarray(to_host(a), dtype=b.dtype) for a, b in zip(inputs, k.inputs,
+                                                                          strict=True)]
+            return [cp.asarray(o) for o in k.reference(host)]
+        arrays = []
+        for a, b in zip(inputs, k.inputs, strict=True):
+            arr = on_device(a, b.dtype, self.dev)
+            arrays.append(arr.view(cp.uint8) if b.dtype == "bool" else arr)
+        return run_plan(self.plan, arrays, cp, self._launch)
+
+
+def to_host(v: Any) -> Any:
+    """A CuPy array (or any CUDA array) as NumPy; anything else as it is."""
+    get = getattr(v, "get", None)
+    if get is not None and hasattr(v, "__cuda_array_interface__"):
+        return get()
+    if hasattr(v, "__cuda_array_interface__"):  # e.g. a CUDA torch tensor
+        return device().cp.asarray(v).get()
+    return v
+
+
+def on_device(v: Any, dtype: str, dev: _Device) -> Any:
+    """``v`` as a C-contiguous CuPy array of ``dtype`` on ``dev`` (copied there if need be)."""
+    cp = dev.cp
+    if hasattr(v, "__cuda_array_interface__"):
+        arr = cp.asarray(v)  # no copy: CuPy arrays, CUDA torch tensors...
+        if arr.device.id != dev.id:
+            raise MycValueError(f"backend='cuda': an array on GPU {arr.device.id}, but myc "
+                                f"runs on GPU {dev.id} (CuPy's current device)")
+        return cp.ascontiguousarray(arr.astype(dtype, copy=False))
+    return cp.asarray(np.ascontiguousarray(np.asarray(v, dtype=dtype)))
+
+
+def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
+    """``kernel`` loaded on the GPU (cached by content), or None when the generator
+    does not cover it (the host program then runs that group with NumPy)."""
+    dev = device()
+    key = cache_key(kernel, dev.arch)
+    ck = _cache.get(key)
+    if ck is None:
+        try:
+            ck = CompiledKernel(kernel, dev, key)
+        except Unsupported:
+            return None
+        _cache[key] = ck
+    return ck

@@ -1,0 +1,110 @@
+"""``backend="cuda"`` on a real NVIDIA GPU (skipped without CuPy or without a GPU): the
+kernels against the kernel IR's reference (random fusion groups where hypothesis is
+installed, row and split reductions, int64 wrapping, transcendentals, exact mod), whole
+programs W1-W7 against the cpu backend, and the array kinds in and out (NumPy in ->
+NumPy out, CuPy or CUDA torch tensors in -> CuPy out).  Needs only pytest."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.lower.kernel import Kernel
+from tests.cuda import checks
+
+cupy = pytest.importorskip("cupy")
+try:
+    _has_gpu = bool(cupy.cuda.is_available())
+except Exception:  # noqa: BLE001
+    _has_gpu = False
+pytestmark = pytest.mark.skipif(not _has_gpu, reason="no NVIDIA GPU visible to CuPy")
+
+from myc.backends.cuda import runtime  # noqa: E402
+
+
+def run(kernel: Kernel, inputs: list) -> tuple[list, list]:
+    ck = runtime.compile_kernel(kernel)
+    assert ck is not None, kernel.format()
+    got = [o.get() for o in ck(inputs)]
+    return got, kernel.reference(inputs)
+
+
+def test_random_fusion_groups_match_the_reference():
+    hypothesis = pytest.importorskip("hypothesis")
+    from tests.cpu.test_exprs import check_group, fusion_group
+
+    @hypothesis.settings(max_examples=60, deadline=None)
+    @hypothesis.given(fusion_group())
+    def body(case):
+        check_group(case, run)
+
+    body()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_softmax_rows_with_special_values(dtype):
+    checks.check_softmax_rows(run, dtype)
+
+
+@pytest.mark.parametrize("op", ["sum", "max", "min"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_long_reductions_split_into_pieces(op, dtype):
+    checks.check_long_reduction(run, op, dtype)
+
+
+def test_column_reductions_and_int_wrapping():
+    checks.check_columns_and_int_wrapping(run)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_transcendentals_and_exact_mod(dtype):
+    checks.check_transcendentals(run, dtype)
+
+
+@pytest.mark.parametrize("w", checks.W17, ids=lambda w: w.name)
+def test_workload_on_the_gpu(w):
+    args = w.make_inputs(0, "tiny")
+    got = myc.jit(checks.program(w), backend="cuda")(*args)
+    want = myc.jit(checks.program(w), backend="cpu")(*args)
+    checks.close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+
+
+def loss(x, w):
+    return np.sum(np.tanh(x @ w) ** 2) / x.shape[0]
+
+
+def test_array_kinds_in_and_out():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 32)).astype(np.float32)
+    w = rng.standard_normal((32, 16)).astype(np.float32)
+    vg = myc.jit(myc.value_and_grad(loss, argnums=(0, 1)), backend="cuda")
+    want = myc.jit(myc.value_and_grad(loss, argnums=(0, 1)), backend="cpu")(x, w)
+    v, (gx, gw) = vg(x, w)
+    assert isinstance(gx, np.ndarray) and isinstance(gw, np.ndarray)
+    np.testing.assert_allclose(v, want[0], rtol=1e-4)
+    np.testing.assert_allclose(gw, want[1][1], rtol=1e-4, atol=1e-5)
+    v2, (gx2, gw2) = vg(cupy.asarray(x), cupy.asarray(w))
+    assert isinstance(gx2, cupy.ndarray) and isinstance(gw2, cupy.ndarray)
+    np.testing.assert_allclose(gx2.get(), want[1][0], rtol=1e-4, atol=1e-5)
+    try:
+        import torch
+    except ImportError:
+        return
+    if torch.cuda.is_available():
+        v3, (gx3, _) = vg(torch.as_tensor(x, device="cuda"), torch.as_tensor(w, device="cuda"))
+        assert isinstance(gx3, cupy.ndarray)
+        np.testing.assert_allclose(gx3.get(), want[1][0], rtol=1e-4, atol=1e-5)
+
+
+def exp_sin(v):
+    return np.exp(v) * 2.0 + np.sin(v)
+
+
+def test_kernels_really_run_on_the_gpu():
+    runtime._cache.clear()
+    x = np.linspace(-3, 3, 1 << 20).astype(np.float32)
+    got = myc.jit(exp_sin, backend="cuda")(x)
+    np.testing.assert_allclose(got, np.exp(x) * 2.0 + np.sin(x), rtol=2e-6, atol=1e-6)
+    assert runtime._cache and all(isinstance(ck, runtime.CompiledKernel)
+                                  for ck in runtime._cache.values())

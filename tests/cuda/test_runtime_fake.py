@@ -1,0 +1,119 @@
+"""The CUDA runtime's glue without a GPU: CuPy replaced by ``fake_cupy`` (device arrays
+that refuse to mix with host arrays, kernels launched on the emulator from the PTX's
+plan).  Whole programs W1-W7 with NumPy and with "device" arguments against the cpu
+backend; NumPy in gives NumPy out, device arrays in give device arrays out; kernels hand
+their results to each other on the device; GEMM runs on the device when its operands
+are there."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.cuda import fake_cupy
+from tests.cuda.checks import W17, close
+from tests.cuda.checks import program as _program
+
+
+@pytest.mark.parametrize("w", W17, ids=lambda w: w.name)
+def test_workload_with_host_and_device_arrays(w, monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    args = w.make_inputs(0, "tiny")
+    want = myc.jit(_program(w), backend="cpu")(*args)
+    f = myc.jit(_program(w), backend="cuda")
+    got = f(*args)
+    close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+    leaves = [x for x in (got if isinstance(got, tuple) else (got,))]
+    assert not any(isinstance(x, fake_cupy.FakeArray) for x in leaves)
+    assert fake_cupy.launches, "no kernel was launched"
+    dev = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    got2 = f(*dev)
+
+    def strip(v):
+        if isinstance(v, tuple):
+            return tuple(strip(x) for x in v)
+        if isinstance(v, fake_cupy.FakeArray):
+            return v.get()
+        assert not isinstance(v, np.ndarray), "a host array returned for device arguments"
+        return v
+
+    close(strip(got2), want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+
+
+def mlp_loss(x, w1, w2):
+    h = np.tanh(x @ w1)
+    return np.sum((h @ w2) ** 2) / x.shape[0]
+
+
+def test_kernels_chain_on_the_device_and_gemm_runs_there(monkeypatch, tmp_path):
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+
+    calls = []
+    real = host.HostStep.__call__
+
+    def spy(self, *vals):
+        out = real(self, *vals)
+        calls.append((self.name, any(hasattr(v, "__cuda_array_interface__") for v in vals),
+                      hasattr(out, "__cuda_array_interface__")))
+        return out
+
+    monkeypatch.setattr(host.HostStep, "__call__", spy)
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((32, 8))
+    w1 = rng.standard_normal((8, 16))
+    w2 = rng.standard_normal((16, 4))
+    vg = myc.value_and_grad(mlp_loss, argnums=(1, 2))
+    got = myc.jit(vg, backend="cuda")(x, w1, w2)
+    close(got, myc.jit(vg, backend="cpu")(x, w1, w2), rtol=1e-10, atol=1e-12)
+    gemms = [c for c in calls if c[0] in ("matmul", "dot")]
+    assert gemms and any(dev_in and dev_out for _, dev_in, dev_out in gemms), calls
+    views = [c for c in calls if c[0] in ("mT", "transpose", "reshape") and c[1]]
+    assert views and all(dev_out for _, _, dev_out in views), calls  # stayed on the device
+
+
+def test_ptx_comes_from_the_disk_cache_the_second_time(monkeypatch, tmp_path):
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import runtime
+    from myc.lower.kernel import Binary, Buffer, Const, Kernel, Load, Store
+
+    k = Kernel("twice", (100,), (Buffer("x", "float32", (100,)),),
+               (Store(0, Binary("mul", Load(0, "float32"), Const(2.0, "float32"))),))
+    x = np.arange(100, dtype=np.float32)
+    first = runtime.compile_kernel(k)
+    np.testing.assert_array_equal(first([x])[0].get(), x * 2)
+    made = []
+    real = runtime.kernel_ptx
+    monkeypatch.setattr(runtime, "kernel_ptx", lambda *a: made.append(a) or real(*a))
+    monkeypatch.setattr(runtime, "_cache", {})
+    again = runtime.compile_kernel(k)
+    assert again is not first and not made, "the PTX was generated again"
+    assert again.ptx == first.ptx and [p.name for p in again.plan.passes] == \
+        [p.name for p in first.plan.passes]
+    np.testing.assert_array_equal(again([x])[0].get(), x * 2)
+
+
+def exp_twice(x):
+    return np.exp(x) * 2.0 + x
+
+
+def test_device_arguments_are_not_uploaded_again(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = np.linspace(-1, 1, 500)
+    dx = cp.asarray(x)
+    uploads = []
+    real = cp.asarray
+
+    def counting(v):
+        if not isinstance(v, fake_cupy.FakeArray) and np.array_equal(v, x):
+            uploads.append(v)
+        return real(v)
+
+    monkeypatch.setattr(cp, "asarray", counting)
+    got = myc.jit(exp_twice, backend="cuda")(dx)
+    assert isinstance(got, fake_cupy.FakeArray)
+    np.testing.assert_allclose(got.get(), np.exp(x) * 2.0 + x, rtol=1e-13, atol=1e-15)
+    assert not uploads, "the device argument was uploaded again"
+    myc.jit(exp_twice, backend="cuda")(x)
+    assert len(uploads) == 1  # a NumPy argument: once
