@@ -117,6 +117,8 @@ class HostProgram:
                 except MycError as exc:
                     raise exc.with_loc(st.loc) from None
                 except Exception as exc:  # noqa: BLE001 - located like the evaluator's
+                    if _from_signal(exc):
+                        raise  # a signal handler's exception (Ctrl-C in a native loop)
                     raise translate_exception(exc, st.name, st.loc) from None
 
     def run(self, args: list[Any]) -> Any:
@@ -157,6 +159,15 @@ class HostProgram:
                     raise GuardFailed(self.name)
             values = values[:n]
         return _rebuild(self.template, iter(values))
+
+
+def _from_signal(exc: BaseException) -> bool:
+    """Was ``exc`` raised by the user's SIGINT handler as a native loop stopped?"""
+    try:
+        from myc.backends.cpu.interrupt import took
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return False
+    return took(exc)
 
 
 def _short(v: Any) -> str:

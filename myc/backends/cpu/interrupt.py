@@ -146,8 +146,19 @@ def disarm() -> None:
     """The end of the call ``arm`` armed: SIGINT only marks Python's signal again."""
     _state["depth"] -= 1
     if _state["depth"] == 0:
-        _CELLS[_ARMED] = 0
+        _CELLS[_ARMED] = 0  # (the flag stays up until ``interrupted`` or ``took``)
+
+
+def took(exc: BaseException) -> bool:
+    """Did ``exc`` come from a SIGINT handler run as a native call returned?  CPython
+    may run the handler at any bytecode after the call, before ``interrupted`` does:
+    the step runner asks here before it turns an exception into a ``MycError``."""
+    if getattr(exc, "myc_from_signal", False):
+        return True
+    if _CELLS[_FLAG] and threading.get_ident() == _MAIN:
         _CELLS[_FLAG] = 0
+        return True
+    return False
 
 
 def interrupted() -> bool:
@@ -158,5 +169,12 @@ def interrupted() -> bool:
     if not _CELLS[_FLAG] or threading.get_ident() != _MAIN:
         return False
     _CELLS[_FLAG] = 0
-    ctypes.pythonapi.PyErr_CheckSignals()  # raises what the handler raised
+    try:
+        ctypes.pythonapi.PyErr_CheckSignals()
+    except Exception as exc:  # the user's handler raised: not an error of the program
+        try:
+            exc.myc_from_signal = True  # (the step runner passes it on as it is)
+        except AttributeError:
+            pass
+        raise
     return True
