@@ -21,6 +21,7 @@ at 136); elsewhere native loops are not interruptible, as before.
 
 from __future__ import annotations
 
+import _signal  # (signal.getsignal converts to an enum: 100x slower per call)
 import ctypes
 import signal
 import sys
@@ -31,7 +32,8 @@ import llvmlite.binding as llvm
 SYMBOL = "myc_interrupt"  # the i32 flag generated code reads (an external global)
 
 _CELLS = (ctypes.c_int32 * 2)()  # [the flag, armed?]
-_FLAG, _ARMED = 0, 1
+_FLAG = ctypes.c_int32.from_buffer(_CELLS, 0)
+_ARMED = ctypes.c_int32.from_buffer(_CELLS, 4)
 _PREV = ctypes.c_void_p(0)  # the C handler ours chains to
 _SA_SIGINFO = 4
 _FLAGS_OFF = 136  # sa_flags in glibc's struct sigaction (x86-64 and aarch64)
@@ -115,11 +117,11 @@ def arm() -> bool:
     if _state["depth"]:
         _state["depth"] += 1
         return True
-    py = signal.getsignal(signal.SIGINT)
+    py = _signal.getsignal(signal.SIGINT)
     if py is not _state.get("python") and not _install(py):
         return False
-    _CELLS[_FLAG] = 0
-    _CELLS[_ARMED] = 1
+    _FLAG.value = 0
+    _ARMED.value = 1
     _state["depth"] = 1
     return True
 
@@ -146,7 +148,7 @@ def disarm() -> None:
     """The end of the call ``arm`` armed: SIGINT only marks Python's signal again."""
     _state["depth"] -= 1
     if _state["depth"] == 0:
-        _CELLS[_ARMED] = 0  # (the flag stays up until ``interrupted`` or ``took``)
+        _ARMED.value = 0  # (the flag stays up until ``interrupted`` or ``took``)
 
 
 def took(exc: BaseException) -> bool:
@@ -155,8 +157,8 @@ def took(exc: BaseException) -> bool:
     the step runner asks here before it turns an exception into a ``MycError``."""
     if getattr(exc, "myc_from_signal", False):
         return True
-    if _CELLS[_FLAG] and threading.get_ident() == _MAIN:
-        _CELLS[_FLAG] = 0
+    if _FLAG.value and threading.get_ident() == _MAIN:
+        _FLAG.value = 0
         return True
     return False
 
@@ -166,9 +168,9 @@ def interrupted() -> bool:
     handlers run here (the default one raises ``KeyboardInterrupt``); False when none
     was pending, or a handler returned (the caller then goes on as for any bail-out:
     the step-by-step runner, where Python sees signals itself)."""
-    if not _CELLS[_FLAG] or threading.get_ident() != _MAIN:
+    if not _FLAG.value or threading.get_ident() != _MAIN:
         return False
-    _CELLS[_FLAG] = 0
+    _FLAG.value = 0
     try:
         ctypes.pythonapi.PyErr_CheckSignals()
     except Exception as exc:  # the user's handler raised: not an error of the program
