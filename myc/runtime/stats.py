@@ -81,7 +81,9 @@ def report(reason: str, message: str, loc: Location | None = None,
     """The fallback's warning (once per ``warned`` set and reason) or, under
     MYC_STRICT=1, its error.  The warning is attributed to the user's line."""
     if strict():
-        raise MycFallbackError(f"{message} [fallback: {reason}; MYC_STRICT is set]", loc)
+        raise MycFallbackError(f"{message} [{reason}]", loc,
+                               hint="MYC_STRICT=1 makes every fallback an error; without "
+                               "it this call runs, with a MycFallbackWarning")
     if warned is None:
         if (reason, message) in _seen:
             return
