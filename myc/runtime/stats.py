@@ -48,6 +48,7 @@ class Stats:
     compiles: int = 0  # programs made (one per signature, plus variants)
     recompiles: list[str] = field(default_factory=list)  # why each variant was made
     fallbacks: dict[str, int] = field(default_factory=dict)
+    why: dict[str, str] = field(default_factory=dict)  # reason -> its first message
     warned: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -57,7 +58,8 @@ class Stats:
                  f"  evaluator calls {self.evaluator_calls}",
                  f"  compiles        {self.compiles}"]
         lines += [f"  recompile: {why}" for why in self.recompiles]
-        lines += [f"  fallback {k}: {n}" for k, n in sorted(self.fallbacks.items())]
+        lines += [f"  fallback {k}: {n} ({self.why.get(k, '')})"
+                  for k, n in sorted(self.fallbacks.items())]
         return "\n".join(lines)
 
     def ran(self, native: bool) -> None:
@@ -70,6 +72,7 @@ class Stats:
     def fallback(self, reason: str, message: str, loc: Location | None = None) -> None:
         """Count a fallback; warn once per reason (or raise, under MYC_STRICT=1)."""
         self.fallbacks[reason] = self.fallbacks.get(reason, 0) + 1
+        self.why.setdefault(reason, message + (f" at {loc}" if loc is not None else ""))
         report(reason, f"{self.function}: {message}", loc, self.warned)
 
 

@@ -41,7 +41,15 @@ def fd_grad(fn, args, i):
 # compares the compiled side with the evaluator must know it compared compiled code: a
 # program not listed here must have no evaluator call, one listed must still have some
 # (when it compiles after all, take it off the list).
-EVALUATOR: dict[str, str] = {}
+EVALUATOR: dict[str, str] = {
+    "sh_dot": "np.dot of arrays with more than 2 dimensions (some of its argument sets)",
+    "e_np_power_py_scalars": "no shape rule for np_first (np.power of two Python scalars)",
+    "t_aug_f32_by_f64": "no shape rule for aug_assign (a float32 array updated in place "
+                        "by a float64 one)",
+    "p_shadow_builtin": "max/min of operands of different types as a value",
+    "x_max_as_value": "max/min of operands of different types as a value",
+    "x_min_passed": "max/min of operands of different types as a value",
+}
 
 
 def assert_compiled(jitted, name: str | None = None) -> None:
@@ -51,7 +59,8 @@ def assert_compiled(jitted, name: str | None = None) -> None:
         return
     s = jitted.stats()
     name = name or s.function
-    reason = next((r for k, r in EVALUATOR.items() if k in s.function or k == name), None)
+    reason = next((r for k, r in EVALUATOR.items()
+                   if k in (name, s.function) or s.function.endswith(f"({k})")), None)
     if reason is None:
         assert s.evaluator_calls == 0, (
             f"{name}: {s.evaluator_calls} compiled-side call(s) were served by the "
