@@ -131,3 +131,24 @@ def test_ir_kernels_says_native_or_stepped():
     assert "# loop at line" in text and "runs natively" in text
     text = myc.ir(path_typed, np.ones(3), stage="kernels")
     assert "# runs stepped" in text and "does not cover" in text
+
+
+def sin_taylor(x):
+    ans = 0.0
+    term = x
+    i = 0
+    while abs(term) > 1e-7:
+        ans = ans + term
+        i = i + 1
+        term = -term * x * x / ((2 * i) * (2 * i + 1))
+    return ans
+
+
+def test_second_derivative_through_a_while_loop_stays_compiled():
+    """Issue 14's example: each call that takes another number of terms used to run on
+    the evaluator (seconds per call); now each is a variant of the signature."""
+    g2 = myc.grad(myc.grad(sin_taylor))
+    for x in [1.0, 1.5, 1.0, 1.5, 1.0]:
+        assert g2(x) == pytest.approx(-np.sin(x), abs=1e-5)
+    s = g2.stats()
+    assert s.evaluator_calls == 0 and s.compiled_calls == 5 and len(s.recompiles) == 1

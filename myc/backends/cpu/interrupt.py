@@ -42,7 +42,9 @@ _SIZE = 256  # room for the struct on any glibc target
 llvm.add_symbol(SYMBOL, ctypes.addressof(_CELLS))
 
 _MAIN = threading.main_thread().ident
-_state = {"depth": 0}
+_UNSEEN = object()
+# python: the Python-level handler when we last looked; ours: is our C handler in force
+_state: dict = {"depth": 0, "python": _UNSEEN, "ours": False}
 
 
 class _Sigaction:
@@ -118,7 +120,10 @@ def arm() -> bool:
         _state["depth"] += 1
         return True
     py = _signal.getsignal(signal.SIGINT)
-    if py is not _state.get("python") and not _install(py):
+    if py is not _state["python"]:  # first call, or the user set another handler
+        _state["ours"] = _install()
+        _state["python"] = py
+    if not _state["ours"]:
         return False
     _FLAG.value = 0
     _ARMED.value = 1
@@ -126,22 +131,14 @@ def arm() -> bool:
     return True
 
 
-def _install(py) -> bool:
-    """Put ours in front of the C handler in force; ``py``: the Python-level handler
-    that goes with it (a change of it means ours was replaced)."""
-    _state["python"] = None
+def _install() -> bool:
+    """Put ours in front of the C handler in force (False: none to chain to)."""
     sa = _sigaction()
-    if sa is None:
-        return False
-    if sa.call(signal.SIGINT, None, sa.seen) != 0:
+    if sa is None or sa.call(signal.SIGINT, None, sa.seen) != 0:
         return False
     if ctypes.c_void_p.from_buffer(sa.seen, 0).value == sa.ours:
-        _state["python"] = py  # still ours (the handler was set again from C)
-        return True
-    if not sa.make(sa.seen.raw) or sa.call(signal.SIGINT, sa.new, None) != 0:
-        return False
-    _state["python"] = py
-    return True
+        return True  # still ours (the Python-level handler was changed from C)
+    return sa.make(sa.seen.raw) and sa.call(signal.SIGINT, sa.new, None) == 0
 
 
 def disarm() -> None:
