@@ -348,7 +348,8 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed") -> str:
         from myc.lower.nativity import describe
         from myc.lower.program import lower
 
-        prog = lower(typed, template, graph.name)
+        backend = "opencl" if getattr(fn, "backend", "cpu") == "opencl" else "cpu"
+        prog = lower(typed, template, graph.name, backend=backend)
         return header + describe(prog) + prog.describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None
