@@ -6,7 +6,8 @@ on every call.  A call that decides differently used to run on the reference eva
 (seconds where compiled code takes milliseconds) and, after three such calls, stayed
 there.  Now the signature keeps up to ``MAX_VARIANTS`` programs, one per set of
 decisions met, tried most recently successful first; a call none of them takes is
-specialized again on its own decisions.  Past the bound a miss runs on the evaluator
+specialized again on its own decisions (unless the program was specialized on a float's
+value: such values rarely repeat).  Past the bound a miss runs on the evaluator
 (a ``guard-miss`` fallback), and after ``MAX_MISSES`` such misses the signature stays
 there (``guard-misses``).  Variants live in memory only (the disk cache keeps the first).
 """
@@ -98,7 +99,7 @@ def guarded(sf, prog, args: tuple) -> Any:
                     vs.remove(v)
                     vs.insert(0, v)
         return out
-    if len(vs) < MAX_VARIANTS:
+    if len(vs) < MAX_VARIANTS and _repeatable(prog.guards):
         new = _variant(sf, args, vs)
         if new is not None:
             with sf._lock:
@@ -148,6 +149,14 @@ def _variant(sf, args: tuple, known: list[Any]):
         return None
     sf.stats.compiles += 1
     return prog
+
+
+def _repeatable(guards: list) -> bool:
+    """Can another call meet these decisions again?  Not a program specialized on a
+    float's value (``np.linspace(a, b, n)`` of float ``a``): each new value would be one
+    more compile, so such misses go to the evaluator at once."""
+    return all(kind == "truth" or np.asarray(expected).dtype.kind in "biuSU"
+               for kind, expected in guards)
 
 
 def _same(a: list, b: list) -> bool:

@@ -152,3 +152,18 @@ def test_second_derivative_through_a_while_loop_stays_compiled():
         assert g2(x) == pytest.approx(-np.sin(x), abs=1e-5)
     s = g2.stats()
     assert s.evaluator_calls == 0 and s.compiled_calls == 5 and len(s.recompiles) == 1
+
+
+def linspace_open(a, b):
+    return np.linspace(a, b, 4, endpoint=False) ** 2  # specialized on a's and b's values
+
+
+def test_no_variants_for_decisions_on_float_values():
+    f = myc.jit(linspace_open)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for a in [0.5, 0.6, 0.7]:
+            np.testing.assert_allclose(f(a, 2.0), linspace_open(a, 2.0))
+    s = f.stats()
+    assert not s.recompiles and s.compiled_calls == 1 and s.evaluator_calls == 2
+    assert s.fallbacks == {"guard-miss": 2}
