@@ -471,7 +471,6 @@ class NativeLoop:
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
             _poll_interrupt(module, b, bail_if)  # a call tree can be exponential
 
-
         def io_ptr() -> ir.Value:
             at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
             p = b.load(at, typ=PTR)
