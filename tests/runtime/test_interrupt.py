@@ -47,9 +47,15 @@ def _interrupt(tmp_path, backend="cpu", size=8, native_off=False, handler="") ->
         expect = "on_int"
     else:
         expect = "signal.default_int_handler"
+    code = _CHILD.format(backend=backend, size=size, native_off=native_off,
+                         handler=custom, expect=expect)
+    return _run_child(tmp_path, code, native_off)
+
+
+def _run_child(tmp_path, code: str, native_off: bool = False) -> str:
+    """Run ``code`` until it prints "ready", interrupt it 0.5 s later, its output."""
     child = tmp_path / "child.py"  # (myc reads functions' source from files)
-    child.write_text(_CHILD.format(backend=backend, size=size, native_off=native_off,
-                                   handler=custom, expect=expect))
+    child.write_text(code)
     env = dict(os.environ)
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
@@ -91,3 +97,28 @@ def test_ctrl_c_stops_the_evaluator(tmp_path):
 def test_the_users_handler_runs_and_is_kept(tmp_path):
     handler = "def on_int(sig, frame):\n    raise Custom()"
     assert "Custom" in _interrupt(tmp_path, handler=handler)
+
+
+_FIB = """
+import numpy as np
+import myc
+
+def fib(x):
+    if x < 2.0:
+        return x
+    return fib(x - 1.0) + fib(x - 2.0)
+
+f = myc.jit(fib)
+assert f(10.0) == 55.0
+assert "runs natively" in myc.ir(fib, 10.0, stage="kernels").splitlines()[0]
+print("ready", flush=True)
+try:
+    f(80.0)  # 10^16 calls on the machine stack
+except KeyboardInterrupt:
+    print("KeyboardInterrupt", flush=True)
+print("handler kept", flush=True)
+"""
+
+
+def test_ctrl_c_stops_native_recursion(tmp_path):
+    assert "KeyboardInterrupt" in _run_child(tmp_path, _FIB)
