@@ -2,6 +2,7 @@
 
 from myc.errors import (
     MycError,
+    MycFallbackError,
     MycIndexError,
     MycNameError,
     MycRuntimeError,
@@ -15,6 +16,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "MycError",
+    "MycFallbackError",
+    "MycFallbackWarning",
     "MycIndexError",
     "MycNameError",
     "MycRuntimeError",
@@ -26,8 +29,9 @@ __all__ = [
 ]
 
 from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
+from myc.runtime.stats import MycFallbackWarning, Stats, stats  # noqa: E402
 
-__all__ += ["aot", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]
+__all__ += ["Stats", "aot", "grad", "ir", "jit", "jvp", "stats", "value_and_grad", "vjp"]
 
 # Load the LLVM backend with the package rather than inside the first call, so that a
 # first call's latency measures compilation (or a disk-cache hit), not imports.

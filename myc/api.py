@@ -47,6 +47,10 @@ class Jitted:
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
+    def stats(self):
+        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        return _stats_of(self._executable, self.__name__, self.backend)
+
     def __get__(self, obj, objtype=None):  # behave like a plain function in classes
         return self if obj is None else functools.partial(self, obj)
 
@@ -62,7 +66,17 @@ def _executable(source: Source, backend: str) -> Callable:
 
     if backend in ("cpu", "opencl", "cuda"):
         return SpecializedFunction(source.graph, source, backend)
-    return pipeline.make_executable(source.parse(), backend)
+    from myc.runtime.stats import Counted
+
+    graph = source.parse()
+    return Counted(pipeline.make_executable(graph, backend), graph.name, backend)
+
+
+def _stats_of(run: Any, name: str, backend: str):
+    from myc.runtime.stats import Stats
+
+    record = getattr(run, "stats", None)
+    return record if isinstance(record, Stats) else Stats(name, backend)
 
 
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
@@ -129,6 +143,10 @@ class Transformed:
             return _call(self._source, self._run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
+
+    def stats(self):
+        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        return _stats_of(self._run, self.__name__, self.backend)
 
     def __repr__(self) -> str:
         return f"<myc {self.__name__}>"
@@ -364,10 +382,13 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
         optimize(typed)
         if stage == "optimized":
             return header + print_graph(typed)
+        from myc.lower.nativity import describe
         from myc.lower.program import lower
 
         if stage == "target":
             return header + _target_code(typed, template, graph.name, backend)
-        return header + lower(typed, template, graph.name).describe()
+        kernels_for = "opencl" if "opencl" in (backend, getattr(fn, "backend", "cpu")) else "cpu"
+        prog = lower(typed, template, graph.name, backend=kernels_for)
+        return header + describe(prog) + prog.describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None

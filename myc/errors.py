@@ -109,3 +109,8 @@ class MycValueError(MycError):
 
 class MycRuntimeError(MycError):
     """A failure while running compiled code (division by zero, recursion too deep)."""
+
+
+class MycFallbackError(MycError):
+    """Under ``MYC_STRICT=1``: a call would have left compiled code (for the reference
+    evaluator, NumPy, or op by op) -- what is otherwise a ``MycFallbackWarning``."""

@@ -28,7 +28,6 @@ source (registered with ``linecache``) because myc compiles from source.
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
 import linecache
 from collections.abc import Callable, Sequence
@@ -182,11 +181,6 @@ def _close(a: float, b: float, rtol: float, atol: float, scale: float = 0.0) -> 
 
 def _name(f: Any) -> str:
     return getattr(f, "__qualname__", None) or getattr(f, "__name__", repr(f))
-
-
-def jvp_available() -> bool:
-    """Whether forward mode has landed (``myc/ad/forward.py``)."""
-    return importlib.util.find_spec("myc.ad.forward") is not None
 
 
 # ------------------------------------------------------------------ structure checks
@@ -408,7 +402,7 @@ def check_grads(f: Callable, args: Sequence[Any], argnums: int | Sequence[int] |
                     f"difference {fd:.10g} (eps={eps}, rtol={rtol}, atol={atol})"],
                 bad, checked, "VJP"))
 
-    if "fwd" in modes and jvp_available():
+    if "fwd" in modes:
         out, tout = myc.jvp(f, args, tangents_for(args, direction))
         assert_tree_close(out, want, 1e-9, 1e-12, f"check_grads({_name(f)}): jvp's primal output")
         fd_tree = prob.fd_tree(direction)

@@ -293,3 +293,25 @@ show(lambda: myc.jit(forever)(0))
 # --- block backend_stage
 show(lambda: myc.jit(broadcast, backend="gpu")(1.0, 2.0))
 show(lambda: myc.ir(broadcast, 1.0, 2.0, stage="lowered"))
+
+
+# --- block fallback
+import os  # noqa: E402
+import warnings  # noqa: E402
+
+
+def dot3(x):
+    return np.dot(np.ones((2, 3, 3)), x)
+
+
+f = myc.jit(dot3)
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    f(a3)
+    f(a3)
+for w in caught:
+    print(f"{w.category.__name__}: {w.message}")
+print(f.stats())
+os.environ["MYC_STRICT"] = "1"
+show(lambda: myc.jit(dot3)(a3))
+del os.environ["MYC_STRICT"]

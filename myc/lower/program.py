@@ -22,6 +22,7 @@ from myc.infer.abstract import AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
+from myc.runtime.stats import lowering_fallback, note_run
 
 
 class GuardFailed(Exception):  # noqa: N818 - a control signal
@@ -125,6 +126,8 @@ class HostProgram:
                 except MycError as exc:
                     raise exc.with_loc(st.loc) from None
                 except Exception as exc:  # noqa: BLE001 - located like the evaluator's
+                    if _from_signal(exc):
+                        raise  # a signal handler's exception (Ctrl-C in a native loop)
                     raise translate_exception(exc, st.name, st.loc) from None
 
     def run(self, args: list[Any]) -> Any:
@@ -152,6 +155,7 @@ class HostProgram:
 
             try:
                 values = list(native(data))
+                note_run(True)
             except Bailout:
                 values = None  # Python's semantics decide this call: run the steps
         if values is None:
@@ -172,6 +176,15 @@ class HostProgram:
                     raise GuardFailed(self.name)
             values = values[:n]
         return _rebuild(self.template, iter(values))
+
+
+def _from_signal(exc: BaseException) -> bool:
+    """Was ``exc`` raised by the user's SIGINT handler as a native loop stopped?"""
+    try:
+        from myc.backends.cpu.interrupt import took
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return False
+    return took(exc)
 
 
 def _short(v: Any) -> str:
@@ -673,7 +686,12 @@ def _kernels(typed: Graph, name: str, lone: bool = False,
         else:
             compiled = compile_kernel(plan.kernel)
             if compiled is None:  # not covered by this backend: NumPy runs the program
-                return {}  # (all of it: groups elided into this one are not computed)
+                lowering_fallback(  # (all of it: groups elided into this one are not
+                    f"{backend}-kernel",  # computed)
+                    f"kernel {plan.kernel.name} cannot be generated for {backend}; the "
+                    "whole program runs on NumPy instead of kernels",
+                    grp.members[0].loc if grp.members else None)
+                return {}
             unit = KernelUnit(plan, grp.members, compiled, backend)
         for m in grp.members:
             if m.id not in grp.borrowed:
@@ -725,7 +743,10 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
                 pending.pop(k)
                 break
         else:  # groups are convex; should a bug make them cyclic, run op by op instead
-            if os.environ.get("MYC_STRICT"):
+            if os.environ.get("MYC_STRICT") == "internal":
                 raise AssertionError("fusion groups form a cycle")
+            lowering_fallback("fusion-cycle", "its fusion groups form a cycle (a "
+                              "compiler bug); this program runs op by op, unfused",
+                              order[0].loc if order else None)
             return schedule_units(order, {})
     return [units[i] for i in done]

@@ -5,14 +5,14 @@ and bools) is traced once into a flat typed program (``myc.infer.trace``), optim
 (``myc.opt``) and lowered into a host program of kernels and library calls
 (``myc.lower``).  A signature whose control flow depends on array or float data cannot
 be specialized (``GraphBreak``); it runs on the reference evaluator, and that choice
-is cached too.
+is cached too.  Every call is counted in ``stats`` (``myc.runtime.stats``); a guarded
+program whose decisions differ is specialized again (``myc.runtime.variants``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,9 +22,9 @@ import numpy as np
 from myc.backends.interp import Interpreter
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
+from myc.runtime.stats import Stats, compiling
 
 _FALLBACK = object()
-_MAX_MISSES = 3
 
 
 class SpecializedFunction:
@@ -44,6 +44,10 @@ class SpecializedFunction:
         self.cache: dict[Any, Any] = {}
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
+        self.variants: dict[Any, list[Any]] = {}  # guarded programs per signature
+        name = graph.name if graph is not None else \
+            source.binding.name if source is not None and source.binding else "?"
+        self.stats = Stats(name, backend)
         self._fingerprint: str | None = None
         self._interp: Interpreter | None = None
         self._lock = threading.Lock()
@@ -117,7 +121,9 @@ class SpecializedFunction:
             if brk is not None:
                 self.breaks[key] = brk
             optimize(typed)
-            prog = lower(typed, template, self.graph.name, backend=self.backend)
+            with compiling(self.stats):
+                prog = lower(typed, template, self.graph.name, backend=self.backend)
+            self.stats.compiles += 1
             for k in (disk_key, src_key):
                 if k is not None:
                     diskcache.store("program", k, prog)
@@ -130,31 +136,21 @@ class SpecializedFunction:
         except Exception as exc:  # an internal failure: never the user's problem
             if os.environ.get("MYC_STRICT"):
                 raise
-            warnings.warn(f"myc: specializing {self.graph.name} failed internally "
-                          f"({type(exc).__name__}: {exc}); running it on the reference "
-                          "evaluator", RuntimeWarning, stacklevel=3)
+            self.stats.fallback("internal", "specializing failed internally "
+                                f"({type(exc).__name__}: {exc}); this signature runs on "
+                                "the reference evaluator", self.graph.loc)
             self.breaks[key] = GraphBreak(f"internal: {exc}")
             return _FALLBACK
 
     def __call__(self, *args: Any) -> Any:
-        from myc.errors import MycError
-        from myc.lower.program import GuardFailed
+        from myc.runtime import variants
 
         prog = self.program(list(args))
         if prog is None:
-            return self.interp.run(*args)
+            return variants.evaluate(self, args)
         if not prog.guards:
-            return prog.run(list(args))
-        try:
-            return prog.run(list(args))
-        except (GuardFailed, MycError):
-            # another path through the data-dependent control flow (or an error the
-            # evaluator will report properly): evaluate; give up guarding after repeats
-            key = tuple(signature_key(a) for a in args)
-            self.misses[key] = self.misses.get(key, 0) + 1
-            if self.misses[key] >= _MAX_MISSES:
-                self.cache[key] = _FALLBACK
-            return self.interp.run(*args)
+            return variants.run(self, prog, args)
+        return variants.guarded(self, prog, args)
 
 
 # settings that change what a signature compiles to (the others -- thread count,

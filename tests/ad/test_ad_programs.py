@@ -23,7 +23,6 @@ try:
         assert_tree_close,
         check_grads,
         has_float_leaf,
-        jvp_available,
     )
 except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
     from gradcheck import (
@@ -31,7 +30,6 @@ except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on
         assert_tree_close,
         check_grads,
         has_float_leaf,
-        jvp_available,
     )
 
 CASES = [pytest.param(fn, args, argnums, id=f"{fn.__name__}-{i}")
@@ -55,8 +53,6 @@ def _is_scalar_float(v):
 
 @pytest.mark.parametrize("fn, args", SCALAR_CASES)
 def test_reverse_equals_forward_on_scalar_programs(fn, args):
-    if not jvp_available():
-        pytest.skip("forward mode has not landed")
     assert all(_is_scalar_float(a) for a in args)
     assert _is_scalar_float(fn(*args))
     for i in range(len(args)):

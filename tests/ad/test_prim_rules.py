@@ -25,9 +25,9 @@ from myc.prims import REGISTRY, bprops, jvps
 from . import prim_fns as F
 
 try:
-    from tests.gradcheck import check_grad_elementwise, check_grads, jvp_available
+    from tests.gradcheck import check_grad_elementwise, check_grads
 except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
-    from gradcheck import check_grad_elementwise, check_grads, jvp_available
+    from gradcheck import check_grad_elementwise, check_grads
 
 SETTINGS = settings(max_examples=25, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -409,8 +409,6 @@ def test_every_differentiable_primitive_has_a_bprop_rule():
 
 
 def test_every_differentiable_primitive_has_a_jvp_rule():
-    if not jvp_available():
-        pytest.skip("forward mode has not landed")
     missing = [n for n in _differentiable()
                if n not in STRUCTURAL_ONLY and not inspect.isfunction(
                    getattr(jvps, f"jvp_{n}", None))]
@@ -493,9 +491,8 @@ def test_max_reduction_ties_split_evenly():
     w = np.array([1.0, 2.0])
     _, pullback = myc.vjp(F.max_axis1, m)
     np.testing.assert_allclose(pullback(w)[0], [[0, 0.5, 0.5], [2 / 3, 2 / 3, 2 / 3]])
-    if jvp_available():
-        _, t = myc.jvp(F.max_all, (x,), (np.array([1.0, 10.0, 20.0, 5.0]),))
-        assert t == pytest.approx(15.0)
+    _, t = myc.jvp(F.max_all, (x,), (np.array([1.0, 10.0, 20.0, 5.0]),))
+    assert t == pytest.approx(15.0)
 
 
 def test_maximum_minimum_ties_split_evenly():
@@ -507,9 +504,8 @@ def test_maximum_minimum_ties_split_evenly():
         dx, dy = pullback(np.ones(3))
         np.testing.assert_array_equal(dx, expect_x)
         np.testing.assert_array_equal(dy, expect_y)
-        if jvp_available():
-            _, t = myc.jvp(fn, (x, y), (np.ones(3), np.zeros(3)))
-            np.testing.assert_array_equal(t, expect_x)
+        _, t = myc.jvp(fn, (x, y), (np.ones(3), np.zeros(3)))
+        np.testing.assert_array_equal(t, expect_x)
 
 
 def test_abs_sign_floor_ceil_derivatives_at_kinks():

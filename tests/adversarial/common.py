@@ -34,3 +34,38 @@ def fd_grad(fn, args, i):
         return np.array([fd(fn, args, i, idx) for idx in np.ndindex(a.shape)]).reshape(
             a.shape)
     return fd(fn, args, i, None)
+
+
+# Programs whose compiled calls are known to be served by the reference evaluator (a
+# fallback myc reports with a MycFallbackWarning), each with the reason.  A battery that
+# compares the compiled side with the evaluator must know it compared compiled code: a
+# program not listed here must have no evaluator call, one listed must still have some
+# (when it compiles after all, take it off the list).
+EVALUATOR: dict[str, str] = {
+    "sh_dot": "np.dot of arrays with more than 2 dimensions (some of its argument sets)",
+    "e_np_power_py_scalars": "no shape rule for np_first (np.power of two Python scalars)",
+    "t_aug_f32_by_f64": "no shape rule for aug_assign (a float32 array updated in place "
+                        "by a float64 one)",
+    "p_shadow_builtin": "max/min of operands of different types as a value",
+    "x_max_as_value": "max/min of operands of different types as a value",
+    "x_min_passed": "max/min of operands of different types as a value",
+}
+
+
+def assert_compiled(jitted, name: str | None = None) -> None:
+    """``jitted`` (a myc.jit/grad/value_and_grad object on cpu or opencl) served every
+    call with compiled code -- or, for a program in ``EVALUATOR``, with the evaluator."""
+    if getattr(jitted, "backend", "cpu") == "interp":
+        return
+    s = jitted.stats()
+    name = name or s.function
+    reason = next((r for k, r in EVALUATOR.items()
+                   if k in (name, s.function) or s.function.endswith(f"({k})")), None)
+    if reason is None:
+        assert s.evaluator_calls == 0, (
+            f"{name}: {s.evaluator_calls} compiled-side call(s) were served by the "
+            f"reference evaluator:\n{s!r}")
+    else:
+        assert s.evaluator_calls > 0, (
+            f"{name} is listed as served by the evaluator ({reason}) but ran compiled: "
+            f"take it off EVALUATOR in tests/adversarial/common.py\n{s!r}")

@@ -26,7 +26,7 @@ import pytest
 
 import myc
 from myc.errors import MycError, MycIndexError, MycNameError
-from tests.adversarial.common import fd_grad
+from tests.adversarial.common import assert_compiled, fd_grad
 
 # -- helpers ----------------------------------------------------------------------------
 
@@ -104,6 +104,7 @@ def check_calls(fn, argsets, rtol=None):
         want = _outcome(fn, args)
         _agree(fn, "cpu", want, _outcome(jc, args), args, rtol)
         _agree(fn, "interp", want, _outcome(ji, args), args, rtol)
+    assert_compiled(jc)
 
 
 def check_grad(fn, argsets, argnums=0, rtol=1e-4, atol=1e-6):
@@ -126,6 +127,8 @@ def check_grad(fn, argsets, argnums=0, rtol=1e-4, atol=1e-6):
             np.testing.assert_allclose(a, fd, rtol=rtol, atol=atol, err_msg=where)
             np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-15, err_msg=where)
             assert np.asarray(a).shape == np.shape(args[i]), where
+    assert_compiled(g, fn.__name__)
+    assert_compiled(vg, fn.__name__)
 
 
 def check_jvp(fn, argsets, tangent_of, rtol=1e-4, atol=1e-6, eps=1e-6):

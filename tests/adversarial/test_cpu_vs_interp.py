@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import myc
+from tests.adversarial.common import assert_compiled
 
 RNG = np.random.default_rng(1234)
 
@@ -79,8 +80,10 @@ def _call(fn, args):
 def check_jit(fn, *args, rtol=None, python=True):
     """cpu vs interp, and (when ``python``) both vs CPython."""
     ref_i = _call(myc.jit(fn, backend="interp"), args)
-    got = _call(myc.jit(fn), args)
+    jc = myc.jit(fn)
+    got = _call(jc, args)
     assert_same(ref_i, got, rtol)
+    assert_compiled(jc)
     if python:
         assert_same(_call(fn, args), got, rtol)
 
@@ -93,6 +96,7 @@ def check_calls(fn, argsets, rtol=None, python=True):
         assert_same(_call(ji, args), got, rtol)
         if python:
             assert_same(_call(fn, args), got, rtol)
+    assert_compiled(jc)
 
 
 def check_vg(fn, argsets, argnums=0, rtol=None):
@@ -107,6 +111,8 @@ def check_vg(fn, argsets, argnums=0, rtol=None):
         assert_same(want, _call(vg, args), rtol)
         assert_same(want, _call(vgj, args), rtol)
         assert_same(_call(refg, args), _call(g, args), rtol)
+    for j in (vg, vgj, g):
+        assert_compiled(j, fn.__name__)
 
 
 # -- programs: dtypes -----------------------------------------------------------------

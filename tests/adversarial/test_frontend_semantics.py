@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 import myc
+from tests.adversarial.common import assert_compiled
 from tests.backends import BACKENDS
 
 # -- comparison helpers ---------------------------------------------------------------
@@ -94,6 +95,7 @@ def check(fn, *args, backends=BACKENDS):
             assert_same(ref, got, path=f"[{be}] out")
         except AssertionError as e:
             raise AssertionError(f"{e}\n  CPython: {ref!r}\n  myc:     {got!r}") from None
+        assert_compiled(jf)
 
 
 # -- module-level state read by programs -----------------------------------------------

@@ -34,7 +34,7 @@ from myc.errors import (
     MycTypeError,
     MycValueError,
 )
-from tests.adversarial.common import copy_args, fd_grad
+from tests.adversarial.common import assert_compiled, copy_args, fd_grad
 from tests.backends import BACKENDS
 
 # -- helpers ----------------------------------------------------------------------------
@@ -129,6 +129,8 @@ def check_calls(fn, argsets, rtol=None, backends=BACKENDS):
         want = _outcome(fn, args)
         for b, j in jitted.items():
             _agree(fn, b, want, _outcome(j, args, check_inputs=True), args, rtol)
+    for j in jitted.values():
+        assert_compiled(j)
 
 
 def check_raises(fn, argsets, cls=MycError, backends=BACKENDS):
@@ -168,6 +170,8 @@ def check_grad(fn, argsets, argnums=0, rtol=1e-5, atol=1e-7):
             assert np.shape(a) == np.shape(args[i]), where
             if isinstance(args[i], np.ndarray):
                 assert isinstance(a, np.ndarray) and a.dtype == args[i].dtype, where
+    assert_compiled(g, fn.__name__)
+    assert_compiled(vg, fn.__name__)
 
 
 def _fd_dir(fn, args, tans, eps=1e-6):

@@ -38,7 +38,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, native_ops
+from myc.backends.cpu import blas_threads, interrupt, native_ops
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
@@ -359,6 +359,7 @@ class NativeLoop:
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
                       (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
         self._fn = _FN(self._jit.address(self.symbol))
+        self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
 
     def _restore(self, plan: NativePlan) -> bool:
         """Take the machine code and buffers of an earlier build of this very program
@@ -471,6 +472,7 @@ class NativeLoop:
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
+            _poll_interrupt(module, b, bail_if)  # a call tree can be exponential
 
         def io_ptr() -> ir.Value:
             at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
@@ -575,6 +577,8 @@ class NativeLoop:
         done = fn.append_basic_block("exit")
         b.branch(loop)
         b.position_at_end(loop)
+        if not self.once:  # Ctrl-C: once per iteration, a bail-out Python turns into it
+            _poll_interrupt(module, b, bail_if)
         if self.tape:  # record the state this iteration starts from
             cnt = b.load(count_cell, typ=I64)
             more = fn.append_basic_block("tape_room")
@@ -1331,10 +1335,17 @@ class NativeLoop:
             count = np.zeros((), np.int64)
             keep += [cap, count]
             io[k], io[k + 1] = cap.ctypes.data, count.ctypes.data
-        status = self._fn(ctypes.addressof(io))
+        armed = self.polls and interrupt.arm()
+        try:
+            status = self._fn(ctypes.addressof(io))
+        finally:
+            if armed:
+                interrupt.disarm()
         if status == 2:
             raise _TapeFull()
         if status:
+            if armed:
+                interrupt.interrupted()  # a SIGINT: raises KeyboardInterrupt
             raise Bailout(self.symbol)
         out = []
         for e, ((is_slot, x), arr) in enumerate(zip(self.exit_outputs, results, strict=True)):
@@ -1356,6 +1367,16 @@ class NativeLoop:
             st = [specs[p] for p in self.body.params[:self.nstate]]
             out += [Tape(tapes, n, st), n]
         return tuple(out)
+
+
+def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
+    """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
+    (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
+    flag = module.globals.get(interrupt.SYMBOL)
+    if flag is None:
+        flag = ir.GlobalVariable(module, I32, interrupt.SYMBOL)
+    v = b.load_atomic(flag, "monotonic", 4, typ=I32)
+    bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
 
 
 def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:

@@ -167,7 +167,8 @@ class CompiledKernel:
 
 def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     """``kernel`` built for the OpenCL device (cached by content), or None when the
-    generator does not cover it (the host program then runs that group with NumPy)."""
+    generator does not cover it (the host program then runs with NumPy -- all of it, not
+    only that group -- and says so with a ``MycFallbackWarning``)."""
     dev = device()
     key = cache_key(kernel, dev)
     ck = _cache.get(key)

@@ -1,0 +1,59 @@
+"""Why a host program runs as one native function or as steps from Python.
+
+``myc.ir(..., stage="kernels")`` and the docs say which; a program that steps is not
+wrong, but it pays Python's dispatch per step (per iteration, for a loop that steps),
+so users should be able to see it and why.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+
+def describe(prog: Any) -> str:
+    """One comment line per decision: the program's, and each loop's."""
+    lines = [f"# runs {_mode(prog)}"]
+    for st in prog.steps:
+        native = getattr(st.fn, "native", "none")
+        if native == "none":
+            continue  # not a loop
+        where = f" at line {st.loc.line}" if st.loc is not None else ""
+        how = "natively (one native function)" if native is not None else \
+            f"stepped from Python, one iteration at a time ({_why(st.fn.body, st.fn)})"
+        lines.append(f"# loop{where} runs {how}")
+    return "\n".join(lines) + "\n"
+
+
+def _mode(prog: Any) -> str:
+    if prog.native is not None:
+        return "natively: the whole program is one native function"
+    return f"stepped: a Python loop over its steps ({_why(prog, None)})"
+
+
+def _why(prog: Any, loop: Any) -> str:
+    """Why ``prog`` (a whole program, or ``loop``'s body) is not native code."""
+    from myc.lower.program import LoopRunner
+
+    if os.environ.get("MYC_NO_NATIVE_LOOPS"):
+        return "MYC_NO_NATIVE_LOOPS is set"
+    if getattr(prog, "backend", "cpu") != "cpu":
+        return f"native host programs are CPU only, this is {prog.backend}"
+    if loop is None and any(isinstance(st.fn, LoopRunner) for st in prog.steps):
+        return "it holds a data-dependent loop, which runs as its own native function " \
+            "where it can"
+    try:
+        from myc.backends.cpu.loopgen import NativeLoop, Unsupported, _once_view
+    except ImportError:  # pragma: no cover - the kernel backend is optional
+        return "the native code generator is not available"
+    try:
+        if loop is None:
+            NativeLoop(_once_view(prog), 0)
+        else:
+            NativeLoop(prog, loop.nstate, loop.tape)
+    except Unsupported as exc:
+        return f"the native generator does not cover {exc}"
+    except Exception as exc:  # noqa: BLE001 - a description, not a run
+        return f"{type(exc).__name__}: {exc}"
+    return "a step the native generator does not cover (a program over " \
+        "400 operations, or one with NumPy-only steps)"
