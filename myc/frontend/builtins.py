@@ -43,7 +43,9 @@ NP_LIBRARY = {
     "expand_dims": "expand_dims", "squeeze": "squeeze", "ravel": "ravel",
     "var": "var", "std": "std", "outer": "outer", "diag": "diag", "eye": "eye",
     "identity": "identity", "triu": "triu", "tril": "tril", "repeat": "repeat",
-    "roll": "roll", "linalg.norm": "norm", "prod": "prod",
+    "roll": "roll", "linalg.norm": "norm", "prod": "prod", "flip": "flip",
+    "fliplr": "fliplr", "flipud": "flipud", "swapaxes": "swapaxes", "moveaxis": "moveaxis",
+    "take": "take", "tile": "tile", "trace": "trace", "meshgrid": "meshgrid",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first
@@ -51,6 +53,7 @@ NP_LIBRARY = {
 METHOD_LIBRARY = {
     "ravel": "ravel", "flatten": "flatten", "squeeze": "squeeze", "var": "var",
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
+    "swapaxes": "swapaxes", "take": "take", "trace": "trace",
 }
 
 _MATH = {

@@ -129,6 +129,10 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
+    if id(fn) in B.LIBRARY:  # np.logaddexp itself (myc.jit(np.logaddexp)): its library code
+        from myc.frontend import np_library
+
+        fn = getattr(np_library, B.LIBRARY[id(fn)])
     graph_of = getattr(fn, "__myc_graph__", None)
     if graph_of is not None:  # an object built by a transform (grad, jvp, ...)
         return graph_of()

@@ -270,3 +270,61 @@ def cumsum(a, axis=None, dtype=None, out=None):
     if not (P.is_none(dtype) and P.is_none(out)):
         return P.lib_error("np.cumsum: dtype= and out= are not supported")
     return P.cumsum(a, axis)
+
+
+def flip(m, axis=None):
+    return m[P.flip_index(np.ndim(m), axis)]
+
+
+def fliplr(m):
+    if np.ndim(m) < 2:
+        return P.lib_error("np.fliplr: the input must be at least 2-d")
+    return m[:, ::-1]
+
+
+def flipud(m):
+    if np.ndim(m) < 1:
+        return P.lib_error("np.flipud: the input must be at least 1-d")
+    return m[::-1]
+
+
+def swapaxes(a, axis1, axis2):
+    return np.transpose(a, P.swap_perm(np.ndim(a), axis1, axis2))
+
+
+def moveaxis(a, source, destination):
+    return np.transpose(a, P.move_perm(np.ndim(a), source, destination))
+
+
+def take(a, indices, axis=None):
+    if P.is_none(axis):
+        return np.reshape(a, (-1,))[indices]
+    return a[P.axis_prefix(np.ndim(a), axis) + (indices,)]
+
+
+def tile(A, reps):
+    inter, wide, final = P.tile_shapes(np.shape(A), reps)
+    return np.reshape(np.broadcast_to(np.reshape(A, inter), wide), final)
+
+
+def trace(a, offset=0):
+    if np.ndim(a) != 2:
+        return P.lib_error("np.trace: only 2-d arrays are supported")
+    return np.sum(diag(a, offset))
+
+
+def meshgrid(x1, x2, indexing="xy", sparse=False, copy=True):
+    a = np.reshape(x1, (-1,))
+    b = np.reshape(x2, (-1,))
+    if indexing == "xy":
+        xa = np.reshape(a, (1, -1))
+        xb = np.reshape(b, (-1, 1))
+    elif indexing == "ij":
+        xa = np.reshape(a, (-1, 1))
+        xb = np.reshape(b, (1, -1))
+    else:
+        return P.lib_error("np.meshgrid: indexing must be 'xy' or 'ij'")
+    if sparse:
+        return (xa, xb)
+    shape = (np.shape(xa)[0] * np.shape(xb)[0], np.shape(xa)[1] * np.shape(xb)[1])
+    return (np.broadcast_to(xa, shape), np.broadcast_to(xb, shape))

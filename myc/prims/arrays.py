@@ -161,3 +161,56 @@ register("reduced_axes", "ndim axis", reduced_axes, differentiable=False)
 register("is_none", "x", lambda x: x is None, differentiable=False)
 register("is_int", "x", lambda x: isinstance(x, (int, np.integer)) and not isinstance(
     x, (bool, np.bool_)), differentiable=False)
+
+
+def axis_prefix(ndim: int, axis: int) -> tuple:
+    """The full slices before ``axis``: ``prefix + (index,)`` indexes along ``axis``."""
+    return (slice(None),) * _axis(axis, ndim)
+
+
+def flip_index(ndim: int, axis) -> tuple:
+    """The basic index reversing ``axis`` (an int, a tuple, or None: every axis)."""
+    axes = range(ndim) if axis is None else _axes(axis, ndim)
+    return tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim))
+
+
+def swap_perm(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
+    perm = list(range(ndim))
+    a, b = _axis(axis1, ndim), _axis(axis2, ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+def move_perm(ndim: int, source, destination) -> tuple[int, ...]:
+    src = _axes(source, ndim)
+    dst = _axes(destination, ndim)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    order = [n for n in range(ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return tuple(order)
+
+
+def tile_shapes(shape: tuple, reps) -> tuple[tuple, tuple, tuple]:
+    """``np.tile`` as reshape -> broadcast -> reshape: the three shapes."""
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    if any(isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer))
+           for r in reps):
+        raise TypeError("np.tile: reps must be ints known when the program is compiled")
+    nd = max(len(shape), len(reps))
+    shape = (1,) * (nd - len(shape)) + tuple(shape)
+    reps = (1,) * (nd - len(reps)) + tuple(int(r) for r in reps)
+    inter = tuple(d for s in shape for d in (1, s))
+    wide = tuple(d for r, s in zip(reps, shape, strict=True) for d in (r, s))
+    return inter, wide, tuple(r * s for r, s in zip(reps, shape, strict=True))
+
+
+for _name, _fn in [("axis_prefix", axis_prefix), ("flip_index", flip_index),
+                   ("swap_perm", swap_perm), ("move_perm", move_perm),
+                   ("tile_shapes", tile_shapes)]:
+    register(_name, _fn.__code__.co_varnames[:_fn.__code__.co_argcount], _fn,
+             differentiable=False)
+    STATIC_ONLY[_name] = "axes, shifts and repetitions must be ints known when the " \
+                         "program is compiled, not computed from array or float data"

@@ -1,7 +1,8 @@
 """The NumPy functions real autodiff programs use beyond the elementwise/reduction core:
 ``logaddexp``, concatenation and stacking, ``expand_dims``/``squeeze``/``ravel``,
 ``prod``/``var``/``std``, ``outer``/``diag``/``eye``/``triu``/``tril``, ``repeat``,
-``roll``, ``cumsum`` and ``linalg.norm`` (most are library functions written in the subset,
+``roll``, ``cumsum``, ``linalg.norm``, ``flip``, ``swapaxes``/``moveaxis``, ``take``,
+``tile``, ``trace`` and ``meshgrid`` (most are library functions written in the subset,
 ``myc/frontend/np_library.py``; ``concatenate`` and ``cumsum`` are primitives).
 
 Each program runs under CPython and on every backend (``check_calls``: value, dtype,
@@ -18,6 +19,7 @@ import pytest
 import myc
 from myc.errors import MycError
 from tests.adversarial.test_numpy_subset import check_calls, check_raises
+from tests.backends import BACKENDS
 from tests.gradcheck import check_grads
 
 R = np.random.default_rng(11)
@@ -184,6 +186,34 @@ def p_logaddexp_value(a):
     return f(a, 0.5)
 
 
+def p_flip(a):
+    return np.flip(a), np.flip(a, 0), np.flip(a, axis=(0, -1)), np.fliplr(a), np.flipud(a)
+
+
+def p_swap_move(a):
+    return np.swapaxes(a, 0, -1), a.swapaxes(1, 0), np.moveaxis(a, 0, -1), np.moveaxis(
+        a, (0, 1), (-1, 0))
+
+
+def p_take(a, idx):
+    return np.take(a, idx), np.take(a, idx, axis=-1), a.take(idx, axis=0)
+
+
+def p_tile(a):
+    return np.tile(a, 2), np.tile(a, (2, 1)), np.tile(a, (1, 2, 3))
+
+
+def p_trace(a):
+    return np.trace(a), np.trace(a, 1), a.trace(offset=-1)
+
+
+def p_meshgrid(x, y):
+    gx, gy = np.meshgrid(x, y)
+    hx, hy = np.meshgrid(x, y, indexing="ij")
+    sx, sy = np.meshgrid(x, y, sparse=True)
+    return gx * gy + hx.T, sx, sy
+
+
 def p_mlp_stack(w, x):
     # the shape of a typical use: features built by stacking, a loss reduced by std/var
     h = np.tanh(np.hstack([x, x ** 2]) @ w)
@@ -237,6 +267,12 @@ FORWARD = [
     (p_norm_axis, [(M23,), (A234,), (I23,)]),
     (p_norm_ord, [(V3, M23), (V3.astype(np.float32), I23), (M23, V3)]),
     (p_logaddexp_value, [(V3,), (2.0,)]),
+    (p_flip, [(M23,), (I23,), (A234[0].astype(np.float32),)]),
+    (p_swap_move, [(A234,), (A234.astype(np.float32),)]),
+    (p_take, [(M33, np.array([0, 2, -1])), (M33.astype(np.float32), np.array([[1], [0]]))]),
+    (p_tile, [(V3,), (M23,), (I23,), (2.5,)]),
+    (p_trace, [(M33,), (M23,), (I23,)]),
+    (p_meshgrid, [(V3, V1), (V3.astype(np.float32), M23), (V3, I23[0].copy())]),
     (p_mlp_stack, [(R.standard_normal((6, 2)), M23)]),
 ]
 
@@ -278,6 +314,12 @@ GRADS = [
     (p_cumsum, (M23,)),
     (p_norm_axis, (A234,)),
     (p_norm_ord, (V3, M23)),
+    (p_flip, (M23,)),
+    (p_swap_move, (A234,)),
+    (p_take, (M33, np.array([0, 2, 2]))),
+    (p_tile, (M23,)),
+    (p_trace, (M33,)),
+    (p_meshgrid, (V3, V1)),
     (p_mlp_stack, (R.standard_normal((6, 2)), M23)),
 ]
 
@@ -295,22 +337,36 @@ def test_second_order(fn, args):
     check_grads(fn, args, order=2)
 
 
-def test_grad_float32_and_backends():
-    """A float32 gradient through concatenation and cumsum on every backend."""
+def f32_loss(x):
+    y = np.cumsum(np.vstack([x, x * x]), axis=0)
+    z = np.repeat(np.roll(y, 1, axis=1), 2, axis=0) + np.outer(np.diag(x[:, :2]), x[0])[0]
+    return (np.sum(z ** 2) + np.std(np.logaddexp(x, 0.5)) + np.prod(x[0])
+            + np.linalg.norm(np.triu(np.tile(x, (1, 2))), axis=1).sum())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_float32_derivatives_on_every_backend(backend):
+    """float32 gradients and tangents through the new functions, on each backend,
+    against the evaluator in float64."""
     x = M23.astype(np.float32)
+    want = myc.grad(myc.jit(f32_loss, backend="interp"))(M23)
+    got = myc.grad(myc.jit(f32_loss, backend=backend))(x)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=2e-4, atol=1e-5)
+    t = np.ones_like(M23)
+    _, want_t = myc.jvp(myc.jit(f32_loss, backend="interp"), (M23,), (t,))
+    _, got_t = myc.jvp(myc.jit(f32_loss, backend=backend), (x,), (t.astype(np.float32),))
+    assert np.asarray(got_t).dtype == np.float32
+    np.testing.assert_allclose(got_t, want_t, rtol=2e-4, atol=1e-5)
 
-    def loss(x):
-        return np.sum(np.cumsum(np.vstack([x, x * x]), axis=0) ** 2)
 
-    want = myc.grad(myc.jit(loss, backend="interp"))(x)
-    assert want.dtype == np.float32
-    for backend in ("cpu", "opencl"):
-        try:
-            got = myc.grad(myc.jit(loss, backend=backend))(x)
-        except ImportError:
-            continue
-        assert got.dtype == np.float32
-        np.testing.assert_allclose(got, want, rtol=1e-5)
+def test_library_functions_as_transform_arguments():
+    """myc.grad/jit/jvp take the NumPy function itself, as they take np.sin."""
+    g = myc.grad(np.logaddexp, argnums=(0, 1))(1.0, 1.0)
+    assert g == (0.5, 0.5)
+    np.testing.assert_allclose(myc.jit(np.logaddexp)(V3, 0.5), np.logaddexp(V3, 0.5))
+    out, t = myc.jvp(np.cumsum, (V3,), (np.ones(3),))
+    np.testing.assert_allclose(t, [1.0, 2.0, 3.0])
 
 
 # ---------------------------------------------------------------- errors
