@@ -262,6 +262,8 @@ def roll(a, shift, axis=None):
     if P.is_none(axis):
         flat = np.reshape(a, (-1,))
         return np.reshape(flat[P.roll_index(np.shape(flat)[0], shift)], np.shape(a))
+    if not P.is_int(axis):
+        return P.lib_error("np.roll: only an int axis (or None) is supported")
     nd = np.ndim(a)
     return a[P.axis_index(nd, axis, P.roll_index(np.shape(a)[axis], shift))]
 

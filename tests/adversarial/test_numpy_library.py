@@ -404,6 +404,10 @@ def e_squeeze_axis(a):
     return np.squeeze(a, 1)
 
 
+def e_roll_axes(a):
+    return np.roll(a, 1, axis=(0, 1))
+
+
 def e_var_out(a, o):
     return np.var(a, out=o)
 
@@ -449,6 +453,16 @@ def test_errors(fn, argsets):
         with pytest.raises(MycError) as info:
             myc.jit(fn, backend="interp")(*args)
         _assert_at_call(info.value)
+
+
+def test_unsupported_forms_name_the_function():
+    """Forms NumPy has but myc does not: a MycError at the call naming the function."""
+    for fn, args, words in [(e_roll_axes, (M23,), "np.roll"),
+                            (e_norm_ord, (M23,), "np.linalg.norm")]:
+        with pytest.raises(MycError) as info:
+            myc.jit(fn)(*args)
+        _assert_at_call(info.value)
+        assert words in str(info.value)
 
 
 def test_unsupported_keyword_names_the_call():
