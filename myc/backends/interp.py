@@ -8,6 +8,7 @@ loops, joins and branches are expressed in the IR -- reuse the Python stack fram
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -27,6 +28,7 @@ from myc.ir.nodes import Closure, Constant, Graph, Node
 from myc.prims import Primitive
 
 _RECURSION_LIMIT = 20000
+_MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Frame:
@@ -154,17 +156,23 @@ class Interpreter:
 
     def call(self, fn: Any, args: list[Any], loc: Location | None) -> Any:
         fetch = self.fetch
-        while True:
-            if isinstance(fn, Primitive):
-                return self.call_prim(fn, args, loc)
-            if not isinstance(fn, Closure):
-                raise MycTypeError(f"'{type(fn).__name__}' object is not callable", loc)
-            frame, tail, out_plan = self.activate(fn, args, loc)
-            if not tail:
-                return fetch(out_plan, frame)
-            ops, loc = out_plan
-            fn = fetch(ops[0], frame)
-            args = [fetch(o, frame) for o in ops[1:]]
+        user = loc  # the last call written by the user: where errors inside myc's own
+        try:        # functions (library functions, rules) reached by tail calls are shown
+            while True:
+                if isinstance(fn, Primitive):
+                    return self.call_prim(fn, args, loc)
+                if not isinstance(fn, Closure):
+                    raise MycTypeError(f"'{type(fn).__name__}' object is not callable", loc)
+                frame, tail, out_plan = self.activate(fn, args, loc)
+                if not tail:
+                    return fetch(out_plan, frame)
+                ops, loc = out_plan
+                if loc is not None and not loc.filename.startswith(_MYC_DIR):
+                    user = loc
+                fn = fetch(ops[0], frame)
+                args = [fetch(o, frame) for o in ops[1:]]
+        except MycError as exc:
+            raise exc.relocated(user) from None
 
     def activate(self, fn: Closure, args: list[Any], loc: Location | None) -> tuple:
         """Run ``fn``'s graph up to its output: (frame, is the output a tail call, plan)."""

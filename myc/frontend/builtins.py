@@ -30,6 +30,30 @@ _NP = {
     "asarray": "array", "add": "add", "subtract": "sub", "multiply": "mul",
     "divide": "truediv", "true_divide": "truediv", "negative": "neg",
     "floor_divide": "floordiv", "mod": "mod", "remainder": "mod",
+    "concatenate": "concatenate", "cumsum": "cumsum",
+}
+
+# NumPy functions myc implements as library functions: Python functions in the subset
+# (``myc/frontend/np_library.py``) parsed like user code, so AD, fusion and every backend
+# handle them as compositions of the primitives above.  Keys are NumPy's names (dotted
+# under a submodule); values the library function's name.
+NP_LIBRARY = {
+    "logaddexp": "logaddexp", "stack": "stack", "hstack": "hstack", "vstack": "vstack",
+    "column_stack": "column_stack", "atleast_1d": "atleast_1d", "atleast_2d": "atleast_2d",
+    "expand_dims": "expand_dims", "squeeze": "squeeze", "ravel": "ravel",
+    "var": "var", "std": "std", "outer": "outer", "diag": "diag", "eye": "eye",
+    "identity": "identity", "triu": "triu", "tril": "tril", "repeat": "repeat",
+    "roll": "roll", "linalg.norm": "norm", "prod": "prod", "flip": "flip",
+    "fliplr": "fliplr", "flipud": "flipud", "swapaxes": "swapaxes", "moveaxis": "moveaxis",
+    "take": "take", "tile": "tile", "trace": "trace", "meshgrid": "meshgrid",
+}
+
+# array methods that are library functions (``x.ravel()``): the receiver is the first
+# argument
+METHOD_LIBRARY = {
+    "ravel": "ravel", "flatten": "flatten", "squeeze": "squeeze", "var": "var",
+    "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
+    "swapaxes": "swapaxes", "take": "take", "trace": "trace",
 }
 
 _MATH = {
@@ -65,6 +89,17 @@ BUILTIN_DTYPES = {id(float): np.float64, id(int): np.int64, id(bool): np.bool_}
 # ``math`` functions operate on Python floats (and floor/ceil return ints)
 MATH_FUNCS: dict[int, str] = {id(getattr(math, k)): k for k in (
     *_MATH, "hypot", "log2", "log10", "degrees", "radians", "trunc", "sinh", "cosh")}
+
+
+
+def _np_attr(dotted: str):
+    obj = np
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+LIBRARY: dict[int, str] = {id(_np_attr(k)): v for k, v in NP_LIBRARY.items()}
 
 RANGE = builtins.range
 MODULES = (np, math)

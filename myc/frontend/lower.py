@@ -129,6 +129,10 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
+    if id(fn) in B.LIBRARY:  # np.logaddexp itself (myc.jit(np.logaddexp)): its library code
+        from myc.frontend import np_library
+
+        fn = getattr(np_library, B.LIBRARY[id(fn)])
     graph_of = getattr(fn, "__myc_graph__", None)
     if graph_of is not None:  # an object built by a transform (grad, jvp, ...)
         return graph_of()
@@ -246,7 +250,7 @@ class FunctionLowerer:
         return value
 
     def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
-        if isinstance(value, (bool, int, float, np.generic, type(None))):
+        if isinstance(value, (bool, int, float, str, np.generic, type(None))):
             return
         if isinstance(value, tuple):
             for v in value:
@@ -691,6 +695,8 @@ class FunctionLowerer:
             wrapper = getattr(math_values, B.MATH_FUNCS[id(value)], None)
             if wrapper is not None:
                 return Constant(parse(wrapper), loc)
+        if id(value) in B.LIBRARY:
+            return Constant(_library_graph(B.LIBRARY[id(value)]), loc)
         prim = B.PRIMITIVE_OF.get(id(value))
         if prim is not None:
             return Constant(prim, loc)
@@ -1054,6 +1060,9 @@ class FunctionLowerer:
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+        if id(callee) in B.LIBRARY:  # a NumPy function written in the subset
+            return self.call_node(Constant(_library_graph(B.LIBRARY[id(callee)]),
+                                           self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
             args, kwargs = self._args(e, block)
@@ -1175,13 +1184,25 @@ class FunctionLowerer:
             return self.call_prim(prim, [obj, *args], kwargs, e, block)
         if attr == "copy" and not args and not kwargs:
             return self.apply(block, P.pos, obj, node=e)
+        if attr in B.METHOD_LIBRARY:  # x.ravel(): the library function of x
+            g = _library_graph(B.METHOD_LIBRARY[attr])
+            return self.call_graph(g, Constant(g, self.loc(e)), [obj, *args], kwargs, e,
+                                   block)
         if attr in self._METHODS:
             return self.call_prim(getattr(P, self._METHODS[attr]), [obj, *args], kwargs, e,
                                   block, {"a_min": "lo", "a_max": "hi", "min": "lo",
                                           "max": "hi"})
         raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
                          hint="supported methods: .sum .mean .max .min .argmax .argmin "
-                         ".reshape .astype .transpose .dot .clip .copy")
+                         ".reshape .astype .transpose .dot .clip .copy " +
+                         " ".join("." + m for m in B.METHOD_LIBRARY))
+
+
+def _library_graph(name: str) -> Graph:
+    """The graph of NumPy library function ``name`` (``myc/frontend/np_library.py``)."""
+    from myc.frontend import np_library
+
+    return parse(getattr(np_library, name))
 
 
 def _still_building(g: Graph) -> bool:

@@ -14,8 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from myc.errors import MycTypeError
 from myc.infer.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
 from myc.prims import Primitive
+from myc.prims.arrays import STATIC_ONLY
 
 ELEMENTWISE = frozenset("""add sub mul truediv floordiv mod pow eq ne lt le gt ge and_ or_ xor
 neg pos invert exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan floor ceil
@@ -214,6 +216,17 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         obj = args[0]
         sample = np.array(_nested_proxy(obj), dtype=args[1])
         return AArray(sample.dtype, sample.shape)
+    if name == "concatenate":
+        return _concatenate(args[0], args[1])
+    if name == "cumsum":
+        x, axis = _abs(args[0]), args[1]
+        shape = (int(np.prod(x.shape)),) if axis is None else x.shape
+        if axis is not None:
+            _axes(axis, x.ndim)
+        dt = np.cumsum(np.ones((1,) * x.ndim, x.dtype)).dtype
+        return AArray(dt, shape)
+    if name in STATIC_ONLY:
+        raise MycTypeError(STATIC_ONLY[name])
     if name == "select":
         a, b = _abs(args[1]), _abs(args[2])
         if a != b:
@@ -224,6 +237,37 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         return result_abstract(np.add(proxy(a), proxy(b)),
                                np.broadcast_shapes(a.shape, b.shape))
     raise NotImplementedError(f"no shape rule for primitive '{name}'")
+
+
+def _concatenate(xs: Any, axis: Any) -> AArray:
+    """``np.concatenate``'s result, its shape checked the way NumPy checks it."""
+    if not isinstance(xs, tuple):
+        raise TypeError("np.concatenate/np.stack take a tuple or list of arrays (an array "
+                        "used as a sequence of rows is not supported)")
+    if not xs:
+        raise ValueError("need at least one array to concatenate")
+    parts = [_abs(x) for x in xs]
+    dtype = np.result_type(*[p.dtype for p in parts])
+    if axis is None:
+        return AArray(dtype, (sum(int(np.prod(p.shape)) for p in parts),))
+    if any(p.ndim == 0 for p in parts):
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    nd = parts[0].ndim
+    ax = _axes(axis, nd)[0]
+    for i, p in enumerate(parts[1:], 1):
+        if p.ndim != nd:
+            raise ValueError("all the input arrays must have same number of dimensions, but "
+                             f"the array at index 0 has {nd} dimension(s) and the array at "
+                             f"index {i} has {p.ndim} dimension(s)")
+        for d in range(nd):
+            if d != ax and p.shape[d] != parts[0].shape[d]:
+                raise ValueError("all the input array dimensions except for the "
+                                 "concatenation axis must match exactly, but along dimension "
+                                 f"{d}, the array at index 0 has size {parts[0].shape[d]} "
+                                 f"and the array at index {i} has size {p.shape[d]}")
+    shape = list(parts[0].shape)
+    shape[ax] = sum(p.shape[ax] for p in parts)
+    return AArray(dtype, tuple(shape))
 
 
 def _nested_proxy(obj: Any) -> Any:

@@ -42,6 +42,7 @@ from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
+from myc.prims.arrays import concat_index
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -74,7 +75,7 @@ _BREAK = {
 # primitives whose NumPy implementation only moves values around: safe on symbolic leaves
 _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
                        "default_if_undef", "is_undef", "is_tuple",
-                       "all_zero", "switch", "make_tuple"])
+                       "all_zero", "switch", "make_tuple", "is_none", "is_int"])
 
 
 class Tracer(Recursion, ControlFlow, Interpreter):
@@ -174,6 +175,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             if not tail:
                 return fetch(out_plan, frame)
             ops, loc = out_plan
+            if loc is not None and not loc.filename.startswith(_MYC_DIR):
+                self.user_loc = loc  # a tail call the user wrote (restored by ``call``)
             fn = fetch(ops[0], frame)
             args = [fetch(o, frame) for o in ops[1:]]
 
@@ -237,6 +240,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
                 args = full
         if loc is not None and not loc.filename.startswith(_MYC_DIR):
             self.user_loc = loc
+        elif loc is not None and self.user_loc is not None:
+            loc = self.user_loc  # inside myc's own functions: errors at the user's line
         if any(isinstance(a, MaybeUndef) for a in args):
             m = args[0]
             if prim.name != "check_defined" or not isinstance(m, MaybeUndef):
@@ -418,6 +423,26 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         rows = [Constant(np.zeros(a.shape[1:], a.dtype)).value if r is ZERO else r
                 for r in d]
         return self.emit(P.array, [tuple(rows), None], loc)
+
+    def p_concat_grad(self, args, loc):
+        """The cotangent of each concatenated piece: a basic slice of ``d`` each."""
+        xs, axis, d = args
+        if d is ZERO:
+            return tuple(ZERO for _ in xs)
+        shapes = [x.abstract.shape if isinstance(x, Node) else np.shape(x) for x in xs]
+        out, pos = [], 0
+        nd = len(d.abstract.shape) if isinstance(d, Node) else np.ndim(d)
+        for shape in shapes:
+            if axis is None:
+                n = int(np.prod(shape))
+                piece = self.emit(P.getitem, [d, (slice(pos, pos + n),)], loc)
+                out.append(self.emit(P.reshape, [piece, tuple(shape)], loc))
+            else:
+                n = shape[int(axis) % nd]
+                out.append(self.emit(P.getitem, [d, concat_index(nd, axis, pos, pos + n)],
+                                     loc))
+            pos += n
+        return tuple(out)
 
     def p_array_grad(self, args, loc):
         obj, d = args

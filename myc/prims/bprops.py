@@ -370,3 +370,20 @@ def bprop_py_min(x, y, out, dout):
 
 def bprop_alias_guard(value, updated, message, out, dout):
     return (dout, ZERO, ZERO)
+
+
+def bprop_concatenate(xs, axis, out, dout):
+    return (P.concat_grad(xs, axis, dout), ZERO)
+
+
+def bprop_concat_grad(xs, axis, d, out, dout):
+    return (ZERO, ZERO, P.concatenate(P.grad_cast(dout, out), axis))
+
+
+def bprop_cumsum(x, axis, out, dout):
+    if not P.is_float(x):
+        return (ZERO, ZERO)
+    if P.is_none(axis):  # the running sums of the flattened array, reversed
+        return (np.reshape(np.cumsum(dout[::-1])[::-1], np.shape(x)), ZERO)
+    rev = P.reverse_index(np.ndim(dout), axis)
+    return (np.cumsum(dout[rev], axis)[rev], ZERO)

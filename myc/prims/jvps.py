@@ -327,3 +327,15 @@ def jvp_py_min(x, y, tx, ty, out):
 
 def jvp_alias_guard(value, updated, message, tvalue, tupdated, tmessage, out):
     return tvalue
+
+
+def jvp_concatenate(xs, axis, txs, taxis, out):
+    return P.cast_grad(P.concatenate(txs, axis), out)
+
+
+def jvp_concat_grad(xs, axis, d, txs, taxis, td, out):
+    return P.concat_grad(xs, axis, td)
+
+
+def jvp_cumsum(x, axis, tx, taxis, out):
+    return P.cast_grad(np.cumsum(tx, axis), out)

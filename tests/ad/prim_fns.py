@@ -544,3 +544,27 @@ def np_ops_scalars(a, b):
 
 def method_sum(x):
     return (x * x).sum() + x.mean()
+
+
+def concatenate_rows(x, y):
+    return np.concatenate((x, y * x, y), axis=0)
+
+
+def concatenate_last(x, y):
+    return np.concatenate([x, np.exp(y)], axis=-1)
+
+
+def concatenate_flat(x, y):
+    return np.concatenate((x, y), axis=None)
+
+
+def concat_grad(x, y, d):
+    return P.concat_grad((x, y), 1, d)
+
+
+def cumsum_flat(x):
+    return np.cumsum(x)
+
+
+def cumsum_last(x):
+    return np.cumsum(x * x, axis=-1)

@@ -355,6 +355,17 @@ CASES: dict[str, list[Case]] = {
     "array_grad": [Case(F.array_grad, st.tuples(scalars(2), value((2,), scalar_forms=False)),
                         argnums=1, reference="myc")],
     "make_tuple": [Case(F.make_tuple, binary())],
+    "concatenate": [Case(F.concatenate_rows, ND_SHAPES.flatmap(
+                        lambda s: st.tuples(value(s), value(s)))),
+                    Case(F.concatenate_last, ND_SHAPES.flatmap(
+                        lambda s: st.tuples(value(s), value(s[:-1] + (2,))))),
+                    Case(F.concatenate_flat, st.tuples(value((2, 3)), value(())))],
+    "concat_grad": [Case(F.concat_grad, st.tuples(matrix(2, 1), matrix(2, 1)).flatmap(
+        lambda t: st.tuples(st.just(t[0]), st.just(t[0][:, :1].copy()),
+                            value((t[0].shape[0], t[0].shape[1] + 1)))),
+                         argnums=2, reference="myc")],
+    "cumsum": [Case(F.cumsum_flat, unary()), Case(F.cumsum_last, ND_SHAPES.flatmap(
+        lambda s: st.tuples(value(s))))],
     "switch": [Case(F.switch, st.tuples(st.booleans(), value((3,)), value((3,))),
                     argnums=(1, 2), reference="myc"),
                Case(F.if_expr, st.tuples(st.booleans(), value(()), value(())), argnums=(1, 2))],

@@ -262,6 +262,10 @@ class NativeLoop:
                             out)
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
+                s_, x = ins_[0]
+                if not isinstance(specs[x] if s_ else abstract_of(x), AArray):
+                    # a scalar has no buffer to alias (np.reshape(2.5, (1,)))
+                    raise Unsupported("a reshape of a scalar")
                 continue  # the same contiguous data under another shape
             if name == "make_tuple" and not _guard:
                 self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users

@@ -1,0 +1,216 @@
+"""Array-assembly primitives behind NumPy's stacking functions and ``np.cumsum``, and the
+static shape helpers the NumPy library functions (``myc/frontend/np_library.py``) use.
+
+``concatenate`` takes a *tuple* of arrays, as ``np.array`` of computed values does: the
+tuple is plumbing (a ``make_tuple`` in the typed program), the primitive a host step.
+Its sensitivity ``concat_grad`` is the tuple of the cotangent's slices.
+
+The helpers compute index tuples and shapes from static values (shapes, axes, counts)
+while a program is specialized; a helper reached with array or float data raises the
+message in ``STATIC_ONLY`` instead (the shape rules use it), at the user's line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from myc.errors import MycValueError
+from myc.prims.registry import register
+
+
+def _axis(axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise np.exceptions.AxisError(int(axis), ndim)
+    return int(axis) % ndim
+
+
+def _concat_bounds(xs: tuple, axis) -> list[tuple[int, int]]:
+    """Each piece's [start, stop) along the concatenation axis (flat when ``axis`` is None)."""
+    bounds, pos = [], 0
+    for x in xs:
+        n = int(np.size(x)) if axis is None else int(np.shape(x)[_axis(axis, np.ndim(x))])
+        bounds.append((pos, pos + n))
+        pos += n
+    return bounds
+
+
+def concat_index(ndim: int, axis: int, start: int, stop: int, step: int | None = None) -> tuple:
+    """The basic index selecting ``start:stop:step`` along ``axis`` of an ``ndim``-d array."""
+    return (slice(None),) * _axis(axis, ndim) + (slice(start, stop, step),)
+
+
+def concat_grad(xs, axis, d):
+    """The sensitivities of ``np.concatenate(xs, axis)``'s pieces: slices of ``d``."""
+    out = []
+    for x, (a, b) in zip(xs, _concat_bounds(xs, axis), strict=True):
+        if axis is None:
+            out.append(np.reshape(d[a:b], np.shape(x)))
+        else:
+            out.append(d[concat_index(np.ndim(d), axis, a, b)])
+    return tuple(out)
+
+
+def _concatenate(xs, axis):
+    if not isinstance(xs, tuple):
+        raise TypeError("np.concatenate/np.stack take a tuple or list of arrays (an array "
+                        "used as a sequence of rows is not supported)")
+    return np.concatenate(xs, axis=axis)
+
+
+register("concatenate", "xs axis", _concatenate, defaults={"axis": 0})
+register("concat_grad", "xs axis d", concat_grad)
+register("cumsum", "x axis", lambda x, axis: np.cumsum(x, axis=axis), defaults={"axis": None})
+
+# ---------------------------------------------------------------- static helpers
+
+STATIC_ONLY = {
+    "expand_dims_shape": "np.expand_dims: the axis must be an int or a tuple of ints",
+    "squeeze_shape": "np.squeeze: the axis must be an int, a tuple of ints or None",
+    "reduced_size": "the axis must be an int, a tuple of ints or None",
+    "axis_index": "an axis must be an int known when the program is compiled",
+    "reverse_index": "an axis must be an int known when the program is compiled",
+    "repeat_index": "np.repeat: the number of repeats must be an int (or a constant "
+                    "sequence of ints) known when the program is compiled, not computed "
+                    "from array or float data",
+    "roll_index": "np.roll: the shift must be an int known when the program is compiled, "
+                  "not computed from array or float data",
+    "axis_slice": "a slice bound must be an int known when the program is compiled",
+    "reduced_axes": "the axis must be an int or a tuple of ints",
+    "lib_error": "unsupported argument",
+}
+
+
+def _axes(axis, ndim: int) -> tuple[int, ...]:
+    axes = (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    out = tuple(_axis(a, ndim) for a in axes)
+    if len(set(out)) != len(out):
+        raise ValueError("repeated axis")
+    return out
+
+
+def expand_dims_shape(shape: tuple, axis) -> tuple:
+    nd = len(shape) + (1 if isinstance(axis, (int, np.integer)) else len(tuple(axis)))
+    axes = _axes(axis, nd)
+    it = iter(shape)
+    return tuple(1 if i in axes else next(it) for i in range(nd))
+
+
+def squeeze_shape(shape: tuple, axis) -> tuple:
+    if axis is None:
+        return tuple(d for d in shape if d != 1)
+    axes = _axes(axis, len(shape))
+    for a in axes:
+        if shape[a] != 1:
+            raise ValueError("cannot select an axis to squeeze out which has size not "
+                             "equal to one")
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def reduced_size(shape: tuple, axis) -> int:
+    """How many elements a reduction over ``axis`` combines into each result."""
+    axes = range(len(shape)) if axis is None else _axes(axis, len(shape))
+    return int(np.prod([shape[a] for a in axes])) if len(shape) else 1
+
+
+def axis_index(ndim: int, axis: int, index) -> tuple:
+    """``index`` applied along ``axis`` (full slices before it)."""
+    return (slice(None),) * _axis(axis, ndim) + (index,)
+
+
+def reverse_index(ndim: int, axis: int) -> tuple:
+    return axis_index(ndim, axis, slice(None, None, -1))
+
+
+def repeat_index(n: int, repeats) -> np.ndarray:
+    """The gather index of ``np.repeat`` along an axis of length ``n``."""
+    if isinstance(repeats, (bool, np.bool_)) or (
+            isinstance(repeats, (float, np.floating))):
+        raise TypeError(f"np.repeat: repeats must be integers, got {type(repeats).__name__}")
+    return np.repeat(np.arange(n), repeats)
+
+
+def roll_index(n: int, shift) -> np.ndarray:
+    """The gather index of ``np.roll`` along an axis of length ``n``."""
+    if not isinstance(shift, (int, np.integer)) or isinstance(shift, (bool, np.bool_)):
+        raise TypeError(f"np.roll: the shift must be an int, got {type(shift).__name__}")
+    return (np.arange(n) - int(shift)) % max(n, 1)
+
+
+def _lib_error(message: str):
+    raise MycValueError(message)
+
+
+register("expand_dims_shape", "shape axis", expand_dims_shape, differentiable=False)
+register("squeeze_shape", "shape axis", squeeze_shape, differentiable=False)
+register("reduced_size", "shape axis", reduced_size, differentiable=False)
+register("axis_index", "ndim axis index", axis_index, differentiable=False)
+register("reverse_index", "ndim axis", reverse_index, differentiable=False)
+register("repeat_index", "n repeats", repeat_index, differentiable=False)
+register("roll_index", "n shift", roll_index, differentiable=False)
+register("lib_error", "message", _lib_error, differentiable=False)
+register("axis_slice", "ndim axis start stop step", concat_index, differentiable=False)
+
+
+def reduced_axes(ndim: int, axis) -> tuple[int, ...]:
+    """``axis`` (an int or a tuple) as sorted non-negative axes of an ``ndim``-d array."""
+    return tuple(sorted(_axes(axis, ndim)))
+
+
+register("reduced_axes", "ndim axis", reduced_axes, differentiable=False)
+# tests on static arguments: a symbolic value (an array) is neither None nor an int
+register("is_none", "x", lambda x: x is None, differentiable=False)
+register("is_int", "x", lambda x: isinstance(x, (int, np.integer)) and not isinstance(
+    x, (bool, np.bool_)), differentiable=False)
+
+
+def axis_prefix(ndim: int, axis: int) -> tuple:
+    """The full slices before ``axis``: ``prefix + (index,)`` indexes along ``axis``."""
+    return (slice(None),) * _axis(axis, ndim)
+
+
+def flip_index(ndim: int, axis) -> tuple:
+    """The basic index reversing ``axis`` (an int, a tuple, or None: every axis)."""
+    axes = range(ndim) if axis is None else _axes(axis, ndim)
+    return tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim))
+
+
+def swap_perm(ndim: int, axis1: int, axis2: int) -> tuple[int, ...]:
+    perm = list(range(ndim))
+    a, b = _axis(axis1, ndim), _axis(axis2, ndim)
+    perm[a], perm[b] = perm[b], perm[a]
+    return tuple(perm)
+
+
+def move_perm(ndim: int, source, destination) -> tuple[int, ...]:
+    src = _axes(source, ndim)
+    dst = _axes(destination, ndim)
+    if len(src) != len(dst):
+        raise ValueError("`source` and `destination` arguments must have the same number "
+                         "of elements")
+    order = [n for n in range(ndim) if n not in src]
+    for d, s in sorted(zip(dst, src, strict=True)):
+        order.insert(d, s)
+    return tuple(order)
+
+
+def tile_shapes(shape: tuple, reps) -> tuple[tuple, tuple, tuple]:
+    """``np.tile`` as reshape -> broadcast -> reshape: the three shapes."""
+    reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
+    if any(isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer))
+           for r in reps):
+        raise TypeError("np.tile: reps must be ints known when the program is compiled")
+    nd = max(len(shape), len(reps))
+    shape = (1,) * (nd - len(shape)) + tuple(shape)
+    reps = (1,) * (nd - len(reps)) + tuple(int(r) for r in reps)
+    inter = tuple(d for s in shape for d in (1, s))
+    wide = tuple(d for r, s in zip(reps, shape, strict=True) for d in (r, s))
+    return inter, wide, tuple(r * s for r, s in zip(reps, shape, strict=True))
+
+
+for _name, _fn in [("axis_prefix", axis_prefix), ("flip_index", flip_index),
+                   ("swap_perm", swap_perm), ("move_perm", move_perm),
+                   ("tile_shapes", tile_shapes)]:
+    register(_name, _fn.__code__.co_varnames[:_fn.__code__.co_argcount], _fn,
+             differentiable=False)
+    STATIC_ONLY[_name] = "axes, shifts and repetitions must be ints known when the " \
+                         "program is compiled, not computed from array or float data"
