@@ -18,7 +18,7 @@ import numpy as np
 
 from myc.backends.interp import translate_exception
 from myc.errors import MycError
-from myc.infer.abstract import AScalar, abstract_of
+from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
@@ -100,12 +100,9 @@ class HostProgram:
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
-        out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # loop and call runners take host values
-            from myc.backends.cuda.host import to_host_values
-
-            out = to_host_values(out)
-        return out
+        # (on cuda the results stay where they are: loop and call runners take device
+        # values, and a loop reads back only its condition)
+        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
 
     def _steps(self, slots: list[Any]) -> None:
         with np.errstate(all="ignore"):
@@ -141,9 +138,11 @@ class HostProgram:
         for a in args:
             walk(a)
         data = [v for v in leaves if _is_data(v)]
+        device_in = False
         if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import to_device_values
+            from myc.backends.cuda.host import any_on_device, to_device_values
 
+            device_in = any_on_device(data)
             data = to_device_values(data)
         native = self.native
         values = None
@@ -159,10 +158,14 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # results on the host (``myc.backends.cuda.host``)
+        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.cuda.host``)
             from myc.backends.cuda.host import to_host_values
 
-            values = to_host_values(values)
+            if not device_in:
+                values = to_host_values(values)
+            elif self.guards:
+                n = len(values) - len(self.guards)
+                values = values[:n] + to_host_values(values[n:])
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -225,6 +228,8 @@ class _Finish:
     def __call__(self, *args: Any) -> Any:
         r = self.prim.impl(*args)
         a = self.abstract
+        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda"): read it
+            r = r.get()[()]
         if isinstance(a, AScalar):
             if a.weak:
                 return _as_python(a)(r)
@@ -407,7 +412,13 @@ class Tape:
         leaves = []
         for j, a in enumerate(specs):
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
-            leaves.append(np.array([s[j] for s in states], dtype=dt))
+            column = [s[j] for s in states]
+            if any(type(v) in DEVICE_ARRAY_TYPES for v in column):  # (backend="cuda")
+                from myc.backends.cuda.host import stack_on_device
+
+                leaves.append(stack_on_device(column, dt))
+                continue
+            leaves.append(np.array(column, dtype=dt))
         return cls(leaves, len(states), specs)
 
     def get(self, j: int, k: int) -> Any:
@@ -416,6 +427,8 @@ class Tape:
         v = self.leaves[j][k]
         a = self.specs[j]
         if isinstance(a, AScalar):
+            if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
+                v = v.get()[()]
             if a.dtype == np.bool_:
                 v = bool(v)
             return _as_python(a)(v) if a.weak else a.dtype.type(v)

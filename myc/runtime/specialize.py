@@ -112,6 +112,10 @@ class SpecializedFunction:
                     return cached
         from myc.opt.passes import optimize  # (imported only when compiling)
 
+        if self.backend == "cuda":  # traced on host copies: once per signature
+            from myc.backends.cuda.host import to_host_values
+
+            args = to_host_values(args)
         try:
             typed, template, brk = specialize(self.graph, args)
             if brk is not None:
@@ -142,7 +146,7 @@ class SpecializedFunction:
 
         prog = self.program(list(args))
         if prog is None:
-            return self.interp.run(*args)
+            return self._interpret(args)
         if not prog.guards:
             return prog.run(list(args))
         try:
@@ -154,7 +158,18 @@ class SpecializedFunction:
             self.misses[key] = self.misses.get(key, 0) + 1
             if self.misses[key] >= _MAX_MISSES:
                 self.cache[key] = _FALLBACK
-            return self.interp.run(*args)
+            return self._interpret(args)
+
+    def _interpret(self, args: tuple) -> Any:
+        """The reference evaluator's result (it reads host arrays: a device argument is
+        copied, and counted, on ``backend="cuda"``)."""
+        if self.backend == "cuda":
+            from myc.backends.cuda.host import any_on_device, count_fallback, to_host_values
+
+            if any_on_device(flatten_args(list(args), [])):
+                count_fallback("evaluator")
+                args = tuple(to_host_values(list(args)))
+        return self.interp.run(*args)
 
 
 # settings that change what a signature compiles to (the others -- thread count,

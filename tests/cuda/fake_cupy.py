@@ -96,6 +96,7 @@ cupy = SimpleNamespace(
     __name__="cupy", ndarray=FakeArray, uint8=np.uint8, bool_=np.bool_, asarray=asarray,
     ascontiguousarray=lambda a: np.ascontiguousarray(a.view(np.ndarray)).view(FakeArray),
     empty=lambda shape, dtype: np.empty(shape, dtype).view(FakeArray),
+    stack=lambda arrays: np.stack([a.view(np.ndarray) for a in arrays]).view(FakeArray),
     matmul=lambda a, b: np.matmul(a.view(np.ndarray), b.view(np.ndarray)).view(FakeArray),
     dot=lambda a, b: np.asarray(np.dot(a.view(np.ndarray), b.view(np.ndarray))).view(FakeArray),
     cuda=SimpleNamespace(
