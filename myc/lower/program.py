@@ -100,9 +100,12 @@ class HostProgram:
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
-        # (on cuda the results stay where they are: loop and call runners take device
-        # values, and a loop reads back only its condition)
-        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        if self.backend == "cuda":  # results stay on the device: loop and call runners
+            from myc.backends.cuda.host import DeviceConst  # take device values
+
+            out = [v.device() if type(v) is DeviceConst else v for v in out]
+        return out
 
     def _steps(self, slots: list[Any]) -> None:
         with np.errstate(all="ignore"):
@@ -159,8 +162,10 @@ class HostProgram:
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
         if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.cuda.host``)
-            from myc.backends.cuda.host import to_host_values
+            from myc.backends.cuda.host import host_scalars, to_host_values
 
+            # scalars as the program's types promise (read back once, at the end)
+            values = host_scalars(values, self.outputs, self.specs)
             if not device_in:
                 values = to_host_values(values)
             elif self.guards:
@@ -228,8 +233,10 @@ class _Finish:
     def __call__(self, *args: Any) -> Any:
         r = self.prim.impl(*args)
         a = self.abstract
-        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda"): read it
-            r = r.get()[()]
+        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda")
+            from myc.backends.cuda.host import device_scalar
+
+            return device_scalar(r, a)
         if isinstance(a, AScalar):
             if a.weak:
                 return _as_python(a)(r)
@@ -336,9 +343,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     if backend == "cuda":  # kernels on the GPU, the other steps on the host
-        from myc.backends.cuda.host import adapt
+        from myc.backends.cuda.host import adapt, device_constants
 
         adapt(steps)
+        outputs = device_constants(outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])), specs=specs,
@@ -428,7 +436,9 @@ class Tape:
         a = self.specs[j]
         if isinstance(a, AScalar):
             if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
-                v = v.get()[()]
+                from myc.backends.cuda.host import device_scalar
+
+                return device_scalar(v, a)
             if a.dtype == np.bool_:
                 v = bool(v)
             return _as_python(a)(v) if a.weak else a.dtype.type(v)
@@ -615,9 +625,9 @@ class KernelUnit:
         from myc.lower.post import finish
 
         if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
-            from myc.backends.cuda.host import finish_on_device
+            from myc.backends.cuda.host import DeviceConst, finish_on_device
 
-            outs = self.compiled(list(vals))
+            outs = self.compiled([v.device() if type(v) is DeviceConst else v for v in vals])
             return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]

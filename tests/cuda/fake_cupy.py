@@ -31,6 +31,10 @@ class FakeArray(np.ndarray):
     def device(self):
         return SimpleNamespace(id=0)
 
+    def __getitem__(self, index):  # like CuPy: an element is a 0-d device array
+        r = super().__getitem__(index)
+        return r if isinstance(r, np.ndarray) else np.asarray(r).view(FakeArray)
+
     def get(self) -> np.ndarray:
         return np.array(self.view(np.ndarray), copy=True)
 

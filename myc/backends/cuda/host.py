@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import DEVICE_ARRAY_TYPES
+from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.lower.post import Post, finish
 
 _ON_DEVICE = {"matmul", "dot"}
@@ -112,8 +112,8 @@ def to_device_values(values: list[Any]) -> list[Any]:
 def stack_on_device(column: list[Any], dtype: Any) -> Any:
     """A loop tape's column (one value per iteration) as one device array."""
     cp = _cp()
-    arrays = [v if type(v) in DEVICE_ARRAY_TYPES else cp.asarray(np.asarray(v))
-              for v in column]
+    arrays = [v if type(v) in DEVICE_ARRAY_TYPES else v.device() if type(v) is DeviceConst
+              else cp.asarray(np.asarray(v)) for v in column]
     out = cp.stack(arrays)
     if out.dtype != dtype:
         out = out.view(cp.uint8) if out.dtype == np.bool_ else out.astype(dtype)
@@ -131,7 +131,7 @@ class DeviceConst:
     def device(self) -> Any:
         if self._dev is None:
             self._dev = _cp().asarray(self.host)
-            if self._dev.size:
+            if type(self._dev) in DEVICE_ARRAY_TYPES and self._dev.size:
                 _const_spans.append(_span(self._dev))
         return self._dev
 
@@ -207,11 +207,43 @@ def _is_runner(fn: Any) -> bool:
     return isinstance(fn, LoopRunner | CallRunner)
 
 
+def device_scalar(r: Any, a: Any) -> Any:
+    """A step's device result whose type is the scalar ``a``: a NumPy-typed scalar stays
+    on the device as a 0-d array (read only where the host needs its value: a branch,
+    a loop condition, the program's result); a Python scalar is read now."""
+    if not isinstance(a, AScalar):
+        return r
+    if a.weak:
+        v = r.get()[()]
+        return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
+    r = r.reshape(())
+    return r if r.dtype == a.dtype else r.astype(a.dtype)
+
+
+def host_scalars(values: list[Any], outputs: list[tuple[bool, Any]],
+                 specs: list[Any]) -> list[Any]:
+    """A program's results with its device scalars read back (as NumPy scalars)."""
+    out = list(values)
+    for i, ((is_slot, x), v) in enumerate(zip(outputs, values, strict=False)):
+        if is_slot and type(v) in DEVICE_ARRAY_TYPES:
+            a = specs[x]
+            if isinstance(a, AScalar):
+                h = v.get()[()]
+                out[i] = {"f": float, "i": int, "b": bool}[a.dtype.kind](h) if a.weak \
+                    else a.dtype.type(h)
+    return out
+
+
 def finish_on_device(value: Any, post: Post) -> Any:
-    """``myc.lower.post.finish`` for a CuPy kernel result: a scalar comes to the host,
-    an array stays on the device."""
-    if post.scalar is not None or type(value) not in DEVICE_ARRAY_TYPES:
-        return finish(to_host(value), post)
+    """``myc.lower.post.finish`` for a CuPy kernel result: an array, or a scalar of a
+    NumPy type, stays on the device; a Python scalar is read back."""
+    if type(value) not in DEVICE_ARRAY_TYPES:
+        return finish(value, post)
+    if post.scalar is not None:
+        if post.divide_by is not None:
+            value = value / value.dtype.type(post.divide_by) \
+                if value.dtype.kind == "f" else value / post.divide_by
+        return device_scalar(value, post.scalar)
     if post.divide_by is not None:
         value = value / value.dtype.type(post.divide_by) if value.dtype.kind == "f" \
             else value / post.divide_by
@@ -228,8 +260,13 @@ def adapt(steps: list[Any]) -> None:
     for st in steps:
         if not isinstance(st.fn, KernelUnit | HostStep):
             st.fn = HostStep(st.fn, st.name)
-        st.inputs = [(False, DeviceConst(x)) if not is_slot and type(x) is np.ndarray
-                     else (is_slot, x) for is_slot, x in st.inputs]
+        st.inputs = device_constants(st.inputs)
+
+
+def device_constants(operands: list[tuple[bool, Any]]) -> list[tuple[bool, Any]]:
+    """``(is_slot, value)`` operands with array constants as :class:`DeviceConst` s."""
+    return [(False, DeviceConst(x)) if not is_slot and type(x) is np.ndarray
+            else (is_slot, x) for is_slot, x in operands]
 
 
 def _leaves(v: Any):
@@ -260,6 +297,11 @@ def _foreign(v: Any, found: list[Any]) -> Any:
         return v
     if isinstance(v, tuple):
         return tuple(_foreign(x, found) for x in v)
+    if t.__module__.split(".", 1)[0] == "cupy":  # the GPU not opened yet: open it
+        _cp()
+        if t in DEVICE_ARRAY_TYPES:
+            found.append(v)
+            return v
     try:
         kind = v.__dlpack_device__()[0] if hasattr(v, "__dlpack_device__") else None
     except Exception:  # noqa: BLE001 - not an array we can take
@@ -324,6 +366,8 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any]) -> 
             return v
         if t is np.ndarray:
             return cp.asarray(v)
+        if t is DeviceConst:  # a constant of the program: the caller's own copy
+            return cp.asarray(v.host)
         return own_outputs(v)
 
     return _map(out, own)
