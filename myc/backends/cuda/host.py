@@ -35,6 +35,8 @@ from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.lower.post import Post, finish
 
 _ON_DEVICE = {"matmul", "dot"}
+# views (no kernel of CuPy's own): on the device even where CuPy cannot compile kernels
+_VIEWS = {"mT", "transpose", "reshape", "getitem"}
 # steps that only move values around: device values pass through them as they are
 _STRUCTURAL = {"make_tuple", "loop_out", "tape_get"}
 _HOST_TYPES = (np.ndarray, tuple, float, int, bool, type(None))
@@ -66,10 +68,6 @@ def on_device(v: Any) -> bool:
     return type(v) in DEVICE_ARRAY_TYPES
 
 
-def _on_gpu(v: Any) -> bool:  # (kept for callers of the old name)
-    return on_device(v)
-
-
 def any_on_device(values: list[Any]) -> bool:
     for v in values:
         if type(v) in DEVICE_ARRAY_TYPES:
@@ -95,6 +93,13 @@ def _cp() -> Any:
     return device().cp
 
 
+def _elementwise() -> bool:
+    """Can CuPy compile its elementwise kernels (``runtime._can_compile``)?"""
+    from myc.backends.cuda.runtime import device
+
+    return getattr(device(), "elementwise", True)
+
+
 def to_device_values(values: list[Any]) -> list[Any]:
     """The NumPy arrays among ``values`` copied to the GPU (a program's arguments: copied
     once, then every kernel and GEMM reading them reads the device copy); device arrays
@@ -112,6 +117,9 @@ def to_device_values(values: list[Any]) -> list[Any]:
 def stack_on_device(column: list[Any], dtype: Any) -> Any:
     """A loop tape's column (one value per iteration) as one device array."""
     cp = _cp()
+    if not _elementwise():  # (CuPy cannot stack here) the tape on the host, counted
+        count_fallback("tape")
+        return np.array([to_host(v) for v in column], dtype=dtype)
     arrays = [v if type(v) in DEVICE_ARRAY_TYPES else v.device() if type(v) is DeviceConst
               else cp.asarray(np.asarray(v)) for v in column]
     out = cp.stack(arrays)
@@ -190,10 +198,11 @@ class HostStep:
         if self.name in _ON_DEVICE:
             cp = _cp()
             return getattr(cp, self.name)(*_device_operands(vals))
-        try:
-            return self.fn(*_device_operands(vals))
-        except Exception:  # noqa: BLE001 - not covered on the device: the host runs it
-            pass
+        if self.name in _VIEWS or _elementwise():
+            try:
+                return self.fn(*_device_operands(vals))
+            except Exception:  # noqa: BLE001 - not covered on the device: the host runs it
+                pass
         count_fallback(self.name)
         return self.fn(*(to_host(v) for v in vals))
 
@@ -213,9 +222,10 @@ def device_scalar(r: Any, a: Any) -> Any:
     a loop condition, the program's result); a Python scalar is read now."""
     if not isinstance(a, AScalar):
         return r
-    if a.weak:
+    if a.weak or (r.dtype != a.dtype and not _elementwise()):
         v = r.get()[()]
-        return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
+        return {"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak \
+            else a.dtype.type(v)
     r = r.reshape(())
     return r if r.dtype == a.dtype else r.astype(a.dtype)
 
@@ -239,6 +249,8 @@ def finish_on_device(value: Any, post: Post) -> Any:
     NumPy type, stays on the device; a Python scalar is read back."""
     if type(value) not in DEVICE_ARRAY_TYPES:
         return finish(value, post)
+    if post.divide_by is not None and not _elementwise():  # (CuPy cannot divide here)
+        return finish(value.get(), post)
     if post.scalar is not None:
         if post.divide_by is not None:
             value = value / value.dtype.type(post.divide_by) \

@@ -55,6 +55,25 @@ class _Device:
         self.name = name.decode() if isinstance(name, bytes) else str(name)
         self.arch = os.environ.get("MYC_CUDA_ARCH", DEFAULT_ARCH)
         DEVICE_ARRAY_TYPES.add(cupy.ndarray)  # specialized on shape and dtype only
+        self.elementwise = _can_compile(cupy)
+
+
+def _can_compile(cupy: Any) -> bool:
+    """Can CuPy run its own elementwise kernels here (it compiles them with NVRTC)?  If
+    not, the host steps that would use them run on the host (counted, and said once)."""
+    try:
+        x = cupy.empty((1,), "float32")
+        x = x * x.dtype.type(2)
+        return True
+    except Exception as exc:  # noqa: BLE001 - e.g. NVRTC not found
+        import warnings
+
+        warnings.warn(f"myc backend='cuda': CuPy cannot compile its elementwise kernels "
+                      f"({type(exc).__name__}: {str(exc)[:200]}); steps other than myc's "
+                      "kernels and GEMM run on the host (install CuPy's CUDA toolkit "
+                      "parts, e.g. pip install 'cupy-cuda13x[ctk]')", RuntimeWarning,
+                      stacklevel=3)
+        return False
 
 
 def device() -> _Device:
