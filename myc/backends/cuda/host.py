@@ -172,10 +172,12 @@ class HostStep:
         self.fn = fn
         self.name = name
         self.runner = _is_runner(fn)
+        self.condition = _is_condition(fn)
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.runner = _is_runner(self.fn)
+        self.condition = _is_condition(self.fn)
 
     def __call__(self, *vals: Any) -> Any:
         if self.runner:  # a loop or typed call: device values go in as they are
@@ -193,6 +195,11 @@ class HostStep:
                 host = True
         if not dev and (host or not const):
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
+        if self.condition and all(v.ndim == 0 for v in vals
+                                  if type(v) in DEVICE_ARRAY_TYPES):
+            # a truth value of device scalars (a loop's or a branch's condition): the
+            # host needs it anyway -- read the scalars once here, not at every use
+            return self.fn(*(to_host(v) for v in vals))
         if self.name in _STRUCTURAL:
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
         if self.name in _ON_DEVICE:
@@ -208,6 +215,12 @@ class HostStep:
 
     def __str__(self) -> str:
         return str(self.fn)
+
+
+def _is_condition(fn: Any) -> bool:
+    """Does ``fn`` compute a bool scalar (a condition the host will branch on)?"""
+    a = getattr(fn, "abstract", None)
+    return isinstance(a, AScalar) and a.dtype == np.bool_
 
 
 def _is_runner(fn: Any) -> bool:
