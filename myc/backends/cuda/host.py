@@ -387,7 +387,7 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any]) -> 
                 spans = [_span(a) for a in found] + _const_spans
             lo, hi = _span(v)
             if any(lo < b and a < hi for a, b in spans):  # a view of an argument
-                return v.copy()
+                return v.copy() if _elementwise() else cp.asarray(v.get())
             return v
         if t is np.ndarray:
             return cp.asarray(v)

@@ -179,6 +179,8 @@ def on_device(v: Any, dtype: Any, dev: _Device) -> Any:
         if arr.device.id != dev.id:
             raise MycValueError(f"backend='cuda': an array on GPU {arr.device.id}, but myc "
                                 f"runs on GPU {dev.id} (CuPy's current device)")
+        if arr.dtype != dtype and not getattr(dev, "elementwise", True):
+            return cp.asarray(np.ascontiguousarray(arr.get(), dtype=dtype))  # (no NVRTC)
         return cp.ascontiguousarray(arr.astype(dtype, copy=False))
     return cp.asarray(np.ascontiguousarray(np.asarray(v, dtype=dtype)))
 
