@@ -625,9 +625,9 @@ class KernelUnit:
         from myc.lower.post import finish
 
         if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
-            from myc.backends.cuda.host import DeviceConst, finish_on_device
+            from myc.backends.cuda.host import finish_on_device
 
-            outs = self.compiled([v.device() if type(v) is DeviceConst else v for v in vals])
+            outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
             return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]

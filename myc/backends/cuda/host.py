@@ -351,7 +351,8 @@ def _foreign(v: Any, found: list[Any]) -> Any:
 
 
 def _span(a: Any) -> tuple[int, int]:
-    ptr = a.__cuda_array_interface__["data"][0]
+    data = getattr(a, "data", None)
+    ptr = data.ptr if hasattr(data, "ptr") else a.__cuda_array_interface__["data"][0]
     return ptr, ptr + max(int(a.nbytes), 1)
 
 
