@@ -202,3 +202,29 @@ def test_a_result_sharing_memory_with_a_device_argument_is_a_copy(monkeypatch, t
     assert isinstance(got, fake_cupy.FakeArray)
     np.testing.assert_array_equal(got.get(), np.arange(8.0).reshape(2, 4))
     assert not np.shares_memory(got.view(np.ndarray), x.view(np.ndarray))
+
+
+class ForeignCudaArray:
+    """A CUDA array of another library (as a CUDA torch tensor looks through DLPack)."""
+
+    def __init__(self, array: np.ndarray, requires_grad: bool = False):
+        self.array = array
+        self.requires_grad = requires_grad
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)  # kDLCUDA, device 0
+
+    def detach(self) -> ForeignCudaArray:
+        return ForeignCudaArray(self.array)
+
+
+def test_other_cuda_arrays_are_taken_through_dlpack_without_a_copy(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = np.linspace(-1, 1, 300)
+    f = myc.jit(exp_twice, backend="cuda")
+    f(ForeignCudaArray(x.copy(), requires_grad=True))  # compiled (traced on a host copy)
+    seen = _count_transfers(monkeypatch, cp)
+    got = f(ForeignCudaArray(x.copy(), requires_grad=True))
+    assert isinstance(got, fake_cupy.FakeArray)
+    assert seen["h2d"] == 0 and seen["d2h"] == seen["d2h_arrays"] == 0, seen
+    np.testing.assert_allclose(got.get(), np.exp(x) * 2.0 + x, rtol=1e-13, atol=1e-15)
