@@ -5,8 +5,8 @@ Run by ``benchmarks/gpu_check.sh`` on a machine with an NVIDIA GPU; without one 
 so and records the reason per workload (a dry run).  Results go to ``OUT/gpu_check.json``
 (rewritten after every workload, so a run cut short keeps what it measured) and
 ``OUT/gpu_check.md``.  Timings are medians of calls made after two warm-up calls, each
-synchronized with the GPU; myc is timed with NumPy arguments (results copied back) and
-with CuPy arguments (results left on the device).
+synchronized with the GPU; myc is timed with CuPy arguments (results left on the device,
+as torch's are) and with NumPy arguments (copies to and from the GPU included).
 """
 
 from __future__ import annotations
@@ -47,10 +47,24 @@ def versions() -> dict:
                 else str(props["name"])
             out["driver"] = cupy.cuda.runtime.driverGetVersion()
             out["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+            out["peak_gbs"] = peak_gbs(cupy)
     except Exception as exc:  # noqa: BLE001
         out["gpu_available"] = False
         out["gpu_error"] = f"{type(exc).__name__}: {exc}"
     return out
+
+
+def peak_gbs(cupy) -> float | None:
+    """The GPU's theoretical memory bandwidth in GB/s (memory clock x bus width x 2),
+    or None where the driver does not say."""
+    try:
+        rt = cupy.cuda.runtime
+        dev = cupy.cuda.Device().id
+        khz = rt.deviceGetAttribute(36, dev)  # cudaDevAttrMemoryClockRate
+        bits = rt.deviceGetAttribute(37, dev)  # cudaDevAttrGlobalMemoryBusWidth
+        return 2.0 * khz * 1e3 * bits / 8 / 1e9 if khz and bits else None
+    except Exception:  # noqa: BLE001 - a report
+        return None
 
 
 class Timeout(Exception):
@@ -108,28 +122,36 @@ def run_workload(w, size: str, budget: float, compile_limit: float) -> dict:
         import cupy
 
         cupy.cuda.get_current_stream().synchronize()
-    # myc, NumPy in and out
+    # myc: CuPy in and out (arguments resident on the device) first, then NumPy in and
+    # out (copies included); host fallbacks (device operands copied to the host) counted
     try:
+        import cupy
+
+        from myc.backends.cuda.host import host_fallbacks, reset_host_fallbacks
+
         f = myc.jit(program(myc, w), backend="cuda")
+        dev = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs)
+        sync()
         t0 = time.perf_counter()
-        out = f(*inputs)
+        out = f(*dev)
         sync()
         first = (time.perf_counter() - t0) * 1e3
         res = check(to_numpy_list(out), ref, w.rtol, w.atol)
-        rec["myc_cuda"] = {"first_call_ms": first, "check": res, "steps": steps_of(f)}
+        rec["myc_cuda_device_io"] = {"first_call_ms": first, "check": res,
+                                     "steps": steps_of(f)}
         if res["ok"]:
+            reset_host_fallbacks()
+            rec["myc_cuda_device_io"].update(median_ms(lambda: (f(*dev), sync()), budget))
+            rec["myc_cuda_device_io"]["host_fallbacks"] = host_fallbacks()
+        out = f(*inputs)
+        res2 = check(to_numpy_list(out), ref, w.rtol, w.atol)
+        rec["myc_cuda"] = {"check": res2}
+        if res2["ok"]:
             rec["myc_cuda"].update(median_ms(lambda: (f(*inputs), sync()), budget))
-            import cupy
-
-            dev = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs)
-            out = f(*dev)
-            res2 = check(to_numpy_list(out), ref, w.rtol, w.atol)
-            rec["myc_cuda_device_io"] = {"check": res2}
-            if res2["ok"]:
-                rec["myc_cuda_device_io"].update(median_ms(lambda: (f(*dev), sync()), budget))
     except Exception as exc:  # noqa: BLE001
-        rec["myc_cuda"] = {**rec.get("myc_cuda", {}), "error": _err(exc),
-                           "traceback": traceback.format_exc()[-3000:]}
+        key = "myc_cuda_device_io" if "myc_cuda" not in rec else "myc_cuda"
+        rec[key] = {**rec.get(key, {}), "error": _err(exc),
+                    "traceback": traceback.format_exc()[-3000:]}
     rec["_ref"] = ref  # (dropped before writing)
     torch_column(rec, w, inputs, ref, budget, False, compile_limit)
     return rec
@@ -194,27 +216,38 @@ def markdown(env: dict, recs: list[dict]) -> str:
              f"Device: {env.get('gpu', 'none')} (driver {env.get('driver', '?')}, CUDA "
              f"runtime {env.get('cuda_runtime', '?')}); cupy {env.get('cupy')}, torch "
              f"{env.get('torch')}, numpy {env.get('numpy')}, llvmlite {env.get('llvmlite')}.", "",
-             "Median ms per call (synchronized). myc numpy-io: NumPy arguments and results "
-             "(copies included); myc device-io: CuPy arguments and results. GB/s: the "
-             "inputs and outputs once over the device-io time.", "",
-             "| workload | size | myc check | myc first call ms | myc numpy-io | myc device-io "
-             "| GB/s | torch eager | torch.compile | myc/eager |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "Median ms per call (synchronized). myc device-io: CuPy arguments and "
+             "results (what torch is timed with); myc numpy-io: NumPy arguments and results "
+             "(copies included). GB/s: the inputs and outputs once over the device-io time"
+             + (f" (% of the GPU's {env['peak_gbs']:.0f} GB/s)" if env.get("peak_gbs")
+                else "") + ". Host fallbacks: steps whose device operands were copied to "
+             "the host during the device-io timing.", "",
+             "| workload | size | myc check | myc first call ms | myc device-io | GB/s "
+             "| myc numpy-io | torch eager | torch.compile | myc/eager | host fallbacks |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
         m = r.get("myc_cuda", {})
-        ok = "error" if "error" in m else ("ok" if m.get("check", {}).get("ok") else
-                                          m.get("check", {}).get("reason", "?"))
         dev = r.get("myc_cuda_device_io", {})
-        gbs = f"{r['io_bytes'] / dev['median_ms'] / 1e6:.1f}" if "median_ms" in dev else "-"
+        ok = "error" if "error" in dev or "error" in m else (
+            "ok" if dev.get("check", {}).get("ok") and m.get("check", {}).get("ok") else
+            "MISMATCH")
+        gbs = "-"
+        if "median_ms" in dev:
+            g = r["io_bytes"] / dev["median_ms"] / 1e6
+            gbs = f"{g:.1f}" + (f" ({100 * g / env['peak_gbs']:.0f}%)"
+                                if env.get("peak_gbs") else "")
+        fb = dev.get("host_fallbacks")
+        fbs = "-" if fb is None else (", ".join(f"{k} {v}" for k, v in fb.items()) or "none")
         eager = r.get("torch_eager", {})
         ratio = "-"
         best = dev.get("median_ms", m.get("median_ms"))
         if best and "median_ms" in eager:
             ratio = f"{best / eager['median_ms']:.2f}"
-        first = f"{m['first_call_ms']:.0f}" if "first_call_ms" in m else "-"
+        first = f"{dev['first_call_ms']:.0f}" if "first_call_ms" in dev else "-"
         lines.append(f"| {r['workload']} | {r['size']} | {ok} | {first} | "
-                     f"{_cell(r, 'myc_cuda')} | {_cell(r, 'myc_cuda_device_io')} | {gbs} | "
-                     f"{_cell(r, 'torch_eager')} | {_cell(r, 'torch_compile')} | {ratio} |")
+                     f"{_cell(r, 'myc_cuda_device_io')} | {gbs} | {_cell(r, 'myc_cuda')} | "
+                     f"{_cell(r, 'torch_eager')} | {_cell(r, 'torch_compile')} | {ratio} | "
+                     f"{fbs} |")
     errors = [(r["workload"], k, v["error"]) for r in recs for k, v in r.items()
               if isinstance(v, dict) and "error" in v]
     if errors:

@@ -53,6 +53,10 @@ class ATape:
 
 _PY = {float: np.dtype(np.float64), int: np.dtype(np.int64), bool: np.dtype(np.bool_)}
 
+# array types that live on a device (CuPy's ``ndarray``, registered by the cuda backend
+# when it opens the GPU): specialized on their shape and dtype, their data never read
+DEVICE_ARRAY_TYPES: set[type] = set()
+
 
 def abstract_of(value: Any) -> Abstract | None:
     """The abstract value of a concrete leaf, or ``None`` if it is not numeric data."""
@@ -62,6 +66,8 @@ def abstract_of(value: Any) -> Abstract | None:
         return AScalar(value.dtype, False)
     if type(value) in _PY:
         return AScalar(_PY[type(value)], True)
+    if type(value) in DEVICE_ARRAY_TYPES:
+        return AArray(np.dtype(value.dtype), tuple(value.shape))
     return None
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from myc.backends.interp import translate_exception
 from myc.errors import MycError
-from myc.infer.abstract import AScalar, abstract_of
+from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
@@ -102,10 +102,10 @@ class HostProgram:
             slots[slot] = v
         self._steps(slots)
         out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # loop and call runners take host values
-            from myc.backends.cuda.host import to_host_values
+        if self.backend == "cuda":  # results stay on the device: loop and call runners
+            from myc.backends.cuda.host import DeviceConst  # take device values
 
-            out = to_host_values(out)
+            out = [v.device() if type(v) is DeviceConst else v for v in out]
         return out
 
     def _steps(self, slots: list[Any]) -> None:
@@ -144,9 +144,11 @@ class HostProgram:
         for a in args:
             walk(a)
         data = [v for v in leaves if _is_data(v)]
+        device_in = False
         if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import to_device_values
+            from myc.backends.cuda.host import any_on_device, to_device_values
 
+            device_in = any_on_device(data)
             data = to_device_values(data)
         native = self.native
         values = None
@@ -163,10 +165,16 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # results on the host (``myc.backends.cuda.host``)
-            from myc.backends.cuda.host import to_host_values
+        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.cuda.host``)
+            from myc.backends.cuda.host import host_scalars, to_host_values
 
-            values = to_host_values(values)
+            # scalars as the program's types promise (read back once, at the end)
+            values = host_scalars(values, self.outputs, self.specs)
+            if not device_in:
+                values = to_host_values(values)
+            elif self.guards:
+                n = len(values) - len(self.guards)
+                values = values[:n] + to_host_values(values[n:])
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -238,6 +246,10 @@ class _Finish:
     def __call__(self, *args: Any) -> Any:
         r = self.prim.impl(*args)
         a = self.abstract
+        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda")
+            from myc.backends.cuda.host import device_scalar
+
+            return device_scalar(r, a)
         if isinstance(a, AScalar):
             if a.weak:
                 return _as_python(a)(r)
@@ -344,9 +356,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     if backend == "cuda":  # kernels on the GPU, the other steps on the host
-        from myc.backends.cuda.host import adapt
+        from myc.backends.cuda.host import adapt, device_constants
 
         adapt(steps)
+        outputs = device_constants(outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])), specs=specs,
@@ -420,7 +433,13 @@ class Tape:
         leaves = []
         for j, a in enumerate(specs):
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
-            leaves.append(np.array([s[j] for s in states], dtype=dt))
+            column = [s[j] for s in states]
+            if any(type(v) in DEVICE_ARRAY_TYPES for v in column):  # (backend="cuda")
+                from myc.backends.cuda.host import stack_on_device
+
+                leaves.append(stack_on_device(column, dt))
+                continue
+            leaves.append(np.array(column, dtype=dt))
         return cls(leaves, len(states), specs)
 
     def get(self, j: int, k: int) -> Any:
@@ -429,6 +448,10 @@ class Tape:
         v = self.leaves[j][k]
         a = self.specs[j]
         if isinstance(a, AScalar):
+            if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
+                from myc.backends.cuda.host import device_scalar
+
+                return device_scalar(v, a)
             if a.dtype == np.bool_:
                 v = bool(v)
             return _as_python(a)(v) if a.weak else a.dtype.type(v)
@@ -617,7 +640,7 @@ class KernelUnit:
         if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
             from myc.backends.cuda.host import finish_on_device
 
-            outs = self.compiled(list(vals))
+            outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
             return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]

@@ -1,9 +1,12 @@
 """Checking and converting the arguments of a myc function, and protecting its outputs.
 
 Accepted: Python ``bool``/``int``/``float``, NumPy scalars and arrays of dtype float32,
-float64, int64 or bool, and (nested) tuples of these.  Arrays are handed to the program
-as read-only views so no stage can mutate a caller's array; outputs that share memory
-with an input or a constant are copied so the caller owns what it gets.
+float64, int64 or bool, and (nested) tuples of these; on ``backend="cuda"`` also CuPy
+arrays of those dtypes (``myc.backends.cuda.host`` turns other CUDA arrays into CuPy
+ones first), passed through untouched: their data stays on the device.  NumPy arrays
+are handed to the program as read-only views so no stage can mutate a caller's array;
+outputs that share memory with an input or a constant are copied so the caller owns
+what it gets.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
+from myc.infer.abstract import DEVICE_ARRAY_TYPES
 
 ALLOWED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64),
                   np.dtype(np.bool_))
@@ -44,6 +48,12 @@ def check_arg(value: Any, path: str) -> Any:
         return view
     if isinstance(value, tuple):
         return tuple(check_arg(v, f"{path}[{i}]") for i, v in enumerate(value))
+    if type(value) in DEVICE_ARRAY_TYPES:  # a CuPy array (backend="cuda"): stays there
+        if np.dtype(value.dtype) not in ALLOWED_DTYPES:
+            raise MycTypeError(f"{_describe(path)} is a device array of unsupported dtype "
+                               f"{value.dtype}; myc supports float32, float64, int64 and "
+                               "bool", hint="convert it first, e.g. x.astype(cupy.float32)")
+        return value
     if isinstance(value, list):
         raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "

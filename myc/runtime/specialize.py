@@ -116,6 +116,10 @@ class SpecializedFunction:
                     return cached
         from myc.opt.passes import optimize  # (imported only when compiling)
 
+        if self.backend == "cuda":  # traced on host copies: once per signature
+            from myc.backends.cuda.host import to_host_values
+
+            args = to_host_values(args)
         try:
             typed, template, brk = specialize(self.graph, args)
             if brk is not None:
@@ -151,6 +155,17 @@ class SpecializedFunction:
         if not prog.guards:
             return variants.run(self, prog, args)
         return variants.guarded(self, prog, args)
+
+    def _interpret(self, args: tuple) -> Any:
+        """The reference evaluator's result (it reads host arrays: a device argument is
+        copied, and counted, on ``backend="cuda"``)."""
+        if self.backend == "cuda":
+            from myc.backends.cuda.host import any_on_device, count_fallback, to_host_values
+
+            if any_on_device(flatten_args(list(args), [])):
+                count_fallback("evaluator")
+                args = tuple(to_host_values(list(args)))
+        return self.interp.run(*args)
 
 
 # settings that change what a signature compiles to (the others -- thread count,

@@ -46,7 +46,7 @@ def evaluate(sf, args: tuple, why: tuple[str, str, Any] | None = None) -> Any:
         why = _why(sf, key)
     if why is not None and strict():
         sf.stats.fallback(*why)  # raises MycFallbackError
-    out = sf.interp.run(*args)
+    out = sf._interpret(args)  # host copies of device arguments, counted (cuda)
     sf.stats.evaluator_calls += 1
     if why is not None:
         sf.stats.fallback(*why)

@@ -31,6 +31,10 @@ class FakeArray(np.ndarray):
     def device(self):
         return SimpleNamespace(id=0)
 
+    def __getitem__(self, index):  # like CuPy: an element is a 0-d device array
+        r = super().__getitem__(index)
+        return r if isinstance(r, np.ndarray) else np.asarray(r).view(FakeArray)
+
     def get(self) -> np.ndarray:
         return np.array(self.view(np.ndarray), copy=True)
 
@@ -57,6 +61,14 @@ def _wrap(v):
     if isinstance(v, tuple):
         return tuple(_wrap(x) for x in v)
     return v
+
+
+def _from_dlpack(v):
+    """A "CUDA" array of another library (``v.array``) as a device array sharing its
+    memory; like torch, it refuses to export a tensor that requires grad."""
+    assert v.__dlpack_device__()[0] == 2, "not a CUDA array"
+    assert not getattr(v, "requires_grad", False), "export of a tensor requiring grad"
+    return v.array.view(FakeArray)
 
 
 _PROGRAMS: dict[str, EmulatedKernel] = {}
@@ -96,6 +108,8 @@ cupy = SimpleNamespace(
     __name__="cupy", ndarray=FakeArray, uint8=np.uint8, bool_=np.bool_, asarray=asarray,
     ascontiguousarray=lambda a: np.ascontiguousarray(a.view(np.ndarray)).view(FakeArray),
     empty=lambda shape, dtype: np.empty(shape, dtype).view(FakeArray),
+    from_dlpack=lambda v: _from_dlpack(v),
+    stack=lambda arrays: np.stack([a.view(np.ndarray) for a in arrays]).view(FakeArray),
     matmul=lambda a, b: np.matmul(a.view(np.ndarray), b.view(np.ndarray)).view(FakeArray),
     dot=lambda a, b: np.asarray(np.dot(a.view(np.ndarray), b.view(np.ndarray))).view(FakeArray),
     cuda=SimpleNamespace(

@@ -1,8 +1,9 @@
 """``backend="cuda"`` on a real NVIDIA GPU (skipped without CuPy or without a GPU): the
 kernels against the kernel IR's reference (random fusion groups where hypothesis is
 installed, row and split reductions, int64 wrapping, transcendentals, exact mod), whole
-programs W1-W7 against the cpu backend, and the array kinds in and out (NumPy in ->
-NumPy out, CuPy or CUDA torch tensors in -> CuPy out).  Needs only pytest."""
+programs W1-W7 against the cpu backend (with CuPy arguments too: then nothing is copied
+to the host), and the array kinds in and out (NumPy in -> NumPy out, CuPy or CUDA torch
+tensors in -> CuPy out).  Needs only pytest."""
 
 from __future__ import annotations
 
@@ -68,6 +69,28 @@ def test_workload_on_the_gpu(w):
     got = myc.jit(checks.program(w), backend="cuda")(*args)
     want = myc.jit(checks.program(w), backend="cpu")(*args)
     checks.close(got, want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+
+
+def _host(v):
+    if isinstance(v, tuple):
+        return tuple(_host(x) for x in v)
+    return v.get() if isinstance(v, cupy.ndarray) else v
+
+
+@pytest.mark.parametrize("w", checks.W17, ids=lambda w: w.name)
+def test_workload_with_device_arguments_stays_on_the_device(w):
+    from myc.backends.cuda import host
+
+    args = w.make_inputs(0, "tiny")
+    dev = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    f = myc.jit(checks.program(w), backend="cuda")
+    f(*dev)
+    host.reset_host_fallbacks()
+    got = f(*dev)
+    assert host.host_fallbacks() == {}, "device operands were copied to the host"
+    want = myc.jit(checks.program(w), backend="cpu")(*args)
+    assert all(isinstance(x, cupy.ndarray) for x in checks.leaves(got) if np.ndim(x))
+    checks.close(_host(got), want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
 
 
 def loss(x, w):

@@ -117,3 +117,114 @@ def test_device_arguments_are_not_uploaded_again(monkeypatch, tmp_path):
     assert not uploads, "the device argument was uploaded again"
     myc.jit(exp_twice, backend="cuda")(x)
     assert len(uploads) == 1  # a NumPy argument: once
+
+
+def _count_transfers(monkeypatch, cp):
+    """Counters of device-to-host reads (``.get()``: of scalars, of arrays), host-to-device
+    uploads and loop iterations."""
+    seen = {"d2h": 0, "d2h_arrays": 0, "h2d": 0, "iterations": 0}
+    real_get = fake_cupy.FakeArray.get
+    real_as = cp.asarray
+    from myc.lower.program import HostProgram
+
+    real_body = HostProgram.run_flat
+
+    def get(self):
+        seen["d2h" if self.size == 1 else "d2h_arrays"] += 1
+        return real_get(self)
+
+    def body(self, values):
+        seen["iterations"] += 1
+        return real_body(self, values)
+
+    monkeypatch.setattr(HostProgram, "run_flat", body)
+
+    def asarray(v):
+        if not isinstance(v, fake_cupy.FakeArray):
+            seen["h2d"] += 1
+        return real_as(v)
+
+    monkeypatch.setattr(fake_cupy.FakeArray, "get", get)
+    monkeypatch.setattr(cp, "asarray", asarray)
+    return seen
+
+
+@pytest.mark.parametrize("name", ["W3", "W5", "W7"])
+def test_device_arguments_and_loop_state_stay_on_the_device(name, monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+
+    w = next(w for w in W17 if w.name == name)
+    args = w.make_inputs(0, "tiny")
+    dev = tuple(cp.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    f = myc.jit(_program(w), backend="cuda")
+    f(*dev)  # the first call traces on host copies
+    seen = _count_transfers(monkeypatch, cp)
+    host.reset_host_fallbacks()
+    got = f(*dev)
+    # every array stays on the device: what is read back is the scalar result and the
+    # loop's condition, one scalar an iteration
+    assert seen["h2d"] == 0 and seen["d2h_arrays"] == 0, seen
+    assert seen["d2h"] <= 1 + seen["iterations"], seen
+    assert host.host_fallbacks() == {}
+    leaves = got if isinstance(got, tuple) else (got,)
+    assert all(isinstance(x, fake_cupy.FakeArray) for x in leaves if np.ndim(x)), leaves
+
+
+def refuse_devices(x):
+    if isinstance(x, fake_cupy.FakeArray):
+        raise TypeError("host arrays only")
+    return x * 2
+
+
+def test_a_step_the_device_cannot_run_runs_on_the_host_and_is_counted(monkeypatch,
+                                                                      tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+
+    host.reset_host_fallbacks()
+    step = host.HostStep(refuse_devices, "refuse_devices")
+    x = np.arange(4.0)
+    np.testing.assert_array_equal(step(cp.asarray(x)), x * 2)
+    assert host.host_fallbacks() == {"refuse_devices": 1}
+    np.testing.assert_array_equal(step(x), x * 2)  # host operands: no fallback
+    assert host.host_fallbacks() == {"refuse_devices": 1}
+
+
+def view_of(x):
+    return x.reshape((2, -1))
+
+
+def test_a_result_sharing_memory_with_a_device_argument_is_a_copy(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = cp.asarray(np.arange(8.0))
+    got = myc.jit(view_of, backend="cuda")(x)
+    assert isinstance(got, fake_cupy.FakeArray)
+    np.testing.assert_array_equal(got.get(), np.arange(8.0).reshape(2, 4))
+    assert not np.shares_memory(got.view(np.ndarray), x.view(np.ndarray))
+
+
+class ForeignCudaArray:
+    """A CUDA array of another library (as a CUDA torch tensor looks through DLPack)."""
+
+    def __init__(self, array: np.ndarray, requires_grad: bool = False):
+        self.array = array
+        self.requires_grad = requires_grad
+
+    def __dlpack_device__(self) -> tuple[int, int]:
+        return (2, 0)  # kDLCUDA, device 0
+
+    def detach(self) -> ForeignCudaArray:
+        return ForeignCudaArray(self.array)
+
+
+def test_other_cuda_arrays_are_taken_through_dlpack_without_a_copy(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = np.linspace(-1, 1, 300)
+    f = myc.jit(exp_twice, backend="cuda")
+    f(ForeignCudaArray(x.copy(), requires_grad=True))  # compiled (traced on a host copy)
+    seen = _count_transfers(monkeypatch, cp)
+    got = f(ForeignCudaArray(x.copy(), requires_grad=True))
+    assert isinstance(got, fake_cupy.FakeArray)
+    assert seen["h2d"] == 0 and seen["d2h"] == seen["d2h_arrays"] == 0, seen
+    np.testing.assert_allclose(got.get(), np.exp(x) * 2.0 + x, rtol=1e-13, atol=1e-15)

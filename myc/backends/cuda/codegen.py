@@ -5,7 +5,8 @@ A fusion group (``myc.lower.kernel.Kernel``) becomes these passes, launched in o
 
 - one per row reduction (``RowReduce``), level by level: a block per row reduces the
   row into a row temporary that later passes read;
-- one for all the ``Store`` outputs together: a thread per domain point, every
+- one for all the ``Store`` outputs together: a thread per domain point (up to
+  ``STORE_GRID`` blocks, then a grid-stride loop: several points a thread), every
   expression computed once for all of them;
 - one per ``Reduce`` output: a block per output element reducing along the last axis
   (threads read consecutive elements, then a tree reduction in shared memory), or a
@@ -55,6 +56,7 @@ from myc.lower.kernel import (
 )
 
 BLOCK = 256  # threads per block (a power of two)
+STORE_GRID = 2048  # blocks of a store pass at most (bigger domains: a grid-stride loop)
 SPLIT_OUTPUTS = 64  # split a reduction with at most this many outputs...
 SPLIT_MIN = 1 << 15  # ...and at least this many elements each
 SPLIT_PIECES = 512
@@ -264,9 +266,18 @@ class _Gen:
         self.bind(fn, args)
         b = e.b
         tid, bid = fn.args[-2], fn.args[-1]
-        g = b.add(b.mul(bid, ir.Constant(I64, BLOCK)), tid)
+        # a grid-stride loop: at most STORE_GRID blocks, each thread taking every
+        # (grid x block)-th point from its own (several points a thread on big domains)
+        grid = max(1, min(STORE_GRID, -(-n // BLOCK)))
+        g0 = b.add(b.mul(bid, ir.Constant(I64, BLOCK)), tid)
+        entry = b.block
+        head = fn.append_basic_block("head")
         body = fn.append_basic_block("body")
         exit_ = fn.append_basic_block("exit")
+        b.branch(head)
+        b.position_at_end(head)
+        g = b.phi(I64)
+        g.add_incoming(g0, entry)
         b.cbranch(b.icmp_unsigned("<", g, ir.Constant(I64, n)), body, exit_)
         b.position_at_end(body)
         idx: list = [None] * nd
@@ -279,10 +290,11 @@ class _Gen:
             dt = out.expr.dtype
             ptr = b.gep(fn.args[base + j], [g], source_etype=MEMTYPE[dt])
             b.store(self.x.to_mem(v, dt), ptr)
-        b.branch(exit_)
+        g.add_incoming(b.add(g, ir.Constant(I64, grid * BLOCK)), b.block)
+        b.branch(head)
         b.position_at_end(exit_)
         b.ret_void()
-        self.passes.append(Pass(name, max(1, -(-n // BLOCK)), BLOCK, args, [fn.name]))
+        self.passes.append(Pass(name, grid, BLOCK, args, [fn.name]))
 
     # -- reductions --------------------------------------------------------------------
     def combine(self, e: Emitter, op: str, acc: ir.Value, v: ir.Value) -> ir.Value:

@@ -85,6 +85,7 @@ class EmulatedKernel:
 
     def __call__(self, inputs: list[Any]) -> list[np.ndarray]:
         k = self.kernel
+        inputs = [getattr(a, "host", a) for a in inputs]  # (a program's DeviceConst)
         if any(d == 0 for d in k.shape):
             return k.reference(inputs)
         arrays = []

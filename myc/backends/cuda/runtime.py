@@ -24,6 +24,7 @@ from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, genera
 from myc.backends.cuda.execute import run_plan
 from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
 from myc.errors import MycRuntimeError, MycValueError
+from myc.infer.abstract import DEVICE_ARRAY_TYPES
 from myc.lower.kernel import Kernel
 
 _lock = threading.Lock()
@@ -53,6 +54,26 @@ class _Device:
         name = props.get("name", b"GPU")
         self.name = name.decode() if isinstance(name, bytes) else str(name)
         self.arch = os.environ.get("MYC_CUDA_ARCH", DEFAULT_ARCH)
+        DEVICE_ARRAY_TYPES.add(cupy.ndarray)  # specialized on shape and dtype only
+        self.elementwise = _can_compile(cupy)
+
+
+def _can_compile(cupy: Any) -> bool:
+    """Can CuPy run its own elementwise kernels here (it compiles them with NVRTC)?  If
+    not, the host steps that would use them run on the host (counted, and said once)."""
+    try:
+        x = cupy.empty((1,), "float32")
+        x = x * x.dtype.type(2)
+        return True
+    except Exception as exc:  # noqa: BLE001 - e.g. NVRTC not found
+        import warnings
+
+        warnings.warn(f"myc backend='cuda': CuPy cannot compile its elementwise kernels "
+                      f"({type(exc).__name__}: {str(exc)[:200]}); steps other than myc's "
+                      "kernels and GEMM run on the host (install CuPy's CUDA toolkit "
+                      "parts, e.g. pip install 'cupy-cuda13x[ctk]')", RuntimeWarning,
+                      stacklevel=3)
+        return False
 
 
 def device() -> _Device:
@@ -105,9 +126,14 @@ class CompiledKernel:
         self.module.load(self.ptx.encode() + b"\0")
         self.fns = {p.name: self.module.get_function(p.name) for p in self.plan.passes}
         self._empty = any(d == 0 for d in kernel.shape)
+        # per pass: its function, (grid,), (block,) -- what each launch passes to CuPy
+        self._launches = [(self.fns[p.name], (p.grid,), (p.block,)) for p in self.plan.passes]
+        self._pass_index = {p.name: i for i, p in enumerate(self.plan.passes)}
+        self._dtypes = [np.dtype(b.dtype) for b in kernel.inputs]
 
     def _launch(self, p, bufs: list[Any]) -> None:
-        self.fns[p.name]((p.grid,), (p.block,), tuple(bufs))
+        fn, grid, block = self._launches[self._pass_index[p.name]]
+        fn(grid, block, tuple(bufs))
 
     def __call__(self, inputs: list[Any]) -> list[Any]:
         cp = self.dev.cp
@@ -117,30 +143,44 @@ class CompiledKernel:
                                                                           strict=True)]
             return [cp.asarray(o) for o in k.reference(host)]
         arrays = []
-        for a, b in zip(inputs, k.inputs, strict=True):
-            arr = on_device(a, b.dtype, self.dev)
-            arrays.append(arr.view(cp.uint8) if b.dtype == "bool" else arr)
+        nd = cp.ndarray
+        for a, dt in zip(inputs, self._dtypes, strict=True):
+            if type(a) is nd and a.dtype == dt and a.flags.c_contiguous:
+                arr = a  # the common case: a device array as the kernel wants it
+            else:
+                arr = on_device(a, dt, self.dev)
+            arrays.append(arr.view(cp.uint8) if dt == np.bool_ else arr)
         return run_plan(self.plan, arrays, cp, self._launch)
 
 
 def to_host(v: Any) -> Any:
     """A CuPy array (or any CUDA array) as NumPy; anything else as it is."""
+    if type(v) in DEVICE_ARRAY_TYPES:
+        return v.get()
     get = getattr(v, "get", None)
     if get is not None and hasattr(v, "__cuda_array_interface__"):
         return get()
     if hasattr(v, "__cuda_array_interface__"):  # e.g. a CUDA torch tensor
         return device().cp.asarray(v).get()
-    return v
+    from myc.backends.cuda.host import DeviceConst
+
+    return v.host if type(v) is DeviceConst else v
 
 
-def on_device(v: Any, dtype: str, dev: _Device) -> Any:
+def on_device(v: Any, dtype: Any, dev: _Device) -> Any:
     """``v`` as a C-contiguous CuPy array of ``dtype`` on ``dev`` (copied there if need be)."""
+    from myc.backends.cuda.host import DeviceConst
+
     cp = dev.cp
-    if hasattr(v, "__cuda_array_interface__"):
+    if type(v) is DeviceConst:  # a program's array constant: uploaded once
+        v = v.device()
+    if type(v) in DEVICE_ARRAY_TYPES or hasattr(v, "__cuda_array_interface__"):
         arr = cp.asarray(v)  # no copy: CuPy arrays, CUDA torch tensors...
         if arr.device.id != dev.id:
             raise MycValueError(f"backend='cuda': an array on GPU {arr.device.id}, but myc "
                                 f"runs on GPU {dev.id} (CuPy's current device)")
+        if arr.dtype != dtype and not getattr(dev, "elementwise", True):
+            return cp.asarray(np.ascontiguousarray(arr.get(), dtype=dtype))  # (no NVRTC)
         return cp.ascontiguousarray(arr.astype(dtype, copy=False))
     return cp.asarray(np.ascontiguousarray(np.asarray(v, dtype=dtype)))
 
