@@ -650,3 +650,22 @@ def test_matmul_in_a_loop_calls_blas_from_native_code():
     h = myc.jit(rotate_until)
     np.testing.assert_allclose(h(m, x), rotate_until(m, x), rtol=1e-5)
     assert all(r.native is not None for r in _loop_runners(h))
+
+
+def _float_then_numpy_scalar(a, x):
+    s0 = a  # a traced Python float...
+    for _ in (a,):
+        s0 = np.mean(np.ones_like(x)[1:])  # ...then a NumPy scalar, never read first
+        if a < (-a):
+            break
+    return a, s0
+
+
+def test_a_traced_float_that_becomes_a_numpy_scalar_in_a_loop():
+    """Found by tests/unit/test_random_programs: the start value was converted to the
+    loop's NumPy type as if it were a constant (TypeError inside the tracer)."""
+    x = np.zeros(4)
+    for a in (0.0, 1.0, -2.0):
+        got = myc.jit(_float_then_numpy_scalar)(a, x)
+        want = _float_then_numpy_scalar(a, x)
+        assert got == want and type(got[1]) is type(want[1])
