@@ -22,6 +22,7 @@ from myc.infer.abstract import AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
+from myc.timings import timed
 
 
 class GuardFailed(Exception):  # noqa: N818 - a control signal
@@ -216,6 +217,7 @@ class _Finish:
         return r
 
 
+@timed("lower")
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
           backend: str = "cpu") -> HostProgram:

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from myc import timings
 from myc.backends.interp import Interpreter
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
@@ -113,10 +114,15 @@ class SpecializedFunction:
         from myc.opt.passes import optimize  # (imported only when compiling)
 
         try:
-            typed, template, brk = specialize(self.graph, args)
+            graph = self.graph
+            timings.count("parsed nodes", graph)
+            with timings.stage("infer"):
+                typed, template, brk = specialize(graph, args)
             if brk is not None:
                 self.breaks[key] = brk
+            timings.count("typed nodes", typed)
             optimize(typed)
+            timings.count("optimized nodes", typed)
             prog = lower(typed, template, self.graph.name, backend=self.backend)
             for k in (disk_key, src_key):
                 if k is not None:
@@ -144,9 +150,11 @@ class SpecializedFunction:
         if prog is None:
             return self.interp.run(*args)
         if not prog.guards:
-            return prog.run(list(args))
+            with timings.stage("run"):
+                return prog.run(list(args))
         try:
-            return prog.run(list(args))
+            with timings.stage("run"):
+                return prog.run(list(args))
         except (GuardFailed, MycError):
             # another path through the data-dependent control flow (or an error the
             # evaluator will report properly): evaluate; give up guarding after repeats

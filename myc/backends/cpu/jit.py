@@ -13,6 +13,8 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from myc.timings import stage, timed
+
 _lock = threading.Lock()  # LLVM's global state is not thread-safe
 
 
@@ -38,6 +40,7 @@ def target_machine() -> llvm.TargetMachine:
                                         codemodel="jitdefault")
 
 
+@timed("llvm parse")
 def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
     """Parse and verify; raises ``RuntimeError`` with LLVM's message on a bad module."""
     with _lock:
@@ -49,6 +52,7 @@ def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
         return mod
 
 
+@timed("llvm optimize")
 def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
     """The O3 pipeline for the host, loop and SLP vectorizers on (in place)."""
     with _lock:
@@ -88,10 +92,10 @@ class JitModule:
         if object_code is None:
             assert module is not None
             mod = optimize(parse(module, tm), tm)
-            with _lock:
+            with _lock, stage("llvm codegen"):
                 object_code = tm.emit_object(mod)
         self.object_code = object_code
-        with _lock:
+        with _lock, stage("loading"):
             empty = llvm.parse_assembly("")
             empty.triple = tm.triple
             empty.data_layout = str(tm.target_data)

@@ -31,6 +31,7 @@ from myc.backends.cpu.jit import host, optimized_ir
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
+from myc.timings import stage, timed
 
 PARALLEL_MIN = 1 << 16
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
@@ -217,7 +218,7 @@ def _compile_object(module) -> bytes:
 
     tm = target_machine()
     mod = optimize(parse(module, tm), tm)
-    with _lock:
+    with _lock, stage("llvm codegen"):
         return tm.emit_object(mod)
 
 
@@ -245,6 +246,7 @@ class _SharedEngine:
         self._tm = None
         self._addresses: dict[str, int] = {}
 
+    @timed("loading")
     def load(self, symbol: str, object_code: bytes) -> int:
         import llvmlite.binding as llvm
 
@@ -283,6 +285,7 @@ def cache_key(kernel: Kernel) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@timed("kernel codegen")
 def compile_kernel(kernel: Kernel) -> CompiledKernel:
     """Compile ``kernel`` for this CPU, or return the cached build of an identical one
     (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``)."""
