@@ -105,3 +105,9 @@ def timed(name: str):
                 return fn(*args, **kwargs)
         return wrapper
     return deco
+
+
+def add(name: str, value: int) -> None:
+    """Add to a size (kernels compiled by the program and its loop bodies)."""
+    if _stack:
+        _counts[name] = _counts.get(name, 0) + value

@@ -22,6 +22,7 @@ from myc.infer.abstract import AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
+from myc.timings import add as add_count
 from myc.timings import timed
 
 
@@ -253,6 +254,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     out = typed.output
     # on OpenCL every array op the kernel IR expresses is a kernel (it runs on the device)
     kernels = _kernels(typed, name, lone or backend != "cpu", backend) if fused else {}
+    add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
