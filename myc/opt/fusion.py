@@ -33,6 +33,11 @@ floor ceil where clip astype cast_grad grad_cast tangent_out to_weak pos broadca
 expand_reduced gadd not_""".split())
 REDUCTIONS = frozenset("sum max min mean sum_to".split())
 MIN_FUSED_SIZE = 256
+# LLVM's optimizer (its loop vectorizer above all) takes time superlinear in a loop
+# body's size: a 4,000-operation kernel took 44 s, 1,000 operations 3.3 s.  Groups stop
+# growing here, so a long chain becomes several kernels and compile time stays linear
+# (W6's Horner gradient, 317 members, stays one kernel).
+MAX_GROUP_MEMBERS = 384
 
 
 @dataclass
@@ -142,6 +147,8 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
             if cand.domain != domain and not row_member(n, kind, cand, group_of, row_level):
                 continue
             if small and cand.domain == domain:
+                continue
+            if len(cand.members) >= MAX_GROUP_MEMBERS:
                 continue
             ok = True
             for i in n.inputs:
@@ -357,7 +364,8 @@ def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
         ga = by_id[a]
         for b in range(a + 1, ng):
             gb = by_id[b]
-            if not ur.live[b] or gb.domain != ga.domain or ur.indirect(a, b):
+            if not ur.live[b] or gb.domain != ga.domain or ur.indirect(a, b) or \
+                    len(ga.members) + len(gb.members) > MAX_GROUP_MEMBERS:
                 continue
             if ur.direct(a, b) and (reads_reduction(ga, gb) or reads_reduction(gb, ga)):
                 continue
