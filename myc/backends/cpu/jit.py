@@ -31,12 +31,12 @@ def host() -> tuple[str, str]:
     return llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten()
 
 
-def target_machine() -> llvm.TargetMachine:
+def target_machine(opt: int = 3) -> llvm.TargetMachine:
     """A fresh host target machine (MCJIT takes ownership of the one it is given)."""
     _init()
     cpu, features = host()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=cpu, features=features, opt=3,
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt,
                                         codemodel="jitdefault")
 
 
@@ -53,13 +53,14 @@ def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
 
 
 @timed("llvm optimize")
-def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
-    """The O3 pipeline for the host, loop and SLP vectorizers on (in place)."""
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> llvm.ModuleRef:
+    """The O3 pipeline for the host, loop and SLP vectorizers on (in place); ``level``
+    below 3: that pipeline without vectorizers or unrolling (small kernels)."""
     with _lock:
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pto.loop_unrolling = True
+        pto = llvm.create_pipeline_tuning_options(speed_level=level)
+        pto.loop_vectorization = level >= 3
+        pto.slp_vectorization = level >= 3
+        pto.loop_unrolling = level >= 3
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
         return mod
