@@ -7,6 +7,14 @@ Run: ``python -m benchmarks.compile_latency [--repeats N] [mlp long W2 W4]`` (ea
 figure is a fresh subprocess; with ``--repeats`` the median of N of them).  W2 and W4
 are the benchmark workloads run as the harness runs them,
 ``myc.jit(myc.value_and_grad(fn, argnums))``.
+
+``python -m benchmarks.compile_latency --corpus [NAMES]`` measures the compile-time
+corpus (``benchmarks/compile_corpus.py``): for each program its first call cold (a fresh
+process, an empty disk cache) and from the disk cache, with ``MYC_TIMINGS=1``'s time per
+stage and node counts, and JAX's jitted first call where JAX is importable; it writes
+``compile-corpus.json`` and plots first-call time against steps (``compile-scaling.png``,
+when matplotlib is installed).  ``--myc DIR`` measures the ``myc`` package found in DIR
+(another checkout) with this corpus; ``--timeout S`` bounds each process.
 """
 
 from __future__ import annotations
@@ -168,6 +176,134 @@ def _one(which: str, cache: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
+def _corpus_one(name: str, which: str) -> dict:
+    """One corpus program's first call in this process (``which``: myc or jax)."""
+    import time
+
+    if which == "jax":
+        from benchmarks.compile_corpus import jax_program
+
+        built = jax_program(name)
+        if built is None:
+            return {"skipped": "no JAX or no JAX port"}
+        fn, args = built
+        t0 = time.perf_counter()
+        out = fn(*args)
+        import jax
+
+        jax.block_until_ready(out)
+        return {"first_ms": (time.perf_counter() - t0) * 1e3}
+    import warnings
+
+    from benchmarks.compile_corpus import ENTRIES
+
+    fn, args = ENTRIES[name].build()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        t0 = time.perf_counter()
+        fn(*args)
+        first = time.perf_counter() - t0
+    # an internal failure runs the program on the reference evaluator: say so
+    evaluator = any("reference evaluator" in str(w.message) for w in caught)
+    try:
+        from myc import timings
+
+        rep = timings.last() or {}
+    except ImportError:  # a checkout from before myc.timings
+        rep = {}
+    return {"first_ms": first * 1e3, "stages": {k: v * 1e3 for k, v in
+                                                rep.get("stages", {}).items()},
+            "counts": rep.get("counts", {}), "evaluator": evaluator}
+
+
+def _corpus_run(name: str, which: str, cache: str, opts) -> dict:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(MYC_CACHE_DIR=cache, MYC_TIMINGS="1", MYC_NUM_THREADS="1",
+               OPENBLAS_NUM_THREADS="1")
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = (f"import sys, json; sys.path.insert(0, {here!r})\n"
+            + (f"sys.path.insert(0, {opts.myc!r}); import myc; sys.path.pop(0)\n"
+               if opts.myc else "")
+            + "from benchmarks.compile_latency import _corpus_one\n"
+            + f"print(json.dumps(_corpus_one({name!r}, {which!r})))")
+    try:
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                             text=True, timeout=opts.timeout)
+    except subprocess.TimeoutExpired:
+        return {"timeout_s": opts.timeout}
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1][:200]}
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _fmt(r: dict) -> str:
+    if "first_ms" in r:
+        return f"{r['first_ms'] / 1e3:.2f} s" + (" (evaluator)" if r.get("evaluator") else "")
+    if "timeout_s" in r:
+        return f"> {r['timeout_s']:.0f} s"
+    return r.get("skipped") and "-" or f"error: {r.get('error')}"
+
+
+def corpus(opts) -> None:
+    """Every corpus program: cold, from the disk cache, JAX; a table, JSON, the plot."""
+    from benchmarks.compile_corpus import ENTRIES
+
+    names = opts.programs or list(ENTRIES)
+    results: dict[str, dict] = {}
+    print("| program | steps | first call, cold | disk cache | JAX jit | nodes typed -> "
+          "optimized | kernels | largest stages (cold) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for name in names:
+        e = ENTRIES[name]
+        cache = tempfile.mkdtemp(prefix="myc-corpus-")
+        cold = _corpus_run(name, "myc", cache, opts)
+        disk = _corpus_run(name, "myc", cache, opts) if "first_ms" in cold else {}
+        jax = _corpus_run(name, "jax", cache, opts) if not opts.no_jax else {"skipped": "off"}
+        results[name] = {"program": e.program, "steps": e.steps, "cold": cold, "disk": disk,
+                         "jax": jax}
+        c = cold.get("counts", {})
+        top = sorted(cold.get("stages", {}).items(), key=lambda kv: -kv[1])[:4]
+        print(f"| {name} | {e.steps or ''} | {_fmt(cold)} | {_fmt(disk) if disk else ''} | "
+              f"{_fmt(jax)} | {c.get('typed nodes', '')} -> {c.get('optimized nodes', '')} | "
+              f"{c.get('kernels', '')} | "
+              + ", ".join(f"{k} {v / 1e3:.2f} s" for k, v in top) + " |", flush=True)
+    with open(opts.json, "w") as f:
+        json.dump(results, f, indent=1)
+    _plot(results, opts.plot)
+
+
+def _plot(results: dict, path: str) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print(f"matplotlib is not installed: no {path}")
+        return
+    fams: dict[str, list] = {}
+    for r in results.values():
+        if r["steps"] is not None and "first_ms" in r["cold"] and r["steps"] <= 1000:
+            fams.setdefault(r["program"], []).append(r)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for prog, rs in fams.items():
+        rs.sort(key=lambda r: r["steps"])
+        line, = ax.plot([r["steps"] for r in rs], [r["cold"]["first_ms"] / 1e3 for r in rs],
+                        "o-", label=f"myc {prog}")
+        js = [r for r in rs if "first_ms" in r["jax"]]
+        if js:
+            ax.plot([r["steps"] for r in js], [r["jax"]["first_ms"] / 1e3 for r in js], "x--",
+                    color=line.get_color(), label=f"JAX {prog}")
+    ax.set_xlabel("steps")
+    ax.set_ylabel("first call, cold (s)")
+    ax.set_title("First-call time against program size (one thread)")
+    ax.legend(fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     """``--one WHICH``: one measurement in this process.  Otherwise every program, each
     figure the median of ``--repeats`` fresh processes (cold: an empty cache each time;
@@ -180,8 +316,18 @@ def main() -> None:
         return
     ap = argparse.ArgumentParser(prog="python -m benchmarks.compile_latency")
     ap.add_argument("--repeats", type=int, default=1, help="fresh processes per figure")
-    ap.add_argument("programs", nargs="*", default=["mlp", "long", *WORKLOADS])
+    ap.add_argument("--corpus", action="store_true", help="the compile-time corpus")
+    ap.add_argument("--myc", default=None, help="measure the myc package in this checkout")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
+    ap.add_argument("--no-jax", action="store_true", help="do not try JAX")
+    ap.add_argument("--json", default="compile-corpus.json")
+    ap.add_argument("--plot", default="compile-scaling.png")
+    ap.add_argument("programs", nargs="*")
     opts = ap.parse_args()
+    if opts.corpus:
+        corpus(opts)
+        return
+    opts.programs = opts.programs or ["mlp", "long", *WORKLOADS]
     for which in opts.programs:
         _one(which, tempfile.mkdtemp(prefix="myc-latency-"))  # bytecode, page cache
         runs: dict[str, list[dict]] = {"cold": [], "disk cache": []}

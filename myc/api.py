@@ -6,7 +6,7 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from myc import pipeline
+from myc import pipeline, timings
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.runtime.args import check_args, check_like, own_outputs
 
@@ -42,8 +42,9 @@ class Jitted:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            run = self._compile()
-            return _call(self._source, run, args, kwargs)
+            with timings.call(f"jit({self.__myc_function__.__name__})"):
+                run = self._compile()
+                return _call(self._source, run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
@@ -133,13 +134,14 @@ class Transformed:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            if self._run is None:
-                from myc.runtime.specialize import Source
+            with timings.call(self.__name__):
+                if self._run is None:
+                    from myc.runtime.specialize import Source
 
-                self._source = Source(self.__myc_graph__, self, self.backend)
-                self._run = _executable(self._source, self.backend)
-            assert self._source is not None
-            return _call(self._source, self._run, args, kwargs)
+                    self._source = Source(self.__myc_graph__, self, self.backend)
+                    self._run = _executable(self._source, self.backend)
+                assert self._source is not None
+                return _call(self._source, self._run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
@@ -263,8 +265,9 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             check_like(t, p, f"tangent {i + 1}", "its primal")
         # a parameter left to its default does not vary: its tangent is zero
         tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
-        out = run_jvp(graph, args, check_args(names, tuple(tans)),
-                      getattr(fn, "backend", "cpu"))
+        with timings.call(f"jvp({_fn_name(fn)})"):
+            out = run_jvp(graph, args, check_args(names, tuple(tans)),
+                          getattr(fn, "backend", "cpu"))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None

@@ -18,6 +18,7 @@ from myc.ir.manager import schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims import jvps as _jvps
+from myc.timings import timed
 
 _FPRIM: dict[tuple[str, int], Graph] = {}
 
@@ -157,6 +158,7 @@ def forward_transform(g: Graph) -> Graph:
     return fg
 
 
+@timed("ad")
 def jvp_graph(f: Graph) -> Graph:
     """``(primals_tuple, tangents_tuple) -> (out, tangent_out)`` as a graph."""
     fg = forward_transform(f)

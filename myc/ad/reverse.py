@@ -38,6 +38,7 @@ from myc.errors import MycTypeError
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims import bprops as _bprops
+from myc.timings import timed
 
 _JPRIM: dict[tuple[str, int], Graph] = {}
 
@@ -241,6 +242,7 @@ class ReverseAD(GraphTransform):
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+@timed("ad")
 def reverse_transform(g: Graph) -> Graph:
     """``J(g)``: the graph ``(K, *args) -> (value, backpropagator)``."""
     jg = _CACHE.get(g)

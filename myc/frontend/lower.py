@@ -39,6 +39,7 @@ from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
+from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
     "Try": "'try' statement", "TryStar": "'try' statement", "With": "'with' statement",
@@ -126,6 +127,7 @@ class _Module:
         self.module = module
 
 
+@timed("parse")
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)

@@ -105,20 +105,41 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only")
 
-    def __init__(self, graph: Graph, frame: Any):
+    def __init__(self, graph: Graph, frame: Any, start: int = 0):
         self.graph = graph
         self.frame = frame
         self.mode = "unroll"
+        self.start = start  # the tracer's node count at the loop's entry
+        self.unroll_only = False  # kept as a loop node it failed: unroll it after all
 
 
 class LoopNeeded(Exception):  # noqa: N818 - a control signal
-    """Raised in an unrolled loop whose branches do not rejoin: trace it as a loop."""
+    """Raised in an unrolled loop whose branches do not rejoin, or (``chosen``) whose
+    unrolling stopped paying (``unroll_pays``): trace it as a loop."""
 
-    def __init__(self, ctx: LoopCtx):
+    def __init__(self, ctx: LoopCtx, chosen: bool = False, fn: Any = None,
+                 args: list[Any] | None = None):
         super().__init__(ctx.graph.name)
         self.ctx = ctx
+        self.chosen = chosen
+        # chosen: the header's call that would start the next iteration (the iterations
+        # unrolled so far stay, peeled: their values have settled into the loop's types)
+        self.fn, self.call_args = fn, args
+
+
+# The unrolling policy (docs/loops.md, measured there): a loop with static control flow
+# is unrolled -- its iterations then fuse with each other and run without a loop's
+# per-iteration costs -- until it has emitted UNROLL_NODES operations; the rest of its
+# iterations become one ``loop`` node (the unrolled ones stay, peeled), so compile time
+# stops growing with the trip count.
+UNROLL_NODES = 1000
+
+
+def unroll_pays(ctx: LoopCtx, count: int) -> bool:
+    """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
+    return ctx.unroll_only or count - ctx.start <= UNROLL_NODES
 
 
 class LoopBody:
@@ -456,7 +477,7 @@ class ControlFlow:
     # -- loops ---------------------------------------------------------------------------
     def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
-        ctx = LoopCtx(fn.graph, fn.frame)
+        ctx = LoopCtx(fn.graph, fn.frame, self.count)
         self.loops.append(ctx)
         try:
             try:
@@ -464,8 +485,26 @@ class ControlFlow:
             except LoopNeeded as need:
                 if need.ctx is not ctx:
                     raise
+                chosen = need
             ctx.mode = "body"
-            return self.run_loop(fn, args, loc, ctx, scope)
+            if not chosen.chosen:
+                return self.run_loop(fn, args, loc, ctx, scope)
+            from myc.infer.trace import GraphBreak
+
+            count = self.count
+            try:
+                return self.run_loop(chosen.fn, chosen.call_args, loc, ctx, scope)
+            except GraphBreak as brk:
+                if self.strict_loops:
+                    # a gradient's loop carries its backpropagators: the adjoint route
+                    # (``myc.infer.adjoint``) keeps it a loop with a tape instead
+                    brk.chosen_loop = True
+                    raise
+                # a loop that cannot be a loop node (it carries a list, a closure...):
+                # unrolled after all, from where unrolling stopped
+                self.count = count
+                ctx.mode, ctx.unroll_only = "unroll", True
+                return ("done", self.call(chosen.fn, chosen.call_args, loc, scope))
         finally:
             self.loops.remove(ctx)
 

@@ -30,6 +30,7 @@ from myc.infer.control import (
     ControlFlow,
     Fork,
     Jump,
+    LoopNeeded,
     MaybeUndef,
     Scope,
     SymBool,
@@ -37,6 +38,7 @@ from myc.infer.control import (
     abstract_leaf,
     escapes,
     loop_headers,
+    unroll_pays,
 )
 from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
@@ -156,8 +158,13 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             g = fn.graph
             if not first and scope is not None and escapes(g, scope):
                 return Jump(fn, args)
-            if g in self.headers and not any(c.graph is g and c.frame is fn.frame
-                                             for c in self.loops):
+            if g in self.headers:
+                ctx = next((c for c in self.loops if c.graph is g and c.frame is fn.frame),
+                           None)
+                if ctx is not None and ctx.mode == "unroll" and not self.concrete:
+                    if not unroll_pays(ctx, self.count):
+                        raise LoopNeeded(ctx, True, fn, args)
+            if g in self.headers and ctx is None:
                 r = self.enter_loop(fn, args, loc, scope)
                 if r[0] == "done":
                     return r[1]
@@ -220,6 +227,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         return node
 
     count = 0
+    strict_loops = False  # a loop chosen to stay a loop that cannot: break, not unroll
 
     user_loc: Location | None = None
 
@@ -592,7 +600,7 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None) -> 
 
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False,
-          typed_calls: bool = False) -> tuple[Graph, Any]:
+          typed_calls: bool = False, strict_loops: bool = False) -> tuple[Graph, Any]:
     """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
 
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
@@ -602,6 +610,7 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     functions (``myc.infer.calls``) instead of being unrolled.
     """
     tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
+    tracer.strict_loops = strict_loops
     vals = tracer.vals if guarded else None
     sym_args = [symbolize(a, tracer.trace, p.name, vals)
                 for a, p in zip(args, graph.parameters, strict=True)]

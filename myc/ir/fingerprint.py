@@ -14,8 +14,10 @@ import numpy as np
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Constant, Graph, Node
 from myc.prims import Primitive
+from myc.timings import timed
 
 
+@timed("cache keys")
 def fingerprint(root: Graph) -> str:
     mng = Manager(root)
     gidx = {g: i for i, g in enumerate(mng.graphs)}
@@ -82,6 +84,8 @@ import types  # noqa: E402
 import weakref  # noqa: E402
 from typing import Any  # noqa: E402
 
+from myc.timings import timed  # noqa: E402
+
 # modules whose objects are described by name: their versions are part of every cache
 # key already (``myc.runtime.diskcache``), and myc's own source is hashed there too
 _LIBRARIES = ("numpy", "math", "builtins", "myc")
@@ -98,6 +102,7 @@ def _library(name: str | None) -> bool:
                            any(name.startswith(m + ".") for m in _LIBRARIES))
 
 
+@timed("cache keys")
 def source_key(fn: Any) -> str | None:
     """A hash of everything ``fn``'s compiled program is made from, or ``None`` when
     some part of it cannot be described exactly (then use :func:`fingerprint`).
@@ -120,6 +125,7 @@ def source_key(fn: Any) -> str | None:
     return hashlib.sha256(f"src1|{sys.version}|{text}".encode()).hexdigest()
 
 
+@timed("cache keys")
 def note_parsed(fn: Any, before: str | None) -> str | None:
     """After parsing ``fn`` (whose key was ``before``, taken just before the parse):
     record how each function it reached was described when the frontend parsed it, and

@@ -23,6 +23,8 @@ from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
 from myc.runtime.stats import lowering_fallback, note_run
+from myc.timings import add as add_count
+from myc.timings import timed
 
 
 class GuardFailed(Exception):  # noqa: N818 - a control signal
@@ -258,6 +260,7 @@ class _Finish:
         return r
 
 
+@timed("lower")
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
           backend: str = "cpu", compiler: Any = None) -> HostProgram:
@@ -300,6 +303,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     # on a device every array op the kernel IR expresses is a kernel (it runs there)
     kernels = _kernels(typed, name, lone or backend != "cpu", backend, compiler) \
         if fused else {}
+    add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):

@@ -25,6 +25,7 @@ from myc.infer.abstract import AArray
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import prim_of
+from myc.timings import timed
 
 ELEMENTWISE = frozenset("""add sub mul truediv pow maximum minimum arctan2 eq ne lt le gt ge
 and_ or_ mod floordiv neg exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan
@@ -32,6 +33,11 @@ floor ceil where clip astype cast_grad grad_cast tangent_out to_weak pos broadca
 expand_reduced gadd not_""".split())
 REDUCTIONS = frozenset("sum max min mean sum_to".split())
 MIN_FUSED_SIZE = 256
+# LLVM's optimizer (its loop vectorizer above all) takes time superlinear in a loop
+# body's size: a 4,000-operation kernel took 44 s, 1,000 operations 3.3 s.  Groups stop
+# growing here, so a long chain becomes several kernels and compile time stays linear
+# (W6's Horner gradient, 317 members, stays one kernel).
+MAX_GROUP_MEMBERS = 384
 
 
 @dataclass
@@ -108,6 +114,7 @@ def kind_and_domain(n: Node) -> tuple[str, tuple[int, ...]] | None:
     return None
 
 
+@timed("fusion")
 def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
          ) -> list[FusionGroup]:
     """The fusion groups of the flat typed graph ``g``, in a valid execution order.
@@ -140,6 +147,8 @@ def fuse(g: Graph, min_size: int = MIN_FUSED_SIZE, careful: bool = False
             if cand.domain != domain and not row_member(n, kind, cand, group_of, row_level):
                 continue
             if small and cand.domain == domain:
+                continue
+            if len(cand.members) >= MAX_GROUP_MEMBERS:
                 continue
             ok = True
             for i in n.inputs:
@@ -311,83 +320,65 @@ def _merge_siblings(groups: list[FusionGroup], group_of: dict[int, FusionGroup],
     """Merge groups over the same domain when no path leaves one and enters the other.
 
     Producer-consumer edges between the two are fine (the value stays in registers)
-    unless the value is a reduction's result; a path through a node outside both would
-    make the merged group non-convex.
+    unless the value is a reduction's result; a path through a unit outside both would
+    make the merged group non-convex.  The unit graph's reachability is kept as bit sets
+    (``UnitReach``) updated per merge, so a candidate pair costs a few bit operations, not
+    a walk over the program.  A pair that cannot merge never can later (merging only adds
+    paths and members), so one sweep over the pairs finds every merge.
     """
-    parent = {grp.id: grp.id for grp in groups}
+    from myc.opt.unitreach import UnitReach
 
-    def find(i: int) -> int:
-        while parent[i] != i:
-            parent[i] = parent[parent[i]]
-            i = parent[i]
-        return i
-
+    ng = len(groups)
+    unit: dict[int, int] = {}  # node id -> unit index (groups first, by id)
+    k = ng
+    for n in order:
+        grp = group_of.get(n.id)
+        if grp is not None:
+            unit[n.id] = grp.id
+        else:
+            unit[n.id] = k
+            k += 1
+    succ: list[set[int]] = [set() for _ in range(k)]
+    for n in order:
+        un = unit[n.id]
+        for i in n.inputs:
+            ui = unit.get(i.id) if isinstance(i, Apply) else None
+            if ui is not None and ui != un:
+                succ[ui].add(un)
+    ur = UnitReach(k, succ)
     by_id = {grp.id: grp for grp in groups}
 
-    def unit_successors() -> dict:
-        """Edges between execution units: merged groups, and single nodes outside."""
-        succ: dict = {}
-        for n in order:
-            un = ("g", find(group_of[n.id].id)) if n.id in group_of else ("n", n.id)
-            for i in n.inputs:
-                if not isinstance(i, Apply):
-                    continue
-                ui = ("g", find(group_of[i.id].id)) if i.id in group_of else ("n", i.id)
-                if ui != un:
-                    succ.setdefault(ui, set()).add(un)
-        return succ
-
-    def indirect_path(succ: dict, src, dst) -> bool:
-        """A path src -> ... -> dst through at least one other unit (a cycle if merged)."""
-        stack = [u for u in succ.get(src, ()) if u != dst]
-        seen = set(stack)
-        while stack:
-            u = stack.pop()
-            if u == dst:
-                return True
-            for v in succ.get(u, ()):
-                if v not in seen:
-                    seen.add(v)
-                    stack.append(v)
+    def reads_reduction(x: FusionGroup, y: FusionGroup) -> bool:
+        """Does ``y`` read a (non-row) reduction's result computed by ``x``?"""
+        xm = {m.id for m in x.members}
+        for m in y.members:
+            for i in m.inputs:
+                if i.id in xm and i.id in is_red and not row_reduction(i):
+                    return True
         return False
 
-    def mergeable(a: FusionGroup, b: FusionGroup) -> bool:
-        succ = unit_successors()
-        ua, ub = ("g", find(a.id)), ("g", find(b.id))
-        if indirect_path(succ, ua, ub) or indirect_path(succ, ub, ua):
-            return False
-        for x, y in ((a, b), (b, a)):
-            ym = {m.id for m in y.members}
-            for m in y.members:
-                for i in m.inputs:
-                    if i.id in ym:
-                        continue
-                    gi = group_of.get(i.id)
-                    if gi is not None and find(gi.id) == find(x.id):
-                        if i.id in is_red and not row_reduction(i):
-                            return False
-                        continue
-                    if any(find(r) == find(x.id) for r in reach.get(i.id, ())):
-                        return False
-        return True
-
-    changed = True
-    while changed:
-        changed = False
-        live = [by_id[i] for i in sorted({find(g.id) for g in groups})]
-        for ai, a in enumerate(live):
-            for b in live[ai + 1:]:
-                if a.domain == b.domain and mergeable(a, b):
-                    parent[find(b.id)] = find(a.id)
-                    rank = {n.id: k for k, n in enumerate(order)}
-                    a.members = sorted(a.members + b.members, key=lambda n: rank[n.id])
-                    for m in b.members:
-                        group_of[m.id] = a
-                    changed = True
-                    break
-            if changed:
-                break
-    out = [by_id[i] for i in sorted({find(g.id) for g in groups})]
+    changed: set[int] = set()
+    for a in range(ng):
+        if not ur.live[a]:
+            continue
+        ga = by_id[a]
+        for b in range(a + 1, ng):
+            gb = by_id[b]
+            if not ur.live[b] or gb.domain != ga.domain or ur.indirect(a, b) or \
+                    len(ga.members) + len(gb.members) > MAX_GROUP_MEMBERS:
+                continue
+            if ur.direct(a, b) and (reads_reduction(ga, gb) or reads_reduction(gb, ga)):
+                continue
+            ur.merge(a, b)
+            ga.members += gb.members
+            for m in gb.members:
+                group_of[m.id] = ga
+            changed.add(a)
+    if changed:
+        rank = {n.id: k for k, n in enumerate(order)}
+        for a in changed:
+            by_id[a].members.sort(key=lambda n: rank[n.id])
+    out = [by_id[i] for i in range(ng) if ur.live[i]]
     for k, grp in enumerate(out):
         grp.id = k
     return out

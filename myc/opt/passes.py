@@ -3,13 +3,13 @@
 Phases (PyTensor's order): canonicalize (algebraic identities, CSE), stabilize
 (numerical-stability rewrites), then canonicalize again; fusion grouping runs last,
 in lowering.  ``MYC_DUMP_IR=dir`` writes the graph after every pass;
-``MYC_TIMINGS=1`` prints a per-pass timing report; tests set ``verify=True``.
+``MYC_TIMINGS=1`` charges each pass's time to a stage of the call's report
+(``myc.timings``); tests set ``verify=True``.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 import time
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from myc.opt import cse as _cse
 from myc.opt import gathers, reductions, simplify, stability
 from myc.opt.rewrite import rewrite
 from myc.prims import P
+from myc.timings import stage
 
 MAX_ROUNDS = 8
 
@@ -69,7 +70,8 @@ def optimize(g: Graph, verify_each: bool = False,
         changed = 0
         for name, fn in PASSES:
             t0 = time.perf_counter()
-            c = fn(g)
+            with stage(f"opt {name}"):
+                c = fn(g)
             timings[name] = timings.get(name, 0.0) + time.perf_counter() - t0
             changed += c
             step += 1
@@ -79,9 +81,12 @@ def optimize(g: Graph, verify_each: bool = False,
                 verify(g)
         if not changed:
             break
-    if rewrite(g, gathers.LATE):  # forms the rounds above simplify less well
-        rewrite(g, [reductions.fold_constants])
-        _cse.cse(g)
+    with stage("opt late"):
+        late = rewrite(g, gathers.LATE)  # forms the rounds above simplify less well
+        if late:
+            rewrite(g, [reductions.fold_constants])
+            _cse.cse(g)
+    if late:
         step += 1
         _dump(g, step, "late")
     for body in loop_bodies(g):  # each loop's typed body is a program of its own
@@ -89,9 +94,4 @@ def optimize(g: Graph, verify_each: bool = False,
             continue
         for k, v in optimize(body.graph, verify_each, done).items():
             timings[k] = timings.get(k, 0.0) + v
-    if os.environ.get("MYC_TIMINGS"):
-        total = sum(timings.values())
-        print(f"myc timings for {g.name}: " + ", ".join(
-            f"{k} {v * 1e3:.1f} ms" for k, v in timings.items()) + f"; total {total * 1e3:.1f} ms",
-            file=sys.stderr)
     return timings

@@ -24,6 +24,8 @@ from typing import Any
 import llvmlite
 import numpy as np
 
+from myc.timings import timed
+
 _MAGIC = b"MYC2"
 _DIGEST = 32  # hex characters of the body's checksum
 
@@ -85,6 +87,7 @@ def _path(kind: str, key: str) -> Path | None:
     return d / kind / f"{digest}.pkl"
 
 
+@timed("disk cache")
 def load(kind: str, key: str) -> Any:
     """The cached value, or ``None`` when absent, unreadable, corrupt or stale."""
     path = _path(kind, key)
@@ -112,6 +115,7 @@ def load(kind: str, key: str) -> Any:
         return None
 
 
+@timed("disk cache")
 def store(kind: str, key: str, value: Any) -> None:
     """Write an entry atomically; failures (read-only disk, ...) are silently skipped."""
     path = _path(kind, key)

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from myc import timings
 from myc.backends.interp import Interpreter
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
@@ -121,10 +122,15 @@ class SpecializedFunction:
 
             args = to_host_values(args)
         try:
-            typed, template, brk = specialize(self.graph, args)
+            graph = self.graph
+            timings.count("parsed nodes", graph)
+            with timings.stage("infer"):
+                typed, template, brk = specialize(graph, args)
             if brk is not None:
                 self.breaks[key] = brk
+            timings.count("typed nodes", typed)
             optimize(typed)
+            timings.count("optimized nodes", typed)
             with compiling(self.stats):
                 prog = lower(typed, template, self.graph.name, backend=self.backend)
             self.stats.compiles += 1
@@ -297,11 +303,30 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
     """
     from myc.infer.trace import trace  # (the tracer is loaded only to compile)
 
+    spec = graph.flags.get("grad_of")
+    adjoint = spec is not None and not os.environ.get("MYC_NO_TYPED_AD")
     try:
-        typed, template = trace(graph, args)
+        typed, template = trace(graph, args, strict_loops=adjoint)
         return typed, template, None
     except GraphBreak as brk:
         first = brk
+    if getattr(first, "chosen_loop", False):
+        # a long loop of a gradient: kept a loop (with a tape) by the adjoint route, or,
+        # where that cannot take the program, unrolled after all
+        from myc.infer.adjoint import typed_grad
+
+        primal, nums, single, has_value = spec
+        try:
+            typed, template = typed_grad(primal, args, nums, single, has_value)
+            typed.flags["route"] = "adjoint"
+            return typed, template, None
+        except GraphBreak:
+            pass
+        try:
+            typed, template = trace(graph, args)
+            return typed, template, None
+        except GraphBreak as brk:
+            first = brk
     calls = [False, True] if _recursion(first) else [False]
     if calls[-1]:
         try:  # data-dependent recursion: a typed function per signature
@@ -309,8 +334,7 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
             return typed, template, None
         except GraphBreak:
             pass
-    spec = graph.flags.get("grad_of")
-    if spec is not None and not os.environ.get("MYC_NO_TYPED_AD"):
+    if adjoint:
         from myc.infer.adjoint import typed_grad
 
         primal, nums, single, has_value = spec

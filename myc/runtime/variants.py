@@ -27,10 +27,12 @@ MAX_MISSES = 3  # misses past the bound before the signature stays on the evalua
 
 def run(sf, prog, args: tuple) -> Any:
     """Run a compiled program, counting how it ran."""
+    from myc import timings
     from myc.runtime.stats import last_run_native, note_run
 
     note_run(False)
-    out = prog.run(list(args))
+    with timings.stage("run"):
+        out = prog.run(list(args))
     sf.stats.ran(last_run_native())
     return out
 

@@ -501,9 +501,22 @@ class KernelGen:
     # ------------------------------------------------------------------ expressions
     def expr(self, node: Expr) -> V:
         got = self.vals.get(node)
-        if got is None:
-            got = self.vals[node] = self.scalar(node)
-        return got
+        if got is not None:
+            return got
+        # operands first, from an explicit stack: ``scalar`` then finds them computed,
+        # so a deep expression (a 20k-step chain) does not recurse 20k levels
+        stack: list[tuple[Expr, bool]] = [(node, False)]
+        while stack:
+            n, expanded = stack.pop()
+            if n in self.vals:
+                continue
+            if expanded:
+                self.vals[n] = self.scalar(n)
+                continue
+            stack.append((n, True))
+            if not isinstance(n, RowReduce):
+                stack.extend((c, False) for c in reversed(n.children()) if c not in self.vals)
+        return self.vals[node]
 
     def load(self, node: Load) -> V:
         ptr = self.gep(self.load_ptrs[node], node.dtype, self.load_strides[node][-1])

@@ -13,6 +13,8 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
+from myc.timings import stage, timed
+
 _lock = threading.Lock()  # LLVM's global state is not thread-safe
 
 
@@ -34,15 +36,16 @@ def host() -> tuple[str, str]:
     return cpu, choose(cpu, llvm.get_host_cpu_features().flatten())
 
 
-def target_machine() -> llvm.TargetMachine:
+def target_machine(opt: int = 3) -> llvm.TargetMachine:
     """A fresh host target machine (MCJIT takes ownership of the one it is given)."""
     _init()
     cpu, features = host()
     target = llvm.Target.from_default_triple()
-    return target.create_target_machine(cpu=cpu, features=features, opt=3,
+    return target.create_target_machine(cpu=cpu, features=features, opt=opt,
                                         codemodel="jitdefault")
 
 
+@timed("llvm parse")
 def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
     """Parse and verify; raises ``RuntimeError`` with LLVM's message on a bad module."""
     with _lock:
@@ -54,13 +57,15 @@ def parse(module: ir.Module | str, tm: llvm.TargetMachine) -> llvm.ModuleRef:
         return mod
 
 
-def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine) -> llvm.ModuleRef:
-    """The O3 pipeline for the host, loop and SLP vectorizers on (in place)."""
+@timed("llvm optimize")
+def optimize(mod: llvm.ModuleRef, tm: llvm.TargetMachine, level: int = 3) -> llvm.ModuleRef:
+    """The O3 pipeline for the host, loop and SLP vectorizers on (in place); ``level``
+    below 3: that pipeline without vectorizers or unrolling (small kernels)."""
     with _lock:
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
-        pto.loop_vectorization = True
-        pto.slp_vectorization = True
-        pto.loop_unrolling = True
+        pto = llvm.create_pipeline_tuning_options(speed_level=level)
+        pto.loop_vectorization = level >= 3
+        pto.slp_vectorization = level >= 3
+        pto.loop_unrolling = level >= 3
         pb = llvm.create_pass_builder(tm, pto)
         pb.getModulePassManager().run(mod, pb)
         return mod
@@ -93,10 +98,10 @@ class JitModule:
         if object_code is None:
             assert module is not None
             mod = optimize(parse(module, tm), tm)
-            with _lock:
+            with _lock, stage("llvm codegen"):
                 object_code = tm.emit_object(mod)
         self.object_code = object_code
-        with _lock:
+        with _lock, stage("loading"):
             empty = llvm.parse_assembly("")
             empty.triple = tm.triple
             empty.data_layout = str(tm.target_data)

@@ -54,6 +54,7 @@ from myc.backends.cpu.runtime import (
 from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
+from myc.timings import timed
 
 _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
@@ -84,6 +85,7 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
     pass
 
 
+@timed("native codegen")
 def native_loop(body, nstate: int, tape: bool = False,
                 plan: NativePlan | None = None) -> NativeLoop | None:
     """The loop as native code, or ``None`` when its body needs the host runner;

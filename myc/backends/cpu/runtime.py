@@ -32,6 +32,7 @@ from myc.backends.cpu.jit import host, optimized_ir
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
+from myc.timings import stage, timed
 
 PARALLEL_MIN = 1 << 16
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
@@ -102,7 +103,7 @@ class CompiledKernel:
             module, self.plan = codegen(named)
             self.llvm_ir = str(module)
             self.symbol = entry_name(named)
-            self.object_code = _compile_object(module)
+            self.object_code = _compile_object(module, prod(kernel.shape) < LIGHT_BELOW)
         else:  # machine code from the disk cache: no LLVM at all
             self.plan = make_plan(kernel)
             self.llvm_ir = ""
@@ -214,13 +215,20 @@ class CompiledKernel:
         return args
 
 
-def _compile_object(module) -> bytes:
-    """The kernel's module optimized at O3 and compiled to an object file for this CPU."""
+# A kernel over fewer elements than this (a native program's or a loop body's single
+# ops on small arrays: an HMM's 8 states) is compiled at O1 without vectorizers: its run
+# time is its call, and O3 spent 40-100 ms on each of dozens of such kernels.
+LIGHT_BELOW = 256
+
+
+def _compile_object(module, light: bool = False) -> bytes:
+    """The kernel's module optimized (O3, or O1 when ``light``) and compiled to an object
+    file for this CPU."""
     from myc.backends.cpu.jit import _lock, optimize, parse, target_machine
 
-    tm = target_machine()
-    mod = optimize(parse(module, tm), tm)
-    with _lock:
+    tm = target_machine(1 if light else 3)
+    mod = optimize(parse(module, tm), tm, 1 if light else 3)
+    with _lock, stage("llvm codegen"):
         return tm.emit_object(mod)
 
 
@@ -248,6 +256,7 @@ class _SharedEngine:
         self._tm = None
         self._addresses: dict[str, int] = {}
 
+    @timed("loading")
     def load(self, symbol: str, object_code: bytes) -> int:
         import llvmlite.binding as llvm
 
@@ -287,6 +296,7 @@ def cache_key(kernel: Kernel) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+@timed("kernel codegen")
 def compile_kernel(kernel: Kernel) -> CompiledKernel:
     """Compile ``kernel`` for this CPU, or return the cached build of an identical one
     (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``)."""

@@ -1,0 +1,87 @@
+"""The unrolling policy (docs/loops.md): a static loop unrolls while its unrolled size is
+small (its iterations fuse), and the rest of a long one becomes a ``loop`` node -- so
+compile time stops growing with the trip count.  Sizes, not timings, are asserted."""
+
+import numpy as np
+
+import myc
+from myc.infer import control
+
+
+def recurrence(x):
+    for _ in range(30):
+        for _ in range(40):
+            x = x * 0.999 + 0.001
+    return x
+
+
+def recurrence_loss(x):
+    return np.sum(recurrence(x) ** 2)
+
+
+def horner(x, coeffs):
+    acc = np.zeros_like(x)
+    for i in range(coeffs.shape[0]):
+        acc = acc * x + coeffs[i]
+    return np.sum(acc)
+
+
+def long_scalar(x):
+    for _ in range(20000):
+        x = x * 0.999 + 0.001
+    return x
+
+
+def counted(x):
+    i = 0
+    while i < 100000:
+        x = x * 0.9999 + 0.0001
+        i += 1
+    return x
+
+
+def _reference(x, steps):
+    for _ in range(steps):
+        x = x * 0.999 + 0.001
+    return x
+
+
+def _muls(text: str) -> int:
+    return text.count("= mul(")
+
+
+def test_a_30_step_recurrence_compiles_to_a_loop_node_not_30_copies():
+    x = np.linspace(0.0, 1.0, 512)
+    text = myc.ir(recurrence, x, stage="optimized")
+    assert "= loop(" in text
+    assert _muls(text) < 30 * 40  # the unrolled iterations are a bounded prefix
+    np.testing.assert_allclose(myc.jit(recurrence)(x), _reference(x, 1200), rtol=1e-12)
+
+
+def test_its_gradient_keeps_the_loop_and_agrees_with_the_unrolled_one(monkeypatch):
+    x = np.linspace(0.0, 1.0, 512)
+    g = myc.grad(recurrence_loss)(x)
+    text = myc.ir(myc.grad(recurrence_loss), x, stage="optimized")
+    assert "= loop(" in text
+    monkeypatch.setattr(control, "UNROLL_NODES", 10**9)
+    unrolled = myc.grad(recurrence_loss)(x)
+    assert "= loop(" not in myc.ir(myc.grad(recurrence_loss), x, stage="optimized")
+    np.testing.assert_allclose(g, unrolled, rtol=1e-10)
+
+
+def test_a_small_loop_still_unrolls_and_fuses():
+    x = np.linspace(0.0, 0.9, 4096, dtype=np.float32)
+    c = np.linspace(0.1, 1.0, 64, dtype=np.float32)
+    assert "= loop(" not in myc.ir(horner, x, c, stage="optimized")
+    assert "= loop(" not in myc.ir(myc.value_and_grad(horner), x, c, stage="optimized")
+
+
+def test_20k_steps_on_a_scalar_and_a_counted_while_compile_natively():
+    assert "= loop(" in myc.ir(long_scalar, 1.0, stage="optimized")
+    np.testing.assert_allclose(myc.jit(long_scalar)(1.0), _reference(1.0, 20000), rtol=1e-12)
+    x = np.ones(64)
+    assert "= loop(" in myc.ir(counted, x, stage="optimized")
+    ref = x.copy()
+    for _ in range(100000):
+        ref = ref * 0.9999 + 0.0001
+    np.testing.assert_allclose(myc.jit(counted)(x), ref, rtol=1e-9)
