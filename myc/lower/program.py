@@ -53,6 +53,7 @@ class HostProgram:
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
     guards: list[tuple[str, Any]] = field(default_factory=list)
+    checks: int = 0  # outputs before the guards computed only for their errors
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
     backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
 
@@ -154,6 +155,8 @@ class HostProgram:
                 if not ok:
                     raise GuardFailed(self.name)
             values = values[:n]
+        if self.checks:
+            values = values[:len(values) - self.checks]
         return _rebuild(self.template, iter(values))
 
 
@@ -308,7 +311,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     _predicate(steps, outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
-                       guards=list(typed.flags.get("guards", [])), specs=specs,
+                       guards=list(typed.flags.get("guards", [])),
+                       checks=typed.flags.get("checks", 0), specs=specs,
                        backend=backend)
 
 
