@@ -26,8 +26,9 @@ __all__ = [
 ]
 
 from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
+from myc.runtime.args import FLOAT0 as float0  # noqa: E402
 
-__all__ += ["aot", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]
+__all__ += ["aot", "float0", "grad", "ir", "jit", "jvp", "value_and_grad", "vjp"]
 
 # Load the LLVM backend with the package rather than inside the first call, so that a
 # first call's latency measures compilation (or a disk-cache hit), not imports.

@@ -75,6 +75,55 @@ def own_outputs(value: Any) -> Any:
                        "NumPy arrays and (nested) tuples of these")
 
 
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+"""JAX's dtype of a tangent of an int or bool value (it carries nothing)."""
+
+
+def _is_int_leaf(v: Any) -> bool:
+    if isinstance(v, (bool, int)) and not isinstance(v, float):
+        return True
+    return isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biu"
+
+
+def int_tangents(tangent: Any, primal: Any, path: str) -> Any:
+    """``tangent`` with the leaves of int and bool primals made zeros (JAX's rule).
+
+    An int does not vary continuously, so its tangent carries nothing: it may be
+    ``None``, a ``FLOAT0`` array or zero; a nonzero tangent for an int primal is a
+    ``MycTypeError`` (``grad`` refuses int arguments for the same reason) instead of
+    being dropped silently.
+    """
+    if isinstance(primal, tuple):
+        if not isinstance(tangent, tuple) or len(tangent) != len(primal):
+            return tangent  # check_like names the mismatch
+        return tuple(int_tangents(t, p, f"{path}[{i}]")
+                     for i, (t, p) in enumerate(zip(tangent, primal, strict=True)))
+    if not _is_int_leaf(primal):
+        return tangent
+    zero = np.zeros(np.shape(primal), np.int64) if isinstance(primal, np.ndarray) else 0
+    if tangent is None:
+        return zero
+    if isinstance(tangent, (np.ndarray, np.generic)) and tangent.dtype == FLOAT0:
+        if np.shape(tangent) != np.shape(primal):
+            from myc.errors import MycShapeError
+
+            raise MycShapeError(f"{path} has shape {np.shape(tangent)} but its primal has "
+                                f"shape {np.shape(primal)}")
+        return zero
+    if isinstance(tangent, (bool, int, float, np.ndarray, np.generic)):
+        try:
+            nonzero = bool(np.any(np.asarray(tangent) != 0))
+        except TypeError:
+            nonzero = True
+        if not nonzero:
+            return zero if np.shape(tangent) == np.shape(primal) else tangent
+        raise MycTypeError(f"{path} is nonzero but its primal is an int: an int does not "
+                           "vary, so its tangent must be None, zero or a float0 array",
+                           hint="pass the argument as a float to differentiate with "
+                                "respect to it")
+    return tangent
+
+
 def check_like(value: Any, like: Any, path: str, what: str) -> None:
     """``value`` (a tangent, a cotangent) has the structure and shapes of ``like``."""
     from myc.errors import MycShapeError
