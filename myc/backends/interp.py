@@ -8,7 +8,6 @@ loops, joins and branches are expressed in the IR -- reuse the Python stack fram
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
@@ -121,17 +120,14 @@ class Interpreter:
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:
         """Call a value the program returned (a closure, a backpropagator)."""
-        old = sys.getrecursionlimit()
-        if old < _RECURSION_LIMIT:
-            sys.setrecursionlimit(_RECURSION_LIMIT)
+        from myc.runtime.recursion import raised_recursion_limit
+
         try:
-            with np.errstate(all="ignore"):
+            with raised_recursion_limit(_RECURSION_LIMIT), np.errstate(all="ignore"):
                 return self.call(fn, list(args), self.root.loc)
         except RecursionError:
             raise MycRuntimeError("maximum recursion depth exceeded in the program",
                                   self.root.loc) from None
-        finally:
-            sys.setrecursionlimit(old)
 
     @staticmethod
     def fetch(op: tuple, frame: Frame) -> Any:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -493,16 +492,14 @@ class CallRunner:
         if state.get("depth"):
             return tuple(self.body.run_flat(inputs))
         from myc.backends.interp import _RECURSION_LIMIT
+        from myc.runtime.recursion import raised_recursion_limit
 
-        old = sys.getrecursionlimit()  # the outermost call raises Python's limit
-        state["depth"] = 1
+        state["depth"] = 1  # the outermost call raises Python's limit
         try:
-            if old < _RECURSION_LIMIT:
-                sys.setrecursionlimit(_RECURSION_LIMIT)
-            return tuple(self.body.run_flat(inputs))
+            with raised_recursion_limit(_RECURSION_LIMIT):
+                return tuple(self.body.run_flat(inputs))
         finally:
             state["depth"] = 0
-            sys.setrecursionlimit(old)
 
     def __str__(self) -> str:
         return f"calls {self.name}"
