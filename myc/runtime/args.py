@@ -14,6 +14,48 @@ import numpy as np
 
 from myc.errors import MycTypeError
 
+# what an ndarray subclass overrides when its arithmetic, indexing or NumPy functions
+# mean something else than a plain array's (a mask, matrix products...)
+_SEMANTIC_HOOKS = frozenset({
+    "__array_ufunc__", "__array_function__", "__getitem__", "__add__", "__sub__",
+    "__mul__", "__matmul__", "__truediv__", "__pow__", "__neg__", "__radd__", "__rmul__",
+    "__rsub__", "__rtruediv__", "__rpow__", "__rmatmul__", "__iadd__", "__imul__",
+    "__array_wrap__", "__array_prepare__",
+})
+
+
+def _plain_array(value: np.ndarray, path: str) -> np.ndarray:
+    """An ndarray subclass as the plain array myc computes with, or a ``MycTypeError``
+    when it has semantics a compiled program would silently drop.
+
+    A masked array's mask and a ``np.matrix``'s matrix product (``*``) and 2-d indexing
+    are not honoured by compiled code, so they are refused (the caller decides: e.g.
+    ``x.filled(0.0)`` or ``np.asarray(x)``).  Likewise any subclass overriding arithmetic,
+    indexing or NumPy's dispatch hooks.  A subclass that only adds attributes (and
+    ``np.memmap``, a file-backed plain array) is read as a plain ndarray.
+    """
+    cls = type(value)
+    if isinstance(value, np.ma.MaskedArray):
+        raise MycTypeError(f"{_describe(path)} is a masked array; myc would ignore its mask",
+                           hint="pass x.filled(fill_value) or x.compressed(), or "
+                                "np.asarray(x) to drop the mask on purpose")
+    if isinstance(value, np.matrix):
+        raise MycTypeError(f"{_describe(path)} is a np.matrix, whose * is a matrix product; "
+                           "myc computes with plain arrays",
+                           hint="pass np.asarray(x) and use @ for matrix products")
+    if not issubclass(cls, np.memmap):
+        for base in cls.__mro__:
+            if base is np.ndarray:
+                break
+            hooks = _SEMANTIC_HOOKS.intersection(vars(base))
+            if hooks:
+                raise MycTypeError(
+                    f"{_describe(path)} is a {cls.__name__}, an ndarray subclass that "
+                    f"overrides {', '.join(sorted(hooks))}; compiled code would not call "
+                    "it", hint="pass np.asarray(x) to compute with the plain array")
+    return value.view(np.ndarray)
+
+
 ALLOWED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64),
                   np.dtype(np.bool_))
 
@@ -35,6 +77,8 @@ def check_arg(value: Any, path: str) -> Any:
                                "supports float32, float64, int64 and bool")
         return value
     if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            value = _plain_array(value, path)
         if value.dtype not in ALLOWED_DTYPES:
             raise MycTypeError(f"{_describe(path)} is an array of unsupported dtype "
                                f"{value.dtype}; myc supports float32, float64, int64 and bool",
