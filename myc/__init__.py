@@ -3,6 +3,7 @@
 from myc.errors import (
     MycError,
     MycIndexError,
+    MycMemoryError,
     MycNameError,
     MycRuntimeError,
     MycShapeError,
@@ -16,6 +17,7 @@ __version__ = "0.1.0"
 __all__ = [
     "MycError",
     "MycIndexError",
+    "MycMemoryError",
     "MycNameError",
     "MycRuntimeError",
     "MycShapeError",

@@ -109,3 +109,7 @@ class MycValueError(MycError):
 
 class MycRuntimeError(MycError):
     """A failure while running compiled code (division by zero, recursion too deep)."""
+
+
+class MycMemoryError(MycRuntimeError):
+    """An array too large to allocate (its size and the line that makes it are named)."""

@@ -16,6 +16,7 @@ from myc.errors import (
     Location,
     MycError,
     MycIndexError,
+    MycMemoryError,
     MycRuntimeError,
     MycShapeError,
     MycTypeError,
@@ -46,6 +47,8 @@ def translate_exception(exc: Exception, what: str, loc: Location | None) -> MycE
     msg = str(exc)
     if isinstance(exc, IndexError):
         return MycIndexError(f"{what}: {msg}", loc)
+    if isinstance(exc, MemoryError):  # NumPy's message names the size and shape
+        return MycMemoryError(f"{what}: {msg or 'out of memory'}", loc)
     if isinstance(exc, ZeroDivisionError):
         return MycRuntimeError(f"{what}: {msg}", loc)
     if isinstance(exc, RecursionError):

@@ -141,6 +141,8 @@ class HostProgram:
                 values = list(native(data))
             except Bailout:
                 values = None  # Python's semantics decide this call: run the steps
+            except MemoryError:
+                values = None  # the steps say which line's array cannot be allocated
         if values is None:
             for slot, v in zip(self.params, data, strict=True):
                 slots[slot] = v
