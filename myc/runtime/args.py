@@ -64,7 +64,12 @@ def _describe(path: str) -> str:
     return f"argument {path}"
 
 
-def check_arg(value: Any, path: str) -> Any:
+MAX_NESTING = 64
+"""How deeply tuples may nest in an argument (each level is a level of recursion in
+every stage that walks arguments: deeper would exhaust Python's stack)."""
+
+
+def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
     if isinstance(value, (bool, int, float)):
         if isinstance(value, int) and not isinstance(value, bool) and not (
@@ -87,7 +92,12 @@ def check_arg(value: Any, path: str) -> Any:
         view.flags.writeable = False
         return view
     if isinstance(value, tuple):
-        return tuple(check_arg(v, f"{path}[{i}]") for i, v in enumerate(value))
+        if depth >= MAX_NESTING:
+            where = path.split("[", 1)[0]
+            raise MycTypeError(f"{_describe(where)} nests tuples more than {MAX_NESTING} "
+                               "levels deep; myc's limit", hint="flatten the structure, "
+                               "or pass its leaves as an array")
+        return tuple(check_arg(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
     if isinstance(value, list):
         raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
