@@ -541,7 +541,10 @@ class ControlFlow:
                     # ``n = 0.0`` before the loop, a NumPy scalar inside it, never read
                     # first: carried as the NumPy type (a zero-trip loop returns
                     # np.float64(0.0) for Python's 0.0 -- equal, a float subclass)
-                    leaves0[i] = a1.dtype.type(v0)
+                    # (a symbolic initial value -- a gradient's argument -- by an exact
+                    # product with the NumPy scalar 1, which keeps -0.0, inf and nan)
+                    leaves0[i] = self.emit(P.mul, [v0, a1.dtype.type(1.0)], loc) \
+                        if isinstance(v0, Node) else a1.dtype.type(v0)
                     variant[i] = True
                     widened = True
                     continue
