@@ -4,6 +4,7 @@ from myc.errors import (
     MycError,
     MycFallbackError,
     MycIndexError,
+    MycMemoryError,
     MycNameError,
     MycRuntimeError,
     MycShapeError,
@@ -19,6 +20,7 @@ __all__ = [
     "MycFallbackError",
     "MycFallbackWarning",
     "MycIndexError",
+    "MycMemoryError",
     "MycNameError",
     "MycRuntimeError",
     "MycShapeError",
@@ -29,9 +31,11 @@ __all__ = [
 ]
 
 from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
+from myc.runtime.args import FLOAT0 as float0  # noqa: E402
 from myc.runtime.stats import MycFallbackWarning, Stats, stats  # noqa: E402
 
-__all__ += ["Stats", "aot", "grad", "ir", "jit", "jvp", "stats", "value_and_grad", "vjp"]
+__all__ += ["Stats", "aot", "float0", "grad", "ir", "jit", "jvp", "stats", "value_and_grad",
+            "vjp"]
 
 # Load the LLVM backend with the package rather than inside the first call, so that a
 # first call's latency measures compilation (or a disk-cache hit), not imports.

@@ -231,6 +231,9 @@ class _Lowering:
         self.ops: list = []
         self.loops: dict[int, Any] = {}  # loop node id -> its LoopOp (aot_loops)
         leaves = self.lower_graph(typed)
+        # gathers kept only for their bounds check (``typed.flags["checks"]``): computed,
+        # not returned
+        leaves = leaves[:len(leaves) - typed.flags.get("checks", 0)]
         self.check_template(self.template)
         outputs = [self.value(n) for n in leaves]
         if not outputs:

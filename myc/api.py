@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from myc import pipeline, timings
 from myc.errors import MycError, MycTypeError, MycValueError
-from myc.runtime.args import check_args, check_like, own_outputs
+from myc.runtime.args import check_args, check_like, int_tangents, own_outputs
 
 if TYPE_CHECKING:
     from myc.runtime.specialize import Source
@@ -261,6 +261,8 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         args = check_args(names, tuple(full))
+        tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
+                         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)))
         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)):
             check_like(t, p, f"tangent {i + 1}", "its primal")
         # a parameter left to its default does not vary: its tangent is zero

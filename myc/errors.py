@@ -114,3 +114,7 @@ class MycRuntimeError(MycError):
 class MycFallbackError(MycError):
     """Under ``MYC_STRICT=1``: a call would have left compiled code (for the reference
     evaluator, NumPy, or op by op) -- what is otherwise a ``MycFallbackWarning``."""
+
+
+class MycMemoryError(MycRuntimeError):
+    """An array too large to allocate (its size and the line that makes it are named)."""

@@ -44,6 +44,7 @@ print(g)
 
 out, pullback = myc.vjp(lambda v, n: v * n, 2.0, 3)
 print(pullback(1.0))                  # an int argument gets a zero cotangent
+print(myc.jvp(lambda v, n: v * n, (2.0, 3), (1.0, None)))  # an int's tangent: None or 0
 
 
 # --- block conventions

@@ -176,6 +176,7 @@ show(lambda: myc.jit(_two)("a", 1.0))
 show(lambda: myc.jit(_two)([1.0, 2.0], 1.0))
 show(lambda: myc.jit(_two)((1.0, {"k": 2.0}), 1.0))
 show(lambda: myc.jit(_two)(np.array(["x"]), 1.0))
+show(lambda: myc.jit(_two)(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), 1.0))
 
 
 # --- block returns_function

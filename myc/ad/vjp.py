@@ -53,10 +53,18 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
     forward, backward = _programs(graph, len(args), backend)
     out = forward(*args)
 
-    def pullback(cotangent: Any) -> tuple[Any, ...]:
-        from myc.errors import MycError
+    def pullback(*cotangents: Any, **kwargs: Any) -> tuple[Any, ...]:
+        from myc.errors import MycError, MycTypeError
 
         try:
+            if len(cotangents) != 1 or kwargs:
+                got = len(cotangents) + len(kwargs)
+                raise MycTypeError(
+                    f"the pullback of {graph.name} takes 1 argument, a cotangent with "
+                    f"the structure of the function's output, but {got} were given",
+                    hint="for a function returning a tuple, pass one tuple: "
+                         "pullback((ct1, ct2))")
+            cotangent = cotangents[0]
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
             d = backward(*args, ct)

@@ -9,7 +9,6 @@ loops, joins and branches are expressed in the IR -- reuse the Python stack fram
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import numpy as np
@@ -18,6 +17,7 @@ from myc.errors import (
     Location,
     MycError,
     MycIndexError,
+    MycMemoryError,
     MycRuntimeError,
     MycShapeError,
     MycTypeError,
@@ -49,6 +49,8 @@ def translate_exception(exc: Exception, what: str, loc: Location | None) -> MycE
     msg = str(exc)
     if isinstance(exc, IndexError):
         return MycIndexError(f"{what}: {msg}", loc)
+    if isinstance(exc, MemoryError):  # NumPy's message names the size and shape
+        return MycMemoryError(f"{what}: {msg or 'out of memory'}", loc)
     if isinstance(exc, ZeroDivisionError):
         return MycRuntimeError(f"{what}: {msg}", loc)
     if isinstance(exc, RecursionError):
@@ -123,17 +125,14 @@ class Interpreter:
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:
         """Call a value the program returned (a closure, a backpropagator)."""
-        old = sys.getrecursionlimit()
-        if old < _RECURSION_LIMIT:
-            sys.setrecursionlimit(_RECURSION_LIMIT)
+        from myc.runtime.recursion import raised_recursion_limit
+
         try:
-            with np.errstate(all="ignore"):
+            with raised_recursion_limit(_RECURSION_LIMIT), np.errstate(all="ignore"):
                 return self.call(fn, list(args), self.root.loc)
         except RecursionError:
             raise MycRuntimeError("maximum recursion depth exceeded in the program",
                                   self.root.loc) from None
-        finally:
-            sys.setrecursionlimit(old)
 
     @staticmethod
     def fetch(op: tuple, frame: Frame) -> Any:

@@ -575,13 +575,15 @@ class ControlFlow:
                     variant[i] = True  # a parameter next round: then see how it is read
                     widened = True
                     continue
-                if a0 != a1 and _strengthens(a0, a1) and not isinstance(v0, Node) \
-                        and self._write_only(state[i], [go, nxt, exit_]):
+                if a0 != a1 and _strengthens(a0, a1) and self._write_only(
+                        state[i], [go, nxt, exit_]):
                     # ``n = 0.0`` before the loop, a NumPy scalar inside it, never read
                     # first: carried as the NumPy type (a zero-trip loop returns
-                    # np.float64(0.0) for Python's 0.0 -- equal, a float subclass); a
-                    # traced start value is no constant to convert: a change of type
-                    leaves0[i] = a1.dtype.type(v0)
+                    # np.float64(0.0) for Python's 0.0 -- equal, a float subclass)
+                    # (a symbolic initial value -- a gradient's argument -- by an exact
+                    # product with the NumPy scalar 1, which keeps -0.0, inf and nan)
+                    leaves0[i] = self.emit(P.mul, [v0, a1.dtype.type(1.0)], loc) \
+                        if isinstance(v0, Node) else a1.dtype.type(v0)
                     variant[i] = True
                     widened = True
                     continue

@@ -81,16 +81,26 @@ def _matmul_shape(a: tuple, b: tuple, name: str) -> tuple:
     return tuple(out)
 
 
+def _dim(d: Any) -> int:
+    """A reshape dimension as NumPy takes it: an integer, never a float or a bool."""
+    if isinstance(d, (bool, np.bool_)):
+        raise TypeError("an integer is required")
+    if not isinstance(d, (int, np.integer)):
+        raise TypeError(f"'{type(d).__name__}' object cannot be interpreted as an integer")
+    return int(d)
+
+
 def _reshape(shape: tuple, new: Any) -> tuple:
-    new = (new,) if isinstance(new, (int, np.integer)) else tuple(int(d) for d in new)
+    new = (_dim(new),) if not isinstance(new, tuple) else tuple(_dim(d) for d in new)
     size = int(np.prod(shape)) if shape else 1
-    if new.count(-1) > 1:
+    unknown = [d for d in new if d < 0]  # NumPy: any negative size is the unknown one
+    if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if -1 in new:
-        known = int(np.prod([d for d in new if d != -1])) if len(new) > 1 else 1
+    if unknown:
+        known = int(np.prod([d for d in new if d >= 0])) if len(new) > 1 else 1
         if known == 0 or size % known:
             raise ValueError(f"cannot reshape array of size {size} into shape {new}")
-        new = tuple(size // known if d == -1 else d for d in new)
+        new = tuple(size // known if d < 0 else d for d in new)
     if (int(np.prod(new)) if new else 1) != size:
         raise ValueError(f"cannot reshape array of size {size} into shape {new}")
     return new

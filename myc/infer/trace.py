@@ -96,6 +96,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         self.concrete = concrete
         self.vals: dict[int, Any] = {}
         self.guards: list[tuple[str, Node, Any]] = []
+        # gathers computed only for their bounds check (a gradient that needs the
+        # index but not the picked values): outputs of the program, then discarded
+        self.checks: list[tuple[Graph, Node]] = []
 
     def value_of(self, v: Any) -> Any:
         if isinstance(v, Node):
@@ -468,6 +471,11 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             return ZERO
         if isinstance(x, Node) and x.abstract.dtype.kind != "f":
             return ZERO
+        if has_sym(index):
+            # the scatter (and the rewrites that replace it) trusts the forward gather
+            # to have checked the index; that gather is dead when only the gradient is
+            # asked for, so it is kept as an output for its bounds check
+            self.checks.append((self.trace, self.emit(P.getitem, [x, index], loc)))
         return self.emit(P.getitem_grad, args, loc)
 
     def p_cast_grad(self, args, loc):
@@ -606,6 +614,8 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
     recorded in ``typed.flags["guards"]`` as ``(kind, expected)`` for the extra outputs
     that follow the result leaves: the program is valid for a call only if they hold.
+    Before the guards come ``typed.flags["checks"]`` outputs computed only for the
+    errors they raise (gathers whose values are dead), discarded after the run.
     With ``typed_calls``, recursive calls under data-dependent branches become typed
     functions (``myc.infer.calls``) instead of being unrolled.
     """
@@ -624,6 +634,9 @@ def finish_trace(tracer: Tracer, out: Any) -> tuple[Graph, Any]:
         raise GraphBreak("data-dependent control flow at the program's end")
     tracer.trace.flags["template"] = out
     outs = [n for n in _leaves(out) if isinstance(n, Node)]
+    checks = [n for g, n in tracer.checks if g is tracer.trace]
+    outs += checks
+    tracer.trace.flags["checks"] = len(checks)
     guards = [(kind, expected) for kind, _, expected in tracer.guards]
     outs += [node for _, node, _ in tracer.guards]
     tracer.trace.flags["guards"] = guards

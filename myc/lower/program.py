@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,6 +55,7 @@ class HostProgram:
     leaf_kinds: list[Any] = field(default_factory=list)
     graph: Graph | None = None
     guards: list[tuple[str, Any]] = field(default_factory=list)
+    checks: int = 0  # outputs before the guards computed only for their errors
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
     backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
 
@@ -162,6 +162,8 @@ class HostProgram:
                 note_run(True)
             except Bailout:
                 values = None  # Python's semantics decide this call: run the steps
+            except MemoryError:
+                values = None  # the steps say which line's array cannot be allocated
         if values is None:
             for slot, v in zip(self.params, data, strict=True):
                 slots[slot] = v
@@ -185,6 +187,8 @@ class HostProgram:
                 if not ok:
                     raise GuardFailed(self.name)
             values = values[:n]
+        if self.checks:
+            values = values[:len(values) - self.checks]
         return _rebuild(self.template, iter(values))
 
 
@@ -366,7 +370,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = device_constants(outputs)
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
-                       guards=list(typed.flags.get("guards", [])), specs=specs,
+                       guards=list(typed.flags.get("guards", [])),
+                       checks=typed.flags.get("checks", 0), specs=specs,
                        backend=backend)
 
 
@@ -557,16 +562,14 @@ class CallRunner:
         if state.get("depth"):
             return tuple(self.body.run_flat(inputs))
         from myc.backends.interp import _RECURSION_LIMIT
+        from myc.runtime.recursion import raised_recursion_limit
 
-        old = sys.getrecursionlimit()  # the outermost call raises Python's limit
-        state["depth"] = 1
+        state["depth"] = 1  # the outermost call raises Python's limit
         try:
-            if old < _RECURSION_LIMIT:
-                sys.setrecursionlimit(_RECURSION_LIMIT)
-            return tuple(self.body.run_flat(inputs))
+            with raised_recursion_limit(_RECURSION_LIMIT):
+                return tuple(self.body.run_flat(inputs))
         finally:
             state["depth"] = 0
-            sys.setrecursionlimit(old)
 
     def __str__(self) -> str:
         return f"calls {self.name}"

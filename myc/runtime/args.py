@@ -18,6 +18,48 @@ import numpy as np
 from myc.errors import MycTypeError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
 
+# what an ndarray subclass overrides when its arithmetic, indexing or NumPy functions
+# mean something else than a plain array's (a mask, matrix products...)
+_SEMANTIC_HOOKS = frozenset({
+    "__array_ufunc__", "__array_function__", "__getitem__", "__add__", "__sub__",
+    "__mul__", "__matmul__", "__truediv__", "__pow__", "__neg__", "__radd__", "__rmul__",
+    "__rsub__", "__rtruediv__", "__rpow__", "__rmatmul__", "__iadd__", "__imul__",
+    "__array_wrap__", "__array_prepare__",
+})
+
+
+def _plain_array(value: np.ndarray, path: str) -> np.ndarray:
+    """An ndarray subclass as the plain array myc computes with, or a ``MycTypeError``
+    when it has semantics a compiled program would silently drop.
+
+    A masked array's mask and a ``np.matrix``'s matrix product (``*``) and 2-d indexing
+    are not honoured by compiled code, so they are refused (the caller decides: e.g.
+    ``x.filled(0.0)`` or ``np.asarray(x)``).  Likewise any subclass overriding arithmetic,
+    indexing or NumPy's dispatch hooks.  A subclass that only adds attributes (and
+    ``np.memmap``, a file-backed plain array) is read as a plain ndarray.
+    """
+    cls = type(value)
+    if isinstance(value, np.ma.MaskedArray):
+        raise MycTypeError(f"{_describe(path)} is a masked array; myc would ignore its mask",
+                           hint="pass x.filled(fill_value) or x.compressed(), or "
+                                "np.asarray(x) to drop the mask on purpose")
+    if isinstance(value, np.matrix):
+        raise MycTypeError(f"{_describe(path)} is a np.matrix, whose * is a matrix product; "
+                           "myc computes with plain arrays",
+                           hint="pass np.asarray(x) and use @ for matrix products")
+    if not issubclass(cls, np.memmap):
+        for base in cls.__mro__:
+            if base is np.ndarray:
+                break
+            hooks = _SEMANTIC_HOOKS.intersection(vars(base))
+            if hooks:
+                raise MycTypeError(
+                    f"{_describe(path)} is a {cls.__name__}, an ndarray subclass that "
+                    f"overrides {', '.join(sorted(hooks))}; compiled code would not call "
+                    "it", hint="pass np.asarray(x) to compute with the plain array")
+    return value.view(np.ndarray)
+
+
 ALLOWED_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64),
                   np.dtype(np.bool_))
 
@@ -26,7 +68,12 @@ def _describe(path: str) -> str:
     return f"argument {path}"
 
 
-def check_arg(value: Any, path: str) -> Any:
+MAX_NESTING = 64
+"""How deeply tuples may nest in an argument (each level is a level of recursion in
+every stage that walks arguments: deeper would exhaust Python's stack)."""
+
+
+def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
     if isinstance(value, (bool, int, float)):
         if isinstance(value, int) and not isinstance(value, bool) and not (
@@ -39,6 +86,8 @@ def check_arg(value: Any, path: str) -> Any:
                                "supports float32, float64, int64 and bool")
         return value
     if isinstance(value, np.ndarray):
+        if type(value) is not np.ndarray:
+            value = _plain_array(value, path)
         if value.dtype not in ALLOWED_DTYPES:
             raise MycTypeError(f"{_describe(path)} is an array of unsupported dtype "
                                f"{value.dtype}; myc supports float32, float64, int64 and bool",
@@ -47,7 +96,12 @@ def check_arg(value: Any, path: str) -> Any:
         view.flags.writeable = False
         return view
     if isinstance(value, tuple):
-        return tuple(check_arg(v, f"{path}[{i}]") for i, v in enumerate(value))
+        if depth >= MAX_NESTING:
+            where = path.split("[", 1)[0]
+            raise MycTypeError(f"{_describe(where)} nests tuples more than {MAX_NESTING} "
+                               "levels deep; myc's limit", hint="flatten the structure, "
+                               "or pass its leaves as an array")
+        return tuple(check_arg(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
     if type(value) in DEVICE_ARRAY_TYPES:  # a CuPy array (backend="cuda"): stays there
         if np.dtype(value.dtype) not in ALLOWED_DTYPES:
             raise MycTypeError(f"{_describe(path)} is a device array of unsupported dtype "
@@ -83,6 +137,55 @@ def own_outputs(value: Any) -> Any:
     what = f"function '{name}'" if isinstance(name, str) else f"a {type(value).__name__}"
     raise MycTypeError(f"the compiled function returned {what}; myc functions return numbers, "
                        "NumPy arrays and (nested) tuples of these")
+
+
+FLOAT0 = np.dtype([("float0", np.void, 0)])
+"""JAX's dtype of a tangent of an int or bool value (it carries nothing)."""
+
+
+def _is_int_leaf(v: Any) -> bool:
+    if isinstance(v, (bool, int)) and not isinstance(v, float):
+        return True
+    return isinstance(v, (np.ndarray, np.generic)) and v.dtype.kind in "biu"
+
+
+def int_tangents(tangent: Any, primal: Any, path: str) -> Any:
+    """``tangent`` with the leaves of int and bool primals made zeros (JAX's rule).
+
+    An int does not vary continuously, so its tangent carries nothing: it may be
+    ``None``, a ``FLOAT0`` array or zero; a nonzero tangent for an int primal is a
+    ``MycTypeError`` (``grad`` refuses int arguments for the same reason) instead of
+    being dropped silently.
+    """
+    if isinstance(primal, tuple):
+        if not isinstance(tangent, tuple) or len(tangent) != len(primal):
+            return tangent  # check_like names the mismatch
+        return tuple(int_tangents(t, p, f"{path}[{i}]")
+                     for i, (t, p) in enumerate(zip(tangent, primal, strict=True)))
+    if not _is_int_leaf(primal):
+        return tangent
+    zero = np.zeros(np.shape(primal), np.int64) if isinstance(primal, np.ndarray) else 0
+    if tangent is None:
+        return zero
+    if isinstance(tangent, (np.ndarray, np.generic)) and tangent.dtype == FLOAT0:
+        if np.shape(tangent) != np.shape(primal):
+            from myc.errors import MycShapeError
+
+            raise MycShapeError(f"{path} has shape {np.shape(tangent)} but its primal has "
+                                f"shape {np.shape(primal)}")
+        return zero
+    if isinstance(tangent, (bool, int, float, np.ndarray, np.generic)):
+        try:
+            nonzero = bool(np.any(np.asarray(tangent) != 0))
+        except TypeError:
+            nonzero = True
+        if not nonzero:
+            return zero if np.shape(tangent) == np.shape(primal) else tangent
+        raise MycTypeError(f"{path} is nonzero but its primal is an int: an int does not "
+                           "vary, so its tangent must be None, zero or a float0 array",
+                           hint="pass the argument as a float to differentiate with "
+                                "respect to it")
+    return tangent
 
 
 def check_like(value: Any, like: Any, path: str, what: str) -> None:

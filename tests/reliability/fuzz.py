@@ -1,0 +1,241 @@
+"""Differential checks of one random program across backends (``tests/progen.py``).
+
+One generated program is run by plain CPython/NumPy (the reference), the evaluator
+(``interp``), the CPU backend and OpenCL where PyOpenCL is installed; its values must
+agree, and so must its gradients: every backend's gradient against the evaluator's, and
+the evaluator's against central finite differences along a random direction wherever
+the program is smooth there.  The compiled backends must really have run compiled code:
+a call served by the evaluator (a specialization break, a guard miss) is a failure
+unless its reason is one the compiler documents as not compiled yet (``EXPECTED_BREAKS``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from hypothesis import note
+
+import myc
+from tests import progen
+from tests.backends import BACKENDS
+
+COMPILED = tuple(b for b in BACKENDS if b != "interp")
+
+TOL = {"float64": {"rtol": 1e-9, "atol": 1e-12}, "float32": {"rtol": 1e-4, "atol": 1e-5}}
+GRAD_TOL = {"float64": {"rtol": 1e-7, "atol": 1e-9}, "float32": {"rtol": 1e-3, "atol": 1e-4}}
+
+# reasons for running on the evaluator that the compiler documents (README "not yet",
+# docs/loops.md): a break whose reason contains one of these is counted, not failed
+EXPECTED_BREAKS: tuple[str, ...] = (
+    # a program guarded on data-dependent decisions, read from the disk cache, where a
+    # structurally identical program drawn earlier (the cache keys by the graph's
+    # fingerprint) stored the one specialized on other data: its guards miss
+    DISK_GUARD_MISS := "guard miss on a program from the disk cache",
+)
+
+
+@dataclass
+class Tally:
+    """What a fuzz run saw, for the report in docs/reliability.md."""
+
+    programs: int = 0
+    compiled_calls: int = 0
+    evaluator_calls: dict[str, int] = field(default_factory=dict)
+    fd_checked: int = 0
+    fd_skipped: int = 0
+
+
+TALLY = Tally()
+
+
+def run_python(f, args):
+    """Plain CPython result; by construction it neither raises nor warns."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(over="raise", invalid="raise", divide="raise", under="ignore"):
+            return f(*args)
+
+
+def _outs(value: Any, prog) -> tuple:
+    return value if len(prog.ret) > 1 else (value,)
+
+
+def assert_close(got, expected, prog, what: str, tol: dict) -> None:
+    outs_g, outs_e = _outs(got, prog), _outs(expected, prog)
+    assert isinstance(outs_g, tuple) and len(outs_g) == len(outs_e), \
+        f"{what}: expected {len(outs_e)} outputs, got {got!r}\n{prog.source}"
+    for i, (g, e) in enumerate(zip(outs_g, outs_e, strict=True)):
+        g, e = np.asarray(g), np.asarray(e)
+        assert g.shape == e.shape, f"{what} {i}: shape {g.shape} != {e.shape}\n{prog.source}"
+        assert g.dtype == e.dtype, f"{what} {i}: dtype {g.dtype} != {e.dtype}\n{prog.source}"
+        np.testing.assert_allclose(g, e, err_msg=f"{what} {i} differs\n{prog.source}", **tol)
+
+
+def served_by_evaluator(run) -> str | None:
+    """Why a compiled backend's runner (a ``SpecializedFunction``) used the evaluator
+    for a call, or None when every call so far ran compiled code.
+
+    A fresh runner builds its evaluator only when it has to run a call on it (a
+    signature that did not specialize, or a guard miss), so its absence proves that
+    the calls ran compiled programs."""
+    if getattr(run, "_interp", None) is None:
+        return None
+    breaks = getattr(run, "breaks", {})
+    misses = getattr(run, "misses", {})
+    # (a program unpickled from the disk cache has no graph)
+    from_disk = any(getattr(p, "graph", True) is None for p in run.cache.values())
+    reasons = [str(b.reason) for b in breaks.values()] + \
+        [f"{DISK_GUARD_MISS if from_disk else 'guard miss'} ({n}x)"
+         for n in misses.values()]
+    return "; ".join(reasons) or "unknown"
+
+
+def check_compiled(run, what: str, prog) -> None:
+    why = served_by_evaluator(run)
+    if why is None:
+        TALLY.compiled_calls += 1
+        return
+    if any(e in why for e in EXPECTED_BREAKS):
+        TALLY.evaluator_calls[why] = TALLY.evaluator_calls.get(why, 0) + 1
+        return
+    raise AssertionError(f"{what} was served by the evaluator, not compiled code: {why}\n"
+                         f"{prog.source}")
+
+
+LOSS = """
+
+def loss(a, b, x, w):
+    r = f(a, b, x)
+    return {expr}
+"""
+
+
+def loss_source(prog) -> str:
+    """``prog`` plus ``loss(a, b, x, w)``: a scalar weighting each output by ``w``."""
+    terms = []
+    for i, kind in enumerate(prog.ret):
+        r = f"r[{i}]" if len(prog.ret) > 1 else "r"
+        terms.append(f"{r} * w[{i}]" if kind == "s" else f"np.sum({r} * w[{i}])")
+    return prog.source + LOSS.format(expr=" + ".join(terms))
+
+
+def weights(prog, rng: np.random.Generator) -> tuple:
+    dt = np.dtype(prog.dtype)
+    return tuple(float(rng.uniform(-1, 1)) if kind == "s" else
+                 rng.uniform(-1, 1, prog.shape).astype(dt) for kind in prog.ret)
+
+
+_serial = itertools.count()
+
+
+def unique(prog) -> progen.Program:
+    """``prog`` made distinct from every program before it in this process.
+
+    Hypothesis draws the same program more than once; the disk cache then serves the
+    second draw the first one's program (the same source), which for a program guarded
+    on the first call's data-dependent decisions misses its guards on other data and
+    runs on the evaluator -- correct, but not what this check is about."""
+    head = "def f(a, b, x):\n"
+    assert head in prog.source
+    source = prog.source.replace(head, f'{head}    """fuzz program {next(_serial)}"""\n', 1)
+    return progen.Program(source, prog.shape, prog.dtype, prog.ret)
+
+
+def check_values(prog, args, directory, backends: tuple[str, ...] = BACKENDS) -> None:
+    """Values on ``backends`` against CPython; the compiled ones really compiled."""
+    prog = unique(prog)
+    note(prog.source)
+    f, modname = progen.load(prog, directory)
+    try:
+        a, b, x = args
+        expected = run_python(f, args)
+        before = x.copy()
+        for backend in backends:
+            jf = myc.jit(f, backend=backend)
+            got = jf(a, b, x)
+            np.testing.assert_array_equal(x, before, err_msg=f"{backend} mutated x")
+            assert_close(got, expected, prog, f"{backend} value", TOL[prog.dtype])
+            if backend != "interp":
+                check_compiled(jf._executable, f"{backend} value", prog)
+        TALLY.programs += 1
+    finally:
+        sys.modules.pop(modname, None)
+
+
+def check_gradients(prog, args, directory, seed: int,
+                    backends: tuple[str, ...] = COMPILED) -> None:
+    """Gradients on the compiled ``backends`` against the evaluator's, and the
+    evaluator's against finite differences of CPython where the program is smooth."""
+    rng = np.random.default_rng(seed)
+    prog = unique(prog)
+    wrapped = progen.Program(loss_source(prog), prog.shape, prog.dtype, ("s",))
+    note(wrapped.source)
+    _, modname = progen.load(wrapped, directory)
+    loss = sys.modules[modname].loss
+    try:
+        a, b, x = args
+        w = weights(prog, rng)
+        run_python(loss, (a, b, x, w))
+        want = myc.grad(myc.jit(loss, backend="interp"), argnums=(0, 1, 2))(a, b, x, w)
+        for backend in backends:
+            g = myc.grad(myc.jit(loss, backend=backend), argnums=(0, 1, 2))
+            got = g(a, b, x, w)
+            check_compiled(g._run, f"{backend} gradient", wrapped)
+            for i, (gi, wi) in enumerate(zip(got, want, strict=True)):
+                assert np.shape(gi) == np.shape(wi), f"{backend} grad {i} shape\n{prog.source}"
+                np.testing.assert_allclose(
+                    np.asarray(gi, np.float64), np.asarray(wi, np.float64),
+                    err_msg=f"{backend} gradient {i} differs from the evaluator's\n"
+                            f"{wrapped.source}", **GRAD_TOL[prog.dtype])
+        if prog.dtype == "float64":
+            check_finite_differences(loss, args, w, want, rng, wrapped)
+        TALLY.programs += 1
+    finally:
+        sys.modules.pop(modname, None)
+
+
+def check_finite_differences(loss, args, w, grads, rng, prog) -> None:
+    """The directional derivative ``<grad, v>`` against central differences of CPython.
+
+    Branches, ``abs``, ``clip``, ``floor``... make programs piecewise smooth: where the
+    two step sizes disagree the point is near a kink and is skipped (counted)."""
+    a, b, x = args
+    v = (float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1)), rng.uniform(-1, 1, x.shape))
+    analytic = float(grads[0]) * v[0] + float(grads[1]) * v[1] + \
+        float(np.sum(np.asarray(grads[2]) * v[2]))
+
+    if not np.isfinite(analytic):
+        # sqrt or log at 0 times a zero sensitivity (``sqrt(abs(x - x))``): 0 * inf is
+        # nan in every AD system; the backends agree on it (checked above)
+        TALLY.fd_skipped += 1
+        return
+
+    def along(t: float) -> float:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return float(loss(a + t * v[0], b + t * v[1], x + t * v[2], w))
+
+    def central(h: float) -> float:
+        return (along(h) - along(-h)) / (2 * h)
+
+    d1, d2 = central(1e-5), central(5e-6)
+    at = along(0.0)
+    ahead, behind = (along(1e-6) - at) / 1e-6, (at - along(-1e-6)) / 1e-6
+    # (scaled by the differences only: a huge analytic value -- sqrt's slope next to
+    # 0 -- must not widen the tolerance that decides whether the point is smooth)
+    scale = max(1.0, abs(d1), abs(ahead), abs(behind))
+    # a kink at the point itself (a clip bound reached exactly) is symmetric: the two
+    # central differences agree there, the one-sided ones do not
+    if not all(np.isfinite(v) for v in (d1, d2, ahead, behind)) or \
+            abs(d1 - d2) > 1e-6 * scale or abs(ahead - behind) > 1e-4 * scale:
+        TALLY.fd_skipped += 1
+        return
+    TALLY.fd_checked += 1
+    assert abs(analytic - d2) <= 1e-5 * scale, (
+        f"gradient {analytic!r} disagrees with finite differences {d2!r} "
+        f"(along a random direction)\n{prog.source}")

@@ -1,0 +1,32 @@
+"""Reproducers of bugs the random-program fuzzing found (tests/reliability/test_fuzz.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.backends import BACKENDS
+
+
+def strengthened_in_loop(a, x):
+    s = a  # a Python float (a gradient's symbolic argument) ...
+    for i in range(2):
+        if np.sum(x) >= np.maximum(0.1, a):
+            break
+        s = np.tanh(a)  # ... becomes a NumPy float in a data-dependent loop, never read
+    return s * 2.0 + np.sum(x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("a", [0.4, -0.3])
+def test_weak_float_strengthened_in_a_loop(backend, a):
+    """The loop carried such a variable as ``np.float64(initial value)``, which crashed
+    the tracer when the initial value was symbolic (a gradient's argument)."""
+    x = np.array([0.3, -0.2, 0.5])
+    g = myc.grad(myc.jit(strengthened_in_loop, backend=backend), argnums=(0, 1))
+    want = myc.grad(myc.jit(strengthened_in_loop, backend="interp"), argnums=(0, 1))(a, x)
+    got = g(a, x)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    assert myc.jit(strengthened_in_loop, backend=backend)(a, x) == strengthened_in_loop(a, x)
