@@ -55,6 +55,8 @@ class HostProgram:
     guards: list[tuple[str, Any]] = field(default_factory=list)
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
     backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
+    # positions of the leaves that are int parameters (``myc.infer.runtime_ints``)
+    int_leaves: frozenset[int] = frozenset()
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -131,7 +133,8 @@ class HostProgram:
 
         for a in args:
             walk(a)
-        data = [v for v in leaves if _is_data(v)]
+        ints = self.int_leaves
+        data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         native = self.native
         values = None
         if native is not None:

@@ -20,8 +20,11 @@ from typing import Any
 import numpy as np
 
 from myc.backends.interp import Interpreter
+from myc.infer.runtime_ints import IntPolicy, NotRuntime
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
+from myc.runtime.lru import LRU
+from myc.runtime.recompiles import Recompiles, max_specializations
 
 _FALLBACK = object()
 _MAX_MISSES = 3
@@ -41,7 +44,11 @@ class SpecializedFunction:
         self._graph = graph
         self.source = source
         self.backend = backend  # what kernels are compiled for ("cpu" or "opencl")
-        self.cache: dict[Any, Any] = {}
+        # bounded (``myc.runtime.recompiles``); ints kept at run time where they decide
+        # nothing (``myc.infer.runtime_ints``)
+        self.cache: LRU = LRU(maxsize=max_specializations())
+        self.ints = IntPolicy()
+        self.recompiles = Recompiles()
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
         self._fingerprint: str | None = None
@@ -70,17 +77,41 @@ class SpecializedFunction:
 
     def program(self, args: list[Any]):
         """The compiled program for ``args``'s signature, or ``None`` to interpret."""
-        key = tuple(signature_key(a) for a in args)
+        key = self.ints.key(args)
         entry = self.cache.get(key)
         if entry is None:
             with self._lock:
+                key = self.ints.key(args)
                 entry = self.cache.get(key)
                 if entry is None:
-                    entry = self._compile(key, args)
+                    key, entry = self._specialize_new(key, args)
                     self.cache[key] = entry
         return None if entry is _FALLBACK else entry
 
-    def _compile(self, key: Any, args: list[Any]):
+    def _specialize_new(self, key: Any, args: list[Any]) -> tuple[Any, Any]:
+        """Compile a new signature: an int argument that took a new value is tried as a
+        run-time scalar first (``myc.infer.runtime_ints``)."""
+        names = self.source.binding.names if self.source is not None and \
+            self.source.binding is not None else [p.name for p in self.graph.parameters]
+        varying = self.ints.varying(args)
+        if varying:
+            runtime = self.ints.runtime | varying
+            rkey = self.ints.key(args, runtime)
+            try:
+                entry = self._compile(rkey, args, runtime)
+                self.ints.runtime = runtime
+                self.recompiles.note(rkey, names, self.graph_name(names))
+                return rkey, entry
+            except NotRuntime:
+                self.ints.static |= varying
+        self.recompiles.note(key, names, self.graph_name(names))
+        return key, self._compile(key, args)
+
+    def graph_name(self, names: list[str]) -> str:
+        b = self.source.binding if self.source is not None else None
+        return b.name if b is not None else self.graph.name
+
+    def _compile(self, key: Any, args: list[Any], runtime: frozenset[int] = frozenset()):
         from myc.lower.program import lower
 
         if os.environ.get("MYC_NO_SPECIALIZE"):
@@ -113,6 +144,14 @@ class SpecializedFunction:
         from myc.opt.passes import optimize  # (imported only when compiling)
 
         try:
+            if runtime:  # raises NotRuntime when an int must stay a constant
+                from myc.infer.runtime_ints import compile_runtime
+
+                prog = compile_runtime(self.graph, args, runtime, self.backend)
+                for k in (disk_key, src_key):
+                    if k is not None:
+                        diskcache.store("program", k, prog)
+                return prog
             typed, template, brk = specialize(self.graph, args)
             if brk is not None:
                 self.breaks[key] = brk
@@ -122,6 +161,8 @@ class SpecializedFunction:
                 if k is not None:
                     diskcache.store("program", k, prog)
             return prog
+        except NotRuntime:
+            raise
         except GraphBreak as brk:
             self.breaks[key] = brk
             return _FALLBACK
@@ -159,7 +200,8 @@ class SpecializedFunction:
 
 # settings that change what a signature compiles to (the others -- thread count,
 # timings, dumps, the cache's place -- do not)
-_ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS"})
+_ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS",
+                          "MYC_CACHE_MAX", "MYC_CACHE_KEY_FILE", "MYC_MAX_SPECIALIZATIONS"})
 
 
 def _env_key() -> str:
