@@ -37,32 +37,41 @@ def is_int(v: Any) -> bool:
 
 class IntPolicy:
     """Per function: which top-level int arguments are run-time scalars, which must stay
-    static, and the first value seen of the others."""
+    static, and the first value seen of the others -- per position and type (``int``
+    and ``np.int64`` compute differently)."""
 
     def __init__(self) -> None:
-        self.runtime: frozenset[int] = frozenset()
-        self.static: set[int] = set()
-        self.first: dict[int, Any] = {}
+        self.runtime: frozenset[tuple[int, type]] = frozenset()
+        self.static: set[tuple[int, type]] = set()
+        self.first: dict[tuple[int, type], Any] = {}
 
-    def key(self, args: list[Any], runtime: frozenset[int] | None = None) -> tuple:
+    def key(self, args: list[Any], runtime: frozenset[tuple[int, type]] | None = None
+            ) -> tuple:
         """The call's signature: a run-time int is keyed by its type, not its value."""
         runtime = self.runtime if runtime is None else runtime
         return tuple(("r", type(a).__module__, type(a).__qualname__)
-                     if i in runtime and is_int(a) else signature_key(a)
+                     if (i, type(a)) in runtime else signature_key(a)
                      for i, a in enumerate(args))
 
-    def varying(self, args: list[Any]) -> frozenset[int]:
-        """The int positions that now take another value than the first seen, and have
+    def varying(self, args: list[Any]) -> frozenset[tuple[int, type]]:
+        """The int arguments that now take another value than the first seen, and have
         not been tried as run-time scalars yet."""
         out = set()
         for i, a in enumerate(args):
-            if i in self.runtime or i in self.static or not is_int(a):
+            if not is_int(a):
                 continue
-            k = signature_key(a)
-            seen = self.first.setdefault(i, k)
-            if seen != k:
-                out.add(i)
+            it = (i, type(a))
+            if it in self.runtime or it in self.static:
+                continue
+            seen = self.first.setdefault(it, a)
+            if seen != a:
+                out.add(it)
         return frozenset(out)
+
+
+def positions(args: list[Any], runtime: frozenset[tuple[int, type]]) -> frozenset[int]:
+    """The argument positions that are run-time ints in this call."""
+    return frozenset(i for i, a in enumerate(args) if (i, type(a)) in runtime)
 
 
 def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
@@ -112,12 +121,20 @@ def decides(typed: Graph, nints: int) -> str | None:
             continue
         if n is typed.output:
             continue  # the outputs' tuple
+        prim = getattr(n.inputs[0], "value", None)
+        name = getattr(prim, "name", "value")
+        if name in _INDEXING and any(isinstance(i, Node) and i.id in dep
+                                     for i in n.inputs[2:]):
+            return "the int is an index"
         a = getattr(n, "abstract", None)
         if getattr(a, "dtype", None) is None or a.dtype.kind != "f":
-            prim = getattr(n.inputs[0], "value", None)
-            return f"a {getattr(prim, 'name', 'value')} of the int is not a float"
+            return f"a {name} of the int is not a float"
         dep.add(n.id)
     return None
+
+
+# primitives whose operands after the first say where, not what: an index is static
+_INDEXING = frozenset(["getitem", "getitem_grad", "index_add", "make_slice", "guarded"])
 
 
 def leaf_positions(args: list[Any], positions: frozenset[int]) -> frozenset[int]:

@@ -1,9 +1,9 @@
 """Keeping the disk cache under ``MYC_CACHE_MAX`` bytes, least recently used first.
 
 A process that writes entries checks the directory's size on its first write and then
-each time it has written an eighth of the bound; over the bound, it removes entries by
+each time it has written an eighth of the bound; over seven eighths, it removes entries by
 last use (the access time, which a read sets explicitly, whatever the mount's atime
-policy; the modification time when later) until the cache is at three quarters of the
+policy; the modification time when later) until the cache is at two thirds of the
 bound, so that pruning is rare.  Entries of other myc versions are never read, so they
 age out first.  Temporary files left by a killed writer are removed after an hour.
 Several processes may prune at once: a file already gone is simply skipped.
@@ -61,8 +61,8 @@ def wrote(root: Path, nbytes: int) -> None:
         due = first or _written[key] >= limit // 8
         if due:
             _written[key] = 0
-    if due:
-        prune(root, limit)
+    if due:  # (at 7/8: up to 1/8 more is written before the next check)
+        prune(root, limit - limit // 8)
 
 
 def prune(root: Path, limit: int) -> int:

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from myc.backends.interp import Interpreter
-from myc.infer.runtime_ints import IntPolicy, NotRuntime
+from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.nodes import Graph, Node
 from myc.runtime.lru import LRU
@@ -94,16 +94,20 @@ class SpecializedFunction:
         names = self.source.binding.names if self.source is not None and \
             self.source.binding is not None else [p.name for p in self.graph.parameters]
         varying = self.ints.varying(args)
-        if varying:
-            runtime = self.ints.runtime | varying
+        runtime = self.ints.runtime | varying
+        at = positions(args, runtime)
+        if at:
             rkey = self.ints.key(args, runtime)
             try:
-                entry = self._compile(rkey, args, runtime)
+                entry = self._compile(rkey, args, at)
                 self.ints.runtime = runtime
                 self.recompiles.note(rkey, names, self.graph_name(names))
                 return rkey, entry
-            except NotRuntime:
-                self.ints.static |= varying
+            except NotRuntime:  # by value from now on (the ints tried, even if known)
+                tried = frozenset((i, type(args[i])) for i in at)
+                self.ints.runtime = self.ints.runtime - tried
+                self.ints.static |= tried
+                key = self.ints.key(args)
         self.recompiles.note(key, names, self.graph_name(names))
         return key, self._compile(key, args)
 
