@@ -88,9 +88,11 @@ def cache_dir() -> Path | None:
         except OSError as exc:
             why = f"its key cannot be read or created ({exc})"
     if why is not None:
+        from myc.runtime.recompiles import user_stacklevel
+
         _refused[s] = why
         warnings.warn(f"myc: the disk cache {s} is not used: {why}; compiling without it",
-                      RuntimeWarning, stacklevel=2)
+                      RuntimeWarning, stacklevel=user_stacklevel())
         return None
     _accepted.add(s)
     return d

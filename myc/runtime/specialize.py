@@ -1,11 +1,12 @@
 """The compiled path: specialize per signature, optimize, lower, run; else interpret.
 
 Each new argument signature (shapes and dtypes of arrays and floats, values of ints
-and bools) is traced once into a flat typed program (``myc.infer.trace``), optimized
-(``myc.opt``) and lowered into a host program of kernels and library calls
-(``myc.lower``).  A signature whose control flow depends on array or float data cannot
-be specialized (``GraphBreak``); it runs on the reference evaluator, and that choice
-is cached too.
+and bools -- an int that decides nothing becomes a run-time scalar after its second
+value, ``myc.infer.runtime_ints``) is traced once into a flat typed program
+(``myc.infer.trace``), optimized (``myc.opt``) and lowered into a host program of
+kernels and library calls (``myc.lower``).  A signature whose control flow depends on
+array or float data cannot be specialized (``GraphBreak``); it runs on the reference
+evaluator, and that choice is cached too.
 """
 
 from __future__ import annotations
