@@ -20,6 +20,7 @@ import pytest
 import myc
 from myc.runtime import cacheprune, diskcache
 from myc.runtime.lru import LRU
+from tests.backends import BACKENDS
 
 
 def step_fn(w, x, step):
@@ -61,10 +62,12 @@ def _quiet(f, *args):
         return f(*args)
 
 
-def test_a_step_counter_is_a_run_time_scalar():
-    f = myc.jit(step_fn)
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "interp"])
+def test_a_step_counter_is_a_run_time_scalar(backend):
+    f = myc.jit(step_fn, backend=backend)
     for s in range(40):
-        np.testing.assert_allclose(f(W, X, s), step_fn(W, X, s), rtol=1e-13)
+        np.testing.assert_allclose(f(W, X, s), step_fn(W, X, s),
+                                   rtol=1e-13 if backend == "cpu" else 1e-6)
     sf = f._executable
     assert sf.ints.runtime == {(2, int)}
     assert len(sf.cache) == 2  # the first value's program, and the run-time one
@@ -80,6 +83,27 @@ def test_an_int_that_decides_something_stays_by_value(fn, values):
     sf = f._executable
     assert sf.ints.runtime == frozenset() and sf.ints.static == {(1, int)}
     assert len(sf.cache) == len(values)
+
+
+def test_run_time_ints_in_kernels_gradients_and_outputs():
+    def scaled(x, n):
+        return np.tanh(x) * n + n * 0.5, x * float(n)
+
+    def loss(w, n):
+        return np.sum(np.tanh(w) * n * 0.1)
+
+    f = myc.jit(scaled)
+    g = myc.value_and_grad(loss)
+    x32 = X.astype(np.float32)
+    for n in [0, 1, 5, -3, 10**12]:
+        for got, want in zip(f(x32, n), scaled(x32, n), strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_allclose(got, want, rtol=1e-6)
+        v, d = g(X, n)
+        np.testing.assert_allclose(v, loss(X, n), rtol=1e-12)
+        np.testing.assert_allclose(d, (1 - np.tanh(X) ** 2) * n * 0.1, rtol=1e-12)
+    assert f._executable.ints.runtime == {(1, int)}
+    assert len(f._executable.cache) == 2
 
 
 def test_run_time_ints_keep_python_and_numpy_types():
