@@ -239,7 +239,7 @@ def store(kind: str, key: str, value: Any) -> None:
     try:
         d = path.parent
         if not os.path.lexists(d):
-            d.mkdir(mode=_KINDS_MODE, exist_ok=True)
+            d.mkdir(mode=_KINDS_MODE, parents=True, exist_ok=True)
         why = unsafe(os.lstat(d), "directory")
         if why is not None:
             return  # someone else's subdirectory: do not write into it
