@@ -102,17 +102,18 @@ class SpecializedFunction:
             try:
                 entry = self._compile(rkey, args, at)
                 self.ints.runtime = runtime
-                self.recompiles.note(rkey, names, self.graph_name(names))
+                self.recompiles.note(rkey, names, self.graph_name())
                 return rkey, entry
             except NotRuntime:  # by value from now on (the ints tried, even if known)
                 tried = frozenset((i, type(args[i])) for i in at)
                 self.ints.runtime = self.ints.runtime - tried
                 self.ints.static |= tried
                 key = self.ints.key(args)
-        self.recompiles.note(key, names, self.graph_name(names))
+        self.recompiles.note(key, names, self.graph_name())
         return key, self._compile(key, args)
 
-    def graph_name(self, names: list[str]) -> str:
+    def graph_name(self) -> str:
+        """The function's name, without parsing it when the disk cache served it."""
         b = self.source.binding if self.source is not None else None
         return b.name if b is not None else self.graph.name
 
