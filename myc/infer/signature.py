@@ -23,7 +23,8 @@ class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
 
 
 def signature_key(value: Any) -> Any:
-    """What a specialization depends on: shapes/dtypes of data, values of ints and bools."""
+    """What a specialization depends on: shapes/dtypes of data, values of ints and bools
+    (``myc.infer.runtime_ints.IntPolicy.key`` drops the value of an int kept at run time)."""
     if isinstance(value, tuple):
         return ("t",) + tuple(signature_key(v) for v in value)
     a = abstract_of(value)

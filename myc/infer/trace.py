@@ -593,12 +593,15 @@ def _sym_leaves(v: Any):
             yield from _sym_leaves(x)
 
 
-def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None) -> Any:
-    """The argument as the tracer sees it: data leaves become trace parameters."""
+def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
+              runtime_int: bool = False) -> Any:
+    """The argument as the tracer sees it: data leaves become trace parameters (and an
+    int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
         return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
     a = abstract_of(value)
-    if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f"):
+    if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f") or (
+            runtime_int and isinstance(a, AScalar) and a.dtype.kind == "i"):
         p = trace.add_parameter(path)
         p.abstract = a
         if vals is not None:
@@ -608,7 +611,8 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None) -> 
 
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False,
-          typed_calls: bool = False, strict_loops: bool = False) -> tuple[Graph, Any]:
+          typed_calls: bool = False, strict_loops: bool = False,
+          runtime_ints: frozenset[int] = frozenset()) -> tuple[Graph, Any]:
     """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
 
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
@@ -617,13 +621,14 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     Before the guards come ``typed.flags["checks"]`` outputs computed only for the
     errors they raise (gathers whose values are dead), discarded after the run.
     With ``typed_calls``, recursive calls under data-dependent branches become typed
-    functions (``myc.infer.calls``) instead of being unrolled.
+    functions (``myc.infer.calls``) instead of being unrolled.  The int arguments at
+    positions ``runtime_ints`` are parameters too, not constants.
     """
     tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
     tracer.strict_loops = strict_loops
     vals = tracer.vals if guarded else None
-    sym_args = [symbolize(a, tracer.trace, p.name, vals)
-                for a, p in zip(args, graph.parameters, strict=True)]
+    sym_args = [symbolize(a, tracer.trace, p.name, vals, i in runtime_ints)
+                for i, (a, p) in enumerate(zip(args, graph.parameters, strict=True))]
     out = tracer.run(*sym_args)
     return finish_trace(tracer, out)
 

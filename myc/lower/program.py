@@ -58,6 +58,8 @@ class HostProgram:
     checks: int = 0  # outputs before the guards computed only for their errors
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
     backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
+    # positions of the leaves that are int parameters (``myc.infer.runtime_ints``)
+    int_leaves: frozenset[int] = frozenset()
 
     def __getstate__(self):
         state = dict(self.__dict__)
@@ -145,7 +147,8 @@ class HostProgram:
 
         for a in args:
             walk(a)
-        data = [v for v in leaves if _is_data(v)]
+        ints = self.int_leaves
+        data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
         if self.backend == "cuda":  # each array to the GPU once, for all its kernels
             from myc.backends.cuda.host import any_on_device, to_device_values

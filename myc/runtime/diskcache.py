@@ -1,23 +1,40 @@
-"""The on-disk compile cache: safe against corruption and concurrent use.
+"""The on-disk compile cache: authenticated, bounded, safe against corruption and
+concurrent use.
 
 Entries live under ``MYC_CACHE_DIR`` (default ``$XDG_CACHE_HOME/myc`` or
 ``~/.cache/myc``), one file per entry named by the hash of everything the entry depends
 on (the caller's key already covers the program, the signature and the CPU; the myc,
-llvmlite and NumPy versions are added here).  A file is written to a temporary name
-and renamed into place, so readers never see half an entry and two processes writing
-the same entry both leave a complete one.  An entry that cannot be read or unpickled,
-whose header does not match or whose checksum does not, is ignored (and removed) and
-the caller rebuilds it.
-``MYC_CACHE_DIR=off`` disables the cache.
+llvmlite and NumPy versions are added here).  ``MYC_CACHE_DIR=off`` disables the cache.
+
+An entry is a pickle holding machine code that is run as it is, so whoever can write an
+entry can run code in every process that reads it.  Hence:
+
+* every entry carries an HMAC-SHA256 of its name, header and body, keyed by a per-user
+  secret kept *outside* the cache directory (:mod:`myc.runtime.cachekey`); the HMAC is
+  checked (``hmac.compare_digest``) before anything is unpickled, so an entry written by
+  anyone without the key -- forged, flipped, truncated -- is a miss, removed and rebuilt;
+* a cache directory owned by another user, or writable by group or others, is refused
+  with one warning and the cache is off for the process;
+* only regular files are read, opened without following links and without blocking (a
+  FIFO or a device in the directory is skipped, never waited on).
+
+A file is written to a temporary name and renamed into place, so readers never see half
+an entry and two processes writing the same entry both leave a complete one.  The
+directory is kept under ``MYC_CACHE_MAX`` bytes (default ``500M``; suffixes K, M, G;
+``0`` or ``none``: no bound) by removing the least recently used entries
+(:mod:`myc.runtime.cacheprune`).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import hmac
 import os
 import pickle
+import stat
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -26,17 +43,20 @@ import numpy as np
 
 from myc.timings import timed
 
-_MAGIC = b"MYC2"
-_DIGEST = 32  # hex characters of the body's checksum
+_MAGIC = b"MYC3"
+_MAC = 64  # hex characters of the entry's HMAC-SHA256
+_KINDS_MODE = 0o700
 
 
-def _digest(body: bytes) -> bytes:
-    """The body's checksum: an entry holds machine code that is run as it is, so a
-    flipped byte must make the entry be rebuilt, not crash the process."""
-    return hashlib.blake2b(body, digest_size=_DIGEST // 2).hexdigest().encode()
+def _mac(key: bytes, name: str, header: bytes, body: bytes) -> bytes:
+    """The entry's authentication tag: it binds the body to this file's name (an entry
+    copied under another key's name is refused) and to the versions in the header."""
+    m = hmac.new(key, name.encode() + b"\0" + header + b"\0", hashlib.sha256)
+    m.update(body)
+    return m.hexdigest().encode()
 
 
-def cache_dir() -> Path | None:
+def _configured() -> Path | None:
     d = os.environ.get("MYC_CACHE_DIR")
     if d == "off":
         return None
@@ -44,6 +64,63 @@ def cache_dir() -> Path | None:
         return Path(d)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     return Path(base) / "myc"
+
+
+_refused: dict[str, str] = {}  # directory -> why it is not used (warned once)
+_accepted: set[str] = set()
+
+
+def cache_dir() -> Path | None:
+    """The cache directory, or ``None`` when the cache is off (``MYC_CACHE_DIR=off``, or
+    the directory or the key is unsafe: then a warning said why, once)."""
+    d = _configured()
+    if d is None:
+        return None
+    s = str(d)
+    if s in _accepted:
+        return d
+    if s in _refused:
+        return None
+    why = _check_dir(d, create=True)
+    if why is None:
+        from myc.runtime.cachekey import cache_key
+
+        try:
+            cache_key()
+        except OSError as exc:
+            why = f"its key cannot be read or created ({exc})"
+    if why is not None:
+        from myc.runtime.recompiles import user_stacklevel
+
+        _refused[s] = why
+        warnings.warn(f"myc: the disk cache {s} is not used: {why}; compiling without it",
+                      RuntimeWarning, stacklevel=user_stacklevel())
+        return None
+    _accepted.add(s)
+    return d
+
+
+def _check_dir(d: Path, create: bool) -> str | None:
+    """Why ``d`` must not hold this user's cache, or ``None`` when it may."""
+    try:
+        if create and not os.path.lexists(d):
+            d.mkdir(mode=_KINDS_MODE, parents=True, exist_ok=True)
+        st = os.stat(d)
+    except OSError as exc:
+        return f"it cannot be created or read ({exc.strerror or exc})"
+    return unsafe(st, "directory")
+
+
+def unsafe(st: os.stat_result, what: str) -> str | None:
+    """Why a file or directory with this status is not trusted: not ours, or writable by
+    group or others (anyone else could then replace what it holds)."""
+    if what == "directory" and not stat.S_ISDIR(st.st_mode):
+        return "it is not a directory"
+    if st.st_uid != os.geteuid():
+        return f"it is owned by another user (uid {st.st_uid})"
+    if st.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"it is writable by group or others (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
 
 
 @functools.cache
@@ -87,45 +164,94 @@ def _path(kind: str, key: str) -> Path | None:
     return d / kind / f"{digest}.pkl"
 
 
+def _read_regular(path: Path) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file (no link followed, never blocking
+    on a FIFO or a device), else ``None``."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOFOLLOW", 0) | \
+        getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return None  # absent, a symbolic link (ELOOP), unreadable
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        chunks = []
+        while True:
+            b = os.read(fd, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+        return b"".join(chunks)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _discard(path: Path) -> None:
+    """Remove a bad entry -- only a regular file or a link (never wait on a FIFO)."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode):
+            path.unlink()
+    except OSError:
+        pass
+
+
 @timed("disk cache")
 def load(kind: str, key: str) -> Any:
-    """The cached value, or ``None`` when absent, unreadable, corrupt or stale."""
+    """The cached value, or ``None`` when absent, unreadable, forged, corrupt or stale."""
     path = _path(kind, key)
     if path is None:
         return None
-    try:
-        data = path.read_bytes()
-    except OSError:
+    data = _read_regular(path)
+    if data is None:
         return None
+    from myc.runtime.cachekey import cache_key
+
     try:
         if not data.startswith(_MAGIC):
             raise ValueError("bad header")
         header, _, rest = data[len(_MAGIC):].partition(b"\n")
         if header.decode() != _version():
             raise ValueError("stale entry")
-        digest, body = rest[:_DIGEST], rest[_DIGEST + 1:]
-        if digest != _digest(body):
-            raise ValueError("damaged entry")
-        return pickle.loads(body)
+        tag, body = rest[:_MAC], rest[_MAC + 1:]
+        # authenticate before unpickling: nothing from an unauthenticated file is run
+        if not hmac.compare_digest(tag, _mac(cache_key(), path.name, header, body)):
+            raise ValueError("entry not authenticated")
+        value = pickle.loads(body)
     except Exception:  # noqa: BLE001 - any damage means: rebuild
-        try:
-            path.unlink()
-        except OSError:
-            pass
+        _discard(path)
         return None
+    from myc.runtime.cacheprune import touch
+
+    touch(path)
+    return value
 
 
 @timed("disk cache")
 def store(kind: str, key: str, value: Any) -> None:
-    """Write an entry atomically; failures (read-only disk, ...) are silently skipped."""
+    """Write an entry atomically; failures (read-only disk, disk full...) are skipped:
+    an entry we cannot write is simply not cached."""
     path = _path(kind, key)
     if path is None:
         return
+    from myc.runtime.cachekey import cache_key
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        d = path.parent
+        if not os.path.lexists(d):
+            d.mkdir(mode=_KINDS_MODE, parents=True, exist_ok=True)
+        why = unsafe(os.lstat(d), "directory")
+        if why is not None:
+            return  # someone else's subdirectory: do not write into it
         body = pickle.dumps(value, protocol=4)
-        payload = _MAGIC + _version().encode() + b"\n" + _digest(body) + b"\n" + body
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        header = _version().encode()
+        payload = b"".join([_MAGIC, header, b"\n", _mac(cache_key(), path.name, header, body),
+                            b"\n", body])
+        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
         try:
             with os.fdopen(fd, "wb") as f:
                 f.write(payload)
@@ -138,3 +264,6 @@ def store(kind: str, key: str, value: Any) -> None:
             raise
     except Exception:  # noqa: BLE001 - an entry we cannot write is simply not cached
         return
+    from myc.runtime.cacheprune import wrote
+
+    wrote(path.parent.parent, len(payload))

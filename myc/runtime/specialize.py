@@ -1,12 +1,14 @@
 """The compiled path: specialize per signature, optimize, lower, run; else interpret.
 
 Each new argument signature (shapes and dtypes of arrays and floats, values of ints
-and bools) is traced once into a flat typed program (``myc.infer.trace``), optimized
-(``myc.opt``) and lowered into a host program of kernels and library calls
-(``myc.lower``).  A signature whose control flow depends on array or float data cannot
-be specialized (``GraphBreak``); it runs on the reference evaluator, and that choice
-is cached too.  Every call is counted in ``stats`` (``myc.runtime.stats``); a guarded
-program whose decisions differ is specialized again (``myc.runtime.variants``).
+and bools -- an int that decides nothing becomes a run-time scalar after its second
+value, ``myc.infer.runtime_ints``) is traced once into a flat typed program
+(``myc.infer.trace``), optimized (``myc.opt``) and lowered into a host program of
+kernels and library calls (``myc.lower``).  A signature whose control flow depends on
+array or float data cannot be specialized (``GraphBreak``); it runs on the reference
+evaluator, and that choice is cached too. Every call is counted in ``stats``
+(``myc.runtime.stats``); a guarded program whose decisions differ is specialized again
+(``myc.runtime.variants``).
 """
 
 from __future__ import annotations
@@ -21,8 +23,11 @@ import numpy as np
 
 from myc import timings
 from myc.backends.interp import Interpreter
-from myc.infer.signature import GraphBreak, signature_key
+from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
+from myc.infer.signature import GraphBreak
 from myc.ir.nodes import Graph, Node
+from myc.runtime.lru import LRU
+from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.runtime.stats import Stats, compiling
 
 _FALLBACK = object()
@@ -42,7 +47,11 @@ class SpecializedFunction:
         self._graph = graph
         self.source = source
         self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda")
-        self.cache: dict[Any, Any] = {}
+        # bounded (``myc.runtime.recompiles``); ints kept at run time where they decide
+        # nothing (``myc.infer.runtime_ints``)
+        self.cache: LRU = LRU(maxsize=max_specializations())
+        self.ints = IntPolicy()
+        self.recompiles = Recompiles()
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
         self.variants: dict[Any, list[Any]] = {}  # guarded programs per signature
@@ -75,17 +84,46 @@ class SpecializedFunction:
 
     def program(self, args: list[Any]):
         """The compiled program for ``args``'s signature, or ``None`` to interpret."""
-        key = tuple(signature_key(a) for a in args)
+        key = self.ints.key(args)
         entry = self.cache.get(key)
         if entry is None:
             with self._lock:
+                key = self.ints.key(args)
                 entry = self.cache.get(key)
                 if entry is None:
-                    entry = self._compile(key, args)
+                    key, entry = self._specialize_new(key, args)
                     self.cache[key] = entry
         return None if entry is _FALLBACK else entry
 
-    def _compile(self, key: Any, args: list[Any]):
+    def _specialize_new(self, key: Any, args: list[Any]) -> tuple[Any, Any]:
+        """Compile a new signature: an int argument that took a new value is tried as a
+        run-time scalar first (``myc.infer.runtime_ints``)."""
+        names = self.source.binding.names if self.source is not None and \
+            self.source.binding is not None else [p.name for p in self.graph.parameters]
+        varying = self.ints.varying(args)
+        runtime = self.ints.runtime | varying
+        at = positions(args, runtime)
+        if at:
+            rkey = self.ints.key(args, runtime)
+            try:
+                entry = self._compile(rkey, args, at)
+                self.ints.runtime = runtime
+                self.recompiles.note(rkey, names, self.graph_name())
+                return rkey, entry
+            except NotRuntime:  # by value from now on (the ints tried, even if known)
+                tried = frozenset((i, type(args[i])) for i in at)
+                self.ints.runtime = self.ints.runtime - tried
+                self.ints.static |= tried
+                key = self.ints.key(args)
+        self.recompiles.note(key, names, self.graph_name())
+        return key, self._compile(key, args)
+
+    def graph_name(self) -> str:
+        """The function's name, without parsing it when the disk cache served it."""
+        b = self.source.binding if self.source is not None else None
+        return b.name if b is not None else self.graph.name
+
+    def _compile(self, key: Any, args: list[Any], runtime: frozenset[int] = frozenset()):
         from myc.lower.program import lower
 
         if os.environ.get("MYC_NO_SPECIALIZE"):
@@ -122,6 +160,16 @@ class SpecializedFunction:
 
             args = to_host_values(args)
         try:
+            if runtime:  # raises NotRuntime when an int must stay a constant
+                from myc.infer.runtime_ints import compile_runtime
+
+                with compiling(self.stats):
+                    prog = compile_runtime(self.graph, args, runtime, self.backend)
+                self.stats.compiles += 1
+                for k in (disk_key, src_key):
+                    if k is not None:
+                        diskcache.store("program", k, prog)
+                return prog
             graph = self.graph
             timings.count("parsed nodes", graph)
             with timings.stage("infer"):
@@ -138,6 +186,8 @@ class SpecializedFunction:
                 if k is not None:
                     diskcache.store("program", k, prog)
             return prog
+        except NotRuntime:
+            raise
         except GraphBreak as brk:
             self.breaks[key] = brk
             return _FALLBACK
@@ -176,7 +226,8 @@ class SpecializedFunction:
 
 # settings that change what a signature compiles to (the others -- thread count,
 # timings, dumps, the cache's place -- do not)
-_ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS"})
+_ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS",
+                          "MYC_CACHE_MAX", "MYC_CACHE_KEY_FILE", "MYC_MAX_SPECIALIZATIONS"})
 
 
 def _env_key() -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.signature import GraphBreak, signature_key
+from myc.infer.signature import GraphBreak
 
 MAX_VARIANTS = 4  # programs per signature
 MAX_MISSES = 3  # misses past the bound before the signature stays on the evaluator
@@ -43,7 +43,7 @@ def evaluate(sf, args: tuple, why: tuple[str, str, Any] | None = None) -> Any:
     was the user's error, not a fallback)."""
     from myc.runtime.stats import strict
 
-    key = tuple(signature_key(a) for a in args)
+    key = sf.ints.key(list(args))  # the key the cache uses (run-time ints by type)
     if why is None:
         why = _why(sf, key)
     if why is not None and strict():
@@ -87,7 +87,7 @@ def guarded(sf, prog, args: tuple) -> Any:
     from myc.errors import MycError
     from myc.lower.program import GuardFailed
 
-    key = tuple(signature_key(a) for a in args)
+    key = sf.ints.key(list(args))  # the key the cache uses (run-time ints by type)
     with sf._lock:
         vs = sf.variants.setdefault(key, [prog])
     for v in list(vs):

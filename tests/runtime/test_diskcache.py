@@ -33,7 +33,9 @@ SCRIPT = textwrap.dedent("""
 def run_script(tmp_path: Path, cache: Path) -> tuple[str, subprocess.Popen]:
     script = tmp_path / "prog.py"
     script.write_text(SCRIPT)
-    env = dict(os.environ, MYC_CACHE_DIR=str(cache))
+    # this checkout's myc, not whichever one the interpreter has installed
+    root = str(Path(myc.__file__).resolve().parent.parent)
+    env = dict(os.environ, MYC_CACHE_DIR=str(cache), PYTHONPATH=root)
     return subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
