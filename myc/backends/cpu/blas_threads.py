@@ -33,8 +33,8 @@ MIN_FLOPS = 1 << 18  # below this a product runs as one block on the calling thr
 
 
 @functools.cache
-def set_local_address() -> int | None:
-    """Address of NumPy's OpenBLAS ``openblas_set_num_threads_local``, or None."""
+def openblas_address(name: str) -> int | None:
+    """Address of the function ``name`` in NumPy's bundled OpenBLAS, or None."""
     where = os.path.dirname(np.__file__) + ".libs"
     try:
         libs = [os.path.join(where, f) for f in sorted(os.listdir(where))
@@ -43,11 +43,16 @@ def set_local_address() -> int | None:
         return None
     for path in libs:
         try:
-            fn = getattr(ctypes.CDLL(path), SET_LOCAL)
+            fn = getattr(ctypes.CDLL(path), name)
         except (OSError, AttributeError):
             continue
         return ctypes.cast(fn, ctypes.c_void_p).value
     return None
+
+
+def set_local_address() -> int | None:
+    """Address of ``openblas_set_num_threads_local`` (OpenBLAS 0.3.27+), or None."""
+    return openblas_address(SET_LOCAL)
 
 
 def row_blocks(rows: int, m: int, k: int, nthreads: int) -> list[tuple[int, int]]:

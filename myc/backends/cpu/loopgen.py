@@ -26,7 +26,6 @@ runner: ``native_loop`` returns ``None``.
 from __future__ import annotations
 
 import ctypes
-import functools
 import math
 import sys
 import threading
@@ -398,7 +397,7 @@ class NativeLoop:
                     return False
                 symbols[sym] = ctypes.cast(kernels[ref]._fn, ctypes.c_void_p).value
             else:
-                addr = _blas_address(ref)
+                addr = blas_threads.openblas_address(ref)
                 if addr is None:
                     return False
                 symbols[sym] = addr
@@ -1480,27 +1479,9 @@ def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
     """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
     name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
         str(dtype))
-    addr = None if name is None else _blas_address(name)
+    addr = None if name is None else blas_threads.openblas_address(name)
     return None if addr is None else (name, addr)
 
-
-@functools.cache
-def _blas_address(name: str) -> int | None:
-    import os
-
-    where = os.path.dirname(np.__file__) + ".libs"
-    try:
-        libs = [os.path.join(where, f) for f in sorted(os.listdir(where))
-                if f.startswith("libscipy_openblas64_") and ".so" in f]
-    except OSError:
-        return None
-    for path in libs:
-        try:
-            fn = getattr(ctypes.CDLL(path), name)
-        except (OSError, AttributeError):
-            continue
-        return ctypes.cast(fn, ctypes.c_void_p).value
-    return None
 
 
 def _check_gemm(name: str, ins: list[Any], out: Any) -> None:

@@ -49,6 +49,13 @@ def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> 
     return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
 
 
+def field_ptr(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Value:
+    """A pointer to field ``k`` of the ``ty`` struct at ``struct``."""
+    f = b.gep(struct, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=ty)
+    f.type = PTR  # opaque, like every pointer here
+    return f
+
+
 def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     """``void *worker(job *j)`` running one chunk of ``kernel`` (a pthread start routine;
     one per kernel, which it calls directly)."""
@@ -60,12 +67,8 @@ def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     job = fn.args[0]
-    fields = []
-    for k, t in enumerate([PTR, I64, I64]):
-        field = b.gep(job, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=JOB)
-        field.type = PTR
-        fields.append(b.load(field, typ=t))
-    b.call(kernel, fields)
+    b.call(kernel, [b.load(field_ptr(b, job, JOB, k), typ=t)
+                    for k, t in enumerate([PTR, I64, I64])])
     b.ret(ir.Constant(PTR, None))
     return fn
 
@@ -84,14 +87,8 @@ def queue_worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     fn.linkage = "internal"
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     q = fn.args[0]
-
-    def field(k: int) -> ir.Value:
-        f = b.gep(q, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=QUEUE)
-        f.type = PTR
-        return f
-
-    bufs, bounds = b.load(field(0), typ=PTR), b.load(field(1), typ=PTR)
-    nxt, n = field(2), b.load(field(3), typ=I64)
+    bufs, bounds = (b.load(field_ptr(b, q, QUEUE, k), typ=PTR) for k in (0, 1))
+    nxt, n = field_ptr(b, q, QUEUE, 2), b.load(field_ptr(b, q, QUEUE, 3), typ=I64)
     loop = fn.append_basic_block("claim")
     run = fn.append_basic_block("run")
     done = fn.append_basic_block("done")
@@ -135,9 +132,7 @@ def dynamic_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
         b.store(ir.Constant(I64, hi), b.gep(bounds, [ir.Constant(I64, 2 * c + 1)],
                                              source_etype=I64))
     for k, v in enumerate([bufp, bounds, ir.Constant(I64, 0), ir.Constant(I64, n)]):
-        f = b.gep(q, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=QUEUE)
-        f.type = PTR
-        b.store(v, f)
+        b.store(v, field_ptr(b, q, QUEUE, k))
     for t in range(1, threads):
         tid = b.gep(tids, [ir.Constant(I64, t)], source_etype=I64)
         rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, q])
@@ -179,9 +174,7 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
         job.type = PTR
         for k, v in enumerate([bufs[c], ir.Constant(I64, chunks[c][0]),
                                ir.Constant(I64, chunks[c][1])]):
-            field = b.gep(job, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=JOB)
-            field.type = PTR
-            b.store(v, field)
+            b.store(v, field_ptr(b, job, JOB, k))
         tid = b.gep(tids, [ir.Constant(I64, c)], source_etype=I64)
         rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, job])
         ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))
