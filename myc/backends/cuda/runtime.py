@@ -22,6 +22,7 @@ import numpy as np
 
 from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, generate
 from myc.backends.cuda.execute import run_plan
+from myc.backends.cuda.host import DeviceConst
 from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
 from myc.errors import MycRuntimeError, MycValueError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
@@ -145,6 +146,8 @@ class CompiledKernel:
         arrays = []
         nd = cp.ndarray
         for a, dt in zip(inputs, self._dtypes, strict=True):
+            if type(a) is DeviceConst:  # a program's array constant: uploaded once
+                a = a.device()
             if type(a) is nd and a.dtype == dt and a.flags.c_contiguous:
                 arr = a  # the common case: a device array as the kernel wants it
             else:
