@@ -298,7 +298,10 @@ class _Finish:
             return device_scalar(r, a)
         if isinstance(a, AScalar):
             if a.weak:
-                return _as_python(a)(r)
+                py = self.__dict__.get("_py")  # (not pickled by older versions)
+                if py is None:
+                    py = self._py = _as_python(a)
+                return py(r)
             if not isinstance(r, np.generic) or r.dtype != a.dtype:
                 return a.dtype.type(r)
         return r

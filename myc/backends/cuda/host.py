@@ -186,6 +186,12 @@ class HostStep:
     def __call__(self, *vals: Any) -> Any:
         if self.runner:  # a loop or typed call: device values go in as they are
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
+        for v in vals:
+            t = type(v)
+            if t is DeviceConst or t in DEVICE_ARRAY_TYPES:
+                break
+        else:  # host operands only (a loop body's counters and flags): the reference
+            return self.fn(*vals)
         # on the device when an operand is there; an array constant counts as there
         # unless a host array is an operand too (then the host has the step)
         dev = const = host = False
