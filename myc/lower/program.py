@@ -195,6 +195,52 @@ class HostProgram:
         return _rebuild(self.template, iter(values))
 
 
+def _taped_reruns(order: list[Any]) -> dict[int, Apply]:
+    """Untaped ``loop`` nodes (by id) and the taped loop that reruns each for its
+    adjoint: the same body graph and carried count, the same inputs (nodes, or
+    constants of equal value).  Loops are pure, so the taped run's leading results
+    are the untaped loop's."""
+    loops = [n for n in order if isinstance(n, Apply) and n.inputs[0].value is P.loop]
+    taped = [n for n in loops if n.inputs[1].value.tape]
+    out: dict[int, Apply] = {}
+    for n in loops:
+        body = n.inputs[1].value
+        if body.tape:
+            continue
+        for t in taped:
+            tb = t.inputs[1].value
+            if tb.graph is body.graph and tb.nstate == body.nstate and \
+                    t.id not in {x.id for x in out.values()} and \
+                    _same_inputs(n.inputs[2:], t.inputs[2:]):
+                out[n.id] = t
+                break
+    return out
+
+
+def _same_inputs(a: list[Node], b: list[Node]) -> bool:
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b, strict=True):
+        if x is y:
+            continue
+        if not (isinstance(x, Constant) and isinstance(y, Constant)):
+            return False
+        u, v = x.value, y.value
+        if u is v:
+            continue
+        if type(u) is not type(v):
+            return False
+        if isinstance(u, np.ndarray):
+            if u.dtype != v.dtype or u.shape != v.shape or not np.array_equal(u, v):
+                return False
+        elif isinstance(u, bool | int | float | np.generic):
+            if u != v or getattr(u, "dtype", None) != getattr(v, "dtype", None):
+                return False
+        else:
+            return False
+    return True
+
+
 def _from_signal(exc: BaseException) -> bool:
     """Was ``exc`` raised by the user's SIGINT handler as a native loop stopped?"""
     try:
@@ -261,7 +307,10 @@ class _Finish:
             return device_scalar(r, a)
         if isinstance(a, AScalar):
             if a.weak:
-                return _as_python(a)(r)
+                py = self.__dict__.get("_py")  # (not pickled by older versions)
+                if py is None:
+                    py = self._py = _as_python(a)
+                return py(r)
             if not isinstance(r, np.generic) or r.dtype != a.dtype:
                 return a.dtype.type(r)
         return r
@@ -312,6 +361,11 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         if fused else {}
     add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
+    # cuda: a loop whose taped rerun (for its adjoint) runs the same body on the same
+    # inputs is that rerun, run once where the loop was (its results lead the taped
+    # loop's, which add the tape and the count): the body runs once, not twice
+    taped_for = _taped_reruns(order) if backend == "cuda" else {}
+    twins = {t.id for t in taped_for.values()}
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
             done.update(m.id for m in unit.members)
@@ -331,9 +385,16 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             continue
         prim = n.inputs[0].value  # type: ignore[union-attr]
         assert isinstance(prim, Primitive), f"typed graph calls a non-primitive: {n}"
+        if n.id in twins:  # a taped loop run already, as its untaped twin
+            continue
         slot_of[n.id] = len(slot_of)
         specs.append(n.abstract)
         fn = _Finish(prim, n.abstract) if isinstance(n.abstract, AScalar) else prim
+        if prim is P.loop and n.id in taped_for:
+            twin = taped_for[n.id]
+            slot_of[twin.id] = slot_of[n.id]
+            specs.append(twin.abstract)  # (slot numbers count slot_of's keys: one unused)
+            n = twin
         if prim is P.loop:
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
@@ -651,6 +712,12 @@ class KernelUnit:
             from myc.backends.cuda.host import finish_on_device
 
             outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
+            plain = self.__dict__.get("_plain")
+            if plain is None:  # no output needs a division, a reshape or a scalar read
+                plain = self._plain = all(p.divide_by is None and p.reshape is None and
+                                          p.scalar is None for p in self.plan.post)
+            if plain:
+                return outs
             return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]

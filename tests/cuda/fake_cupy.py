@@ -98,16 +98,24 @@ class FakeModule:
         return FakeFunction(self.ek, name)
 
 
+def _owned(shape, dtype) -> FakeArray:
+    """A new "device" array owning its memory (``base`` None, as CuPy's allocations)."""
+    return FakeArray(shape, dtype)
+
+
 def asarray(v):
     if isinstance(v, FakeArray):
         return v
-    return np.array(v, copy=True).view(FakeArray)  # a host-to-device copy
+    a = np.asarray(v)
+    out = _owned(a.shape, a.dtype)  # a host-to-device copy
+    np.copyto(out.view(np.ndarray), a)
+    return out
 
 
 cupy = SimpleNamespace(
     __name__="cupy", ndarray=FakeArray, uint8=np.uint8, bool_=np.bool_, asarray=asarray,
     ascontiguousarray=lambda a: np.ascontiguousarray(a.view(np.ndarray)).view(FakeArray),
-    empty=lambda shape, dtype: np.empty(shape, dtype).view(FakeArray),
+    empty=_owned,
     from_dlpack=lambda v: _from_dlpack(v),
     stack=lambda arrays: np.stack([a.view(np.ndarray) for a in arrays]).view(FakeArray),
     matmul=lambda a, b: np.matmul(a.view(np.ndarray), b.view(np.ndarray)).view(FakeArray),

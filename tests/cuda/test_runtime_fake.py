@@ -228,3 +228,36 @@ def test_other_cuda_arrays_are_taken_through_dlpack_without_a_copy(monkeypatch, 
     assert isinstance(got, fake_cupy.FakeArray)
     assert seen["h2d"] == 0 and seen["d2h"] == seen["d2h_arrays"] == 0, seen
     np.testing.assert_allclose(got.get(), np.exp(x) * 2.0 + x, rtol=1e-13, atol=1e-15)
+
+
+def test_a_loop_and_its_taped_rerun_run_once(monkeypatch, tmp_path):
+    """value_and_grad of a data-dependent loop: the value's loop and the taped rerun of
+    its adjoint run the same body on the same inputs -- on cuda the taped run serves
+    both, so each call runs the forward body once (and the backward loop once)."""
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    from myc.lower.program import LoopRunner
+
+    w = next(w for w in W17 if w.name == "W5")
+    args = w.make_inputs(0, "tiny")
+    want = myc.jit(_program(w), backend="cpu")(*args)
+    f = myc.jit(_program(w), backend="cuda")
+    runs = []
+    real = LoopRunner.__call__
+
+    def spy(self, *inputs):
+        runs.append(self.tape)
+        return real(self, *inputs)
+
+    monkeypatch.setattr(LoopRunner, "__call__", spy)
+    f(*args)
+    runs.clear()
+    got = f(*(cp.asarray(a) for a in args))
+    assert sorted(runs) == [False, True], runs  # the backward loop, the taped forward one
+    close(host_leaves(got), want, rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))
+
+
+def host_leaves(v):
+    """Device leaves as host arrays."""
+    if isinstance(v, tuple):
+        return tuple(host_leaves(x) for x in v)
+    return v.get() if isinstance(v, fake_cupy.FakeArray) else v

@@ -2,8 +2,9 @@
 
 Both allocate the outputs, row temporaries and partials the same way and launch the
 passes in order; only ``launch(pass, buffers)`` differs.  What a call allocates and
-which buffers each pass takes is worked out once per plan (:func:`_layout`): a launch
-costs a CuPy call, not a walk over the kernel IR.
+which buffers each pass takes is worked out once per plan (:func:`layout`): a launch
+costs a CuPy call, not a walk over the kernel IR (the CUDA runtime runs that layout
+inline, ``runtime.CompiledKernel``; the emulator through :func:`run_plan`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from myc.backends.cuda.codegen import Pass, Plan
 _NP_DTYPE = {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "uint8"}
 
 
-def _layout(plan: Plan) -> tuple:
+def layout(plan: Plan) -> tuple:
     """(output allocations, temporaries, per-pass buffer indices, bool outputs)."""
     lay = plan.__dict__.get("_layout")
     if lay is None:
@@ -44,7 +45,7 @@ def run_plan(plan: Plan, inputs: list[Any], xp: Any,
              launch: Callable[[Pass, list[Any]], None]) -> list[Any]:
     """Outputs of ``plan`` 's kernel on ``inputs`` (arrays of ``xp``, C-contiguous, bools
     as ``uint8`` views), in ``out_index`` order."""
-    outs_spec, temps_spec, passes, bools = _layout(plan)
+    outs_spec, temps_spec, passes, bools = layout(plan)
     empty = xp.empty
     outs = [empty(shape, dt) for shape, dt in outs_spec]
     table = [*inputs, *outs, *(empty(n, dt) for n, dt in temps_spec)]

@@ -44,6 +44,7 @@ _HOST_TYPES = (np.ndarray, tuple, float, int, bool, type(None))
 _fallbacks: Counter[str] = Counter()
 # the device memory of uploaded constants: a result there is copied before it is returned
 _const_spans: list[tuple[int, int]] = []
+_const_ids: set[int] = set()  # those arrays themselves (kept alive by their DeviceConst)
 _fallback_lock = threading.Lock()
 
 
@@ -88,16 +89,18 @@ def to_host_values(values: list[Any]) -> list[Any]:
 
 
 def _cp() -> Any:
-    from myc.backends.cuda.runtime import device
+    from myc.backends.cuda import runtime
 
-    return device().cp
+    dev = runtime._device  # (opened: no lock to take on every step)
+    return (dev if dev is not None else runtime.device()).cp
 
 
 def _elementwise() -> bool:
     """Can CuPy compile its elementwise kernels (``runtime._can_compile``)?"""
-    from myc.backends.cuda.runtime import device
+    from myc.backends.cuda import runtime
 
-    return getattr(device(), "elementwise", True)
+    dev = runtime._device
+    return getattr(dev if dev is not None else runtime.device(), "elementwise", True)
 
 
 def to_device_values(values: list[Any]) -> list[Any]:
@@ -141,6 +144,7 @@ class DeviceConst:
             self._dev = _cp().asarray(self.host)
             if type(self._dev) in DEVICE_ARRAY_TYPES and self._dev.size:
                 _const_spans.append(_span(self._dev))
+                _const_ids.add(id(self._dev))
         return self._dev
 
     def __getstate__(self) -> dict:
@@ -182,6 +186,12 @@ class HostStep:
     def __call__(self, *vals: Any) -> Any:
         if self.runner:  # a loop or typed call: device values go in as they are
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
+        for v in vals:
+            t = type(v)
+            if t is DeviceConst or t in DEVICE_ARRAY_TYPES:
+                break
+        else:  # host operands only (a loop body's counters and flags): the reference
+            return self.fn(*vals)
         # on the device when an operand is there; an array constant counts as there
         # unless a host array is an operand too (then the host has the step)
         dev = const = host = False
@@ -384,6 +394,9 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any]) -> 
         nonlocal spans
         t = type(v)
         if t in DEVICE_ARRAY_TYPES:
+            if v.base is None and id(v) not in _const_ids and \
+                    not any(v is a for a in found):
+                return v  # owns its memory (a kernel's or GEMM's result): no view
             if spans is None:
                 spans = [_span(a) for a in found] + _const_spans
             lo, hi = _span(v)

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 
 from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, generate
-from myc.backends.cuda.execute import run_plan
+from myc.backends.cuda.execute import layout
+from myc.backends.cuda.host import DeviceConst
 from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
 from myc.errors import MycRuntimeError, MycValueError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
@@ -126,14 +127,13 @@ class CompiledKernel:
         self.module.load(self.ptx.encode() + b"\0")
         self.fns = {p.name: self.module.get_function(p.name) for p in self.plan.passes}
         self._empty = any(d == 0 for d in kernel.shape)
-        # per pass: its function, (grid,), (block,) -- what each launch passes to CuPy
-        self._launches = [(self.fns[p.name], (p.grid,), (p.block,)) for p in self.plan.passes]
-        self._pass_index = {p.name: i for i, p in enumerate(self.plan.passes)}
         self._dtypes = [np.dtype(b.dtype) for b in kernel.inputs]
-
-    def _launch(self, p, bufs: list[Any]) -> None:
-        fn, grid, block = self._launches[self._pass_index[p.name]]
-        fn(grid, block, tuple(bufs))
+        # what a call allocates, and per pass: its function, (grid,), (block,) and the
+        # indices of its buffers -- a launch is one CuPy call (execute.run_plan's work,
+        # done once per kernel)
+        self._outs, self._temps, passes, bools = layout(self.plan)
+        self._launches = [(self.fns[p.name], (p.grid,), (p.block,), idx) for p, idx in passes]
+        self._bools = bools if any(bools) else None
 
     def __call__(self, inputs: list[Any]) -> list[Any]:
         cp = self.dev.cp
@@ -145,12 +145,21 @@ class CompiledKernel:
         arrays = []
         nd = cp.ndarray
         for a, dt in zip(inputs, self._dtypes, strict=True):
+            if type(a) is DeviceConst:  # a program's array constant: uploaded once
+                a = a.device()
             if type(a) is nd and a.dtype == dt and a.flags.c_contiguous:
                 arr = a  # the common case: a device array as the kernel wants it
             else:
                 arr = on_device(a, dt, self.dev)
             arrays.append(arr.view(cp.uint8) if dt == np.bool_ else arr)
-        return run_plan(self.plan, arrays, cp, self._launch)
+        empty = cp.empty
+        outs = [empty(shape, dt) for shape, dt in self._outs]
+        table = [*arrays, *outs, *[empty(n, dt) for n, dt in self._temps]]
+        for fn, grid, block, idx in self._launches:
+            fn(grid, block, tuple([table[i] for i in idx]))
+        if self._bools is None:
+            return outs
+        return [o.view(cp.bool_) if b else o for o, b in zip(outs, self._bools, strict=True)]
 
 
 def to_host(v: Any) -> Any:
