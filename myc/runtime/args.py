@@ -85,7 +85,7 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
             raise MycTypeError(f"{_describe(path)} has unsupported dtype {value.dtype}; myc "
                                "supports float32, float64, int64 and bool")
         return value
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) and type(value) not in DEVICE_ARRAY_TYPES:
         if type(value) is not np.ndarray:
             value = _plain_array(value, path)
         if value.dtype not in ALLOWED_DTYPES:
