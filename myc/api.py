@@ -42,7 +42,7 @@ class Jitted:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            with timings.call(f"jit({self.__myc_function__.__name__})"):
+            with timings.call(f"jit({getattr(self.__myc_function__, '__name__', '?')})"):
                 run = self._compile()
                 return _call(self._source, run, args, kwargs)
         except MycError as exc:

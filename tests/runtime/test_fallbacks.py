@@ -158,7 +158,10 @@ def linspace_open(a, b):
     return np.linspace(a, b, 4, endpoint=False) ** 2  # specialized on a's and b's values
 
 
-def test_no_variants_for_decisions_on_float_values():
+def test_no_variants_for_decisions_on_float_values(tmp_path, monkeypatch):
+    # a cache of its own: tests/ad/prim_fns.py has a function of the same structure,
+    # whose program (specialized on other values) the shared disk cache would serve
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
     f = myc.jit(linspace_open)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
