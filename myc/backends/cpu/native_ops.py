@@ -56,16 +56,23 @@ def field_ptr(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Valu
     return f
 
 
+def _start_routine(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder | None]:
+    """The pthread start routine ``void *name(void *)`` of ``module``: the one defined
+    already (and no builder), or a new internal one with a builder at its entry."""
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn, None
+    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
+    fn.linkage = "internal"
+    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
+
+
 def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     """``void *worker(job *j)`` running one chunk of ``kernel`` (a pthread start routine;
     one per kernel, which it calls directly)."""
-    name = f"myc.worker.{kernel.name}"
-    fn = module.globals.get(name)
-    if fn is not None:
+    fn, b = _start_routine(module, f"myc.worker.{kernel.name}")
+    if b is None:
         return fn
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     job = fn.args[0]
     b.call(kernel, [b.load(field_ptr(b, job, JOB, k), typ=t)
                     for k, t in enumerate([PTR, I64, I64])])
@@ -79,13 +86,9 @@ QUEUE = ir.LiteralStructType([PTR, PTR, I64, I64])  # bufs[], bounds[] (begin, e
 def queue_worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
     """``void *worker(queue *q)``: claims chunks (an atomic counter) and runs ``kernel`` on
     each until none is left (a pthread start routine, also run by the calling thread)."""
-    name = f"myc.qworker.{kernel.name}"
-    fn = module.globals.get(name)
-    if fn is not None:
+    fn, b = _start_routine(module, f"myc.qworker.{kernel.name}")
+    if b is None:
         return fn
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
-    fn.linkage = "internal"
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
     q = fn.args[0]
     bufs, bounds = (b.load(field_ptr(b, q, QUEUE, k), typ=PTR) for k in (0, 1))
     nxt, n = field_ptr(b, q, QUEUE, 2), b.load(field_ptr(b, q, QUEUE, 3), typ=I64)
