@@ -84,7 +84,7 @@ def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
     if source.backend == "cuda":  # CUDA arrays in, CuPy arrays out
-        from myc.backends.cuda.host import device_call
+        from myc.backends.gpu.host import device_call
 
         return device_call(run, b.names, b.bind(args, kwargs))
     return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))

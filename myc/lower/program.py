@@ -99,7 +99,7 @@ class HostProgram:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
         if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import to_device_values
+            from myc.backends.gpu.host import to_device_values
 
             values = to_device_values(values)
         for slot, v in zip(self.params, values, strict=True):
@@ -107,7 +107,7 @@ class HostProgram:
         self._steps(slots)
         out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
         if self.backend == "cuda":  # results stay on the device: loop and call runners
-            from myc.backends.cuda.host import DeviceConst  # take device values
+            from myc.backends.gpu.host import DeviceConst  # take device values
 
             out = [v.device() if type(v) is DeviceConst else v for v in out]
         return out
@@ -151,7 +151,7 @@ class HostProgram:
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
         if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import any_on_device, to_device_values
+            from myc.backends.gpu.host import any_on_device, to_device_values
 
             device_in = any_on_device(data)
             data = to_device_values(data)
@@ -172,8 +172,8 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.cuda.host``)
-            from myc.backends.cuda.host import host_scalars, to_host_values
+        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.gpu.host``)
+            from myc.backends.gpu.host import host_scalars, to_host_values
 
             # scalars as the program's types promise (read back once, at the end)
             values = host_scalars(values, self.outputs, self.specs)
@@ -302,7 +302,7 @@ class _Finish:
         r = self.prim.impl(*args)
         a = self.abstract
         if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda")
-            from myc.backends.cuda.host import device_scalar
+            from myc.backends.gpu.host import device_scalar
 
             return device_scalar(r, a)
         if isinstance(a, AScalar):
@@ -428,7 +428,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     if backend == "cuda":  # kernels on the GPU, the other steps on the host
-        from myc.backends.cuda.host import adapt, device_constants
+        from myc.backends.gpu.host import adapt, device_constants
 
         adapt(steps)
         outputs = device_constants(outputs)
@@ -508,7 +508,7 @@ class Tape:
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
             column = [s[j] for s in states]
             if any(type(v) in DEVICE_ARRAY_TYPES for v in column):  # (backend="cuda")
-                from myc.backends.cuda.host import stack_on_device
+                from myc.backends.gpu.host import stack_on_device
 
                 leaves.append(stack_on_device(column, dt))
                 continue
@@ -522,7 +522,7 @@ class Tape:
         a = self.specs[j]
         if isinstance(a, AScalar):
             if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
-                from myc.backends.cuda.host import device_scalar
+                from myc.backends.gpu.host import device_scalar
 
                 return device_scalar(v, a)
             if a.dtype == np.bool_:
@@ -708,8 +708,8 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
-        if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
-            from myc.backends.cuda.host import finish_on_device
+        if self.backend == "cuda":  # device arrays in and out (myc.backends.gpu.host)
+            from myc.backends.gpu.host import finish_on_device
 
             outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
             plain = self.__dict__.get("_plain")

@@ -156,7 +156,7 @@ class SpecializedFunction:
         from myc.opt.passes import optimize  # (imported only when compiling)
 
         if self.backend == "cuda":  # traced on host copies: once per signature
-            from myc.backends.cuda.host import to_host_values
+            from myc.backends.gpu.host import to_host_values
 
             args = to_host_values(args)
         try:
@@ -216,7 +216,7 @@ class SpecializedFunction:
         """The reference evaluator's result (it reads host arrays: a device argument is
         copied, and counted, on ``backend="cuda"``)."""
         if self.backend == "cuda":
-            from myc.backends.cuda.host import any_on_device, count_fallback, to_host_values
+            from myc.backends.gpu.host import any_on_device, count_fallback, to_host_values
 
             if any_on_device(flatten_args(list(args), [])):
                 count_fallback("evaluator")

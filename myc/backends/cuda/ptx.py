@@ -17,7 +17,7 @@ import threading
 import llvmlite.binding as llvm
 from llvmlite import ir
 
-from myc.backends.cuda.codegen import unsafe_intrinsics
+from myc.backends.gpu.codegen import unsafe_intrinsics
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_75"

@@ -20,9 +20,9 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, generate
-from myc.backends.cuda.execute import layout
-from myc.backends.cuda.host import DeviceConst
+from myc.backends.gpu.codegen import Plan, Unsupported, add_gpu_entries, generate
+from myc.backends.gpu.execute import layout
+from myc.backends.gpu.host import DeviceConst
 from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
 from myc.errors import MycRuntimeError, MycValueError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
@@ -171,14 +171,14 @@ def to_host(v: Any) -> Any:
         return get()
     if hasattr(v, "__cuda_array_interface__"):  # e.g. a CUDA torch tensor
         return device().cp.asarray(v).get()
-    from myc.backends.cuda.host import DeviceConst
+    from myc.backends.gpu.host import DeviceConst
 
     return v.host if type(v) is DeviceConst else v
 
 
 def on_device(v: Any, dtype: Any, dev: _Device) -> Any:
     """``v`` as a C-contiguous CuPy array of ``dtype`` on ``dev`` (copied there if need be)."""
-    from myc.backends.cuda.host import DeviceConst
+    from myc.backends.gpu.host import DeviceConst
 
     cp = dev.cp
     if type(v) is DeviceConst:  # a program's array constant: uploaded once

@@ -40,7 +40,7 @@ from llvmlite import ir
 from myc.backends.cpu.codegen import MEMTYPE, KernelGen
 from myc.backends.cpu.emit import F32, F64, I1, I64, PTR, Emitter, V, const
 from myc.backends.cpu.mathlib import MathLib
-from myc.backends.cuda.fmod import fmod_function
+from myc.backends.gpu.fmod import fmod_function
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
     Const,

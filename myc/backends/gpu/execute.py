@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from myc.backends.cuda.codegen import Pass, Plan
+from myc.backends.gpu.codegen import Pass, Plan
 
 _NP_DTYPE = {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "uint8"}
 

@@ -19,8 +19,8 @@ from llvmlite import ir
 from myc.backends.cpu.codegen import MEMTYPE
 from myc.backends.cpu.emit import I64, PTR
 from myc.backends.cpu.jit import JitModule
-from myc.backends.cuda.codegen import Pass, Plan, generate
-from myc.backends.cuda.execute import run_plan
+from myc.backends.gpu.codegen import Pass, Plan, generate
+from myc.backends.gpu.execute import run_plan
 from myc.lower.kernel import Kernel
 
 
