@@ -98,7 +98,7 @@ class HostProgram:
     def run_flat(self, values: list[Any]) -> list[Any]:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
-        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
             from myc.backends.gpu.host import to_device_values
 
             values = to_device_values(values)
@@ -106,7 +106,7 @@ class HostProgram:
             slots[slot] = v
         self._steps(slots)
         out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # results stay on the device: loop and call runners
+        if self.backend in ("cuda", "rocm"):  # results stay on the device: loop and call runners
             from myc.backends.gpu.host import DeviceConst  # take device values
 
             out = [v.device() if type(v) is DeviceConst else v for v in out]
@@ -150,7 +150,7 @@ class HostProgram:
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
-        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
+        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
             from myc.backends.gpu.host import any_on_device, to_device_values
 
             device_in = any_on_device(data)
@@ -172,7 +172,7 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.gpu.host``)
+        if self.backend in ("cuda", "rocm"):  # NumPy in, NumPy out (``myc.backends.gpu.host``)
             from myc.backends.gpu.host import host_scalars, to_host_values
 
             # scalars as the program's types promise (read back once, at the end)
@@ -330,10 +330,13 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
-    if backend == "cuda" and compiler is None:  # no GPU: say what to install first
-        from myc.backends.cuda.runtime import device
+    if backend in ("cuda", "rocm") and compiler is None:  # no GPU: say what to install
+        import importlib
 
-        device()
+        importlib.import_module(f"myc.backends.{backend}.runtime").device()
+        from myc.backends.gpu.host import use
+
+        use(backend)
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if fused and not lone and backend == "cpu" and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
@@ -361,10 +364,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         if fused else {}
     add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
-    # cuda: a loop whose taped rerun (for its adjoint) runs the same body on the same
+    # cuda, rocm: a loop whose taped rerun (for its adjoint) runs the same body on the same
     # inputs is that rerun, run once where the loop was (its results lead the taped
     # loop's, which add the tape and the count): the body runs once, not twice
-    taped_for = _taped_reruns(order) if backend == "cuda" else {}
+    taped_for = _taped_reruns(order) if backend in ("cuda", "rocm") else {}
     twins = {t.id for t in taped_for.values()}
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -427,7 +430,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
-    if backend == "cuda":  # kernels on the GPU, the other steps on the host
+    if backend in ("cuda", "rocm"):  # kernels on the GPU, the other steps on the host
         from myc.backends.gpu.host import adapt, device_constants
 
         adapt(steps)
@@ -708,7 +711,7 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
-        if self.backend == "cuda":  # device arrays in and out (myc.backends.gpu.host)
+        if self.backend in ("cuda", "rocm"):  # device arrays in and out (myc.backends.gpu.host)
             from myc.backends.gpu.host import finish_on_device
 
             outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
@@ -756,6 +759,8 @@ def _compiler(backend: str):
         from myc.backends.opencl.runtime import compile_kernel
     elif backend == "cuda":
         from myc.backends.cuda.runtime import compile_kernel
+    elif backend == "rocm":
+        from myc.backends.rocm.runtime import compile_kernel
     else:
         from myc.backends.cpu.runtime import compile_kernel
     return compile_kernel
