@@ -55,3 +55,17 @@ def test_no_cupy_is_a_clear_error(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "cupy", None)  # import fails
     with pytest.raises(myc.MycError, match=r"pip install 'myc\[rocm\]'"):
         myc.jit(lambda x: x * 2.0 + 1.0, backend="rocm")(np.ones(3))
+
+
+def test_bench_skips_cleanly_without_a_gpu(monkeypatch, capsys, tmp_path):
+    from benchmarks.cli import main
+    from myc.backends.rocm import runtime
+
+    monkeypatch.setattr(runtime, "_device", None)
+    monkeypatch.setitem(__import__("sys").modules, "cupy", None)  # no CuPy for ROCm
+    rc = main(["--backend", "rocm", "--tiny", "--workloads", "W1", "--in-process",
+               "--output", str(tmp_path / "out")])
+    assert rc == 0
+    err = capsys.readouterr().err
+    assert "skipped, backend 'rocm' has no device" in err and "myc[rocm]" in err
+    assert not (tmp_path / "out").exists()
