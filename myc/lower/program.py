@@ -151,8 +151,9 @@ class HostProgram:
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
         if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
-            from myc.backends.gpu.host import any_on_device, to_device_values
+            from myc.backends.gpu.host import any_on_device, to_device_values, use
 
+            use(self.backend)  # (a program from the disk cache was not lowered here)
             device_in = any_on_device(data)
             data = to_device_values(data)
         native = self.native

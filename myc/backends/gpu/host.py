@@ -88,21 +88,22 @@ def to_host_values(values: list[Any]) -> list[Any]:
     return [_map(v, to_host) for v in values]
 
 
-_runtime: list[Any] = []  # the runtime module of the GPU backend in use (one CuPy a process)
+# the runtime module of the GPU backend in use, and its name (one CuPy a process)
+_runtime: list[Any] = [None, ""]
 
 
 def use(backend: str) -> None:
     """Host steps run on ``backend`` 's device (``"cuda"`` or ``"rocm"``): CuPy is one
-    module for both vendors, built for one of them, so a process uses one at a time."""
-    import importlib
+    module for both vendors, built for one of them, so a process uses one at a time
+    (set by every GPU program's lowering and call)."""
+    if _runtime[1] != backend:
+        import importlib
 
-    rt = importlib.import_module(f"myc.backends.{backend}.runtime")
-    if not _runtime or _runtime[0] is not rt:
-        _runtime[:] = [rt]
+        _runtime[:] = [importlib.import_module(f"myc.backends.{backend}.runtime"), backend]
 
 
 def _rt() -> Any:
-    if not _runtime:
+    if _runtime[0] is None:
         use("cuda")
     return _runtime[0]
 
