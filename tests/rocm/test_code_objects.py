@@ -101,3 +101,10 @@ def test_ir_target_stage_gives_amdgcn_without_a_gpu():
     assert "host program" in text and "amdgcn-amd-amdhsa--gfx90a" in text
     assert "s_barrier" in text and ".amdhsa_kernel" in text
     assert "(rocm)" in text
+
+
+def test_ir_target_stage_honours_the_arch(monkeypatch):
+    monkeypatch.setenv("MYC_ROCM_ARCH", "gfx1100")
+    text = myc.ir(row_softmax_sum, np.ones((4, 64), np.float32), stage="target",
+                  backend="rocm")
+    assert "amdgcn-amd-amdhsa--gfx1100" in text and ".wavefront_size: 32" in text

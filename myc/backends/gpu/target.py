@@ -53,7 +53,6 @@ class GpuTarget:
     triple = ""
     default_arch = ""
     safe_intrinsics: tuple[str, ...] = COMMON_SAFE
-    param_addrspace = 0  # of the kernels' buffer parameters
     reloc = "default"
 
     @functools.cache  # noqa: B019 - one machine per (target, arch), for the process

@@ -48,7 +48,6 @@ class AmdgpuTarget(GpuTarget):
     triple = TRIPLE
     default_arch = DEFAULT_ARCH
     safe_intrinsics = ("llvm.amdgcn.", *COMMON_SAFE)
-    param_addrspace = GLOBAL
     reloc = "pic"
 
     def module_flags(self, module: ir.Module) -> None:

@@ -70,8 +70,10 @@ def kernel_hsaco(kernel: Kernel, arch: str = DEFAULT_ARCH) -> tuple[bytes, Plan]
     return AMDGPU.code_object(module, arch), plan
 
 
-def kernel_asm(kernel: Kernel, arch: str = DEFAULT_ARCH) -> str:
-    """The AMDGCN assembly of ``kernel`` 's passes (what ``myc.ir`` shows)."""
+def kernel_asm(kernel: Kernel, arch: str | None = None) -> str:
+    """The AMDGCN assembly of ``kernel`` 's passes (what ``myc.ir`` shows), for ``arch``
+    (``MYC_ROCM_ARCH``, else gfx90a)."""
+    arch = arch or _arch({})
     module, _ = module_for(kernel, arch)
     return AMDGPU.assembly(module, arch)
 
