@@ -1,5 +1,8 @@
 """What runs where in a host program on a GPU backend (``"cuda"``, ``"rocm"``: CuPy).
 
+"CUDA array" below means a GPU array CuPy takes: on ROCm, CuPy's ROCm build's arrays
+and ROCm ``__dlpack__`` arrays (a ROCm torch tensor); the rest is the same for both.
+
 - A call's CUDA array arguments stay on the device: CuPy arrays as they are, any other
   ``__dlpack__`` CUDA array (a CUDA torch tensor) through ``cupy.from_dlpack``, without a
   copy (:func:`device_call`).  The specializer keys on their shape and dtype only
