@@ -3,9 +3,10 @@
 For each pass, ``@<pass>.emu(ptr argv)`` loops over the blocks; per block it runs each
 phase for every thread in turn before the next phase -- what the barriers between
 phases guarantee on the GPU -- with the block's shared memory on the stack.  The phase
-functions are exactly those the PTX is made from (``codegen.generate``), compiled for
-the host by the CPU backend's MCJIT, so the GPU kernels' numerics are tested on any
-machine (``tests/cuda``).
+functions are exactly those the PTX and the AMDGPU code objects are made from
+(``codegen.generate``; the targets add only the kernel entries), compiled for the host
+by the CPU backend's MCJIT, so the GPU kernels' numerics are tested on any machine
+(``tests/cuda``, ``tests/rocm``).
 """
 
 from __future__ import annotations
