@@ -1,7 +1,7 @@
 """The semantics corpus (``tests/programs``: every program, every argument set) on
 ``backend="rocm"`` with the emulator in place of the GPU, against CPython, and every
 kernel those programs compile linked into a code object for gfx90a and checked.  Slow
-(about 6 minutes on 2 cores, most of it LLVM's AMDGPU code generation): ``-m slow``."""
+(4-6 minutes on 2 cores, most of it LLVM's AMDGPU code generation): ``-m slow``."""
 
 from __future__ import annotations
 
