@@ -122,3 +122,13 @@ def test_no_linker_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(amdgpu.shutil, "which", lambda name: None)
     with pytest.raises(myc.MycError, match="ziglang"):
         myc.jit(lambda x: x * 2.0 + 1.0, backend="rocm")(np.ones(3))
+
+
+def test_rocm_cupy_without_a_gpu_is_a_clear_error(monkeypatch, tmp_path):
+    from types import SimpleNamespace
+
+    hip = fake_hip.install(monkeypatch, tmp_path)
+    monkeypatch.setattr(hip, "cuda", SimpleNamespace(**{**vars(hip.cuda),
+                                                         "is_available": lambda: False}))
+    with pytest.raises(myc.MycError, match="finds no GPU.*rocm-smi"):
+        myc.jit(lambda x: x * 2.0 + 1.0, backend="rocm")(np.ones(3))
