@@ -105,12 +105,16 @@ def lld() -> list[str]:
     if env:
         return [env]
     try:
-        import ziglang  # noqa: F401 - only its presence
+        import ziglang
     except ImportError:
         found = shutil.which("ld.lld")
         if found:
             return [found]
         raise MycRuntimeError(LLD_INSTALL) from None
+    for exe in ("zig", "zig.exe"):  # the binary itself: no Python start-up per link
+        path = os.path.join(os.path.dirname(ziglang.__file__), exe)
+        if os.access(path, os.X_OK):
+            return [path, "ld.lld"]
     return [sys.executable, "-m", "ziglang", "ld.lld"]
 
 
