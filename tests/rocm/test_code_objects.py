@@ -108,3 +108,14 @@ def test_ir_target_stage_honours_the_arch(monkeypatch):
     text = myc.ir(row_softmax_sum, np.ones((4, 64), np.float32), stage="target",
                   backend="rocm")
     assert "amdgcn-amd-amdhsa--gfx1100" in text and ".wavefront_size: 32" in text
+
+
+def test_an_arch_llvm_does_not_know_is_a_clear_error_not_an_abort(monkeypatch):
+    """LLVM aborts the process on an unknown processor: it is probed in a subprocess."""
+    from myc.backends.rocm import amdgpu
+
+    assert amdgpu.probe("gfx90a") and not amdgpu.probe("gfx9999")
+    monkeypatch.setenv("MYC_ROCM_ARCH", "gfx9999:xnack+")
+    with pytest.raises(myc.MycError, match="architecture 'gfx9999'.*MYC_ROCM_ARCH"):
+        myc.ir(row_softmax_sum, np.ones((4, 64), np.float32), stage="target",
+               backend="rocm")

@@ -22,6 +22,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -97,6 +98,46 @@ class AmdgpuTarget(GpuTarget):
     def code_object(self, module: ir.Module, arch: str | None = None) -> bytes:
         """``module`` linked into an HSA code object (what ``hipModuleLoadData`` takes)."""
         return link(self.object(module, arch))
+
+
+# architectures LLVM 22 generates code for (each checked with probe()); another one, or
+# another LLVM, is probed in a subprocess first: LLVM aborts the process on a processor
+# it does not know
+KNOWN_ARCHS = ("gfx900", "gfx906", "gfx908", "gfx90a", "gfx942", "gfx950", "gfx1010",
+               "gfx1030", "gfx1100", "gfx1101", "gfx1102", "gfx1150", "gfx1151", "gfx1200",
+               "gfx1201")
+_PROBE = "\n".join([
+    "import sys, llvmlite.binding as llvm",
+    "llvm.initialize_all_targets(); llvm.initialize_all_asmprinters()",
+    "m = llvm.parse_assembly('define amdgpu_kernel void @k(ptr addrspace(1) %p, i64 %n) {'",
+    "  ' %a = udiv i64 %n, 7  store i64 %a, ptr addrspace(1) %p  ret void }'",
+    "  .replace('  ', chr(10)))",
+    "t = llvm.Target.from_triple('amdgcn-amd-amdhsa').create_target_machine(cpu=sys.argv[1])",
+    "sys.exit(0 if sys.argv[1] in t.emit_assembly(m) else 3)",
+])
+
+
+@functools.cache
+def probe(arch: str) -> bool:
+    """Does LLVM generate code for ``arch`` (tried in a subprocess: LLVM aborts the
+    process on a processor it does not know)?"""
+    try:
+        r = subprocess.run([sys.executable, "-c", _PROBE, arch], capture_output=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return r.returncode == 0
+
+
+def check_arch(arch: str) -> str:
+    """``arch`` if LLVM can generate code for it, else a clear error."""
+    import llvmlite.binding as llvm
+
+    if (arch in KNOWN_ARCHS and llvm.llvm_version_info >= (22,)) or probe(arch):
+        return arch
+    raise MycRuntimeError(f"backend='rocm': LLVM (through llvmlite) cannot generate code "
+                          f"for the AMD GPU architecture '{arch}'; set MYC_ROCM_ARCH to one "
+                          f"it knows (e.g. gfx90a, gfx942, gfx1100)")
 
 
 def lld() -> list[str]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from myc.backends.gpu import runtime as gpu
 from myc.backends.gpu.codegen import Plan, Unsupported, add_gpu_entries, generate
-from myc.backends.rocm.amdgpu import AMDGPU, DEFAULT_ARCH
+from myc.backends.rocm.amdgpu import AMDGPU, DEFAULT_ARCH, check_arch
 from myc.lower.kernel import Kernel
 
 _lock = threading.Lock()
@@ -32,12 +32,9 @@ INSTALL = ("backend='rocm' needs CuPy built for ROCm and an AMD GPU: pip install
 
 def _arch(props: dict) -> str:
     """The GPU's architecture, ``gfx90a`` from ``gfx90a:sramecc+:xnack-``."""
-    env = os.environ.get("MYC_ROCM_ARCH")
-    if env:
-        return env
-    name = props.get("gcnArchName", b"")
+    name = os.environ.get("MYC_ROCM_ARCH") or props.get("gcnArchName", b"")
     name = name.decode() if isinstance(name, bytes) else str(name)
-    return name.split(":", 1)[0] or DEFAULT_ARCH
+    return name.split(":", 1)[0] or DEFAULT_ARCH  # (features: "any" suits every mode)
 
 
 def device() -> gpu.GpuDevice:
@@ -57,7 +54,7 @@ def device() -> gpu.GpuDevice:
 
 def module_for(kernel: Kernel, arch: str) -> tuple[Any, Plan]:
     """The LLVM module of ``kernel`` 's GPU kernels for ``arch`` and their plan."""
-    module = AMDGPU.new_module(kernel.name, arch)
+    module = AMDGPU.new_module(kernel.name, check_arch(arch))
     plan = generate(kernel, module)
     add_gpu_entries(module, plan, AMDGPU)
     return module, plan
