@@ -127,7 +127,7 @@ def run_workload(w, size: str, budget: float, compile_limit: float) -> dict:
     try:
         import cupy
 
-        from myc.backends.cuda.host import host_fallbacks, reset_host_fallbacks
+        from myc.backends.gpu.host import host_fallbacks, reset_host_fallbacks
 
         f = myc.jit(program(myc, w), backend="cuda")
         dev = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in inputs)

@@ -65,7 +65,7 @@ def _executable(source: Source, backend: str) -> Callable:
     not found on disk by source key), or another backend's runner of the graph."""
     from myc.runtime.specialize import SpecializedFunction
 
-    if backend in ("cpu", "opencl", "cuda"):
+    if backend in ("cpu", "opencl", "cuda", "rocm"):
         return SpecializedFunction(source.graph, source, backend)
     from myc.runtime.stats import Counted
 
@@ -83,10 +83,10 @@ def _stats_of(run: Any, name: str, backend: str):
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
-    if source.backend == "cuda":  # CUDA arrays in, CuPy arrays out
-        from myc.backends.cuda.host import device_call
+    if source.backend in ("cuda", "rocm"):  # GPU arrays in, CuPy arrays out
+        from myc.backends.gpu.host import device_call
 
-        return device_call(run, b.names, b.bind(args, kwargs))
+        return device_call(run, b.names, b.bind(args, kwargs), source.backend)
     return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))
 
 
@@ -284,6 +284,11 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
         def render(k):
             return kernel_ptx(k)[0]
+    elif backend == "rocm":
+        from myc.backends.rocm.runtime import kernel_asm
+
+        def render(k):
+            return kernel_asm(k)
     elif backend == "opencl":
         from myc.backends.opencl.codegen import generate
 
@@ -291,7 +296,8 @@ def _target_code(typed, template, name: str, backend: str) -> str:
             return generate(k).source
     else:
         raise MycValueError(f"myc.ir: stage='target' is available for backend='cuda' "
-                            f"(PTX) and backend='opencl' (OpenCL C), not '{backend}'")
+                            f"(PTX), backend='rocm' (AMDGCN assembly) and "
+                            f"backend='opencl' (OpenCL C), not '{backend}'")
     kernels: list[Any] = []
 
     def record(kernel):
@@ -342,7 +348,7 @@ def aot(fn: Callable, signature: Any, output: str, name: str | None = None):
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "cpu") -> str:
     """The program as text after ``stage``: parsed, ad, typed, optimized, kernels or
     target (the target code of every kernel ``backend`` compiles: PTX for ``cuda``,
-    OpenCL C for ``opencl``; no device needed).
+    AMDGCN assembly for ``rocm``, OpenCL C for ``opencl``; no device needed).
 
     ``typed`` and later stages specialize on ``example_args`` (like a first call).
     """

@@ -65,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ir.add_argument("--stage", default="parsed",
                       choices=["parsed", "ad", "typed", "optimized", "kernels", "target"])
     p_ir.add_argument("--backend", default="cpu",
-                      help="for --stage target: cuda (PTX) or opencl (OpenCL C)")
+                      help="for --stage target: cuda (PTX), rocm (AMDGCN) or opencl (OpenCL C)")
     p_run = sub.add_parser("run", help="run a function on literal arguments")
     p_run.add_argument("target")
     p_run.add_argument("--args", default="")

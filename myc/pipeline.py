@@ -16,7 +16,7 @@ from myc.ir.nodes import Graph
 from myc.ir.verify import verify
 
 STAGES = ("parsed", "ad", "typed", "optimized", "kernels", "target")
-BACKENDS = ("interp", "cpu", "opencl", "cuda")
+BACKENDS = ("interp", "cpu", "opencl", "cuda", "rocm")
 
 
 def parsed(fn: Any) -> Graph:
@@ -28,8 +28,9 @@ def parsed(fn: Any) -> Graph:
 def make_executable(graph: Graph, backend: str):
     """A callable running ``graph`` on ``backend``.
 
-    ``cpu``, ``opencl`` and ``cuda`` specialize per signature and compile fusion groups to kernels
-    for that target (the host program's other steps run natively on the CPU, or NumPy).
+    ``cpu``, ``opencl``, ``cuda`` and ``rocm`` specialize per signature and compile fusion
+    groups to kernels for that target (the host program's other steps run natively on the
+    CPU, or NumPy).
     """
     if backend not in BACKENDS:
         raise MycValueError(f"unknown backend '{backend}'; available: {', '.join(BACKENDS)}")

@@ -98,16 +98,16 @@ class HostProgram:
     def run_flat(self, values: list[Any]) -> list[Any]:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
-        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import to_device_values
+        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
+            from myc.backends.gpu.host import to_device_values
 
             values = to_device_values(values)
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
         out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # results stay on the device: loop and call runners
-            from myc.backends.cuda.host import DeviceConst  # take device values
+        if self.backend in ("cuda", "rocm"):  # results stay on the device: loop and call runners
+            from myc.backends.gpu.host import DeviceConst  # take device values
 
             out = [v.device() if type(v) is DeviceConst else v for v in out]
         return out
@@ -150,9 +150,10 @@ class HostProgram:
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
-        if self.backend == "cuda":  # each array to the GPU once, for all its kernels
-            from myc.backends.cuda.host import any_on_device, to_device_values
+        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
+            from myc.backends.gpu.host import any_on_device, to_device_values, use
 
+            use(self.backend)  # (a program from the disk cache was not lowered here)
             device_in = any_on_device(data)
             data = to_device_values(data)
         native = self.native
@@ -172,8 +173,8 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend == "cuda":  # NumPy in, NumPy out (``myc.backends.cuda.host``)
-            from myc.backends.cuda.host import host_scalars, to_host_values
+        if self.backend in ("cuda", "rocm"):  # NumPy in, NumPy out (``myc.backends.gpu.host``)
+            from myc.backends.gpu.host import host_scalars, to_host_values
 
             # scalars as the program's types promise (read back once, at the end)
             values = host_scalars(values, self.outputs, self.specs)
@@ -302,7 +303,7 @@ class _Finish:
         r = self.prim.impl(*args)
         a = self.abstract
         if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda")
-            from myc.backends.cuda.host import device_scalar
+            from myc.backends.gpu.host import device_scalar
 
             return device_scalar(r, a)
         if isinstance(a, AScalar):
@@ -330,10 +331,13 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
-    if backend == "cuda" and compiler is None:  # no GPU: say what to install first
-        from myc.backends.cuda.runtime import device
+    if backend in ("cuda", "rocm") and compiler is None:  # no GPU: say what to install
+        import importlib
 
-        device()
+        importlib.import_module(f"myc.backends.{backend}.runtime").device()
+        from myc.backends.gpu.host import use
+
+        use(backend)
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if fused and not lone and backend == "cpu" and _native_capable(typed):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
@@ -361,10 +365,10 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         if fused else {}
     add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
-    # cuda: a loop whose taped rerun (for its adjoint) runs the same body on the same
+    # cuda, rocm: a loop whose taped rerun (for its adjoint) runs the same body on the same
     # inputs is that rerun, run once where the loop was (its results lead the taped
     # loop's, which add the tape and the count): the body runs once, not twice
-    taped_for = _taped_reruns(order) if backend == "cuda" else {}
+    taped_for = _taped_reruns(order) if backend in ("cuda", "rocm") else {}
     twins = {t.id for t in taped_for.values()}
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -427,8 +431,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
-    if backend == "cuda":  # kernels on the GPU, the other steps on the host
-        from myc.backends.cuda.host import adapt, device_constants
+    if backend in ("cuda", "rocm"):  # kernels on the GPU, the other steps on the host
+        from myc.backends.gpu.host import adapt, device_constants
 
         adapt(steps)
         outputs = device_constants(outputs)
@@ -508,7 +512,7 @@ class Tape:
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
             column = [s[j] for s in states]
             if any(type(v) in DEVICE_ARRAY_TYPES for v in column):  # (backend="cuda")
-                from myc.backends.cuda.host import stack_on_device
+                from myc.backends.gpu.host import stack_on_device
 
                 leaves.append(stack_on_device(column, dt))
                 continue
@@ -522,7 +526,7 @@ class Tape:
         a = self.specs[j]
         if isinstance(a, AScalar):
             if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
-                from myc.backends.cuda.host import device_scalar
+                from myc.backends.gpu.host import device_scalar
 
                 return device_scalar(v, a)
             if a.dtype == np.bool_:
@@ -708,8 +712,8 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
-        if self.backend == "cuda":  # device arrays in and out (myc.backends.cuda.host)
-            from myc.backends.cuda.host import finish_on_device
+        if self.backend in ("cuda", "rocm"):  # device arrays in and out (myc.backends.gpu.host)
+            from myc.backends.gpu.host import finish_on_device
 
             outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
             plain = self.__dict__.get("_plain")
@@ -756,6 +760,8 @@ def _compiler(backend: str):
         from myc.backends.opencl.runtime import compile_kernel
     elif backend == "cuda":
         from myc.backends.cuda.runtime import compile_kernel
+    elif backend == "rocm":
+        from myc.backends.rocm.runtime import compile_kernel
     else:
         from myc.backends.cpu.runtime import compile_kernel
     return compile_kernel

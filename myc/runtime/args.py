@@ -2,7 +2,7 @@
 
 Accepted: Python ``bool``/``int``/``float``, NumPy scalars and arrays of dtype float32,
 float64, int64 or bool, and (nested) tuples of these; on ``backend="cuda"`` also CuPy
-arrays of those dtypes (``myc.backends.cuda.host`` turns other CUDA arrays into CuPy
+arrays of those dtypes (``myc.backends.gpu.host`` turns other CUDA arrays into CuPy
 ones first), passed through untouched: their data stays on the device.  NumPy arrays
 are handed to the program as read-only views so no stage can mutate a caller's array;
 outputs that share memory with an input or a constant are copied so the caller owns

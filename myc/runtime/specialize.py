@@ -46,7 +46,7 @@ class SpecializedFunction:
                  backend: str = "cpu"):
         self._graph = graph
         self.source = source
-        self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda")
+        self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda", "rocm")
         # bounded (``myc.runtime.recompiles``); ints kept at run time where they decide
         # nothing (``myc.infer.runtime_ints``)
         self.cache: LRU = LRU(maxsize=max_specializations())
@@ -155,8 +155,8 @@ class SpecializedFunction:
                     return cached
         from myc.opt.passes import optimize  # (imported only when compiling)
 
-        if self.backend == "cuda":  # traced on host copies: once per signature
-            from myc.backends.cuda.host import to_host_values
+        if self.backend in ("cuda", "rocm"):  # traced on host copies: once per signature
+            from myc.backends.gpu.host import to_host_values
 
             args = to_host_values(args)
         try:
@@ -215,8 +215,8 @@ class SpecializedFunction:
     def _interpret(self, args: tuple) -> Any:
         """The reference evaluator's result (it reads host arrays: a device argument is
         copied, and counted, on ``backend="cuda"``)."""
-        if self.backend == "cuda":
-            from myc.backends.cuda.host import any_on_device, count_fallback, to_host_values
+        if self.backend in ("cuda", "rocm"):
+            from myc.backends.gpu.host import any_on_device, count_fallback, to_host_values
 
             if any_on_device(flatten_args(list(args), [])):
                 count_fallback("evaluator")

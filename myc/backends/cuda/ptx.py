@@ -1,9 +1,10 @@
-"""LLVM modules to PTX (llvmlite's NVPTX target), verified before LLVM sees them.
+"""The NVPTX target: LLVM modules to PTX (llvmlite's NVPTX back end).
 
 LLVM aborts the whole process on what NVPTX cannot select (``llvm.sin``, ``llvm.tanh``)
 and fails on libcalls (``llvm.exp``): kernels use myc's math library instead, and every
 module is checked for intrinsics outside the known-safe list and verified before code
-generation, so a generator bug is a Python exception here.
+generation (``gpu.target.GpuTarget.optimized``), so a generator bug is a Python
+exception here.
 
 PTX is generated for ``sm_75`` by default: the driver JIT-compiles it for any newer GPU
 (PTX made for a newer arch is refused by older ones), and CUDA 13 starts at sm_75.
@@ -11,51 +12,54 @@ PTX is generated for ``sm_75`` by default: the driver JIT-compiles it for any ne
 
 from __future__ import annotations
 
-import functools
-import threading
-
-import llvmlite.binding as llvm
 from llvmlite import ir
 
-from myc.backends.cuda.codegen import unsafe_intrinsics
+from myc.backends.cpu.emit import PTR
+from myc.backends.gpu.target import COMMON_SAFE, GpuTarget, intrinsic, zext64
 
 TRIPLE = "nvptx64-nvidia-cuda"
 DEFAULT_ARCH = "sm_75"
-_lock = threading.Lock()  # LLVM's global state is not thread-safe
 
 
-@functools.cache
-def _init() -> None:
-    llvm.initialize_all_targets()
-    llvm.initialize_all_asmprinters()
+class NvptxTarget(GpuTarget):
+    """Kernels by the ``ptx_kernel`` calling convention, ids from the special
+    registers, ``barrier0`` (``bar.sync 0``) between phases."""
+
+    name = "cuda"
+    triple = TRIPLE
+    default_arch = DEFAULT_ARCH
+    safe_intrinsics = ("llvm.nvvm.", *COMMON_SAFE)
+
+    def entry(self, module: ir.Module, name: str, nargs: int, block: int) -> ir.Function:
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * nargs), name)
+        fn.calling_convention = "ptx_kernel"
+        fn.attributes.add("nounwind")
+        for a in fn.args:
+            a.add_attribute("noalias")
+        return fn
+
+    def _sreg(self, module: ir.Module, b: ir.IRBuilder, which: str) -> ir.Value:
+        fn = intrinsic(module, f"llvm.nvvm.read.ptx.sreg.{which}", ir.IntType(32), [])
+        return zext64(b, b.call(fn, []))
+
+    def thread_id(self, module: ir.Module, b: ir.IRBuilder) -> ir.Value:
+        return self._sreg(module, b, "tid.x")
+
+    def block_id(self, module: ir.Module, b: ir.IRBuilder) -> ir.Value:
+        return self._sreg(module, b, "ctaid.x")
+
+    def barrier(self, module: ir.Module, b: ir.IRBuilder) -> None:
+        b.call(intrinsic(module, "llvm.nvvm.barrier0", ir.VoidType(), []), [])
 
 
-@functools.cache
-def _machine(arch: str) -> llvm.TargetMachine:
-    _init()
-    return llvm.Target.from_triple(TRIPLE).create_target_machine(cpu=arch, opt=3)
+NVPTX = NvptxTarget()
 
 
 def new_module(name: str, arch: str = DEFAULT_ARCH) -> ir.Module:
     """An empty module for the NVPTX target."""
-    m = ir.Module(name=name)
-    m.triple = TRIPLE
-    m.data_layout = str(_machine(arch).target_data)
-    return m
+    return NVPTX.new_module(name, arch)
 
 
 def to_ptx(module: ir.Module, arch: str = DEFAULT_ARCH) -> str:
     """PTX text of ``module`` after LLVM's O3 pipeline for ``arch``."""
-    bad = unsafe_intrinsics(module)
-    if bad:  # NVPTX may abort the process on these: a generator bug
-        raise RuntimeError(f"module {module.name} uses intrinsics NVPTX may not lower: {bad}")
-    tm = _machine(arch)
-    with _lock:
-        mod = llvm.parse_assembly(str(module))
-        mod.verify()
-        mod.triple = TRIPLE
-        mod.data_layout = str(tm.target_data)
-        pto = llvm.create_pipeline_tuning_options(speed_level=3)
-        pb = llvm.create_pass_builder(tm, pto)
-        pb.getModulePassManager().run(mod, pb)
-        return tm.emit_assembly(mod)
+    return NVPTX.assembly(module, arch)

@@ -18,12 +18,15 @@ A fusion group (``myc.lower.kernel.Kernel``) becomes these passes, launched in o
 Every pass is a list of **phases**: internal functions ``void(ptr args..., ptr shared,
 i64 tid, i64 bid)`` with a block-wide barrier between consecutive phases, and values
 crossing a barrier live in shared memory.  The GPU kernel (:func:`add_gpu_entries`) reads
-the thread and block ids from ``llvm.nvvm.read.ptx.sreg.*`` and calls the phases with
-``llvm.nvvm.barrier0`` between them; the emulator (``emulate.py``) calls the very same
-phase functions from a serial loop over blocks, phases and threads on the host.  Phases
-are target-neutral LLVM IR: the scalar code is the CPU backend's (``KernelGen``), its
-transcendentals ``mathlib.py``'s (no libm, no intrinsic NVPTX cannot lower) and an
-exact ``fmod`` (``fmod.py``) in place of ``frem``.
+the thread and block ids the target's way (``llvm.nvvm.read.ptx.sreg.*`` on NVPTX,
+``llvm.amdgcn.workitem.id.x`` on AMDGPU: ``target.py``) and calls the phases with the
+target's barrier between them; the emulator (``emulate.py``) calls the very same phase
+functions from a serial loop over blocks, phases and threads on the host.  Phases are
+target-neutral LLVM IR: the scalar code is the CPU backend's (``KernelGen``), its
+transcendentals ``mathlib.py``'s (no libm, no intrinsic a GPU target cannot lower) and
+an exact ``fmod`` (``fmod.py``) in place of ``frem``.  Reductions combine through
+shared memory with a barrier between every level of the tree, never relying on a
+warp's lockstep: correct for 32-wide warps and for AMD's 64- and 32-wide wavefronts.
 
 Semantics are the reference's (``Kernel.reference``): NaN-propagating max/min, NumPy's
 floor division and modulo, wrapping int64; float32 sums accumulate in float64, as the
@@ -40,7 +43,8 @@ from llvmlite import ir
 from myc.backends.cpu.codegen import MEMTYPE, KernelGen
 from myc.backends.cpu.emit import F32, F64, I1, I64, PTR, Emitter, V, const
 from myc.backends.cpu.mathlib import MathLib
-from myc.backends.cuda.fmod import fmod_function
+from myc.backends.gpu.fmod import fmod_function
+from myc.backends.gpu.target import SHARED_ADDRSPACE, GpuTarget
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
     Const,
@@ -455,55 +459,26 @@ class _Gen:
 
 
 # -- entries -----------------------------------------------------------------------------
-def _sreg(module: ir.Module, b: ir.IRBuilder, which: str) -> ir.Value:
-    name = f"llvm.nvvm.read.ptx.sreg.{which}"
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.IntType(32), []), name)
-    return b.zext(b.call(fn, []), I64)
-
-
-def add_gpu_entries(module: ir.Module, plan: Plan) -> None:
-    """A ``ptx_kernel`` per pass: thread and block ids from the special registers, its
-    phases called in order with ``barrier0`` between them."""
-    barrier = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "llvm.nvvm.barrier0")
+def add_gpu_entries(module: ir.Module, plan: Plan, target: GpuTarget) -> None:
+    """A GPU kernel per pass (``target`` 's entry): thread and block ids read once, its
+    phases called in order with the target's barrier between them."""
     for p in plan.passes:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR] * len(p.args)), p.name)
-        fn.calling_convention = "ptx_kernel"
-        fn.attributes.add("nounwind")
-        for a in fn.args:
-            a.add_attribute("noalias")
+        fn = target.entry(module, p.name, len(p.args), p.block)
         b = ir.IRBuilder(fn.append_basic_block("entry"))
-        tid = _sreg(module, b, "tid.x")
-        bid = _sreg(module, b, "ctaid.x")
+        tid = target.thread_id(module, b)
+        bid = target.block_id(module, b)
+        bufs = [a if a.type == PTR else b.addrspacecast(a, PTR) for a in fn.args]
         shared: ir.Value = ir.Constant(PTR, None)
         if p.shared is not None:
             dt, n = p.shared
             ty = ir.ArrayType(MEMTYPE[dt], n)
-            g = ir.GlobalVariable(module, ty, f"{p.name}.shared", addrspace=3)
+            g = ir.GlobalVariable(module, ty, f"{p.name}.shared", addrspace=SHARED_ADDRSPACE)
             g.linkage = "internal"
             g.initializer = ir.Constant(ty, ir.Undefined)
             g.align = 8
             shared = b.addrspacecast(g, PTR)
         for j, ph in enumerate(p.phases):
             if j:
-                b.call(barrier, [])
-            b.call(module.globals[ph], [*fn.args, shared, tid, bid])
+                target.barrier(module, b)
+            b.call(module.globals[ph], [*bufs, shared, tid, bid])
         b.ret_void()
-
-
-def unsafe_intrinsics(module: ir.Module) -> list[str]:
-    """The intrinsics ``module`` declares that NVPTX may not lower (empty when safe):
-    LLVM aborts the process on some (``llvm.sin``), so this is checked before codegen."""
-    bad = []
-    for g in module.globals.values():
-        if isinstance(g, ir.Function) and g.name.startswith("llvm.") and not g.blocks:
-            if not g.name.startswith(SAFE_INTRINSICS):
-                bad.append(g.name)
-    return bad
-
-
-SAFE_INTRINSICS = ("llvm.nvvm.", "llvm.fabs.", "llvm.sqrt.", "llvm.fma.", "llvm.fmuladd.",
-                   "llvm.floor.", "llvm.ceil.", "llvm.rint.", "llvm.copysign.",
-                   "llvm.maximum.", "llvm.minimum.", "llvm.smax.", "llvm.smin.",
-                   "llvm.fshl.", "llvm.fshr.", "llvm.ctlz.", "llvm.exp2.f32", "llvm.trunc.")

@@ -3,8 +3,8 @@
 Both allocate the outputs, row temporaries and partials the same way and launch the
 passes in order; only ``launch(pass, buffers)`` differs.  What a call allocates and
 which buffers each pass takes is worked out once per plan (:func:`layout`): a launch
-costs a CuPy call, not a walk over the kernel IR (the CUDA runtime runs that layout
-inline, ``runtime.CompiledKernel``; the emulator through :func:`run_plan`).
+costs a CuPy call, not a walk over the kernel IR (the GPU runtime runs that layout
+inline, ``gpu.runtime.CompiledKernel``; the emulator through :func:`run_plan`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from myc.backends.cuda.codegen import Pass, Plan
+from myc.backends.gpu.codegen import Pass, Plan
 
 _NP_DTYPE = {"float32": "float32", "float64": "float64", "int64": "int64", "bool": "uint8"}
 

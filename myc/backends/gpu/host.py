@@ -1,4 +1,7 @@
-"""What runs where in a host program on ``backend="cuda"``.
+"""What runs where in a host program on a GPU backend (``"cuda"``, ``"rocm"``: CuPy).
+
+"CUDA array" below means a GPU array CuPy takes: on ROCm, CuPy's ROCm build's arrays
+and ROCm ``__dlpack__`` arrays (a ROCm torch tensor); the rest is the same for both.
 
 - A call's CUDA array arguments stay on the device: CuPy arrays as they are, any other
   ``__dlpack__`` CUDA array (a CUDA torch tensor) through ``cupy.from_dlpack``, without a
@@ -88,17 +91,35 @@ def to_host_values(values: list[Any]) -> list[Any]:
     return [_map(v, to_host) for v in values]
 
 
-def _cp() -> Any:
-    from myc.backends.cuda import runtime
+# the runtime module of the GPU backend in use, and its name (one CuPy a process)
+_runtime: list[Any] = [None, ""]
 
+
+def use(backend: str) -> None:
+    """Host steps run on ``backend`` 's device (``"cuda"`` or ``"rocm"``): CuPy is one
+    module for both vendors, built for one of them, so a process uses one at a time
+    (set by every GPU program's lowering and call)."""
+    if _runtime[1] != backend:
+        import importlib
+
+        _runtime[:] = [importlib.import_module(f"myc.backends.{backend}.runtime"), backend]
+
+
+def _rt() -> Any:
+    if _runtime[0] is None:
+        use("cuda")
+    return _runtime[0]
+
+
+def _cp() -> Any:
+    runtime = _rt()
     dev = runtime._device  # (opened: no lock to take on every step)
     return (dev if dev is not None else runtime.device()).cp
 
 
 def _elementwise() -> bool:
-    """Can CuPy compile its elementwise kernels (``runtime._can_compile``)?"""
-    from myc.backends.cuda import runtime
-
+    """Can CuPy compile its elementwise kernels (``gpu.runtime._can_compile``)?"""
+    runtime = _rt()
     dev = runtime._device
     return getattr(dev if dev is not None else runtime.device(), "elementwise", True)
 
@@ -132,7 +153,7 @@ def stack_on_device(column: list[Any], dtype: Any) -> Any:
 
 
 class DeviceConst:
-    """An array constant of a cuda host program: uploaded on first use, then reused by
+    """An array constant of a GPU host program: uploaded on first use, then reused by
     every call (the host copy is what the disk cache stores)."""
 
     def __init__(self, host: np.ndarray):
@@ -288,7 +309,7 @@ def finish_on_device(value: Any, post: Post) -> Any:
 
 
 def adapt(steps: list[Any]) -> None:
-    """Wrap the non-kernel steps of a cuda host program (in place); array constants
+    """Wrap the non-kernel steps of a GPU host program (in place); array constants
     become :class:`DeviceConst` s, uploaded once."""
     from myc.lower.program import KernelUnit
 
@@ -318,7 +339,8 @@ def _map(v: Any, f: Callable[[Any], Any]) -> Any:
     return f(v)
 
 
-_DL_CUDA = (2, 3, 13)  # DLPack device types: CUDA, CUDA host (pinned), CUDA managed
+# DLPack device types: CUDA, CUDA host (pinned), CUDA managed, ROCm, ROCm host
+_DL_GPU = (2, 3, 13, 10, 11)
 
 
 def _foreign(v: Any, found: list[Any]) -> Any:
@@ -342,7 +364,7 @@ def _foreign(v: Any, found: list[Any]) -> Any:
     except Exception:  # noqa: BLE001 - not an array we can take
         kind = None
     cp = None
-    if kind in _DL_CUDA:
+    if kind in _DL_GPU:
         cp = _cp()
         if getattr(v, "requires_grad", False):  # torch refuses to export those
             v = v.detach()
@@ -366,26 +388,26 @@ def _span(a: Any) -> tuple[int, int]:
     return ptr, ptr + max(int(a.nbytes), 1)
 
 
-def device_call(run: Callable[..., Any], names: list[str], bound: list[Any]) -> Any:
-    """``run`` on a call's positional arguments: CUDA arrays stay on the device (CuPy
-    arrays as they are, other ``__dlpack__`` CUDA arrays through ``cupy.from_dlpack``);
-    the results are CuPy arrays when an argument was a CUDA array, else NumPy."""
+def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
+                backend: str = "cuda") -> Any:
+    """``run`` on a call's positional arguments: GPU arrays stay on the device (CuPy
+    arrays as they are, other ``__dlpack__`` GPU arrays through ``cupy.from_dlpack``);
+    the results are CuPy arrays when an argument was a GPU array, else NumPy."""
     from myc.runtime.args import check_args, own_outputs
 
+    use(backend)
     found: list[Any] = []
     bound = [_foreign(v, found) for v in bound]
     if not found:
         return own_outputs(run(*check_args(names, tuple(bound))))
-    from myc.backends.cuda.runtime import device
-
-    dev = device()
+    dev = _rt().device()
     for a in found:
         where = a.device.id
         if where != dev.id:
             from myc.errors import MycValueError
 
-            raise MycValueError(f"backend='cuda': an argument is on GPU {where}, but myc "
-                                f"runs on GPU {dev.id} (CuPy's current device)")
+            raise MycValueError(f"backend='{backend}': an argument is on GPU {where}, but "
+                                f"myc runs on GPU {dev.id} (CuPy's current device)")
     out = run(*check_args(names, tuple(bound)))
     spans: list[tuple[int, int]] | None = None
     cp = dev.cp
