@@ -1,6 +1,6 @@
 """Data-dependent control flow in ahead-of-time libraries: loops, selects and tapes.
 
-``myc/aot.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
+``myc/aot/build.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
 a typed body run until its first output is false) into a :class:`LoopOp`, an
 if-converted branch (``select``) into a :class:`Select`, and the reads of a taped loop's
 state that a gradient's backward loop makes (``tape_get``) into :class:`TapeGet`.

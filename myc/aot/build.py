@@ -2,13 +2,13 @@
 
 ``aot(fn, "f32[64,4], f32[4]", "libname.so")`` specializes ``fn`` on zero arrays of
 those shapes exactly as the JIT does (a named size such as ``N`` is dynamic: see
-:mod:`myc.aot_dynamic`) (trace, optimize, fusion groups as kernels), turns
+:mod:`myc.aot.dynamic`) (trace, optimize, fusion groups as kernels), turns
 the optimized program into native operations (fused kernels, our own blocked GEMM,
 transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
 links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
 
 Data-dependent loops, if-converted branches and gradients through loops are lowered by
-:mod:`myc.aot_loops`.  Anything the library could not run natively (gathers, recursion
+:mod:`myc.aot.loops`.  Anything the library could not run natively (gathers, recursion
 whose depth depends on data, control flow the JIT can only guard, structure that changes
 with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 """
@@ -20,15 +20,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import types
 from typing import Any
 
 import numpy as np
 
-from myc.aot_loops import CONTROL, refusal, selects_as_where, unguard_safe
-from myc.aot_names import check_name
+from myc.aot.loops import CONTROL, refusal, selects_as_where, unguard_safe
+from myc.backends.cpu.aot_names import check_name
 from myc.errors import MycError
 
 DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
@@ -138,14 +136,14 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
     """The native program (``aot_program.AotProgram``) of ``fn`` on ``signature``.
 
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
-    and generalized (:mod:`myc.aot_dynamic`): one program for every size from a lower
+    and generalized (:mod:`myc.aot.dynamic`): one program for every size from a lower
     bound on, or a :class:`MycError` when its structure depends on the size."""
     if name is not None:
         check_name(name)
     specs = signature_specs(signature)
     symbols = sorted({d for _, shape in specs for d in shape if isinstance(d, str)})
     if symbols:
-        from myc.aot_dynamic import generalize
+        from myc.aot.dynamic import generalize
 
         return generalize(lambda examples: program_at(fn, examples, name), specs, symbols,
                           _fn_name(fn))
@@ -425,7 +423,7 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     The library exports ``int NAME(const myc_array *inputs, int n_inputs, myc_array
     *outputs, int n_outputs)`` (``NAME``: ``name``, else the function's name; a C
     identifier that clashes with no C keyword or libc/libm symbol, see
-    :mod:`myc.aot_names`), plus ``NAME_last_error`` and ``NAME_free``.  Outputs are the
+    :mod:`myc.backends.cpu.aot_names`), plus ``NAME_last_error`` and ``NAME_free``.  Outputs are the
     function's results flattened depth-first (``value_and_grad``: the value, then each
     gradient).
     """
@@ -454,16 +452,3 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     with open(h_path, "w") as f:
         f.write(header(prog, f"MYC_{guard}"))
     return so_path, h_path
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``myc.aot`` (this module) makes it the attribute ``myc.aot``, hiding the
-    public function of that name; so the module itself calls like the function."""
-
-    def __call__(self, fn: Any, signature: Any, output: str, name: str | None = None):
-        from myc.api import aot as public
-
-        return public(fn, signature, output, name)
-
-
-sys.modules[__name__].__class__ = _CallableModule
