@@ -49,7 +49,7 @@ class Jitted:
             raise exc.with_traceback(None) from None
 
     def stats(self):
-        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        """How this function's calls were served (``myc.support.stats.Stats``)."""
         return _stats_of(self._executable, self.__name__, self.backend)
 
     def __get__(self, obj, objtype=None):  # behave like a plain function in classes
@@ -67,14 +67,14 @@ def _executable(source: Source, backend: str) -> Callable:
 
     if backend in ("cpu", "opencl", "cuda"):
         return SpecializedFunction(source.graph, source, backend)
-    from myc.runtime.stats import Counted
+    from myc.support.stats import Counted
 
     graph = source.parse()
     return Counted(pipeline.make_executable(graph, backend), graph.name, backend)
 
 
 def _stats_of(run: Any, name: str, backend: str):
-    from myc.runtime.stats import Stats
+    from myc.support.stats import Stats
 
     record = getattr(run, "stats", None)
     return record if isinstance(record, Stats) else Stats(name, backend)
@@ -146,7 +146,7 @@ class Transformed:
             raise exc.with_traceback(None) from None
 
     def stats(self):
-        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        """How this function's calls were served (``myc.support.stats.Stats``)."""
         return _stats_of(self._run, self.__name__, self.backend)
 
     def __repr__(self) -> str:

@@ -21,7 +21,7 @@ from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
-from myc.runtime.stats import lowering_fallback, note_run
+from myc.support.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
 from myc.timings import timed
 
@@ -626,7 +626,7 @@ class CallRunner:
         if state.get("depth"):
             return tuple(self.body.run_flat(inputs))
         from myc.backends.interp import _RECURSION_LIMIT
-        from myc.runtime.recursion import raised_recursion_limit
+        from myc.support.recursion import raised_recursion_limit
 
         state["depth"] = 1  # the outermost call raises Python's limit
         try:

@@ -7,7 +7,7 @@ value, ``myc.infer.runtime_ints``) is traced once into a flat typed program
 kernels and library calls (``myc.lower``).  A signature whose control flow depends on
 array or float data cannot be specialized (``GraphBreak``); it runs on the reference
 evaluator, and that choice is cached too. Every call is counted in ``stats``
-(``myc.runtime.stats``); a guarded program whose decisions differ is specialized again
+(``myc.support.stats``); a guarded program whose decisions differ is specialized again
 (``myc.runtime.variants``).
 """
 
@@ -26,9 +26,9 @@ from myc.backends.interp import Interpreter
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
 from myc.infer.signature import GraphBreak
 from myc.ir.nodes import Graph, Node
-from myc.runtime.lru import LRU
 from myc.runtime.recompiles import Recompiles, max_specializations
-from myc.runtime.stats import Stats, compiling
+from myc.support.lru import LRU
+from myc.support.stats import Stats, compiling
 
 _FALLBACK = object()
 
@@ -129,7 +129,7 @@ class SpecializedFunction:
         if os.environ.get("MYC_NO_SPECIALIZE"):
             return _FALLBACK
         from myc.errors import MycError
-        from myc.runtime import diskcache
+        from myc.support import diskcache
 
         disk_key = src_key = None
         if diskcache.cache_dir() is not None:
@@ -307,12 +307,12 @@ class Source:
         self.backend = backend
         self.keyed = backend == "cpu" and not os.environ.get("MYC_NO_SPECIALIZE")
         if self.keyed:
-            from myc.runtime import diskcache
+            from myc.support import diskcache
 
             self.keyed = diskcache.cache_dir() is not None
         if self.keyed:
             from myc.ir.fingerprint import source_key
-            from myc.runtime import diskcache
+            from myc.support import diskcache
 
             self.skey = source_key(described)
             if self.skey is not None:
@@ -335,7 +335,7 @@ class Source:
             self.binding = Binding.of(g)
             if self.keyed:
                 from myc.ir.fingerprint import note_parsed
-                from myc.runtime import diskcache
+                from myc.support import diskcache
 
                 self.skey = note_parsed(self._described, before)
                 if self.skey is not None and self.binding.storable():

@@ -28,7 +28,7 @@ MAX_MISSES = 3  # misses past the bound before the signature stays on the evalua
 def run(sf, prog, args: tuple) -> Any:
     """Run a compiled program, counting how it ran."""
     from myc import timings
-    from myc.runtime.stats import last_run_native, note_run
+    from myc.support.stats import last_run_native, note_run
 
     note_run(False)
     with timings.stage("run"):
@@ -41,7 +41,7 @@ def evaluate(sf, args: tuple, why: tuple[str, str, Any] | None = None) -> Any:
     """A call served by the reference evaluator; ``why``: the fallback's (reason,
     message, location), reported when the evaluator gives a value (a call it refuses
     was the user's error, not a fallback)."""
-    from myc.runtime.stats import strict
+    from myc.support.stats import strict
 
     key = sf.ints.key(list(args))  # the key the cache uses (run-time ints by type)
     if why is None:
@@ -132,7 +132,7 @@ def _variant(sf, args: tuple, known: list[Any]):
     from myc.lower.program import lower
     from myc.opt.passes import optimize
     from myc.runtime.specialize import specialize
-    from myc.runtime.stats import compiling
+    from myc.support.stats import compiling
 
     try:
         typed, template, _brk = specialize(sf.graph, list(args))

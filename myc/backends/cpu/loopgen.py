@@ -53,7 +53,7 @@ from myc.backends.cpu.runtime import (
 from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
 from myc.prims import Primitive
-from myc.runtime.lru import LRU
+from myc.support.lru import LRU
 from myc.timings import timed
 
 _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
@@ -117,7 +117,7 @@ def _jit(text: str) -> JitModule:
     import hashlib
 
     from myc.backends.cpu.jit import host
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     key = hashlib.sha256("\n".join(["loop1", *host(), text]).encode()).hexdigest()
     code = _CODE.get(key)

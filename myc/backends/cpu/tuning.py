@@ -56,7 +56,7 @@ def choose(cpu: str, features: str,
         return features
     if want == "256":
         return narrowed(features)
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     key = f"{cpu}|{features}"
     cached = diskcache.load("tuning", key)

@@ -97,7 +97,7 @@ def kernel_ptx(kernel: Kernel, arch: str = DEFAULT_ARCH) -> tuple[str, Plan]:
 def _cached_ptx(kernel: Kernel, arch: str, key: str) -> tuple[str, Plan]:
     """``kernel_ptx``, through the disk cache (``MYC_CACHE_DIR``): a program loaded from
     disk then needs no LLVM for its kernels.  The plan is made again (no LLVM run)."""
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     ptx = diskcache.load("cuda-ptx", key) if key else None
     if isinstance(ptx, str):
