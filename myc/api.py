@@ -386,7 +386,7 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
         optimize(typed)
         if stage == "optimized":
             return header + print_graph(typed)
-        from myc.lower.nativity import describe
+        from myc.backends.cpu.nativity import describe
         from myc.lower.program import lower
 
         if stage == "target":

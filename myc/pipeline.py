@@ -34,7 +34,7 @@ def make_executable(graph: Graph, backend: str):
     if backend not in BACKENDS:
         raise MycValueError(f"unknown backend '{backend}'; available: {', '.join(BACKENDS)}")
     if backend == "interp":
-        from myc.backends.interp import Interpreter
+        from myc.ir.evaluator import Interpreter
 
         return Interpreter(graph).run
     from myc.runtime.specialize import SpecializedFunction

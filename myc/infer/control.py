@@ -345,8 +345,8 @@ class ControlFlow:
 
     # -- branches ------------------------------------------------------------------------
     def symbolic_truth(self, prim: Primitive, x: Node, loc) -> Any:
-        from myc.backends.interp import Interpreter
         from myc.infer.abstract import zeros_proxy
+        from myc.ir.evaluator import Interpreter
 
         Interpreter.call_prim(P.truth, [zeros_proxy(x.abstract)], loc)  # size > 1: error
         if isinstance(x.abstract, AArray) or (prim.name == "not_" and not x.abstract.weak):

@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.interp import translate_exception
 from myc.errors import MycError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
+from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
@@ -625,7 +625,7 @@ class CallRunner:
     def _steps(self, inputs: list[Any], state: dict) -> tuple:
         if state.get("depth"):
             return tuple(self.body.run_flat(inputs))
-        from myc.backends.interp import _RECURSION_LIMIT
+        from myc.ir.evaluator import _RECURSION_LIMIT
         from myc.support.recursion import raised_recursion_limit
 
         state["depth"] = 1  # the outermost call raises Python's limit

@@ -22,9 +22,9 @@ from typing import Any
 import numpy as np
 
 from myc import timings
-from myc.backends.interp import Interpreter
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
 from myc.infer.signature import GraphBreak
+from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.support.lru import LRU
