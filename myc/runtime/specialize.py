@@ -25,6 +25,7 @@ from myc import timings
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
 from myc.infer.signature import GraphBreak
 from myc.ir.evaluator import Interpreter
+from myc.ir.manager import node_count
 from myc.ir.nodes import Graph, Node
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.support.lru import LRU
@@ -171,14 +172,14 @@ class SpecializedFunction:
                         diskcache.store("program", k, prog)
                 return prog
             graph = self.graph
-            timings.count("parsed nodes", graph)
+            timings.count("parsed nodes", lambda: node_count(graph))
             with timings.stage("infer"):
                 typed, template, brk = specialize(graph, args)
             if brk is not None:
                 self.breaks[key] = brk
-            timings.count("typed nodes", typed)
+            timings.count("typed nodes", lambda: node_count(typed))
             optimize(typed)
-            timings.count("optimized nodes", typed)
+            timings.count("optimized nodes", lambda: node_count(typed))
             with compiling(self.stats):
                 prog = lower(typed, template, self.graph.name, backend=self.backend)
             self.stats.compiles += 1
