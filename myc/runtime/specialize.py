@@ -38,7 +38,7 @@ class SpecializedFunction:
     """A graph with a cache of specialized programs keyed by argument signature.
 
     The graph may come later: a wrapper that found its programs on disk by source key
-    (``myc.ir.fingerprint.source_key``) need not parse and differentiate at all, so
+    (``myc.frontend.fingerprint.source_key``) need not parse and differentiate at all, so
     ``source`` (a :class:`Source`) parses on demand -- for a signature missing from the
     disk cache, or to evaluate a call the program cannot take.
     """
@@ -72,7 +72,7 @@ class SpecializedFunction:
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            from myc.ir.fingerprint import fingerprint
+            from myc.frontend.fingerprint import fingerprint
 
             self._fingerprint = fingerprint(self.graph)
         return self._fingerprint
@@ -312,7 +312,7 @@ class Source:
 
             self.keyed = diskcache.cache_dir() is not None
         if self.keyed:
-            from myc.ir.fingerprint import source_key
+            from myc.frontend.fingerprint import source_key
             from myc.support import diskcache
 
             self.skey = source_key(described)
@@ -328,14 +328,14 @@ class Source:
         (else it is taken here, before the frontend reads anything)."""
         if self.graph is None:
             if self.keyed and before is None:
-                from myc.ir.fingerprint import source_key
+                from myc.frontend.fingerprint import source_key
 
                 before = source_key(self._described)
             g = self._build()
             self.graph = g
             self.binding = Binding.of(g)
             if self.keyed:
-                from myc.ir.fingerprint import note_parsed
+                from myc.frontend.fingerprint import note_parsed
                 from myc.support import diskcache
 
                 self.skey = note_parsed(self._described, before)
