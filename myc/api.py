@@ -236,7 +236,7 @@ jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal."""
-    from myc.ad.vjp import make_vjp
+    from myc.runtime.vjp import make_vjp
 
     try:
         graph = _graph_of(fn)
