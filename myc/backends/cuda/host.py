@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.cuda.runtime import DeviceValue
 from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.lower.post import Post, finish
 
@@ -131,7 +132,7 @@ def stack_on_device(column: list[Any], dtype: Any) -> Any:
     return out
 
 
-class DeviceConst:
+class DeviceConst(DeviceValue):
     """An array constant of a cuda host program: uploaded on first use, then reused by
     every call (the host copy is what the disk cache stores)."""
 
@@ -366,12 +367,12 @@ def _span(a: Any) -> tuple[int, int]:
     return ptr, ptr + max(int(a.nbytes), 1)
 
 
-def device_call(run: Callable[..., Any], names: list[str], bound: list[Any]) -> Any:
+def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
+                check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
     """``run`` on a call's positional arguments: CUDA arrays stay on the device (CuPy
     arrays as they are, other ``__dlpack__`` CUDA arrays through ``cupy.from_dlpack``);
-    the results are CuPy arrays when an argument was a CUDA array, else NumPy."""
-    from myc.runtime.args import check_args, own_outputs
-
+    the results are CuPy arrays when an argument was a CUDA array, else NumPy.
+    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy."""
     found: list[Any] = []
     bound = [_foreign(v, found) for v in bound]
     if not found:

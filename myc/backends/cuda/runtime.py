@@ -22,7 +22,6 @@ import numpy as np
 
 from myc.backends.cuda.codegen import Plan, Unsupported, add_gpu_entries, generate
 from myc.backends.cuda.execute import layout
-from myc.backends.cuda.host import DeviceConst
 from myc.backends.cuda.ptx import DEFAULT_ARCH, new_module, to_ptx
 from myc.errors import MycRuntimeError, MycValueError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
@@ -34,6 +33,16 @@ _cache: dict[str, CompiledKernel] = {}
 
 INSTALL = ("backend='cuda' needs CuPy and an NVIDIA GPU: pip install 'myc[cuda]' "
            "(CuPy for CUDA 13; with an older driver, pip install cupy-cuda12x instead)")
+
+
+class DeviceValue:
+    """A host program's array constant: a host copy, and a device copy made on first use
+    (``myc.backends.cuda.host.DeviceConst``; declared here, below the host program)."""
+
+    host: Any
+
+    def device(self) -> Any:
+        raise NotImplementedError
 
 
 class _Device:
@@ -145,7 +154,7 @@ class CompiledKernel:
         arrays = []
         nd = cp.ndarray
         for a, dt in zip(inputs, self._dtypes, strict=True):
-            if type(a) is DeviceConst:  # a program's array constant: uploaded once
+            if isinstance(a, DeviceValue):  # a program's array constant: uploaded once
                 a = a.device()
             if type(a) is nd and a.dtype == dt and a.flags.c_contiguous:
                 arr = a  # the common case: a device array as the kernel wants it
@@ -171,17 +180,13 @@ def to_host(v: Any) -> Any:
         return get()
     if hasattr(v, "__cuda_array_interface__"):  # e.g. a CUDA torch tensor
         return device().cp.asarray(v).get()
-    from myc.backends.cuda.host import DeviceConst
-
-    return v.host if type(v) is DeviceConst else v
+    return v.host if isinstance(v, DeviceValue) else v
 
 
 def on_device(v: Any, dtype: Any, dev: _Device) -> Any:
     """``v`` as a C-contiguous CuPy array of ``dtype`` on ``dev`` (copied there if need be)."""
-    from myc.backends.cuda.host import DeviceConst
-
     cp = dev.cp
-    if type(v) is DeviceConst:  # a program's array constant: uploaded once
+    if isinstance(v, DeviceValue):  # a program's array constant: uploaded once
         v = v.device()
     if type(v) in DEVICE_ARRAY_TYPES or hasattr(v, "__cuda_array_interface__"):
         arr = cp.asarray(v)  # no copy: CuPy arrays, CUDA torch tensors...
