@@ -1,6 +1,6 @@
 """Ahead-of-time compilation: a program as a shared library plus a C header.
 
-``build`` specializes and lowers a function for a signature (``signature`` parses it),
+``build`` specializes and lowers a function for a signature (``signature`` reads it),
 ``loops`` lowers its data-dependent loops and branches, ``dynamic`` generalizes it over
 named sizes; the CPU backend (``myc.backends.cpu.aot_*``) emits the library.  See
 ``docs/aot.md``.
@@ -12,14 +12,8 @@ import sys
 import types
 from typing import Any
 
-from myc.aot.build import (
-    DTYPES,
-    aot,
-    build_program,
-    parse_signature,
-    program_at,
-    signature_specs,
-)
+from myc.aot.build import aot, build_program, program_at
+from myc.aot.signature import DTYPES, parse_signature, signature_specs
 from myc.errors import MycError
 
 __all__ = ["DTYPES", "aot", "build_program", "parse_signature", "program_at",

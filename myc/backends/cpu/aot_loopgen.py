@@ -37,8 +37,11 @@ from llvmlite import ir
 from myc.backends.cpu.emit import I8, I64, PTR
 
 if TYPE_CHECKING:
-    from myc.backends.cpu.aot_codegen import HostGen
     from myc.backends.cpu.aot_program import Value
+
+# the emitter these functions extend (``aot_codegen.HostGen``, which imports this module:
+# named here, not imported)
+HostGen = Any
 
 TAPE_START = 16  # iterations a tape holds before its first realloc
 
