@@ -52,6 +52,7 @@ from myc.backends.cpu.runtime import (
 )
 from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
+from myc.lower.target import Bailout
 from myc.prims import Primitive
 from myc.support.lru import LRU
 from myc.timings import timed
@@ -74,11 +75,6 @@ _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack 
 
 class _TapeFull(Exception):
     pass
-
-
-class Bailout(Exception):  # noqa: N818 - a control signal
-    """The native loop met what only Python semantics decide (an int overflowing 64 bits,
-    a Python division by zero, an index out of range): run the loop on the host path."""
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
