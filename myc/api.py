@@ -361,7 +361,7 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
         if stage == "optimized":
             return header + print_graph(typed)
         if stage == "fused":
-            return header + pipeline.describe_fused(typed, pipeline.fused(typed))
+            return header + pipeline.describe_fused(typed)
         if stage == "target":
             return header + _target_code(typed, template, graph.name, backend)
         from myc.backends.cpu.nativity import describe

@@ -142,14 +142,24 @@ def optimized(typed: Graph) -> Graph:
     return typed
 
 
-def fused(typed: Graph) -> list[Any]:
+def native_first(typed: Graph, backend: str = "cpu") -> bool:
+    """Is ``typed`` small and made only of what ``backend`` 's native host code covers?
+    Then every array operation becomes a kernel, so the whole program can run as one
+    native function (lowering falls back to the usual groups if it cannot)."""
+    from myc.lower.program import native_capable
+
+    t = backend_named(backend)
+    return t.native_host and native_capable(typed, t)
+
+
+def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
     if os.environ.get("MYC_NO_FUSION"):
         return []
     from myc.opt.fusion import fuse
 
-    return fuse(typed)
+    return fuse(typed, 1) if native_first(typed, backend) else fuse(typed)
 
 
 def lowered(typed: Graph, template: Any, name: str, backend: str = "cpu",
@@ -159,8 +169,8 @@ def lowered(typed: Graph, template: Any, name: str, backend: str = "cpu",
     from myc.lower.program import lower
 
     backend_named(backend)  # an unknown name: the error lists the registered ones
-    if groups is None:
-        groups = fused(typed)
+    if groups is None and not native_first(typed, backend):
+        groups = fused(typed, backend)  # (a native-first program groups as it goes)
     return lower(typed, template, name, backend=backend, compiler=compiler, groups=groups)
 
 
@@ -207,17 +217,24 @@ def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
     return prog
 
 
-def describe_fused(typed: Graph, groups: list[Any]) -> str:
+def describe_fused(typed: Graph, backend: str = "cpu") -> str:
     """Stage ``fused`` as text: the optimized program, then each fusion group -- its
     iteration domain, its members (``recomputed``: another group stores that value
     too; this one recomputes it rather than reading it) and the values it stores."""
     from myc.ir.printer import Namer, print_graph
 
+    groups = fused(typed, backend)
+    native = native_first(typed, backend)
+    every = native or backend_named(backend).kernel_every_op
     namer = Namer()
-    lines = [print_graph(typed, namer=namer), "",
-             f"# {len(groups)} fusion group(s), each one kernel"]
+    why = " (a small program the native host code covers: every array operation in " \
+        "a kernel, to run as one native function)" if native else ""
+    lines = [print_graph(typed, namer=namer), "", f"# {len(groups)} fusion group(s){why}"]
     for grp in groups:
         stores = ", ".join(namer(m) for m in grp.outputs) or "nothing (all recomputed)"
+        name = getattr(grp.members[0].inputs[0].value, "name", "") if grp.members else ""
+        if not every and len(grp.members) < 2 and name not in ("sum", "max", "min", "mean"):
+            stores += " -- a lone elementwise operation: a NumPy step instead"
         lines.append(f"group{grp.id}{list(grp.domain)}: stores {stores}")
         for m in grp.members:
             again = "  (recomputed)" if m.id in grp.borrowed else ""

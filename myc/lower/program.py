@@ -315,7 +315,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if compiler is None:  # e.g. no GPU: say what to install first
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
-    if fused and not lone and t.native_host and _native_capable(typed, t):
+    if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
             return prog
@@ -611,7 +611,7 @@ class CallRunner:
 _SMALL_PROGRAM = 400  # nodes
 
 
-def _native_capable(typed: Graph, t: Any) -> bool:
+def native_capable(typed: Graph, t: Any) -> bool:
     """Is every operation of ``typed`` one the native host program covers (then it is
     lowered with every array op in a kernel, to run as one native function)?"""
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):

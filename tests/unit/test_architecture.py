@@ -169,3 +169,21 @@ def test_the_checker_sees_every_import_form(tmp_path, source, expected):
 def test_the_checker_finds_a_cycle():
     assert cycles({"a": {("b", 1)}, "b": {("c", 1)}, "c": {("a", 1)}, "d": {("a", 1)}}) \
         == [["a", "b", "c"]]
+
+
+def test_no_backend_name_compares_outside_the_registry():
+    """Stages ask the backend object (``myc/backends/registry.py``), never its name."""
+    names = {"interp", "cpu", "opencl", "cuda"}
+    bad = []
+    for name, path in modules("myc").items():
+        if name == "myc.backends.registry":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Compare):
+                continue
+            for side in [node.left, *node.comparators]:
+                consts = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) \
+                    else [side]
+                if any(isinstance(c, ast.Constant) and c.value in names for c in consts):
+                    bad.append(f"{name}:{node.lineno}")
+    assert not bad, "backend names compared outside the registry: " + ", ".join(bad)
