@@ -22,8 +22,7 @@ from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.target import _TARGETS, owner, target
-from myc.lower.target import Bailout as Bailout  # (re-exported: native code raises it)
+from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.support.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
