@@ -149,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         return compare.main(*args.compare, fail_on_regression=args.fail_on_regression)
 
     if args.list:
-        from benchmarks.workload import select
+        from benchmarks.workloads import select
 
         for w in select(None):
             print(f"{w.name:<4} {w.kind:<15} {w.title}: {w.description}")
@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     applied = envmod.apply_threads(threads)  # before numpy/torch/myc load where possible
 
-    from benchmarks.workload import select
+    from benchmarks.workloads import select
 
     try:
         workloads = select(args.workloads)

@@ -61,34 +61,3 @@ class Workload:
         if self.kind == "forward":
             return ()
         return self.argnums if isinstance(self.argnums, tuple) else (self.argnums,)
-
-
-def all_workloads() -> list[Workload]:
-    """Every workload, in report order."""
-    from benchmarks.workloads import WORKLOADS
-
-    return list(WORKLOADS)
-
-
-def select(spec: str | None) -> list[Workload]:
-    """Workloads named in a comma-separated ``spec`` (case-insensitive); all when empty.
-
-    A bare family name such as ``W1`` also selects its variants (``W1a``); name a
-    variant alone to run only it.
-    """
-    workloads = all_workloads()
-    if not spec:
-        return workloads
-    chosen: list[Workload] = []
-    for raw in spec.split(","):
-        key = raw.strip().lower()
-        if not key:
-            continue
-        matches = [w for w in workloads if key in (w.name.lower(), w.family.lower())]
-        if not matches:
-            names = ", ".join(w.name for w in workloads)
-            raise ValueError(f"unknown workload {raw.strip()!r}; known: {names}")
-        for w in matches:
-            if w not in chosen:
-                chosen.append(w)
-    return [w for w in workloads if w in chosen]

@@ -12,8 +12,7 @@ from myc.errors import (
     MycTypeError,
     MycValueError,
 )
-
-__version__ = "0.1.0"
+from myc.support.version import __version__
 
 __all__ = [
     "MycError",
@@ -32,7 +31,7 @@ __all__ = [
 
 from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
 from myc.runtime.args import FLOAT0 as float0  # noqa: E402
-from myc.runtime.stats import MycFallbackWarning, Stats, stats  # noqa: E402
+from myc.support.stats import MycFallbackWarning, Stats, stats  # noqa: E402
 
 __all__ += ["Stats", "aot", "float0", "grad", "ir", "jit", "jvp", "stats", "value_and_grad",
             "vjp"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from myc import pipeline, timings
+from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.runtime.args import check_args, check_like, int_tangents, own_outputs
 
@@ -18,9 +19,7 @@ class Jitted:
     """A function compiled by myc on first call, specialized per argument signature."""
 
     def __init__(self, fn: Callable, backend: str = "cpu"):
-        if backend not in pipeline.BACKENDS:
-            raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
-                                f"{', '.join(pipeline.BACKENDS)}")
+        _check_backend(backend)
         functools.update_wrapper(self, fn)  # (copies fn's attributes: set ours after)
         self.__myc_function__ = fn
         self.backend = backend
@@ -49,7 +48,7 @@ class Jitted:
             raise exc.with_traceback(None) from None
 
     def stats(self):
-        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        """How this function's calls were served (``myc.support.stats.Stats``)."""
         return _stats_of(self._executable, self.__name__, self.backend)
 
     def __get__(self, obj, objtype=None):  # behave like a plain function in classes
@@ -60,21 +59,29 @@ class Jitted:
                f"backend={self.backend}>"
 
 
-def _executable(source: Source, backend: str) -> Callable:
-    """The CPU backend's specializing runner (its graph parsed only when a signature is
-    not found on disk by source key), or another backend's runner of the graph."""
-    from myc.runtime.specialize import SpecializedFunction
+def _check_backend(backend: str) -> None:
+    try:
+        backend_named(backend)
+    except MycValueError:
+        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
+                            f"{', '.join(pipeline.backends())}") from None
 
-    if backend in ("cpu", "opencl", "cuda", "rocm"):
+
+def _executable(source: Source, backend: str) -> Callable:
+    """The specializing runner of a compiling backend (its graph parsed only when a
+    signature is not found on disk by source key), else the evaluator, counted."""
+    from myc.runtime.specialize import SpecializedFunction, make_executable
+
+    if backend_named(backend).specializes:
         return SpecializedFunction(source.graph, source, backend)
-    from myc.runtime.stats import Counted
+    from myc.support.stats import Counted
 
     graph = source.parse()
-    return Counted(pipeline.make_executable(graph, backend), graph.name, backend)
+    return Counted(make_executable(graph, backend), graph.name, backend)
 
 
 def _stats_of(run: Any, name: str, backend: str):
-    from myc.runtime.stats import Stats
+    from myc.support.stats import Stats
 
     record = getattr(run, "stats", None)
     return record if isinstance(record, Stats) else Stats(name, backend)
@@ -83,11 +90,8 @@ def _stats_of(run: Any, name: str, backend: str):
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
-    if source.backend in ("cuda", "rocm"):  # GPU arrays in, CuPy arrays out
-        from myc.backends.gpu.host import device_call
-
-        return device_call(run, b.names, b.bind(args, kwargs), source.backend)
-    return own_outputs(run(*check_args(b.names, tuple(b.bind(args, kwargs)))))
+    return backend_named(source.backend).call(run, b.names, b.bind(args, kwargs),
+                                              check_args, own_outputs)
 
 
 def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
@@ -99,9 +103,7 @@ def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
 
 def jit(fn: Callable | None = None, *, backend: str = "cpu"):
     """Compile ``fn`` with myc; usable as ``@myc.jit`` or ``@myc.jit(backend=...)``."""
-    if backend not in pipeline.BACKENDS:
-        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
-                            f"{', '.join(pipeline.BACKENDS)}")
+    _check_backend(backend)
     if fn is None:
         return lambda f: Jitted(f, backend)
     return Jitted(fn, backend)
@@ -146,29 +148,14 @@ class Transformed:
             raise exc.with_traceback(None) from None
 
     def stats(self):
-        """How this function's calls were served (``myc.runtime.stats.Stats``)."""
+        """How this function's calls were served (``myc.support.stats.Stats``)."""
         return _stats_of(self._run, self.__name__, self.backend)
 
     def __repr__(self) -> str:
         return f"<myc {self.__name__}>"
 
 
-def _graph_of(fn: Any):
-    from myc.frontend.lower import parse
-    from myc.prims import Primitive
-
-    if isinstance(fn, Primitive):
-        from myc.ad.grad import prim_graph
-
-        return prim_graph(fn)
-    from myc.frontend.builtins import PRIMITIVE_OF
-
-    prim = PRIMITIVE_OF.get(id(fn))
-    if prim is not None:  # myc.grad(np.sin)
-        from myc.ad.grad import prim_graph
-
-        return prim_graph(prim)
-    return parse(fn)
+_graph_of = pipeline.graph_of
 
 
 def _fn_name(fn: Any) -> str:
@@ -217,9 +204,7 @@ def _value_and_grad_transform(fn, argnums=0):
 
 def _jit_transform(fn, backend="cpu"):
     """``myc.jit(f)`` inside a compiled function: ``f`` itself (it is compiled already)."""
-    if backend not in pipeline.BACKENDS:
-        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
-                            f"{', '.join(pipeline.BACKENDS)}")
+    _check_backend(backend)
     return fn
 
 
@@ -236,7 +221,7 @@ jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
     """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal."""
-    from myc.ad.vjp import make_vjp
+    from myc.runtime.vjp import make_vjp
 
     try:
         graph = _graph_of(fn)
@@ -250,7 +235,7 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
 
 def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
     """``(fn(*primals), J·tangents)`` by forward mode."""
-    from myc.ad.forward import run_jvp
+    from myc.runtime.vjp import run_jvp
 
     try:
         graph = _graph_of(fn)
@@ -277,37 +262,23 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
 
 def _target_code(typed, template, name: str, backend: str) -> str:
     """Each kernel of the program lowered for ``backend``, in its target language."""
-    from myc.lower.program import lower
-
-    if backend == "cuda":
-        from myc.backends.cuda.runtime import kernel_ptx
-
-        def render(k):
-            return kernel_ptx(k)[0]
-    elif backend == "rocm":
-        from myc.backends.rocm.runtime import kernel_asm
-
-        def render(k):
-            return kernel_asm(k)
-    elif backend == "opencl":
-        from myc.backends.opencl.codegen import generate
-
-        def render(k):
-            return generate(k).source
-    else:
-        raise MycValueError(f"myc.ir: stage='target' is available for backend='cuda' "
-                            f"(PTX), backend='rocm' (AMDGCN assembly) and "
-                            f"backend='opencl' (OpenCL C), not '{backend}'")
+    b = backend_named(backend)
+    if b.target_language is None:
+        have = " and ".join(f"backend='{n}' ({backend_named(n).target_language})"
+                            for n in pipeline.backends()
+                            if backend_named(n).target_language is not None)
+        raise MycValueError(f"myc.ir: stage='target' is available for {have}, not "
+                            f"'{backend}'")
     kernels: list[Any] = []
 
     def record(kernel):
         kernels.append(kernel)
         return lambda arrays: None  # never run
 
-    prog = lower(typed, template, name, backend=backend, compiler=record)
+    prog = pipeline.lowered(typed, template, name, backend, compiler=record)
     parts = [prog.describe()]
     for k in kernels:
-        parts += [f"\n// ---- kernel {k.name} ({backend})", render(k)]
+        parts += [f"\n// ---- kernel {k.name} ({backend})", b.render(k)]
     return "\n".join(parts)
 
 
@@ -346,9 +317,11 @@ def aot(fn: Callable, signature: Any, output: str, name: str | None = None):
 
 
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "cpu") -> str:
-    """The program as text after ``stage``: parsed, ad, typed, optimized, kernels or
-    target (the target code of every kernel ``backend`` compiles: PTX for ``cuda``,
-    AMDGCN assembly for ``rocm``, OpenCL C for ``opencl``; no device needed).
+    """The program as text after ``stage``: parsed, ad, typed, optimized, fused (the
+    optimized program and its fusion groups), kernels (the host program) or target (the
+    target code of every kernel ``backend`` compiles: PTX for ``cuda``, AMDGCN assembly
+    for ``rocm``, OpenCL C for ``opencl``; no device needed).  The stages are
+    ``myc.pipeline`` 's, run in order.
 
     ``typed`` and later stages specialize on ``example_args`` (like a first call).
     """
@@ -357,8 +330,7 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
     if stage not in pipeline.STAGES:
         raise MycTypeError(f"unknown stage '{stage}'; stages: {', '.join(pipeline.STAGES)}")
     try:
-        graph = pipeline.parsed(_graph_of(fn) if not callable(getattr(fn, "__myc_graph__",
-                                                                      None)) else fn)
+        graph = pipeline.parsed(pipeline.graph_of(fn))
         if stage == "parsed":
             return print_program(graph)
         if stage == "ad":
@@ -366,13 +338,12 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
 
             return print_program(reverse_transform(graph))
         from myc.infer.trace import GraphBreak
-        from myc.runtime.specialize import specialize
 
         names = [p.name for p in graph.parameters]
         args = check_args(names, tuple(_bind_call(graph, example_args, {})))
         header = ""
         try:
-            typed, template, brk = specialize(graph, args)
+            typed, template, brk = pipeline.specialize(graph, args)
         except GraphBreak as brk2:
             return (f"# {graph.name}: not specialized ({brk2.reason}); this signature "
                     "runs on the reference evaluator\n" + print_program(graph))
@@ -387,18 +358,19 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
                 "on every call\n"))
         if stage == "typed":
             return header + print_graph(typed)
-        from myc.opt.passes import optimize
-
-        optimize(typed)
+        pipeline.optimized(typed)
         if stage == "optimized":
             return header + print_graph(typed)
-        from myc.lower.nativity import describe
-        from myc.lower.program import lower
-
+        if stage == "fused":
+            return header + pipeline.describe_fused(typed)
         if stage == "target":
             return header + _target_code(typed, template, graph.name, backend)
-        kernels_for = "opencl" if "opencl" in (backend, getattr(fn, "backend", "cpu")) else "cpu"
-        prog = lower(typed, template, graph.name, backend=kernels_for)
+        from myc.backends.cpu.nativity import describe
+
+        # the kernels a backend that needs no device to lower for shows as its own
+        own = [n for n in (backend, getattr(fn, "backend", "cpu"))
+               if backend_named(n).lowers_for_ir]
+        prog = pipeline.lowered(typed, template, graph.name, own[0] if own else "cpu")
         return header + describe(prog) + prog.describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None

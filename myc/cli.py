@@ -12,6 +12,7 @@ import sys
 from typing import Any
 
 from myc.errors import MycError
+from myc.pipeline import STAGES
 
 
 def _load(target: str) -> Any:
@@ -63,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     p_ir.add_argument("target", help="FILE.py:FUNC or module:FUNC")
     p_ir.add_argument("--args", default="", help="example arguments as Python literals")
     p_ir.add_argument("--stage", default="parsed",
-                      choices=["parsed", "ad", "typed", "optimized", "kernels", "target"])
+                      choices=list(STAGES))
     p_ir.add_argument("--backend", default="cpu",
                       help="for --stage target: cuda (PTX), rocm (AMDGCN) or opencl (OpenCL C)")
     p_run = sub.add_parser("run", help="run a function on literal arguments")

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -46,15 +46,12 @@ def stage(name: str) -> Iterator[None]:
             _stack[-1][2] += spent
 
 
-def count(name: str, value: int | Any) -> None:
-    """Record a size (``value`` an int, or a graph: its owned nodes are counted)."""
+def count(name: str, value: int | Callable[[], int]) -> None:
+    """Record a size: an int, or a function computing it (called only while timing, so
+    that counting a graph's nodes costs nothing otherwise)."""
     if not _stack:
         return
-    if not isinstance(value, int):
-        from myc.ir.manager import Manager
-
-        value = sum(len(v) for v in Manager(value).owned.values())
-    _counts[name] = value
+    _counts[name] = value if isinstance(value, int) else value()
 
 
 @contextmanager

@@ -27,7 +27,8 @@ from benchmarks.cli import main  # noqa: E402
 from benchmarks.frameworks import MycAdapter, TorchAdapter  # noqa: E402
 from benchmarks.progress import PlainProgress  # noqa: E402
 from benchmarks.runner import RunConfig, WorkloadRun, check  # noqa: E402
-from benchmarks.workload import Workload, all_workloads, select  # noqa: E402
+from benchmarks.workload import Workload  # noqa: E402
+from benchmarks.workloads import all_workloads, select  # noqa: E402
 
 FORWARD = ("W1", "W1a", "W7f")
 STATUSES = {"ok", "ok (peer error)", "error", "mismatch"}

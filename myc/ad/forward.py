@@ -181,18 +181,3 @@ def jvp_graph(f: Graph) -> Graph:
     y = g.apply(P.getitem, r, 0)
     g.output = g.apply(P.make_tuple, y, g.apply(P.tangent_out, g.apply(P.getitem, r, 1), y))
     return g
-
-
-_JVP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # f -> {backend: executable}
-
-
-def run_jvp(f: Graph, primals: list, tangents: list, backend: str = "cpu"):
-    """``myc.jvp``: the forward-mode graph compiled like any program (specialized per
-    signature, its loops native), once per function and backend."""
-    per = _JVP.setdefault(f, {})
-    run = per.get(backend)
-    if run is None:
-        from myc.pipeline import make_executable
-
-        run = per[backend] = make_executable(jvp_graph(f), backend)
-    return run(tuple(primals), tuple(tangents))

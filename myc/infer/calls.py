@@ -33,6 +33,7 @@ from typing import Any
 from myc.infer.abstract import AArray, AScalar
 from myc.infer.control import (
     ALoop,
+    PendingResult,
     abstract_leaf,
     flatten,
     leaf_parameters,
@@ -76,14 +77,6 @@ class TypedFn:
 ACALL = ALoop("call")  # an ``invoke`` node's value: a tuple read with ``loop_out``
 
 
-class PendingResult(Exception):  # noqa: N818 - a control signal
-    """A recursive call to a function whose result type is not known yet."""
-
-    def __init__(self, fn: TypedFn):
-        super().__init__(fn.graph.name)
-        self.fn = fn
-
-
 def _leaf_key(v: Any) -> Any:
     if isinstance(v, Node):
         return ("n", v.abstract)
@@ -115,7 +108,7 @@ class Recursion:
             self.open.get(fn.graph, 0) > 0 and "signature" in fn.graph.flags
 
     def invoke_call(self, fn: Closure, args: list[Any], loc) -> Any:
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         leaves: list[Any] = []
         struct = flatten(list(args), leaves)
@@ -156,7 +149,7 @@ class Recursion:
     def build_fn(self, fn: Closure, struct: Any, leaves: list[Any], variant: list[bool],
                  key: Any, loc) -> TypedFn:
         """Specialize ``fn`` on the signature: the worklist fixpoint of its result."""
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         tf = TypedFn(Graph(f"{fn.graph.name}:rec", None, loc))
         self.fns[key] = tf
@@ -209,7 +202,7 @@ class Recursion:
     def finish_fn(self, tf: TypedFn, body: Graph) -> None:
         """Captured nodes of enclosing programs become parameters; recursive calls
         inside pass them on."""
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         tf.graph = body
         outer = lift_free_nodes(body)

@@ -38,6 +38,15 @@ from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 
 
+class PendingResult(Exception):  # noqa: N818 - a control signal
+    """A recursive call to a function whose result type is not known yet (raised by
+    ``myc.infer.calls``; a branch's other side decides its type)."""
+
+    def __init__(self, fn: Any):  # a ``myc.infer.calls.TypedFn``
+        super().__init__(fn.graph.name)
+        self.fn = fn
+
+
 class SymBool:
     """A branch condition known only as a boolean node of the typed program."""
 
@@ -47,7 +56,7 @@ class SymBool:
         self.node = node
 
     def __bool__(self) -> bool:
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         raise GraphBreak("a condition depends on array or float data")
 
@@ -345,8 +354,8 @@ class ControlFlow:
 
     # -- branches ------------------------------------------------------------------------
     def symbolic_truth(self, prim: Primitive, x: Node, loc) -> Any:
-        from myc.backends.interp import Interpreter
         from myc.infer.abstract import zeros_proxy
+        from myc.ir.evaluator import Interpreter
 
         Interpreter.call_prim(P.truth, [zeros_proxy(x.abstract)], loc)  # size > 1: error
         if isinstance(x.abstract, AArray) or (prim.name == "not_" and not x.abstract.weak):
@@ -369,7 +378,7 @@ class ControlFlow:
 
     def call_fork(self, fork: Fork, args: list[Any], loc, scope: Scope | None) -> Any:
         """Trace both sides of a data-dependent branch; rejoin them where possible."""
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         ctx = self.loop_of(fork.a) or self.loop_of(fork.b)
         if ctx is None and not self.if_convert:
@@ -389,8 +398,6 @@ class ControlFlow:
     def side(self, trace_it) -> Any:
         """One side of a branch, or a ``PendingResult`` when it calls a recursive function
         whose result type is not known yet (``myc.infer.calls``): the other side decides."""
-        from myc.infer.calls import PendingResult
-
         try:
             return trace_it()
         except PendingResult as exc:
@@ -398,8 +405,6 @@ class ControlFlow:
             return exc
 
     def merge_sides(self, c: Node, a: Any, b: Any, loc) -> Any:
-        from myc.infer.calls import PendingResult
-
         if isinstance(a, PendingResult):
             if isinstance(b, PendingResult):
                 raise a
@@ -452,7 +457,7 @@ class ControlFlow:
     path: Any = None
 
     def _trace_branch(self, fn: Any, args: list[Any], loc, scope: Any) -> Any:
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         if isinstance(fn, Primitive):
             return self.call_prim(fn, list(args), loc)
@@ -489,7 +494,7 @@ class ControlFlow:
             ctx.mode = "body"
             if not chosen.chosen:
                 return self.run_loop(fn, args, loc, ctx, scope)
-            from myc.infer.trace import GraphBreak
+            from myc.infer.signature import GraphBreak
 
             count = self.count
             try:
@@ -510,7 +515,7 @@ class ControlFlow:
 
     def run_loop(self, fn: Closure, args: list[Any], loc, ctx: LoopCtx,
                  scope: Scope | None) -> tuple:
-        from myc.infer.trace import GraphBreak
+        from myc.infer.signature import GraphBreak
 
         args = list(args)
         undef = [i for i, a in enumerate(args) if a is UNDEF]

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.signature import GraphBreak, signature_key
+from myc.infer.signature import signature_key
 from myc.ir.nodes import Apply, Constant, Graph, Node
 
 
@@ -72,34 +72,6 @@ class IntPolicy:
 def positions(args: list[Any], runtime: frozenset[tuple[int, type]]) -> frozenset[int]:
     """The argument positions that are run-time ints in this call."""
     return frozenset(i for i, a in enumerate(args) if (i, type(a)) in runtime)
-
-
-def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
-                    backend: str):
-    """The host program of ``graph`` for ``args`` with the ints at ``positions`` as
-    parameters; raises ``NotRuntime`` when the rule above keeps any of them static (or
-    anything fails: the by-value program is then made, and reports any error)."""
-    from myc.infer.trace import trace
-    from myc.lower.program import lower
-    from myc.opt.passes import optimize
-
-    try:
-        typed, template = trace(graph, args, runtime_ints=positions)
-    except GraphBreak as brk:
-        raise NotRuntime(brk.reason) from None
-    except Exception as exc:  # noqa: BLE001 - the by-value trace reports it
-        raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
-    leaves = leaf_positions(args, positions)
-    why = decides(typed, len(leaves))
-    if why is not None:
-        raise NotRuntime(why)
-    try:
-        optimize(typed)
-        prog = lower(typed, template, graph.name, backend=backend)
-    except Exception as exc:  # noqa: BLE001
-        raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
-    prog.int_leaves = leaves
-    return prog
 
 
 def decides(typed: Graph, nints: int) -> str | None:

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.interp import Interpreter, translate_exception
 from myc.errors import Location, MycError, MycTypeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.infer.calls import Recursion
@@ -42,6 +41,7 @@ from myc.infer.control import (
 )
 from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
+from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.arrays import concat_index

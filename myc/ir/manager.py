@@ -154,3 +154,8 @@ def schedule(g: Graph, owned: list[Node]) -> list[Apply]:
                 if inp.id in mine and inp.id not in done:
                     stack.append((inp, False))
     return order
+
+
+def node_count(graph: Graph) -> int:
+    """How many nodes ``graph`` and the graphs it owns hold (a size for ``MYC_TIMINGS``)."""
+    return sum(len(v) for v in Manager(graph).owned.values())

@@ -1,8 +1,10 @@
 """The host program: an ordered list of steps over numbered value slots.
 
-Lowering turns the optimized typed graph into steps -- for now one per primitive,
-each running the primitive's NumPy reference on its slots.  Fusion groups become single
-kernel steps once the kernel backend is attached (``myc.lower.fusion``).
+Lowering turns the optimized typed graph into steps: each fusion group
+(``myc.opt.fusion``, the pipeline's ``fused`` stage) becomes one kernel step compiled by
+the backend, each other primitive a step running its NumPy reference on its slots, a
+data-dependent loop a step running its body's program.  What the backend provides is
+asked through ``myc.lower.target`` (the backend's name is kept, so a program pickles).
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.interp import translate_exception
 from myc.errors import MycError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
+from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
+from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
-from myc.runtime.stats import lowering_fallback, note_run
+from myc.support.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
 from myc.timings import timed
 
@@ -57,7 +60,7 @@ class HostProgram:
     guards: list[tuple[str, Any]] = field(default_factory=list)
     checks: int = 0  # outputs before the guards computed only for their errors
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
-    backend: str = "cpu"  # what its kernels were compiled for (native code: CPU only)
+    backend: str = "cpu"  # what its kernels were compiled for (``myc.lower.target``)
     # positions of the leaves that are int parameters (``myc.infer.runtime_ints``)
     int_leaves: frozenset[int] = frozenset()
 
@@ -98,18 +101,15 @@ class HostProgram:
     def run_flat(self, values: list[Any]) -> list[Any]:
         """Run on one value per parameter; the output leaves (a loop body's step)."""
         slots: list[Any] = [None] * self.nslots
-        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
-            from myc.backends.gpu.host import to_device_values
-
-            values = to_device_values(values)
+        t = _TARGETS[self.backend]
+        if t.device_resident:  # each array to the device once, for all its kernels
+            values = t.to_device(values)
         for slot, v in zip(self.params, values, strict=True):
             slots[slot] = v
         self._steps(slots)
         out = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend in ("cuda", "rocm"):  # results stay on the device: loop and call runners
-            from myc.backends.gpu.host import DeviceConst  # take device values
-
-            out = [v.device() if type(v) is DeviceConst else v for v in out]
+        if t.device_resident:  # results stay on the device: loop and call runners
+            out = t.body_results(out)  # take device values
         return out
 
     def _steps(self, slots: list[Any]) -> None:
@@ -130,7 +130,7 @@ class HostProgram:
                 except MycError as exc:
                     raise exc.with_loc(st.loc) from None
                 except Exception as exc:  # noqa: BLE001 - located like the evaluator's
-                    if _from_signal(exc):
+                    if _TARGETS[self.backend].from_signal(exc):
                         raise  # a signal handler's exception (Ctrl-C in a native loop)
                     raise translate_exception(exc, st.name, st.loc) from None
 
@@ -150,17 +150,13 @@ class HostProgram:
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         device_in = False
-        if self.backend in ("cuda", "rocm"):  # each array to the GPU once, for all its kernels
-            from myc.backends.gpu.host import any_on_device, to_device_values, use
-
-            use(self.backend)  # (a program from the disk cache was not lowered here)
-            device_in = any_on_device(data)
-            data = to_device_values(data)
+        t = _TARGETS[self.backend]
+        if t.device_resident:  # each array to the device once, for all its kernels
+            device_in = t.any_on_device(data)
+            data = t.to_device(data)
         native = self.native
         values = None
         if native is not None:
-            from myc.backends.cpu.loopgen import Bailout
-
             try:
                 values = list(native(data))
                 note_run(True)
@@ -173,16 +169,8 @@ class HostProgram:
                 slots[slot] = v
             self._steps(slots)
             values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
-        if self.backend in ("cuda", "rocm"):  # NumPy in, NumPy out (``myc.backends.gpu.host``)
-            from myc.backends.gpu.host import host_scalars, to_host_values
-
-            # scalars as the program's types promise (read back once, at the end)
-            values = host_scalars(values, self.outputs, self.specs)
-            if not device_in:
-                values = to_host_values(values)
-            elif self.guards:
-                n = len(values) - len(self.guards)
-                values = values[:n] + to_host_values(values[n:])
+        if t.device_resident:  # NumPy in, NumPy out; scalars read back once, at the end
+            values = t.results(values, self, device_in)
         if self.guards:
             n = len(values) - len(self.guards)
             for (kind, expected), got in zip(self.guards, values[n:], strict=True):
@@ -242,15 +230,6 @@ def _same_inputs(a: list[Node], b: list[Node]) -> bool:
     return True
 
 
-def _from_signal(exc: BaseException) -> bool:
-    """Was ``exc`` raised by the user's SIGINT handler as a native loop stopped?"""
-    try:
-        from myc.backends.cpu.interrupt import took
-    except ImportError:  # pragma: no cover - the kernel backend is optional
-        return False
-    return took(exc)
-
-
 def _short(v: Any) -> str:
     if isinstance(v, np.ndarray):
         return f"array<{v.dtype}{list(v.shape)}>" if v.size > 4 else repr(v.tolist())
@@ -302,10 +281,8 @@ class _Finish:
     def __call__(self, *args: Any) -> Any:
         r = self.prim.impl(*args)
         a = self.abstract
-        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar (backend="cuda")
-            from myc.backends.gpu.host import device_scalar
-
-            return device_scalar(r, a)
+        if type(r) in DEVICE_ARRAY_TYPES:  # a device scalar
+            return owner(r).scalar(r, a)
         if isinstance(a, AScalar):
             if a.weak:
                 py = self.__dict__.get("_py")  # (not pickled by older versions)
@@ -320,7 +297,8 @@ class _Finish:
 @timed("lower")
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
-          backend: str = "cpu", compiler: Any = None) -> HostProgram:
+          backend: str = "cpu", compiler: Any = None,
+          groups: list[Any] | None = None) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
@@ -328,18 +306,15 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     function (``HostProgram.native``) instead of a Python loop over steps.
     ``compiler``: compiles each kernel instead of ``backend`` 's own (``myc.ir`` 's
     target stage records the kernels of a device backend with it, needing no device).
+    ``groups``: ``typed`` 's fusion groups, when the pipeline's ``fused`` stage made them.
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
-    if backend in ("cuda", "rocm") and compiler is None:  # no GPU: say what to install
-        import importlib
-
-        importlib.import_module(f"myc.backends.{backend}.runtime").device()
-        from myc.backends.gpu.host import use
-
-        use(backend)
+    t = target(backend)
+    if compiler is None:  # e.g. no GPU: say what to install first
+        t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
-    if fused and not lone and backend == "cpu" and _native_capable(typed):
+    if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
             return prog
@@ -361,14 +336,14 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     steps = []
     out = typed.output
     # on a device every array op the kernel IR expresses is a kernel (it runs there)
-    kernels = _kernels(typed, name, lone or backend != "cpu", backend, compiler) \
-        if fused else {}
+    kernels = _kernels(typed, name, lone or t.kernel_every_op, backend, compiler,
+                       None if lone else groups) if fused else {}
     add_count("kernels", len({id(u) for u in kernels.values()}))
     done: set[int] = set()
-    # cuda, rocm: a loop whose taped rerun (for its adjoint) runs the same body on the same
-    # inputs is that rerun, run once where the loop was (its results lead the taped
-    # loop's, which add the tape and the count): the body runs once, not twice
-    taped_for = _taped_reruns(order) if backend in ("cuda", "rocm") else {}
+    # a loop whose taped rerun (for its adjoint) runs the same body on the same inputs
+    # is that rerun, run once where the loop was (its results lead the taped loop's,
+    # which add the tape and the count): the body runs once, not twice
+    taped_for = _taped_reruns(order) if t.merge_taped_reruns else {}
     twins = {t.id for t in taped_for.values()}
     for unit in schedule_units(order, kernels):
         if isinstance(unit, Elided):
@@ -431,11 +406,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
-    if backend in ("cuda", "rocm"):  # kernels on the GPU, the other steps on the host
-        from myc.backends.gpu.host import adapt, device_constants
-
-        adapt(steps)
-        outputs = device_constants(outputs)
+    outputs = t.adapt(steps, outputs)  # e.g. kernels on the GPU, other steps on the host
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])),
@@ -511,10 +482,9 @@ class Tape:
         for j, a in enumerate(specs):
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
             column = [s[j] for s in states]
-            if any(type(v) in DEVICE_ARRAY_TYPES for v in column):  # (backend="cuda")
-                from myc.backends.gpu.host import stack_on_device
-
-                leaves.append(stack_on_device(column, dt))
+            dev = next((owner(v) for v in column if type(v) in DEVICE_ARRAY_TYPES), None)
+            if dev is not None:
+                leaves.append(dev.stack(column, dt))
                 continue
             leaves.append(np.array(column, dtype=dt))
         return cls(leaves, len(states), specs)
@@ -525,10 +495,8 @@ class Tape:
         v = self.leaves[j][k]
         a = self.specs[j]
         if isinstance(a, AScalar):
-            if type(v) in DEVICE_ARRAY_TYPES:  # (backend="cuda")
-                from myc.backends.gpu.host import device_scalar
-
-                return device_scalar(v, a)
+            if type(v) in DEVICE_ARRAY_TYPES:
+                return owner(v).scalar(v, a)
             if a.dtype == np.bool_:
                 v = bool(v)
             return _as_python(a)(v) if a.weak else a.dtype.type(v)
@@ -547,7 +515,7 @@ class LoopRunner:
     """A ``loop`` step: runs its body program until the body says stop.
 
     When every step of the body is a serial kernel or scalar arithmetic, the whole loop
-    is one native function (``myc.backends.cpu.loopgen``): no return to Python per
+    is one native function (the backend's ``native_loop``): no return to Python per
     iteration.  Otherwise the body's steps run from here, one iteration at a time.
     """
 
@@ -570,8 +538,6 @@ class LoopRunner:
             extra = (Tape.of([], self.body.specs[:n]), 0) if self.tape else ()
             return (None,) * (1 + n) + tuple(zeros) + extra
         if self.native is not None:
-            from myc.backends.cpu.loopgen import Bailout
-
             try:
                 return (None,) * (1 + self.nstate) + self.native(list(inputs))
             except Bailout:
@@ -612,8 +578,6 @@ class CallRunner:
         state = _CALLS.__dict__
         native = self.body.native
         if native is not None and not state.get("replay"):
-            from myc.backends.cpu.loopgen import Bailout
-
             try:
                 return native(list(inputs))
             except Bailout:
@@ -629,8 +593,8 @@ class CallRunner:
     def _steps(self, inputs: list[Any], state: dict) -> tuple:
         if state.get("depth"):
             return tuple(self.body.run_flat(inputs))
-        from myc.backends.interp import _RECURSION_LIMIT
-        from myc.runtime.recursion import raised_recursion_limit
+        from myc.ir.evaluator import _RECURSION_LIMIT
+        from myc.support.recursion import raised_recursion_limit
 
         state["depth"] = 1  # the outermost call raises Python's limit
         try:
@@ -646,18 +610,17 @@ class CallRunner:
 _SMALL_PROGRAM = 400  # nodes
 
 
-def _native_capable(typed: Graph) -> bool:
+def native_capable(typed: Graph, t: Any) -> bool:
     """Is every operation of ``typed`` one the native host program covers (then it is
     lowered with every array op in a kernel, to run as one native function)?"""
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return False
-    try:
-        from myc.backends.cpu.loopgen import _ARRAY_STEPS, _SCALAR
-    except ImportError:  # pragma: no cover - the kernel backend is optional
+    native = t.native_ops()
+    if not native:
         return False
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
-    known = ELEMENTWISE | REDUCTIONS | _SCALAR | _ARRAY_STEPS | {
+    known = ELEMENTWISE | REDUCTIONS | native | {
         "matmul", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke", "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
@@ -675,10 +638,11 @@ def _native_capable(typed: Graph) -> bool:
 
 
 def _native_program(prog: HostProgram):
-    """A straight-line program as a loop that runs once (``myc.backends.cpu.loopgen``);
+    """A straight-line program as a loop that runs once (the backend's native generator);
     its calls of typed functions (itself or others) are native calls where the callees
     are scalar functions (the generator decides)."""
-    if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or prog.backend != "cpu" or any(
+    if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or \
+            not _TARGETS[prog.backend].native_host or any(
             isinstance(st.fn, LoopRunner) for st in prog.steps):
         return None
     from types import SimpleNamespace
@@ -690,13 +654,10 @@ def _native_program(prog: HostProgram):
 
 
 def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None):
-    if os.environ.get("MYC_NO_NATIVE_LOOPS") or getattr(body, "backend", "cpu") != "cpu":
+    if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return None
-    try:
-        from myc.backends.cpu.loopgen import native_loop
-    except ImportError:  # pragma: no cover - the kernel backend is optional
-        return None
-    return native_loop(body, nstate, tape, plan)
+    t = _TARGETS[getattr(body, "backend", "cpu")]
+    return t.native_loop(body, nstate, tape, plan) if t.native_host else None
 
 
 class KernelUnit:
@@ -712,17 +673,9 @@ class KernelUnit:
     def __call__(self, *vals: Any) -> list[Any]:
         from myc.lower.post import finish
 
-        if self.backend in ("cuda", "rocm"):  # device arrays in and out (myc.backends.gpu.host)
-            from myc.backends.gpu.host import finish_on_device
-
-            outs = self.compiled(list(vals))  # (constants: uploaded once, on first use)
-            plain = self.__dict__.get("_plain")
-            if plain is None:  # no output needs a division, a reshape or a scalar read
-                plain = self._plain = all(p.divide_by is None and p.reshape is None and
-                                          p.scalar is None for p in self.plan.post)
-            if plain:
-                return outs
-            return [finish_on_device(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
+        t = _TARGETS[self.backend]
+        if t.device_resident:  # device arrays in and out
+            return t.finish(self, vals)
         arrays = [np.asarray(v, dtype=b.dtype) for v, b in zip(vals, self.plan.kernel.inputs,
                                                                  strict=True)]
         outs = self.compiled(arrays)
@@ -756,19 +709,11 @@ def _kernel_unit(kernel, post, backend: str = "cpu") -> KernelUnit:
 def _compiler(backend: str):
     """``compile_kernel`` of ``backend``: a kernel in, a callable on NumPy arrays out
     (or None where that backend's generator does not cover the kernel)."""
-    if backend == "opencl":
-        from myc.backends.opencl.runtime import compile_kernel
-    elif backend == "cuda":
-        from myc.backends.cuda.runtime import compile_kernel
-    elif backend == "rocm":
-        from myc.backends.rocm.runtime import compile_kernel
-    else:
-        from myc.backends.cpu.runtime import compile_kernel
-    return compile_kernel
+    return target(backend).kernel_compiler()
 
 
-def _kernels(typed: Graph, name: str, lone: bool = False,
-             backend: str = "cpu", compiler: Any = None) -> dict[int, KernelUnit]:
+def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
+             compiler: Any = None, groups: list[Any] | None = None) -> dict[int, KernelUnit]:
     """Compiled kernels of the typed graph's fusion groups, keyed by member node id."""
     from myc.opt.fusion import fuse
 
@@ -779,7 +724,9 @@ def _kernels(typed: Graph, name: str, lone: bool = False,
         return {}
     base = re.sub(r"\W", "_", name) or "k"
     out: dict[int, KernelUnit] = {}
-    for grp in fuse(typed, 1) if lone else fuse(typed):
+    if groups is None:
+        groups = fuse(typed, 1) if lone else fuse(typed)
+    for grp in groups:
         if not lone and len(grp.members) < 2 and not any(
                 prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members):
             continue  # a lone elementwise op: NumPy's loop is as good

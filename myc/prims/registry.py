@@ -1,9 +1,11 @@
 """The primitive registry: one entry per primitive.
 
 An entry holds the primitive's name, its positional parameters (with defaults for the
-optional ones), its NumPy reference implementation and -- filled in by later stages in
-their own modules -- its shape/dtype rule, reverse rule (bprop) and forward rule (jvp).
-``prims.check_complete()`` (used by a test) reports any primitive lacking a rule.
+optional ones) and its NumPy reference implementation.  Its other rules live with the
+stages that use them, found by the primitive's name: the shape/dtype rule in
+``myc/infer/rules.py``, the reverse rule ``bprop_<name>`` in ``prims/bprops.py`` (read
+by ``myc.ad.reverse``), the forward rule ``jvp_<name>`` in ``prims/jvps.py`` (read by
+``myc.ad.forward``); the ``infer``/``bprop``/``jvp`` slots below are not filled yet.
 """
 
 from __future__ import annotations

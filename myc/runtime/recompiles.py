@@ -10,11 +10,10 @@ warns once, naming the arguments whose signature keeps changing and how.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 from typing import Any
 
-_MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from myc.support.caller import user_stacklevel
 
 DEFAULT_MAX = 64
 RECOMPILE_WARN = 8
@@ -76,14 +75,3 @@ def _hashable(k: Any) -> Any:
         return k
     except TypeError:
         return repr(k)
-
-
-def user_stacklevel() -> int:
-    """The ``stacklevel`` that makes a warning issued by the caller point at the first
-    frame outside myc: the user's call."""
-    f = sys._getframe(1)
-    level = 1
-    while f is not None and f.f_code.co_filename.startswith(_MYC_DIR):
-        f = f.f_back
-        level += 1
-    return level

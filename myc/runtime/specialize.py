@@ -7,7 +7,7 @@ value, ``myc.infer.runtime_ints``) is traced once into a flat typed program
 kernels and library calls (``myc.lower``).  A signature whose control flow depends on
 array or float data cannot be specialized (``GraphBreak``); it runs on the reference
 evaluator, and that choice is cached too. Every call is counted in ``stats``
-(``myc.runtime.stats``); a guarded program whose decisions differ is specialized again
+(``myc.support.stats``); a guarded program whose decisions differ is specialized again
 (``myc.runtime.variants``).
 """
 
@@ -21,23 +21,24 @@ from typing import Any
 
 import numpy as np
 
-from myc import timings
-from myc.backends.interp import Interpreter
+from myc import pipeline
+from myc.backends.registry import backend as backend_named
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
 from myc.infer.signature import GraphBreak
+from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
-from myc.runtime.lru import LRU
+from myc.runtime import variants
 from myc.runtime.recompiles import Recompiles, max_specializations
-from myc.runtime.stats import Stats, compiling
-
-_FALLBACK = object()
+from myc.runtime.variants import FALLBACK as _FALLBACK
+from myc.support.lru import LRU
+from myc.support.stats import Stats, compiling
 
 
 class SpecializedFunction:
     """A graph with a cache of specialized programs keyed by argument signature.
 
     The graph may come later: a wrapper that found its programs on disk by source key
-    (``myc.ir.fingerprint.source_key``) need not parse and differentiate at all, so
+    (``myc.frontend.fingerprint.source_key``) need not parse and differentiate at all, so
     ``source`` (a :class:`Source`) parses on demand -- for a signature missing from the
     disk cache, or to evaluate a call the program cannot take.
     """
@@ -46,7 +47,7 @@ class SpecializedFunction:
                  backend: str = "cpu"):
         self._graph = graph
         self.source = source
-        self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda", "rocm")
+        self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda")
         # bounded (``myc.runtime.recompiles``); ints kept at run time where they decide
         # nothing (``myc.infer.runtime_ints``)
         self.cache: LRU = LRU(maxsize=max_specializations())
@@ -71,7 +72,7 @@ class SpecializedFunction:
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
-            from myc.ir.fingerprint import fingerprint
+            from myc.frontend.fingerprint import fingerprint
 
             self._fingerprint = fingerprint(self.graph)
         return self._fingerprint
@@ -124,16 +125,14 @@ class SpecializedFunction:
         return b.name if b is not None else self.graph.name
 
     def _compile(self, key: Any, args: list[Any], runtime: frozenset[int] = frozenset()):
-        from myc.lower.program import lower
-
         if os.environ.get("MYC_NO_SPECIALIZE"):
             return _FALLBACK
         from myc.errors import MycError
-        from myc.runtime import diskcache
+        from myc.support import diskcache
 
         disk_key = src_key = None
         if diskcache.cache_dir() is not None:
-            env = _env_key() + ("" if self.backend == "cpu" else f"|{self.backend}")
+            env = _env_key() + backend_named(self.backend).cache_tag
             skey = self.source.skey if self.source is not None else None
             if skey is not None:  # no parse, no AD: the source says which program
                 src_key = f"src|{skey}|{env}|{key!r}"
@@ -153,34 +152,23 @@ class SpecializedFunction:
                     if src_key is not None:
                         diskcache.store("program", src_key, cached)
                     return cached
-        from myc.opt.passes import optimize  # (imported only when compiling)
-
-        if self.backend in ("cuda", "rocm"):  # traced on host copies: once per signature
-            from myc.backends.gpu.host import to_host_values
-
-            args = to_host_values(args)
+        args = backend_named(self.backend).trace_args(args)  # e.g. host copies
         try:
             if runtime:  # raises NotRuntime when an int must stay a constant
-                from myc.infer.runtime_ints import compile_runtime
-
                 with compiling(self.stats):
-                    prog = compile_runtime(self.graph, args, runtime, self.backend)
+                    prog = pipeline.compile_runtime(self.graph, args, runtime, self.backend)
                 self.stats.compiles += 1
                 for k in (disk_key, src_key):
                     if k is not None:
                         diskcache.store("program", k, prog)
                 return prog
             graph = self.graph
-            timings.count("parsed nodes", graph)
-            with timings.stage("infer"):
-                typed, template, brk = specialize(graph, args)
-            if brk is not None:
+
+            def broke(brk: GraphBreak) -> None:
                 self.breaks[key] = brk
-            timings.count("typed nodes", typed)
-            optimize(typed)
-            timings.count("optimized nodes", typed)
-            with compiling(self.stats):
-                prog = lower(typed, template, self.graph.name, backend=self.backend)
+
+            with compiling(self.stats):  # (its time is the compile's, as before)
+                prog = pipeline.compile(graph, args, self.backend, broke)
             self.stats.compiles += 1
             for k in (disk_key, src_key):
                 if k is not None:
@@ -203,8 +191,6 @@ class SpecializedFunction:
             return _FALLBACK
 
     def __call__(self, *args: Any) -> Any:
-        from myc.runtime import variants
-
         prog = self.program(list(args))
         if prog is None:
             return variants.evaluate(self, args)
@@ -214,14 +200,8 @@ class SpecializedFunction:
 
     def _interpret(self, args: tuple) -> Any:
         """The reference evaluator's result (it reads host arrays: a device argument is
-        copied, and counted, on ``backend="cuda"``)."""
-        if self.backend in ("cuda", "rocm"):
-            from myc.backends.gpu.host import any_on_device, count_fallback, to_host_values
-
-            if any_on_device(flatten_args(list(args), [])):
-                count_fallback("evaluator")
-                args = tuple(to_host_values(list(args)))
-        return self.interp.run(*args)
+        copied, and counted, by its backend)."""
+        return self.interp.run(*backend_named(self.backend).evaluator_args(args))
 
 
 # settings that change what a signature compiles to (the others -- thread count,
@@ -305,14 +285,15 @@ class Source:
         self.skey: str | None = None
         self.binding: Binding | None = None
         self.backend = backend
-        self.keyed = backend == "cpu" and not os.environ.get("MYC_NO_SPECIALIZE")
+        self.keyed = backend_named(backend).source_keyed and \
+            not os.environ.get("MYC_NO_SPECIALIZE")
         if self.keyed:
-            from myc.runtime import diskcache
+            from myc.support import diskcache
 
             self.keyed = diskcache.cache_dir() is not None
         if self.keyed:
-            from myc.ir.fingerprint import source_key
-            from myc.runtime import diskcache
+            from myc.frontend.fingerprint import source_key
+            from myc.support import diskcache
 
             self.skey = source_key(described)
             if self.skey is not None:
@@ -327,87 +308,20 @@ class Source:
         (else it is taken here, before the frontend reads anything)."""
         if self.graph is None:
             if self.keyed and before is None:
-                from myc.ir.fingerprint import source_key
+                from myc.frontend.fingerprint import source_key
 
                 before = source_key(self._described)
             g = self._build()
             self.graph = g
             self.binding = Binding.of(g)
             if self.keyed:
-                from myc.ir.fingerprint import note_parsed
-                from myc.runtime import diskcache
+                from myc.frontend.fingerprint import note_parsed
+                from myc.support import diskcache
 
                 self.skey = note_parsed(self._described, before)
                 if self.skey is not None and self.binding.storable():
                     diskcache.store("binding", self.skey, self.binding)
         return self.graph
-
-
-def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | None]:
-    """The typed program of ``graph`` for ``args``, its output template, and -- when
-    plain specialization broke on data-dependent control flow -- why.
-
-    Routes, in order: plain tracing (data-dependent loops become ``loop`` nodes); for a
-    gradient, the primal traced then swept backwards (``myc.infer.adjoint``); else the
-    program specialized on this call's decisions, guarded (``typed.flags["guards"]``).
-    Raises ``GraphBreak`` when none applies (the signature is interpreted).
-    """
-    from myc.infer.trace import trace  # (the tracer is loaded only to compile)
-
-    spec = graph.flags.get("grad_of")
-    adjoint = spec is not None and not os.environ.get("MYC_NO_TYPED_AD")
-    try:
-        typed, template = trace(graph, args, strict_loops=adjoint)
-        return typed, template, None
-    except GraphBreak as brk:
-        first = brk
-    if getattr(first, "chosen_loop", False):
-        # a long loop of a gradient: kept a loop (with a tape) by the adjoint route, or,
-        # where that cannot take the program, unrolled after all
-        from myc.infer.adjoint import typed_grad
-
-        primal, nums, single, has_value = spec
-        try:
-            typed, template = typed_grad(primal, args, nums, single, has_value)
-            typed.flags["route"] = "adjoint"
-            return typed, template, None
-        except GraphBreak:
-            pass
-        try:
-            typed, template = trace(graph, args)
-            return typed, template, None
-        except GraphBreak as brk:
-            first = brk
-    calls = [False, True] if _recursion(first) else [False]
-    if calls[-1]:
-        try:  # data-dependent recursion: a typed function per signature
-            typed, template = trace(graph, args, typed_calls=True)
-            return typed, template, None
-        except GraphBreak:
-            pass
-    if adjoint:
-        from myc.infer.adjoint import typed_grad
-
-        primal, nums, single, has_value = spec
-        for typed_calls in calls:
-            try:
-                typed, template = typed_grad(primal, args, nums, single, has_value,
-                                             typed_calls)
-                typed.flags["route"] = "adjoint"
-                return typed, template, first
-            except GraphBreak as brk:
-                if not typed_calls and _recursion(brk):
-                    calls = [False, True]
-    typed, template = trace(graph, args, guarded=True)
-    return typed, template, first
-
-
-def _recursion(brk: GraphBreak) -> bool:
-    """Did specialization break on recursion whose depth depends on data (then typed
-    functions, ``myc.infer.calls``, may specialize it)?"""
-    if os.environ.get("MYC_NO_TYPED_CALLS"):
-        return False
-    return brk.unbounded
 
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:
@@ -424,3 +338,11 @@ def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:
     for a in args:
         walk(a)
     return out
+
+
+def make_executable(graph: Graph, backend: str) -> Callable[..., Any]:
+    """A callable running ``graph`` on ``backend``: specialized per signature where the
+    backend compiles (``SpecializedFunction``), else the reference evaluator."""
+    if backend_named(backend).specializes:
+        return SpecializedFunction(graph, backend=backend)
+    return Interpreter(graph).run

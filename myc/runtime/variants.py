@@ -21,6 +21,7 @@ import numpy as np
 
 from myc.infer.signature import GraphBreak
 
+FALLBACK = object()  # a signature's cache entry: its calls run on the evaluator
 MAX_VARIANTS = 4  # programs per signature
 MAX_MISSES = 3  # misses past the bound before the signature stays on the evaluator
 
@@ -28,7 +29,7 @@ MAX_MISSES = 3  # misses past the bound before the signature stays on the evalua
 def run(sf, prog, args: tuple) -> Any:
     """Run a compiled program, counting how it ran."""
     from myc import timings
-    from myc.runtime.stats import last_run_native, note_run
+    from myc.support.stats import last_run_native, note_run
 
     note_run(False)
     with timings.stage("run"):
@@ -41,7 +42,7 @@ def evaluate(sf, args: tuple, why: tuple[str, str, Any] | None = None) -> Any:
     """A call served by the reference evaluator; ``why``: the fallback's (reason,
     message, location), reported when the evaluator gives a value (a call it refuses
     was the user's error, not a fallback)."""
-    from myc.runtime.stats import strict
+    from myc.support.stats import strict
 
     key = sf.ints.key(list(args))  # the key the cache uses (run-time ints by type)
     if why is None:
@@ -119,28 +120,24 @@ def guarded(sf, prog, args: tuple) -> Any:
            "compiled variants of this signature; this call runs on the reference "
            "evaluator", _def_loc(sf))
     if sf.misses[key] >= MAX_MISSES and len(vs) >= MAX_VARIANTS:
-        from myc.runtime.specialize import _FALLBACK
-
-        sf.cache[key] = _FALLBACK
+        sf.cache[key] = FALLBACK
     return evaluate(sf, args, why)
 
 
 def _variant(sf, args: tuple, known: list[Any]):
     """A program specialized on this call's decisions, or None (it fails to specialize,
     or its decisions are some known variant's: the call is the evaluator's to decide)."""
+    from myc import pipeline
     from myc.errors import MycError
-    from myc.lower.program import lower
-    from myc.opt.passes import optimize
-    from myc.runtime.specialize import specialize
-    from myc.runtime.stats import compiling
+    from myc.support.stats import compiling
 
     try:
-        typed, template, _brk = specialize(sf.graph, list(args))
+        typed, template, _brk = pipeline.specialize(sf.graph, list(args))
         if not typed.flags.get("guards"):
             return None
-        optimize(typed)
+        pipeline.optimized(typed)
         with compiling(sf.stats):
-            prog = lower(typed, template, sf.graph.name, backend=sf.backend)
+            prog = pipeline.lowered(typed, template, sf.graph.name, sf.backend)
     except (GraphBreak, MycError):
         return None
     except Exception:  # noqa: BLE001 - an internal failure: the evaluator answers

@@ -183,9 +183,9 @@ def test_fixed_jvp_tangent_shape_mismatch_names_an_internal_file():
 def test_jvp_is_compiled_once_per_function():
     """myc.jvp runs the forward-mode graph through the compiled pipeline (specialized
     per signature), not the reference evaluator, and builds it once per function."""
-    from myc.ad.forward import _JVP
     from myc.api import _graph_of
     from myc.runtime.specialize import SpecializedFunction
+    from myc.runtime.vjp import _JVP
 
     def f(x):
         return np.sum(np.tanh(x) * x)
@@ -204,9 +204,9 @@ def test_jvp_is_compiled_once_per_function():
 def test_vjp_forward_and_pullback_are_compiled():
     """myc.vjp's forward pass and its pullback (J(f) and the backpropagator in one graph,
     the forward recomputed) are compiled programs; the pullback can be called many times."""
-    from myc.ad.vjp import _VJP
     from myc.api import _graph_of
     from myc.runtime.specialize import SpecializedFunction
+    from myc.runtime.vjp import _VJP
 
     def f(x, w):
         return np.tanh(x @ w), np.sum(x)

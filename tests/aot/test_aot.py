@@ -379,7 +379,7 @@ def test_dynamic_size_whose_structure_changes_is_rejected(tmp_path):
 
 def test_dynamic_size_lower_bound_is_checked_at_run_time(tmp_path):
     from myc.aot import program_at, signature_specs
-    from myc.aot_dynamic import generalize
+    from myc.aot.dynamic import generalize
 
     specs = signature_specs("f32[N,4], f32[4]")
 

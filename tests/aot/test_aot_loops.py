@@ -310,7 +310,7 @@ def test_numpy_reference_of_loop_programs_matches_the_jit():
     """``aot_dynamic.evaluate`` (used to validate small dynamic sizes) runs loops,
     selects and tapes as the library does."""
     from myc.aot import build_program
-    from myc.aot_dynamic import evaluate
+    from myc.aot.dynamic import evaluate
 
     x = np.linspace(0.3, 3.0, 16).astype(np.float32)
     for fn in (settle, myc.value_and_grad(while_loss), loop_in_branch):

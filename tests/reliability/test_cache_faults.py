@@ -27,7 +27,7 @@ import pytest
 import myc
 from myc.backends.cpu import loopgen
 from myc.backends.cpu.runtime import clear_cache
-from myc.runtime import cachekey, diskcache
+from myc.support import cachekey, diskcache
 
 
 def loss(x):
@@ -245,7 +245,7 @@ FIFO_SCRIPT = textwrap.dedent("""
     from pathlib import Path
     import numpy as np
     import myc
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     def loss(x):
         return np.sum(np.tanh(x) * x + np.exp(-x * x))
@@ -269,7 +269,7 @@ FIFO_SCRIPT = textwrap.dedent("""
     clear_cache(); loopgen._CODE.clear()
     again = float(myc.jit(loss)(x))                 # reads the FIFOs' names: must not hang
     assert again == ref, (again, ref)
-    from myc.runtime.cacheprune import prune
+    from myc.support.cacheprune import prune
     prune(Path(sys.argv[1]), 1)                     # pruning walks them too
     print("ok")
 """)

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import myc
-from myc.runtime.recursion import raised_recursion_limit
+from myc.support.recursion import raised_recursion_limit
 from tests.backends import BACKENDS
 
 

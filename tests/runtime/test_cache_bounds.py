@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import myc
-from myc.runtime import cacheprune, diskcache
-from myc.runtime.lru import LRU
+from myc.support import cacheprune, diskcache
+from myc.support.lru import LRU
 from tests.backends import BACKENDS
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import myc
 from myc.backends.cpu.runtime import clear_cache
-from myc.runtime import diskcache
+from myc.support import diskcache
 
 SCRIPT = textwrap.dedent("""
     import sys

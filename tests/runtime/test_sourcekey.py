@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import myc
-from myc.ir.fingerprint import source_key
+from myc.frontend.fingerprint import source_key
 
 MODULE = textwrap.dedent("""
     import os

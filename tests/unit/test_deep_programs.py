@@ -10,7 +10,7 @@ import sys
 import numpy as np
 
 import myc
-from myc.ir.fingerprint import fingerprint
+from myc.frontend.fingerprint import fingerprint
 from myc.ir.printer import print_graph
 from myc.ir.verify import verify
 

@@ -471,7 +471,7 @@ def run_everything():
 def test_closure_values_in_the_evaluator():
     """A graph constant evaluates to a closure over its parent's frame."""
     outer, *_ = _closure_program()
-    from myc.backends.interp import Interpreter
+    from myc.ir.evaluator import Interpreter
 
     interp = Interpreter(outer)
     assert interp.run(3.0) == 6.0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from myc.aot_names import helper_names
+from myc.backends.cpu.aot_names import helper_names
 from myc.backends.cpu.aot_program import DTYPE_CODE, STATUS, Value, c_strides, is_dynamic
 from myc.backends.cpu.codegen import ITEMSIZE, counted_loop
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
@@ -30,7 +30,7 @@ class AbiMixin:
 
     def build_support(self) -> None:
         """``NAME_last_error`` and ``NAME_free``: prefixed with the entry point's name, so
-        each library linked into a program keeps its own message (``myc/aot_names.py``)."""
+        each library linked into a program keeps its own message (``aot_names.py``)."""
         names = helper_names(self.p.name)
         fn = ir.Function(self.m, ir.FunctionType(PTR, []), names["last_error"])
         b = ir.IRBuilder(fn.append_basic_block("entry"))

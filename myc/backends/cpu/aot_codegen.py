@@ -1,7 +1,7 @@
 """Ahead-of-time code for the CPU backend: a statically shaped host program as one
 exported C function, plus the fused kernels, in one LLVM module and one object file.
 
-Input: an :class:`~myc.backends.cpu.aot_program.AotProgram` (built by ``myc/aot.py``;
+Input: an :class:`~myc.backends.cpu.aot_program.AotProgram` (built by ``myc/aot/build.py``;
 the data model and its operations are described there).  :class:`HostGen` emits the
 exported function (see ``docs/aot.md`` for the ABI): it checks its arguments, copies
 non-contiguous inputs into one scratch arena (which also holds every intermediate, at

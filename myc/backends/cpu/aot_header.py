@@ -8,7 +8,7 @@ is documented in ``docs/aot.md``.
 
 from __future__ import annotations
 
-from myc.aot_names import helper_names
+from myc.backends.cpu.aot_names import helper_names
 from myc.backends.cpu.aot_program import MAX_BYTES, STATUS, AotProgram
 
 

@@ -1,6 +1,6 @@
 """Data-dependent control flow in ahead-of-time libraries: loops, selects and tapes.
 
-``myc/aot.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
+``myc/aot/build.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
 a typed body run until its first output is false) into a :class:`LoopOp`, an
 if-converted branch (``select``) into a :class:`Select`, and the reads of a taped loop's
 state that a gradient's backward loop makes (``tape_get``) into :class:`TapeGet`.
@@ -37,8 +37,11 @@ from llvmlite import ir
 from myc.backends.cpu.emit import I8, I64, PTR
 
 if TYPE_CHECKING:
-    from myc.backends.cpu.aot_codegen import HostGen
     from myc.backends.cpu.aot_program import Value
+
+# the emitter these functions extend (``aot_codegen.HostGen``, which imports this module:
+# named here, not imported)
+HostGen = Any
 
 TAPE_START = 16  # iterations a tape holds before its first realloc
 

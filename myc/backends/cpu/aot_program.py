@@ -1,10 +1,10 @@
-"""The ahead-of-time program: what ``myc/aot.py`` builds and the CPU backend compiles.
+"""The ahead-of-time program: what ``myc/aot/build.py`` builds and the CPU backend compiles.
 
-It exists so the front half (``myc/aot.py``, ``myc/aot_dynamic.py``, ``myc/aot_loops.py``)
+It exists so the front half (``myc/aot/build.py``, ``myc/aot/dynamic.py``, ``myc/aot/loops.py``)
 and the header writer can describe a program without importing the LLVM emitter.
 
 An :class:`AotProgram` (target-neutral) has input and output values with static shapes
-(or polynomials in dynamic sizes, ``myc/aot_dynamic.py``) and dtypes, and a list of
+(or polynomials in dynamic sizes, ``myc/aot/dynamic.py``) and dtypes, and a list of
 operations over values:
 
 * :class:`KernelOp` -- a fused kernel (kernel IR), called over its whole parallel range;
@@ -107,7 +107,7 @@ def c_strides(shape: tuple[int, ...], itemsize: int) -> list[int]:
 
 
 def is_size_const(v: Value) -> bool:
-    """A constant computed from dynamic sizes (see ``myc/aot_dynamic.py``)."""
+    """A constant computed from dynamic sizes (see ``myc/aot/dynamic.py``)."""
     return v.const is not None and v.const.dtype == object
 
 

@@ -1,6 +1,6 @@
 """Sizes in an ahead-of-time library's entry point: constants, or computed at run time.
 
-With dynamic sizes (``myc/aot_dynamic.py``) a shape, a byte count or a scalar such as
+With dynamic sizes (``myc/aot/dynamic.py``) a shape, a byte count or a scalar such as
 the count a ``mean`` divides by is a polynomial (:class:`~myc.lower.dims.Dim`,
 :class:`~myc.lower.dims.SymFloat`) in the sizes the inputs' shapes bound
 (``HostGen.dims``); these helpers turn one into an LLVM value, and a static size into

@@ -52,8 +52,9 @@ from myc.backends.cpu.runtime import (
 )
 from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
+from myc.lower.target import Bailout
 from myc.prims import Primitive
-from myc.runtime.lru import LRU
+from myc.support.lru import LRU
 from myc.timings import timed
 
 _MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
@@ -74,11 +75,6 @@ _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack 
 
 class _TapeFull(Exception):
     pass
-
-
-class Bailout(Exception):  # noqa: N818 - a control signal
-    """The native loop met what only Python semantics decide (an int overflowing 64 bits,
-    a Python division by zero, an index out of range): run the loop on the host path."""
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -117,7 +113,7 @@ def _jit(text: str) -> JitModule:
     import hashlib
 
     from myc.backends.cpu.jit import host
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     key = hashlib.sha256("\n".join(["loop1", *host(), text]).encode()).hexdigest()
     code = _CODE.get(key)

@@ -300,7 +300,7 @@ def cache_key(kernel: Kernel) -> str:
 def compile_kernel(kernel: Kernel) -> CompiledKernel:
     """Compile ``kernel`` for this CPU, or return the cached build of an identical one
     (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``)."""
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     key = cache_key(kernel)
     with _cache_lock:

@@ -56,7 +56,7 @@ def choose(cpu: str, features: str,
         return features
     if want == "256":
         return narrowed(features)
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     key = f"{cpu}|{features}"
     cached = diskcache.load("tuning", key)
@@ -90,16 +90,16 @@ def probe_time(cpu: str, features: str) -> float:
     """Seconds per call of the probe kernel compiled for ``features`` (best of 20)."""
     import llvmlite.binding as llvm
 
-    from myc.backends.cpu import jit
+    from myc.backends.cpu import llvm_module
     from myc.backends.cpu.codegen import codegen, entry_name
 
     kernel = _probe_kernel()
     module, plan = codegen(kernel)
-    jit._init()
+    llvm_module._init()
     tm = llvm.Target.from_default_triple().create_target_machine(
         cpu=cpu, features=features, opt=3, codemodel="jitdefault")
-    mod = jit.optimize(jit.parse(module, tm), tm)
-    with jit._lock:
+    mod = llvm_module.optimize(llvm_module.parse(module, tm), tm)
+    with llvm_module._lock:
         engine = llvm.create_mcjit_compiler(mod, tm)
         engine.finalize_object()
         addr = engine.get_function_address(entry_name(kernel))

@@ -389,12 +389,12 @@ def _span(a: Any) -> tuple[int, int]:
 
 
 def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
+                check_args: Callable[..., Any], own_outputs: Callable[[Any], Any],
                 backend: str = "cuda") -> Any:
     """``run`` on a call's positional arguments: GPU arrays stay on the device (CuPy
     arrays as they are, other ``__dlpack__`` GPU arrays through ``cupy.from_dlpack``);
-    the results are CuPy arrays when an argument was a GPU array, else NumPy."""
-    from myc.runtime.args import check_args, own_outputs
-
+    the results are CuPy arrays when an argument was a GPU array, else NumPy.
+    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy."""
     use(backend)
     found: list[Any] = []
     bound = [_foreign(v, found) for v in bound]

@@ -93,7 +93,7 @@ def cached_image(kind: str, kernel: Kernel, key: str,
     """``make(kernel)`` -- (image, plan) -- through the disk cache (``MYC_CACHE_DIR``,
     entries of ``kind``): a program loaded from disk then needs no LLVM for its
     kernels.  The plan is made again (no LLVM run)."""
-    from myc.runtime import diskcache
+    from myc.support import diskcache
 
     image = diskcache.load(kind, key) if key else None
     if isinstance(image, str | bytes):

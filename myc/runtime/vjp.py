@@ -1,4 +1,6 @@
-"""``vjp``: run ``J(f)`` once, hand back the backpropagator as a Python pullback."""
+"""``vjp``: run ``J(f)`` once, hand back the backpropagator as a Python pullback; ``jvp``:
+run the forward-mode graph.  Both compile like any program, once per function and
+backend (the graph transforms themselves are ``myc.ad``'s)."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ from typing import Any
 
 import numpy as np
 
+from myc.ad.forward import jvp_graph
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
 from myc.runtime.args import check_arg, check_like, own_outputs
+from myc.runtime.specialize import make_executable
 
 
 def _cotangent(d: Any, x: Any) -> Any:
@@ -35,8 +39,6 @@ def _programs(graph: Graph, nargs: int, backend: str) -> tuple[Any, Any]:
     per = _VJP.setdefault(graph, {})
     runs = per.get((backend, nargs))
     if runs is None:
-        from myc.pipeline import make_executable
-
         jg = reverse_transform(graph)
         w = Graph(f"vjp({graph.name})")
         xs = [w.add_parameter(f"x{i}") for i in range(nargs)]
@@ -75,3 +77,16 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
             raise exc.with_traceback(None) from None
 
     return own_outputs(out), pullback
+
+
+_JVP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # f -> {backend: executable}
+
+
+def run_jvp(f: Graph, primals: list, tangents: list, backend: str = "cpu"):
+    """``myc.jvp``: the forward-mode graph compiled like any program (specialized per
+    signature, its loops native), once per function and backend."""
+    per = _JVP.setdefault(f, {})
+    run = per.get(backend)
+    if run is None:
+        run = per[backend] = make_executable(jvp_graph(f), backend)
+    return run(tuple(primals), tuple(tangents))

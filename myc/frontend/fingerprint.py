@@ -87,7 +87,7 @@ from typing import Any  # noqa: E402
 from myc.timings import timed  # noqa: E402
 
 # modules whose objects are described by name: their versions are part of every cache
-# key already (``myc.runtime.diskcache``), and myc's own source is hashed there too
+# key already (``myc.support.diskcache``), and myc's own source is hashed there too
 _LIBRARIES = ("numpy", "math", "builtins", "myc")
 _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
 

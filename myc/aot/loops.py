@@ -50,7 +50,7 @@ def _state_value(low, p):
     if not hasattr(a, "shape") or getattr(a, "dtype", None) is None:
         low.reject(p, f"a loop-carried value of type {a}")
     dt = str(np.dtype(a.dtype))
-    from myc.aot import DTYPES
+    from myc.aot.signature import DTYPES
 
     if dt not in DTYPES.values():
         low.reject(p, f"a loop-carried value of type {a}")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from myc.c_library_names import LIBC_NAMES
+from myc.backends.cpu.c_library_names import LIBC_NAMES
 from myc.errors import MycError
 
 C_KEYWORDS = frozenset("""

@@ -7,7 +7,7 @@ that links the library (the dynamic linker binds the first definition it finds),
 does not link at all.  The list is the defined dynamic symbols of glibc 2.36's
 ``libc.so.6`` and ``libm.so.6`` that do not start with ``_`` (``nm -D --defined-only``,
 x86-64): a superset of ISO C's and POSIX's names.  Names that start with ``_`` are
-reserved to the implementation and refused by :mod:`myc.aot_names` anyway.
+reserved to the implementation and refused by :mod:`myc.backends.cpu.aot_names` anyway.
 """
 
 LIBC_NAMES = frozenset("""

@@ -125,7 +125,7 @@ class Interpreter:
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:
         """Call a value the program returned (a closure, a backpropagator)."""
-        from myc.runtime.recursion import raised_recursion_limit
+        from myc.support.recursion import raised_recursion_limit
 
         try:
             with raised_recursion_limit(_RECURSION_LIMIT), np.errstate(all="ignore"):

@@ -2,130 +2,32 @@
 
 ``aot(fn, "f32[64,4], f32[4]", "libname.so")`` specializes ``fn`` on zero arrays of
 those shapes exactly as the JIT does (a named size such as ``N`` is dynamic: see
-:mod:`myc.aot_dynamic`) (trace, optimize, fusion groups as kernels), turns
+:mod:`myc.aot.dynamic`) (trace, optimize, fusion groups as kernels), turns
 the optimized program into native operations (fused kernels, our own blocked GEMM,
 transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
 links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
 
 Data-dependent loops, if-converted branches and gradients through loops are lowered by
-:mod:`myc.aot_loops`.  Anything the library could not run natively (gathers, recursion
+:mod:`myc.aot.loops`.  Anything the library could not run natively (gathers, recursion
 whose depth depends on data, control flow the JIT can only guard, structure that changes
 with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 """
 
 from __future__ import annotations
 
-import operator
 import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
-import types
 from typing import Any
 
 import numpy as np
 
-from myc.aot_loops import CONTROL, refusal, selects_as_where, unguard_safe
-from myc.aot_names import check_name
+from myc.aot.loops import CONTROL, refusal, selects_as_where, unguard_safe
+from myc.aot.signature import DTYPES, signature_specs
+from myc.backends.cpu.aot_names import check_name
 from myc.errors import MycError
-
-DTYPES = {"f32": "float32", "f64": "float64", "i64": "int64", "bool": "bool",
-          "float32": "float32", "float64": "float64", "int64": "int64"}
-_SIG_ITEM = re.compile(r"\s*(\w+)\s*\[([^\]]*)\]\s*")
-
-
-def parse_signature(signature: Any) -> list[np.ndarray]:
-    """Zero example arrays for a static ``signature`` (see :func:`signature_specs`)."""
-    out = []
-    for i, (dtype, shape) in enumerate(signature_specs(signature)):
-        named = [d for d in shape if isinstance(d, str)]
-        if named:
-            raise MycError(f"myc.aot: item {i} of the signature has the dynamic size "
-                           f"{named[0]}; example arrays need every size as a number")
-        out.append(np.zeros(shape, dtype))
-    return out
-
-
-def signature_specs(signature: Any) -> list[tuple[str, tuple[int | str, ...]]]:
-    """``(dtype, shape)`` per argument of ``signature``: a string ``"f32[N,4], f32[4]"``
-    (a size may be a name: a dynamic size, the same for every item that names it) or a
-    sequence of arrays / ``(shape, dtype)`` pairs / objects with ``shape`` and ``dtype``."""
-    if isinstance(signature, str):
-        items, depth, cur = [], 0, ""
-        for ch in signature:
-            depth += ch == "["
-            depth -= ch == "]"
-            if ch == "," and depth == 0:
-                items.append(cur)
-                cur = ""
-            else:
-                cur += ch
-        if cur.strip():
-            items.append(cur)
-        out = []
-        for text in items:
-            m = _SIG_ITEM.fullmatch(text)
-            if m is None or m.group(1) not in DTYPES:
-                raise MycError(f"myc.aot: cannot read {text.strip()!r} in the signature: "
-                               "expected DTYPE[d0,d1,...] with DTYPE one of f32, f64, i64, "
-                               "bool, e.g. \"f32[64,4], f32[4]\" or \"f32[N,4], f32[4]\"")
-            dims = [d.strip() for d in m.group(2).split(",") if d.strip()]
-            shape: list[int | str] = []
-            for d in dims:
-                if d.isascii() and d.isdigit():
-                    shape.append(int(d))
-                elif d.isidentifier():
-                    shape.append(d)
-                else:
-                    raise MycError(f"myc.aot: dimension {d!r} in {text.strip()!r}: a size "
-                                   "is a number or a name (a dynamic size, e.g. N)")
-            out.append(_within_limits(DTYPES[m.group(1)], tuple(shape), text.strip()))
-        return out
-    if not isinstance(signature, (tuple, list)):
-        raise MycError("myc.aot: the signature is a string like \"f32[64,4], f32[4]\" or a "
-                       f"tuple of example arrays, not {type(signature).__name__}")
-    out = []
-    for i, item in enumerate(signature):
-        if isinstance(item, tuple) and len(item) == 2 and not isinstance(item[0], np.ndarray):
-            shape, dtype = item
-        elif hasattr(item, "shape") and hasattr(item, "dtype"):
-            shape, dtype = item.shape, item.dtype
-        else:
-            raise MycError(f"myc.aot: signature item {i} is {type(item).__name__}; give an "
-                           "array, a (shape, dtype) pair, or use a string signature")
-        dt = str(np.dtype(dtype))
-        if dt not in DTYPES.values():
-            raise MycError(f"myc.aot: signature item {i} has dtype {dt}; supported: float32, "
-                           "float64, int64, bool")
-        try:
-            dims = tuple(d if isinstance(d, str) else operator.index(d) for d in shape)
-        except TypeError:
-            raise MycError(f"myc.aot: signature item {i} has the shape {shape!r}; sizes "
-                           "are ints or names") from None
-        out.append(_within_limits(dt, dims, f"item {i}"))
-    return out
-
-
-def _within_limits(dtype: str, shape: tuple[int | str, ...], what: str):
-    """``(dtype, shape)``, or a :class:`MycError` where a static size is negative or the
-    static part of the shape cannot be an array of a library (more than 2^56 bytes:
-    the library could not even count its bytes in 64 bits safely)."""
-    from math import prod
-
-    from myc.backends.cpu.aot_program import MAX_BYTES
-
-    static = [d for d in shape if isinstance(d, int)]
-    if any(d < 0 for d in static):
-        raise MycError(f"myc.aot: {what} in the signature has a negative size")
-    nbytes = prod(static) * np.dtype(dtype).itemsize
-    biggest = max(static, default=0)
-    if nbytes > MAX_BYTES or biggest * np.dtype(dtype).itemsize > MAX_BYTES:
-        raise MycError(f"myc.aot: {what} in the signature is too large ({nbytes} bytes, "
-                       f"an axis of {biggest} elements): a library's arrays are at most "
-                       "2^56 bytes")
-    return dtype, shape
 
 
 def _entry_name(fn: Any, graph) -> str:
@@ -138,14 +40,14 @@ def build_program(fn: Any, signature: Any, name: str | None = None):
     """The native program (``aot_program.AotProgram``) of ``fn`` on ``signature``.
 
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
-    and generalized (:mod:`myc.aot_dynamic`): one program for every size from a lower
+    and generalized (:mod:`myc.aot.dynamic`): one program for every size from a lower
     bound on, or a :class:`MycError` when its structure depends on the size."""
     if name is not None:
         check_name(name)
     specs = signature_specs(signature)
     symbols = sorted({d for _, shape in specs for d in shape if isinstance(d, str)})
     if symbols:
-        from myc.aot_dynamic import generalize
+        from myc.aot.dynamic import generalize
 
         return generalize(lambda examples: program_at(fn, examples, name), specs, symbols,
                           _fn_name(fn))
@@ -163,25 +65,23 @@ def _fn_name(fn: Any) -> str:
 
 
 def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
-    """The native program of ``fn`` specialized on arrays shaped like ``examples``."""
+    """The native program of ``fn`` specialized on arrays shaped like ``examples``
+    (``myc.pipeline`` 's stages, as the JIT runs them, then AOT's own lowering)."""
     from myc import pipeline
-    from myc.api import Jitted, _bind_call, _graph_of
     from myc.backends.cpu.aot_program import AotProgram
     from myc.infer.trace import GraphBreak
-    from myc.opt.passes import optimize
     from myc.prims import P
     from myc.runtime.args import check_args
-    from myc.runtime.specialize import specialize
+    from myc.runtime.specialize import Binding
 
-    target = fn.__myc_function__ if isinstance(fn, Jitted) else fn
-    graph = pipeline.parsed(target if callable(getattr(target, "__myc_graph__", None))
-                            else _graph_of(target))
+    target = getattr(fn, "__myc_function__", fn)  # a jitted function: what it wraps
+    graph = pipeline.parsed(pipeline.graph_of(target))
     names = [p.name for p in graph.parameters]
-    args = check_args(names, tuple(_bind_call(graph, examples, {})))
+    args = check_args(names, tuple(Binding.of(graph).bind(tuple(examples), {})))
     try:
         # as the JIT specializes: data-dependent loops become loop nodes, a gradient
         # through them a typed adjoint (taped loop + backward loop)
-        typed, template, brk = specialize(graph, args)
+        typed, template, brk = pipeline.specialize(graph, args)
     except GraphBreak as brk:
         where = f" at {brk.loc}" if brk.loc else ""
         raise MycError(f"myc.aot: {graph.name} has control flow that depends on the data "
@@ -200,7 +100,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
                    is P.invoke]
     if unsupported:
         raise MycError(refusal(unsupported[0], graph.name))
-    optimize(typed)
+    pipeline.optimized(typed)
     entry = check_name(name or _entry_name(fn, graph))
     prog = _Lowering(typed, template, names).run(entry)
     return AotProgram(entry, prog[0], prog[1], prog[2])
@@ -425,7 +325,7 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     The library exports ``int NAME(const myc_array *inputs, int n_inputs, myc_array
     *outputs, int n_outputs)`` (``NAME``: ``name``, else the function's name; a C
     identifier that clashes with no C keyword or libc/libm symbol, see
-    :mod:`myc.aot_names`), plus ``NAME_last_error`` and ``NAME_free``.  Outputs are the
+    :mod:`myc.backends.cpu.aot_names`), plus ``NAME_last_error`` and ``NAME_free``.  Outputs are the
     function's results flattened depth-first (``value_and_grad``: the value, then each
     gradient).
     """
@@ -454,16 +354,3 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
     with open(h_path, "w") as f:
         f.write(header(prog, f"MYC_{guard}"))
     return so_path, h_path
-
-
-class _CallableModule(types.ModuleType):
-    """Importing ``myc.aot`` (this module) makes it the attribute ``myc.aot``, hiding the
-    public function of that name; so the module itself calls like the function."""
-
-    def __call__(self, fn: Any, signature: Any, output: str, name: str | None = None):
-        from myc.api import aot as public
-
-        return public(fn, signature, output, name)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -10,7 +10,7 @@ An entry is a pickle holding machine code that is run as it is, so whoever can w
 entry can run code in every process that reads it.  Hence:
 
 * every entry carries an HMAC-SHA256 of its name, header and body, keyed by a per-user
-  secret kept *outside* the cache directory (:mod:`myc.runtime.cachekey`); the HMAC is
+  secret kept *outside* the cache directory (:mod:`myc.support.cachekey`); the HMAC is
   checked (``hmac.compare_digest``) before anything is unpickled, so an entry written by
   anyone without the key -- forged, flipped, truncated -- is a miss, removed and rebuilt;
 * a cache directory owned by another user, or writable by group or others, is refused
@@ -22,7 +22,7 @@ A file is written to a temporary name and renamed into place, so readers never s
 an entry and two processes writing the same entry both leave a complete one.  The
 directory is kept under ``MYC_CACHE_MAX`` bytes (default ``500M``; suffixes K, M, G;
 ``0`` or ``none``: no bound) by removing the least recently used entries
-(:mod:`myc.runtime.cacheprune`).
+(:mod:`myc.support.cacheprune`).
 """
 
 from __future__ import annotations
@@ -83,14 +83,14 @@ def cache_dir() -> Path | None:
         return None
     why = _check_dir(d, create=True)
     if why is None:
-        from myc.runtime.cachekey import cache_key
+        from myc.support.cachekey import cache_key
 
         try:
             cache_key()
         except OSError as exc:
             why = f"its key cannot be read or created ({exc})"
     if why is not None:
-        from myc.runtime.recompiles import user_stacklevel
+        from myc.support.caller import user_stacklevel
 
         _refused[s] = why
         warnings.warn(f"myc: the disk cache {s} is not used: {why}; compiling without it",
@@ -132,7 +132,7 @@ def _version() -> str:
     Python's own bytecode cache trusts) rather than its bytes: a fresh process pays a
     directory walk, not a read of every file, on its first cache access.
     """
-    from myc import __version__
+    from myc.support.version import __version__
 
     root = Path(__file__).resolve().parent.parent
     h = hashlib.sha256()
@@ -209,7 +209,7 @@ def load(kind: str, key: str) -> Any:
     data = _read_regular(path)
     if data is None:
         return None
-    from myc.runtime.cachekey import cache_key
+    from myc.support.cachekey import cache_key
 
     try:
         if not data.startswith(_MAGIC):
@@ -225,7 +225,7 @@ def load(kind: str, key: str) -> Any:
     except Exception:  # noqa: BLE001 - any damage means: rebuild
         _discard(path)
         return None
-    from myc.runtime.cacheprune import touch
+    from myc.support.cacheprune import touch
 
     touch(path)
     return value
@@ -238,7 +238,7 @@ def store(kind: str, key: str, value: Any) -> None:
     path = _path(kind, key)
     if path is None:
         return
-    from myc.runtime.cachekey import cache_key
+    from myc.support.cachekey import cache_key
 
     try:
         d = path.parent
@@ -264,6 +264,6 @@ def store(kind: str, key: str, value: Any) -> None:
             raise
     except Exception:  # noqa: BLE001 - an entry we cannot write is simply not cached
         return
-    from myc.runtime.cacheprune import wrote
+    from myc.support.cacheprune import wrote
 
     wrote(path.parent.parent, len(payload))

@@ -1,0 +1,263 @@
+"""The backends, each declared once: what a backend provides, in one place.
+
+A backend is a :class:`myc.lower.target.Target` (what lowering and the host program ask:
+its kernel compiler, where its arrays live, its fusion policy, its native host code)
+plus what the runtime and ``myc.ir`` ask here (whether it specializes, its cache tag,
+how a call passes arguments, its kernels' target code).  Nothing outside this module
+compares backend names: the stages ask the backend object.  ``docs/architecture.md``
+lists what a new backend fills in.  Backend modules are imported when first used, so
+a missing optional dependency (CuPy, PyOpenCL) costs nothing until that backend runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from myc.lower.target import Target, names, register, target
+
+
+class Backend(Target):
+    """A registered backend; the defaults are the CPU-hosted behaviour."""
+
+    # specialized per signature and lowered to a host program (else: the evaluator)
+    specializes: bool = True
+    # disk-cache keys of its programs carry this (programs differ per backend)
+    cache_tag: str = ""
+    # programs found on disk by the function's source key, before parsing
+    source_keyed: bool = False
+    # ``myc.ir(stage="kernels")`` lowers for this backend itself (else for the CPU)
+    lowers_for_ir: bool = False
+    # the language ``render`` writes kernels in (``myc.ir(stage="target")``), if any
+    target_language: str | None = None
+
+    def trace_args(self, args: list[Any]) -> list[Any]:
+        """The arguments a signature is traced on (host copies of device arrays)."""
+        return args
+
+    def evaluator_args(self, args: tuple) -> tuple:
+        """The arguments of a call that the reference evaluator runs (host arrays)."""
+        return args
+
+    def call(self, run: Callable[..., Any], names: list[str], bound: list[Any],
+             check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
+        """``run`` on a call's bound arguments, checked; its results the caller's own."""
+        return own_outputs(run(*check_args(names, tuple(bound))))
+
+    def render(self, kernel: Any) -> str | None:
+        """A kernel in this backend's target language (``myc.ir(stage="target")``), or
+        None when it has no text form."""
+        return None
+
+
+class Interp(Backend):
+    """The reference evaluator: runs the graph itself, nothing compiled."""
+
+    name = "interp"
+    specializes = False
+    cache_tag = "|interp"
+
+
+class Cpu(Backend):
+    """LLVM: vectorized, multi-threaded kernels; host programs and loops native."""
+
+    name = "cpu"
+    kernel_every_op = False
+    native_host = True
+    source_keyed = True
+
+    def kernel_compiler(self) -> Callable[[Any], Any]:
+        from myc.backends.cpu.runtime import compile_kernel
+
+        return compile_kernel
+
+    def native_ops(self) -> frozenset[str]:
+        try:
+            from myc.backends.cpu.loopgen import _ARRAY_STEPS, _SCALAR
+        except ImportError:  # pragma: no cover - the kernel backend is optional
+            return frozenset()
+        return frozenset(_SCALAR | _ARRAY_STEPS)
+
+    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any) -> Any:
+        try:
+            from myc.backends.cpu.loopgen import native_loop
+        except ImportError:  # pragma: no cover - the kernel backend is optional
+            return None
+        return native_loop(body, nstate, tape, plan)
+
+    def from_signal(self, exc: BaseException) -> bool:
+        try:
+            from myc.backends.cpu.interrupt import took
+        except ImportError:  # pragma: no cover - the kernel backend is optional
+            return False
+        return took(exc)
+
+
+class OpenCL(Backend):
+    """OpenCL C kernels (any OpenCL device; PoCL on a CPU); other steps on the host."""
+
+    name = "opencl"
+    cache_tag = "|opencl"
+    target_language = "OpenCL C"
+    lowers_for_ir = True
+
+    def kernel_compiler(self) -> Callable[[Any], Any]:
+        from myc.backends.opencl.runtime import compile_kernel
+
+        return compile_kernel
+
+    def render(self, kernel: Any) -> str:
+        from myc.backends.opencl.codegen import generate
+
+        return generate(kernel).source
+
+
+class Cuda(Backend):
+    """PTX kernels through CuPy; arrays stay on the GPU between steps.  The host glue
+    (``myc.backends.gpu.host``) is shared with ``rocm``: it runs on the GPU backend in
+    use (``use``), set by each lowering and each call."""
+
+    name = "cuda"
+    cache_tag = "|cuda"
+    target_language = "PTX"
+    device_resident = True
+    merge_taped_reruns = True
+
+    def _runtime(self) -> Any:
+        import importlib
+
+        from myc.backends.gpu.host import use
+
+        use(self.name)  # (a process uses one CuPy build: CUDA's or ROCm's)
+        return importlib.import_module(f"myc.backends.{self.name}.runtime")
+
+    def kernel_compiler(self) -> Callable[[Any], Any]:
+        return self._runtime().compile_kernel
+
+    def check_available(self) -> None:
+        self._runtime().device()
+
+    def render(self, kernel: Any) -> str:
+        from myc.backends.cuda.runtime import kernel_ptx
+
+        return kernel_ptx(kernel)[0]
+
+    def owns(self, value: Any) -> bool:
+        from myc.backends.gpu.host import on_device
+
+        return on_device(value)
+
+    def any_on_device(self, values: list[Any]) -> bool:
+        from myc.backends.gpu.host import any_on_device, use
+
+        use(self.name)  # (a program from the disk cache was not lowered here)
+
+        return any_on_device(values)
+
+    def to_device(self, values: list[Any]) -> list[Any]:
+        from myc.backends.gpu.host import to_device_values
+
+        return to_device_values(values)
+
+    def body_results(self, values: list[Any]) -> list[Any]:
+        from myc.backends.gpu.host import DeviceConst
+
+        return [v.device() if type(v) is DeviceConst else v for v in values]
+
+    def results(self, values: list[Any], prog: Any, device_in: bool) -> list[Any]:
+        from myc.backends.gpu.host import host_scalars, to_host_values
+
+        # scalars as the program's types promise (read back once, at the end)
+        values = host_scalars(values, prog.outputs, prog.specs)
+        if not device_in:
+            return to_host_values(values)
+        if prog.guards:
+            n = len(values) - len(prog.guards)
+            values = values[:n] + to_host_values(values[n:])
+        return values
+
+    def scalar(self, value: Any, abstract: Any) -> Any:
+        from myc.backends.gpu.host import device_scalar
+
+        return device_scalar(value, abstract)
+
+    def stack(self, column: list[Any], dtype: Any) -> Any:
+        from myc.backends.gpu.host import stack_on_device
+
+        return stack_on_device(column, dtype)
+
+    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]]
+              ) -> list[tuple[bool, Any]]:
+        from myc.backends.gpu.host import adapt, device_constants
+
+        adapt(steps)
+        return device_constants(outputs)
+
+    def finish(self, unit: Any, vals: tuple) -> list[Any]:
+        from myc.backends.gpu.host import finish_on_device
+
+        outs = unit.compiled(list(vals))  # (constants: uploaded once, on first use)
+        plain = unit.__dict__.get("_plain")
+        if plain is None:  # no output needs a division, a reshape or a scalar read
+            plain = unit._plain = all(p.divide_by is None and p.reshape is None and
+                                      p.scalar is None for p in unit.plan.post)
+        if plain:
+            return outs
+        return [finish_on_device(o, p) for o, p in zip(outs, unit.plan.post, strict=True)]
+
+    def trace_args(self, args: list[Any]) -> list[Any]:
+        from myc.backends.gpu.host import to_host_values
+
+        return to_host_values(args)
+
+    def evaluator_args(self, args: tuple) -> tuple:
+        from myc.backends.gpu.host import any_on_device, count_fallback, to_host_values
+
+        leaves: list[Any] = []
+
+        def walk(v: Any) -> None:
+            if isinstance(v, tuple):
+                for x in v:
+                    walk(x)
+            else:
+                leaves.append(v)
+
+        walk(args)
+        if any_on_device(leaves):
+            count_fallback("evaluator")
+            return tuple(to_host_values(list(args)))
+        return args
+
+    def call(self, run: Callable[..., Any], names: list[str], bound: list[Any],
+             check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
+        from myc.backends.gpu.host import device_call  # CUDA arrays in, CuPy arrays out
+
+        return device_call(run, names, bound, check_args, own_outputs, self.name)
+
+class Rocm(Cuda):
+    """AMDGPU code objects (LLVM's AMDGPU target, linked by LLD) through CuPy's ROCm
+    build; the same host glue as ``cuda``.  Untested on AMD hardware."""
+
+    name = "rocm"
+    cache_tag = "|rocm"
+    target_language = "AMDGCN assembly"
+
+    def render(self, kernel: Any) -> str:
+        from myc.backends.rocm.runtime import kernel_asm
+
+        return kernel_asm(kernel)
+
+
+for _b in (Interp(), Cpu(), OpenCL(), Cuda(), Rocm()):
+    register(_b)
+
+
+def backend(name: str) -> Backend:
+    """The backend called ``name``; an unknown name is a ``MycValueError`` listing the
+    registered ones."""
+    b = target(name)
+    assert isinstance(b, Backend)
+    return b
+
+
+__all__ = ["Backend", "backend", "names"]
