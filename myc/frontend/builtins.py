@@ -46,6 +46,7 @@ NP_LIBRARY = {
     "roll": "roll", "linalg.norm": "norm", "prod": "prod", "flip": "flip",
     "fliplr": "fliplr", "flipud": "flipud", "swapaxes": "swapaxes", "moveaxis": "moveaxis",
     "take": "take", "tile": "tile", "trace": "trace", "meshgrid": "meshgrid",
+    "einsum": "einsum",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first

@@ -747,6 +747,15 @@ class FunctionLowerer:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", node)
         kind = type(value).__name__
+        mod = getattr(value, "__module__", None) or ""
+        if isinstance(value, np.ufunc) or mod.split(".")[0] in ("numpy", "scipy"):
+            numpy_own = mod.startswith("numpy") or (
+                isinstance(value, np.ufunc) and getattr(np, value.__name__, None) is value)
+            lib = "NumPy" if numpy_own else "SciPy"
+            raise self.error(MycNameError, f"'{name}' ({lib}'s {kind} "
+                             f"{getattr(value, '__name__', '?')}) is not supported by myc",
+                             node, hint="the NumPy and SciPy functions myc supports are "
+                             "listed in its docs/numpy.md and docs/scipy.md")
         raise self.error(MycNameError, f"'{name}' ({kind}) is not supported by myc", node)
 
     def library_graph(self, fn: types.FunctionType, name: str, node: ast.AST) -> Graph:
@@ -756,7 +765,8 @@ class FunctionLowerer:
         try:
             return parse(fn)
         except MycError as exc:
-            if exc.loc is None or not in_library(exc.loc.filename):
+            if exc.loc is None or not in_library(exc.loc.filename) or \
+                    in_library(self.info.filename):  # named at the user's call, once
                 raise
             where = ""
             if not exc.loc.filename.startswith(LIBRARY_DIRS[0]):  # NumPy's/SciPy's source

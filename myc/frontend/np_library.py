@@ -330,3 +330,39 @@ def meshgrid(x1, x2, indexing="xy", sparse=False, copy=True):
         return (xa, xb)
     shape = (np.shape(xa)[0] * np.shape(xb)[0], np.shape(xa)[1] * np.shape(xb)[1])
     return (np.broadcast_to(xa, shape), np.broadcast_to(xb, shape))
+
+
+# ---------------------------------------------------------------- einsum
+
+
+def _sum_out(x, axes):
+    if len(axes) == 0:
+        return x
+    return np.sum(x, axis=axes)
+
+
+def einsum(subscripts, op0, op1=None, op2=None, op3=None, op4=None, out=None,
+           optimize=False):
+    # up to five operands (the subset has no *args); the plan is made from the static
+    # subscripts and shapes (myc/prims/einsum_plan.py)
+    if not P.is_none(out):
+        return P.lib_error("np.einsum: out= is not supported")
+    ops = (op0,)
+    for o in (op1, op2, op3, op4):
+        if not P.is_none(o):
+            ops = ops + (o,)
+    shapes = ()
+    for o in ops:
+        shapes = shapes + (np.shape(o),)
+    first, steps, last = P.einsum_plan(subscripts, shapes)
+    r = _sum_out(op0, first)
+    i = 1
+    for s in steps:
+        a = np.reshape(np.transpose(_sum_out(r, s[0]), s[1]), s[2])
+        b = np.reshape(np.transpose(_sum_out(ops[i], s[3]), s[4]), s[5])
+        if s[6]:
+            r = np.reshape(np.matmul(a, b), s[7])
+        else:
+            r = np.reshape(a * b, s[7])
+        i = i + 1
+    return _scalar_if_0d(np.transpose(_sum_out(r, last[0]), last[1]))
