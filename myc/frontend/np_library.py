@@ -366,3 +366,25 @@ def einsum(subscripts, op0, op1=None, op2=None, op3=None, op4=None, out=None,
             r = np.reshape(a * b, s[7])
         i = i + 1
     return _scalar_if_0d(np.transpose(_sum_out(r, last[0]), last[1]))
+
+
+# ---------------------------------------------------------------- sorting
+
+
+def argsort(a, axis=-1, kind=None, order=None, stable=None):
+    if not (P.is_none(order) and P.is_none(stable)):
+        return P.lib_error("np.argsort: order= and stable= are not supported")
+    return P.argsort(a, axis, kind)
+
+
+def sort(a, axis=-1, kind=None, order=None, stable=None):
+    # a gather by NumPy's own permutation: the gradient scatters back through it
+    if not (P.is_none(order) and P.is_none(stable)):
+        return P.lib_error("np.sort: order= and stable= are not supported")
+    if P.is_none(axis):
+        flat = np.reshape(a, (-1,))
+        return flat[P.argsort(flat, 0, kind)]
+    if np.ndim(a) == 0:
+        return P.lib_error("np.sort: a 0-d array cannot be sorted along an axis")
+    before, after = P.along_axis_grid(np.shape(a), axis)
+    return a[before + (P.argsort(a, axis, kind),) + after]
