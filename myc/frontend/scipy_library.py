@@ -71,8 +71,10 @@ def expit(x):
 
 
 def log_expit(x):
-    # log(1 / (1 + exp(-x))) = min(x, 0) - log1p(exp(-|x|))
-    return _scalar_if_0d(np.minimum(x, 0) - np.log1p(np.exp(_neg_abs(x))))
+    # log(1 / (1 + exp(-x))) = min(x, 0) - log1p(exp(-|x|)), the min a where (not
+    # np.minimum, whose derivative splits a tie at 0)
+    nx = _neg_abs(x)
+    return _scalar_if_0d(np.where(x >= 0, np.zeros_like(nx), x) - np.log1p(np.exp(nx)))
 
 
 def logit(x):
@@ -80,15 +82,16 @@ def logit(x):
 
 
 def xlogy(x, y):
-    # 0 where x == 0 (unless y is nan), with y replaced there so that neither side of the
-    # where (nor its derivative) is nan
-    zero = (x == 0) & (y == y)
+    # SciPy's 0 where x == 0 (unless y is nan) is x * log(y) already where log(y) is
+    # finite (so the derivative in x there is log(y)); elsewhere y is replaced so that
+    # neither side of the where (nor its derivative) is nan
+    zero = (x == 0) & (y == y) & ((y <= 0) | (y == np.inf))
     safe = np.where(zero, np.ones_like(y), y)
     return _scalar_if_0d(np.where(zero, np.zeros_like(x * safe), x * np.log(safe)))
 
 
 def xlog1py(x, y):
-    zero = (x == 0) & (y == y)
+    zero = (x == 0) & (y == y) & ((y <= -1) | (y == np.inf))
     safe = np.where(zero, np.zeros_like(y), y)
     return _scalar_if_0d(np.where(zero, np.zeros_like(x * safe), x * np.log1p(safe)))
 
