@@ -288,6 +288,44 @@ def test_tails_of_the_normal_cdf_without_erf_underflow():
     np.testing.assert_allclose(L.norm_logsf(z), norm.logsf(z), rtol=1e-13, atol=1e-300)
 
 
+@pytest.mark.parametrize("fn,args", [
+    (p_t, (V4, 3.0)), (p_t, (M23, POS4[:3])),
+    (p_gamma, (np.array([-1.0, 0.0, 1.0, 2.0]), 1.0)), (p_gamma, (POS4, POS4)),
+    (p_beta, (np.array([-0.5, 0.0, 0.5, 1.0, 1.5]), 1.0, 1.0)), (p_beta, (P4, POS4, 0.5)),
+    (p_poisson, (np.array([0.0, 1.5, -1.0, 4.0]), 1.0)),
+    (p_mvn, (M23, V4[:3], np.eye(3) * 2 + 0.5)), (p_mvn, (V4[:3], None, np.eye(3) + 0.2)),
+    (p_norm_cdf, (np.array([-40.0, -3.5, -3.0, 0.5, 3.0, 3.5, 9.0]),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_library_formulas_as_plain_python(fn, args):
+    """The library functions myc cannot compile until it has ``erf``/``gammaln``/
+    ``linalg`` primitives, run by CPython itself (the source is plain NumPy/SciPy code)
+    against SciPy's own functions: the formulas hold whatever myc has."""
+    from myc.frontend import libraries
+    from myc.frontend import scipy_library as L
+
+    def ours(*a):
+        # the same program with each SciPy call replaced by its library function
+        def call(obj, *b, **k):
+            return libraries.library_function(obj)(*b, **k)
+        sub = {"p_t": lambda x, df: (call(st.t.logpdf, x, df), call(st.t.pdf, x, df, 0.5, 2.0)),
+               "p_gamma": lambda x, a: (call(st.gamma.logpdf, x, a),
+                                        call(st.gamma.pdf, x, a, scale=2.0)),
+               "p_beta": lambda x, a, b: call(st.beta.logpdf, x, a, b),
+               "p_poisson": lambda k, mu: (call(st.poisson.logpmf, k, mu),
+                                           call(st.poisson.pmf, k, mu)),
+               "p_mvn": lambda x, m, c: call(st.multivariate_normal.logpdf, x, m, c),
+               "p_norm_cdf": lambda x: (L.norm_cdf(x), L.norm_logcdf(x, 0.2, 1.5),
+                                        L.norm_sf(x), L.norm_logsf(x))}
+        return sub[fn.__name__](*a)
+
+    with np.errstate(all="ignore"):
+        want, got = fn(*args), ours(*args)
+    for w, g in zip(want if isinstance(want, tuple) else (want,),
+                    got if isinstance(got, tuple) else (got,), strict=True):
+        assert type(g) is type(w) and np.shape(g) == np.shape(w)
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
+
+
 # ---------------------------------------------------------------- errors
 
 
