@@ -109,8 +109,11 @@ def is_namespace(obj: Any) -> bool:
 
 
 def namespace_name(obj: Any) -> str | None:
-    """``scipy.stats.norm`` for the ``norm`` distribution object (for messages)."""
-    return _namespaces.get(id(obj)) if _scipy_loaded() else None
+    """``scipy.stats.norm`` for the ``norm`` distribution object, else ``None``."""
+    if not _scipy_loaded():
+        return None
+    _refresh()
+    return _namespaces.get(id(obj))
 
 
 def supported_methods(obj: Any) -> list[str]:
