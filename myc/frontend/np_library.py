@@ -240,11 +240,53 @@ def diag(v, k=0):
 def norm(x, ord=None, axis=None, keepdims=False):
     vector = P.is_int(axis) or (P.is_none(axis) and np.ndim(x) == 1)
     matrix = (P.is_none(axis) and np.ndim(x) == 2) or (P.is_tuple(axis) and len(axis) == 2)
-    if not (P.is_none(ord) or (ord == 2 and vector) or (ord == "fro" and matrix)):
-        return P.lib_error("np.linalg.norm: only the 2-norm of vectors and the Frobenius norm "
-                    "(ord=None, 2 for vectors, 'fro' for matrices) are supported")
     y = x * 1.0  # NumPy computes an integer array's norm in float64
-    return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if P.is_none(ord) and (vector or matrix or P.is_none(axis)):
+        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if vector:
+        if ord == 2:
+            return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        if P.is_tuple(ord) or ord == "fro" or ord == "nuc":
+            return P.lib_error("np.linalg.norm: ord='fro' and 'nuc' are for matrices, not "
+                               "vectors")
+        a = np.abs(y)
+        if ord == np.inf:
+            return np.max(a, axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return np.min(a, axis=axis, keepdims=keepdims)
+        if ord == 0:  # the number of nonzero elements, in the norm's dtype
+            return np.sum(np.where(y != 0, np.ones_like(y), np.zeros_like(y)), axis=axis,
+                          keepdims=keepdims)
+        if ord == 1:
+            return np.sum(a, axis=axis, keepdims=keepdims)
+        return np.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    if not matrix:
+        return P.lib_error("np.linalg.norm: an axis must be None, an int or a pair of ints")
+    if ord == "fro":
+        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if ord == 2 or ord == -2 or ord == "nuc":
+        return P.lib_error("np.linalg.norm: the matrix norms ord=2, -2 and 'nuc' need "
+                           "singular values, which myc does not compute; supported for "
+                           "matrices: None, 'fro', 1, -1, inf, -inf")
+    nd = np.ndim(x)
+    pair = (0, 1) if P.is_none(axis) else axis
+    r = pair[0] % nd
+    c = pair[1] % nd
+    a = np.abs(y)
+    if ord == 1 or ord == -1:  # the largest (smallest) column sum
+        sums = np.sum(a, axis=r, keepdims=True)
+    elif ord == np.inf or ord == -np.inf:  # the largest (smallest) row sum
+        sums = np.sum(a, axis=c, keepdims=True)
+    else:
+        return P.lib_error("np.linalg.norm: this ord is not a matrix norm (None, 'fro', 1, "
+                           "-1, inf, -inf are supported)")
+    if ord == 1 or ord == np.inf:
+        ret = np.max(sums, axis=(r, c), keepdims=True)
+    else:
+        ret = np.min(sums, axis=(r, c), keepdims=True)
+    if keepdims:
+        return ret
+    return _scalar_if_0d(np.reshape(ret, P.squeeze_shape(np.shape(ret), (r, c))))
 
 
 # ---------------------------------------------------------------- rearranging

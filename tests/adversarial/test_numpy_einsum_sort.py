@@ -1,7 +1,7 @@
 """``np.einsum`` (a static plan of transposes, reshapes, sums and matmuls:
 ``myc/prims/einsum_plan.py``) and ``np.sort``/``np.argsort`` (NumPy's own argsort as a
 host step; ``sort`` the gather by its permutation), in the style of
-``test_numpy_library.py``: forward against NumPy on every backend, derivatives by
+``test_numpy_library.py``; and ``np.linalg.norm``'s other orders: forward against NumPy on every backend, derivatives by
 ``tests/gradcheck.py`` (reverse and forward mode), errors at the user's line."""
 
 from __future__ import annotations
@@ -91,7 +91,37 @@ def p_argsort_gather(a, w):
     return a[..., i] * 2.0
 
 
+# ---------------------------------------------------------------- norm orders
+
+
+def p_norm_vector_ords(x):
+    return (np.linalg.norm(x, 1), np.linalg.norm(x, np.inf), np.linalg.norm(x, -np.inf),
+            np.linalg.norm(x, 0), np.linalg.norm(x, 3), np.linalg.norm(x, 0.5),
+            np.linalg.norm(x, -1))
+
+
+def p_norm_matrix_ords(m):
+    return (np.linalg.norm(m, 1), np.linalg.norm(m, -1), np.linalg.norm(m, np.inf),
+            np.linalg.norm(m, -np.inf), np.linalg.norm(m, 1, keepdims=True))
+
+
+def p_norm_axis_ords(a):
+    return (np.linalg.norm(a, 1, axis=(2, 0)), np.linalg.norm(a, np.inf, axis=(0, -1),
+                                                              keepdims=True),
+            np.linalg.norm(a, 3, axis=1), np.linalg.norm(a, 1, axis=-1))
+
+
+def p_norm_smooth(x, a):
+    # the orders whose derivative exists at a generic point
+    return (np.linalg.norm(x, 3), np.linalg.norm(x, 1), np.linalg.norm(x, np.inf),
+            np.linalg.norm(a, 1, axis=(2, 0)), np.linalg.norm(a, np.inf, axis=(0, 1)))
+
+
 FORWARD = [
+    (p_norm_vector_ords, [(np.array([1.0, -2.0, 0.0, 3.0]),), (np.arange(4) - 1,),
+                          (V4.astype(np.float32),)]),
+    (p_norm_matrix_ords, [(M23,), (I23,), (M34.astype(np.float32),)]),
+    (p_norm_axis_ords, [(A234,), (A234.astype(np.float32),)]),
     (p_ein_matmul, [(M23, M34), (I23, I34), (M23.astype(np.float32), M34.astype(np.float32))]),
     (p_ein_unary, [(M23,), (I23,), (M34.astype(np.float32),)]),
     (p_ein_vectors, [(V3, V4), (V3.astype(np.float32), V4.astype(np.float32))]),
@@ -114,6 +144,7 @@ def test_forward(fn, argsets):
 
 
 GRADS = [
+    (p_norm_smooth, (V4, A234)),
     (p_ein_matmul, (M23, M34)),
     (p_ein_unary, (M23,)),
     (p_ein_vectors, (V3, V4)),
@@ -163,6 +194,14 @@ def e_sort_axis(a):
     return np.sort(a, axis=2)
 
 
+def e_norm_nuc(a):
+    return np.linalg.norm(a, 2)
+
+
+def e_norm_fro_vector(a):
+    return np.linalg.norm(a, "fro")
+
+
 def _at_call(exc: MycError) -> None:
     assert exc.loc is not None and exc.loc.filename == __file__, exc
     assert "np." in exc.loc.source_line and "return" in exc.loc.source_line, exc
@@ -174,10 +213,12 @@ def _at_call(exc: MycError) -> None:
     (e_ein_count, (M23,), "np.einsum"),
     (e_ein_output, (M23,), "'k'"),
     (e_sort_axis, (M23,), "axis"),
+    (e_norm_nuc, (M23,), "singular values"),
+    (e_norm_fro_vector, (V4,), "for matrices"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_errors(fn, args, words):
-    if fn is not e_ein_diag:  # NumPy computes a diagonal; myc refuses it, saying so
-        check_raises(fn, [args])
+    # (NumPy computes a diagonal and the matrix 2-norm; myc refuses them, saying so)
+    check_raises(fn, [args])
     for backend in ("cpu", "interp"):
         with pytest.raises(MycError) as info:
             myc.jit(fn, backend=backend)(*args)
