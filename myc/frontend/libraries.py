@@ -6,10 +6,11 @@ in ``np_library.py``/``scipy_library.py``: parsed like user code, so every trans
 backend sees the composition of primitives it is.
 
 SciPy is optional.  Its names are resolved only once the user's program has imported the
-SciPy submodule that defines them (``sys.modules``), so ``import myc`` never imports
-SciPy, and without SciPy the table is simply unused.  A ``scipy.stats`` distribution
-(``norm``) is a *namespace* here: ``norm.logpdf`` is looked up by the distribution object
-and the method's name, since every attribute access makes a new bound method.
+SciPy submodule that defines them (``scipy.special``, ``scipy.stats``, ``scipy.linalg``:
+``sys.modules``), so ``import myc`` never imports SciPy, and without SciPy the table is
+simply unused.  A ``scipy.stats`` distribution (``norm``) is a *namespace* here:
+``norm.logpdf`` is looked up by the distribution object and the method's name, since
+every attribute access makes a new bound method.
 """
 
 from __future__ import annotations
@@ -40,9 +41,11 @@ SCIPY_LIBRARY = {
     "stats.uniform.cdf": "uniform_cdf",
     "stats.bernoulli.logpmf": "bernoulli_logpmf", "stats.bernoulli.pmf": "bernoulli_pmf",
     "stats.poisson.logpmf": "poisson_logpmf", "stats.poisson.pmf": "poisson_pmf",
+    "linalg.solve_triangular": "solve_triangular", "linalg.cho_factor": "cho_factor",
+    "linalg.cho_solve": "cho_solve",
 }
 
-_SUBMODULES = ("scipy.special", "scipy.stats")
+_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg")
 
 _functions: dict[int, str] = {}  # id(SciPy function or ufunc) -> scipy_library name
 _methods: dict[tuple[int, str], str] = {}  # (id(distribution), method) -> name

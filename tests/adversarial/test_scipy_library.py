@@ -1,7 +1,8 @@
 """SciPy functions recognized by name: ``scipy.special`` (``logsumexp``, ``expit``,
-``logit``, ``xlogy``, ``xlog1py``, ``softmax``, ``log_softmax``, ``log_expit``) and the
+``logit``, ``xlogy``, ``xlog1py``, ``softmax``, ``log_softmax``, ``log_expit``), the
 ``scipy.stats`` densities (``norm``, ``expon``, ``uniform``, ``bernoulli``, ``t``,
-``gamma``, ``beta``, ``poisson``, ``multivariate_normal``), each a library function
+``gamma``, ``beta``, ``poisson``, ``multivariate_normal``) and ``scipy.linalg``
+(``solve_triangular``, ``cho_factor``, ``cho_solve``), each a library function
 written in the subset (``myc/frontend/scipy_library.py``).
 
 Each program is written as SciPy code and runs under CPython (with SciPy) and on every
@@ -24,6 +25,7 @@ import pytest
 
 pytest.importorskip("scipy")
 
+import scipy.linalg  # noqa: E402
 import scipy.special  # noqa: E402
 import scipy.stats as st  # noqa: E402
 from scipy.special import (  # noqa: E402
@@ -50,6 +52,8 @@ M23 = R.standard_normal((2, 3))
 A234 = R.standard_normal((2, 3, 4))
 P4 = np.array([0.1, 0.35, 0.6, 0.9])
 POS4 = np.array([0.3, 1.2, 2.5, 4.0])
+M33 = R.standard_normal((3, 3))
+SPD33 = M33 @ M33.T + 3.0 * np.eye(3)
 
 
 # ---------------------------------------------------------------- what myc has
@@ -175,6 +179,17 @@ def p_mvn(x, mean, cov):
     return st.multivariate_normal.logpdf(x, mean, cov)
 
 
+def p_solve_triangular(a, b):
+    return (scipy.linalg.solve_triangular(a, b, lower=True),
+            scipy.linalg.solve_triangular(a, b, trans="T", unit_diagonal=True))
+
+
+def p_cho(s, b):
+    c = scipy.linalg.cho_factor(s)
+    return scipy.linalg.cho_solve(c, b), scipy.linalg.cho_solve(scipy.linalg.cho_factor(
+        s, lower=True), b)
+
+
 def p_logistic_regression(w, x, y):
     # the shape of a typical use: a log-likelihood by expit, a normalizer by logsumexp
     z = x @ w
@@ -214,6 +229,9 @@ FORWARD = [
      ("gammaln",)),
     (p_mvn, [(M23, V4[:3], np.eye(3) * 2 + 0.5), (V4[:3], np.zeros(3), np.eye(3)),
              (A234[0].T.copy(), V4[:3], np.eye(3) + 0.2)], ("linalg",)),
+    (p_solve_triangular, [(M33 + 3.0 * np.eye(3), M23.T.copy()), (M33 + 3.0 * np.eye(3), V4[:3])],
+     ("linalg",)),
+    (p_cho, [(SPD33, M23.T.copy()), (SPD33, V4[:3])], ("linalg",)),
     (p_logistic_regression, [(V4[:3], M23, np.array([0.0, 1.0]))], ()),
 ]
 
@@ -245,6 +263,8 @@ GRADS = [
     (p_gamma, (POS4, 2.5), ("gammaln",)),
     (p_beta, (P4, 2.0, 3.0), ("gammaln",)),
     (p_mvn, (M23, V4[:3], np.eye(3) * 2 + 0.5), ("linalg",)),
+    (p_solve_triangular, (M33 + 3.0 * np.eye(3), M23.T.copy()), ("linalg",)),
+    (p_cho, (SPD33, M23.T.copy()), ("linalg",)),
     (p_logistic_regression, (V4[:3], M23, np.array([0.0, 1.0])), ()),
 ]
 
@@ -295,6 +315,8 @@ def test_tails_of_the_normal_cdf_without_erf_underflow():
     (p_poisson, (np.array([0.0, 1.5, -1.0, 4.0]), 1.0)),
     (p_mvn, (M23, V4[:3], np.eye(3) * 2 + 0.5)), (p_mvn, (V4[:3], None, np.eye(3) + 0.2)),
     (p_norm_cdf, (np.array([-40.0, -3.5, -3.0, 0.5, 3.0, 3.5, 9.0]),)),
+    (p_solve_triangular, (M33 + 3.0 * np.eye(3), M23.T.copy())),
+    (p_cho, (SPD33, M23.T.copy())),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_library_formulas_as_plain_python(fn, args):
     """The library functions myc cannot compile until it has ``erf``/``gammaln``/
@@ -314,6 +336,13 @@ def test_library_formulas_as_plain_python(fn, args):
                "p_poisson": lambda k, mu: (call(st.poisson.logpmf, k, mu),
                                            call(st.poisson.pmf, k, mu)),
                "p_mvn": lambda x, m, c: call(st.multivariate_normal.logpdf, x, m, c),
+               "p_solve_triangular": lambda a, b: (
+                   call(scipy.linalg.solve_triangular, a, b, lower=True),
+                   call(scipy.linalg.solve_triangular, a, b, trans="T", unit_diagonal=True)),
+               "p_cho": lambda s, b: (
+                   call(scipy.linalg.cho_solve, call(scipy.linalg.cho_factor, s), b),
+                   call(scipy.linalg.cho_solve, call(scipy.linalg.cho_factor, s, lower=True),
+                        b)),
                "p_norm_cdf": lambda x: (L.norm_cdf(x), L.norm_logcdf(x, 0.2, 1.5),
                                         L.norm_sf(x), L.norm_logsf(x))}
         return sub[fn.__name__](*a)
