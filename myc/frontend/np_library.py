@@ -396,12 +396,19 @@ def einsum(subscripts, op0, op1=None, op2=None, op3=None, op4=None, out=None,
     shapes = ()
     for o in ops:
         shapes = shapes + (np.shape(o),)
-    first, steps, last = P.einsum_plan(subscripts, shapes)
-    r = _sum_out(op0, first)
+    diagonals, first, steps, last = P.einsum_plan(subscripts, shapes)
+    ready = ()
+    i = 0
+    for o in ops:  # a label repeated within an operand: its diagonal, gathered
+        for d in diagonals[i]:
+            o = np.transpose(o, d[0])[..., np.arange(d[1]), np.arange(d[1])]
+        ready = ready + (o,)
+        i = i + 1
+    r = _sum_out(ready[0], first)
     i = 1
     for s in steps:
         a = np.reshape(np.transpose(_sum_out(r, s[0]), s[1]), s[2])
-        b = np.reshape(np.transpose(_sum_out(ops[i], s[3]), s[4]), s[5])
+        b = np.reshape(np.transpose(_sum_out(ready[i], s[3]), s[4]), s[5])
         if s[6]:
             r = np.reshape(np.matmul(a, b), s[7])
         else:

@@ -11,6 +11,7 @@ reverse and forward mode see transposes, reshapes, sums and matmuls.
 
 from __future__ import annotations
 
+from myc.errors import MycShapeError, MycTypeError, MycValueError
 from myc.prims.arrays import STATIC_ONLY
 from myc.prims.registry import register
 
@@ -20,13 +21,13 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 def _parse(subscripts: str, shapes: tuple) -> tuple[list[str], str]:
     """Each operand's labels and the output's, with ``...`` expanded to fresh labels."""
     if not isinstance(subscripts, str):
-        raise TypeError("np.einsum: the subscripts must be a string constant")
+        raise MycTypeError("np.einsum: the subscripts must be a string constant")
     spec = subscripts.replace(" ", "")
     explicit = "->" in spec
     inputs, _, output = spec.partition("->")
     terms = inputs.split(",")
     if len(terms) != len(shapes):
-        raise ValueError(f"np.einsum: {len(terms)} operand subscripts for {len(shapes)} "
+        raise MycValueError(f"np.einsum: {len(terms)} operand subscripts for {len(shapes)} "
                          "operands")
     used = set(c for c in spec if c.isalpha())
     fresh = [c for c in _LETTERS if c not in used]
@@ -39,19 +40,16 @@ def _parse(subscripts: str, shapes: tuple) -> tuple[list[str], str]:
     for t, s in zip(terms, shapes, strict=True):
         for c in t.replace("...", ""):
             if not c.isalpha():
-                raise ValueError(f"np.einsum: invalid subscript '{c}' in '{subscripts}'")
+                raise MycValueError(f"np.einsum: invalid subscript '{c}' in '{subscripts}'")
         if "..." in t:
             k = len(s) - (len(t) - 3)
             if k < 0:
-                raise ValueError(f"np.einsum: operand has {len(s)} dimensions, fewer than "
+                raise MycShapeError(f"np.einsum: operand has {len(s)} dimensions, fewer than "
                                  f"its subscripts '{t}'")
             t = t.replace("...", ell[n_ell - k:])
         if len(t) != len(s):
-            raise ValueError(f"np.einsum: operand subscripts '{t}' do not match its "
+            raise MycShapeError(f"np.einsum: operand subscripts '{t}' do not match its "
                              f"{len(s)} dimensions")
-        if len(set(t)) != len(t):
-            raise ValueError(f"np.einsum: a label repeated within one operand ('{t}': a "
-                             "diagonal or trace) is not supported")
         labels.append(t)
     if explicit:
         out = output.replace("...", ell)
@@ -60,9 +58,9 @@ def _parse(subscripts: str, shapes: tuple) -> tuple[list[str], str]:
         out = ell + "".join(once)
     for c in out:
         if not any(c in t for t in labels):
-            raise ValueError(f"np.einsum: output label '{c}' is in no operand")
+            raise MycValueError(f"np.einsum: output label '{c}' is in no operand")
     if len(set(out)) != len(out):
-        raise ValueError(f"np.einsum: output label repeated in '{subscripts}'")
+        raise MycValueError(f"np.einsum: output label repeated in '{subscripts}'")
     return labels, out
 
 
@@ -72,18 +70,44 @@ def _sizes(labels: list[str], shapes: tuple) -> None:
         for c, d in zip(t, s, strict=True):
             d = int(d)
             if c in size and size[c] != d and 1 not in (size[c], d):
-                raise ValueError(f"np.einsum: label '{c}' has sizes {size[c]} and {d}")
+                raise MycShapeError(f"np.einsum: label '{c}' has sizes {size[c]} and {d}")
             size[c] = max(size.get(c, 1), d)
 
 
+def _diagonals(t: str, shape: list[int]) -> tuple[tuple, str, list[int]]:
+    """A label repeated within one operand (``'ii'``) takes a diagonal: each step
+    ``(perm, n)`` moves the two axes last and gathers their diagonal (length ``n``)."""
+    steps = []
+    while len(set(t)) != len(t):
+        c = next(c for c in t if t.count(c) > 1)
+        i = t.index(c)
+        j = t.index(c, i + 1)
+        if shape[i] != shape[j]:
+            raise MycShapeError(f"np.einsum: label '{c}' repeated within one operand has sizes "
+                             f"{shape[i]} and {shape[j]}")
+        rest = [k for k in range(len(t)) if k not in (i, j)]
+        steps.append((tuple(rest) + (i, j), shape[i]))
+        t = "".join(t[k] for k in rest) + c
+        shape = [shape[k] for k in rest] + [shape[i]]
+    return tuple(steps), t, shape
+
+
 def einsum_plan(subscripts: str, shapes: tuple) -> tuple:
-    """``(first, steps, last)``: ``first`` sums ``axes`` out of operand 0; each step
+    """``(diagonals, first, steps, last)``: ``diagonals[i]`` the diagonal steps of
+    operand ``i`` (``_diagonals``); ``first`` sums ``axes`` out of operand 0; each step
     ``(x_axes, x_perm, x_shape, y_axes, y_perm, y_shape, matmul, out_shape)`` sums and
     lays out the running result ``x`` and the next operand ``y`` and multiplies them;
     ``last`` is ``(axes, perm)``: a final sum and the output's order."""
     shapes = tuple(tuple(s) for s in shapes)
     labels, out = _parse(subscripts, shapes)
     _sizes(labels, shapes)  # the sizes of each label agree
+    diagonals = []
+    reduced = []
+    for k, t in enumerate(labels):
+        d, labels[k], shape = _diagonals(t, [int(n) for n in shapes[k]])
+        diagonals.append(d)
+        reduced.append(tuple(shape))
+    shapes = tuple(reduced)
 
     def needed_after(i: int) -> set[str]:
         need = set(out)
@@ -127,7 +151,7 @@ def einsum_plan(subscripts: str, shapes: tuple) -> tuple:
         for c in contract:
             ky *= ys[c]
         if kx != ky:
-            raise ValueError("np.einsum: contracted labels have different sizes")
+            raise MycShapeError("np.einsum: contracted labels have different sizes")
         x_perm = tuple(x.index(c) for c in batch + x_free + contract)
         y_perm = tuple(y.index(c) for c in batch + contract + y_free)
         x_new = tuple(xs[c] for c in batch) + (m, kx)
@@ -143,7 +167,7 @@ def einsum_plan(subscripts: str, shapes: tuple) -> tuple:
     drop = tuple(k for k, c in enumerate(cur) if c not in out)
     rest = "".join(c for c in cur if c in out)
     last = (drop, tuple(rest.index(c) for c in out))
-    return first, tuple(steps), last
+    return tuple(diagonals), first, tuple(steps), last
 
 
 register("einsum_plan", ("subscripts", "shapes"), einsum_plan, differentiable=False)
