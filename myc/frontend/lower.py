@@ -790,9 +790,10 @@ class FunctionLowerer:
             base = self._static_callee(node.value, block)
             if _is_namespace(base):
                 if not hasattr(base, node.attr):
+                    what = f"module '{base.__name__}'" if isinstance(
+                        base, types.ModuleType) else f"'{namespace_name(base) or 'namespace'}'"
                     raise self.error(MycNameError,
-                                     f"module '{base.__name__}' has no attribute '{node.attr}'",
-                                     node)
+                                     f"{what} has no attribute '{node.attr}'", node)
                 return getattr(base, node.attr)
         return None
 
