@@ -355,6 +355,19 @@ def test_library_formulas_as_plain_python(fn, args):
         np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-300)
 
 
+def test_scipy_functions_as_transform_arguments():
+    """myc.grad/jvp take the SciPy function itself, as they take np.sin."""
+    assert myc.grad(norm.logpdf)(0.3) == pytest.approx(-0.3, rel=1e-15)
+    _, t = myc.jvp(expit, (V4,), (np.ones(4),))
+    np.testing.assert_allclose(t, expit(V4) * (1 - expit(V4)), rtol=1e-14)
+
+    def through_a_name(x):
+        lp = st.norm.logpdf  # a bound method as a value
+        return np.sum(lp(x, 1.0))
+
+    np.testing.assert_allclose(myc.jit(through_a_name)(V4), through_a_name(V4), rtol=1e-14)
+
+
 # ---------------------------------------------------------------- errors
 
 
@@ -378,6 +391,10 @@ def e_mvn_cov(x):
     return st.multivariate_normal.logpdf(x, np.zeros(3), 2.0)
 
 
+def e_nosuch(x):
+    return norm.nosuch(x)
+
+
 def _at_call(exc: MycError) -> None:
     """The error is located at the user's line that called the library function."""
     assert exc.loc is not None and exc.loc.filename == __file__, exc
@@ -389,6 +406,7 @@ def _at_call(exc: MycError) -> None:
     (e_ppf, (P4,), "scipy.stats.norm.ppf"),
     (e_axis, (V4,), "axis 3"),
     (e_numpy_source, (np.ones(3),), "np.tri"),
+    (e_nosuch, (V4,), "'scipy.stats.norm' has no attribute 'nosuch'"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_errors_at_the_users_call(fn, args, words):
     for backend in ("cpu", "interp"):
