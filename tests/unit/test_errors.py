@@ -129,7 +129,7 @@ CONSTRUCTS = [
     ("c_not_in", (1.0,), MycSyntaxError, ("NotIn",), "x not in"),
     ("c_dict_literal", (1.0,), MycSyntaxError, ("dict",), "{"),
     ("c_match", (1.0,), MycSyntaxError, ("match",), "match"),
-    ("c_method", (ARR,), MycSyntaxError, (".argsort()",), "y.argsort()"),
+    ("c_method", (ARR,), MycSyntaxError, (".nonzero()",), "y.nonzero()"),
     ("c_attribute", (ARR,), MycSyntaxError, (".flat",), "x.flat"),
     ("c_np_fft", (ARR,), MycNameError, ("np.fft.fft", "not supported"), "np.fft.fft"),
     ("c_np_linalg", (np.eye(2),), MycNameError, ("np.linalg.inv", "not supported"),
