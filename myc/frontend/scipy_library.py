@@ -47,7 +47,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False):
         a = np.broadcast_to(a, np.shape(a * b))  # a and b broadcast together, as SciPy
     m = np.max(a, axis=axis, keepdims=True)
     # an infinite or nan maximum shifts by nothing (so -inf everywhere stays -inf)
-    m = np.where(np.abs(m) < np.inf, m, np.zeros_like(m))
+    m = np.where(np.abs(m) < np.inf, m, 0.0)
     e = np.exp(a - m)
     if not P.is_none(b):
         e = b * e
@@ -99,7 +99,7 @@ def xlog1py(x, y):
 def _shifted(x, axis):
     """``x`` minus its maximum along ``axis`` (an infinite maximum shifts by nothing)."""
     m = np.max(x, axis=axis, keepdims=True)
-    return x - np.where(np.abs(m) < np.inf, m, np.zeros_like(m))
+    return x - np.where(np.abs(m) < np.inf, m, 0.0)
 
 
 def softmax(x, axis=None):

@@ -71,8 +71,7 @@ def logsumexp(g: Graph, n: Apply) -> Node | None:
     x = s.inputs[1].inputs[1]
     if not isinstance(x.abstract, AArray) or x.abstract.dtype.kind != "f":
         return None
-    if is_prim(x, "sub") and is_prim(x.inputs[2], "max") and x.inputs[2].inputs[1] is \
-            x.inputs[1]:
+    if is_prim(x, "sub") and _max_of(x.inputs[2], x.inputs[1]):
         return None  # already shifted by its maximum
     axis, keepdims = s.inputs[2], s.inputs[3]
     try:
@@ -85,6 +84,14 @@ def logsumexp(g: Graph, n: Apply) -> Node | None:
     except Exception:  # noqa: BLE001
         return None
     return r if same(n, r) else None
+
+
+def _max_of(shift: Node, x: Node) -> bool:
+    """Is ``shift`` ``x``'s maximum, or ``where(c, max(x), 0)`` (the maximum where it is
+    finite, as ``scipy.special.logsumexp`` shifts)?"""
+    if is_prim(shift, "where"):
+        shift = shift.inputs[2]
+    return is_prim(shift, "max") and shift.inputs[1] is x
 
 
 def _finite_or_zero(g: Graph, m: Node, n: Apply) -> Node:
