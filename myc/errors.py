@@ -7,7 +7,33 @@ and a caret.  Internal invariant failures are plain ``AssertionError``s and are 
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from dataclasses import dataclass
+
+
+def _package_dir(name: str) -> str | None:
+    """Where package ``name`` is installed, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.join(os.path.abspath(list(spec.submodule_search_locations)[0]), "")
+
+
+# myc's own source (its library functions and derivative rules) first, then NumPy's and
+# SciPy's: a location in one of these is not the user's line, and errors there are
+# reported at the user's call that led into it
+LIBRARY_DIRS: tuple[str, ...] = tuple(d for d in (
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), ""),
+    _package_dir("numpy"), _package_dir("scipy")) if d)
+
+
+def in_library(filename: str) -> bool:
+    """Is ``filename`` myc's, NumPy's or SciPy's source rather than the user's?"""
+    return filename.startswith(LIBRARY_DIRS)
 
 
 @dataclass(frozen=True)
@@ -64,10 +90,7 @@ class MycError(Exception):
 
     def internal_loc(self) -> bool:
         """Whether the location points into myc's own source (its derivative rules)."""
-        import os
-
-        root = os.path.dirname(os.path.abspath(__file__))
-        return self.loc is not None and self.loc.filename.startswith(root)
+        return self.loc is not None and in_library(self.loc.filename)
 
     def relocated(self, loc: Location | None) -> MycError:
         """The same error at ``loc``, a user's line, when it was located inside myc or

@@ -46,6 +46,7 @@ NP_LIBRARY = {
     "roll": "roll", "linalg.norm": "norm", "prod": "prod", "flip": "flip",
     "fliplr": "fliplr", "flipud": "flipud", "swapaxes": "swapaxes", "moveaxis": "moveaxis",
     "take": "take", "tile": "tile", "trace": "trace", "meshgrid": "meshgrid",
+    "einsum": "einsum", "sort": "sort", "argsort": "argsort",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first
@@ -53,7 +54,7 @@ NP_LIBRARY = {
 METHOD_LIBRARY = {
     "ravel": "ravel", "flatten": "flatten", "squeeze": "squeeze", "var": "var",
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
-    "swapaxes": "swapaxes", "take": "take", "trace": "trace",
+    "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
 }
 
 _MATH = {

@@ -88,7 +88,7 @@ from myc.timings import timed  # noqa: E402
 
 # modules whose objects are described by name: their versions are part of every cache
 # key already (``myc.support.diskcache``), and myc's own source is hashed there too
-_LIBRARIES = ("numpy", "math", "builtins", "myc")
+_LIBRARIES = ("numpy", "math", "builtins", "myc", "scipy")
 _GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
 
 
@@ -97,7 +97,7 @@ class _Unsure(Exception):  # noqa: N818 - a control signal
 
 
 def _library(name: str | None) -> bool:
-    """Is ``name`` (a module's) numpy, math, builtins or myc, or inside one of them?"""
+    """Is ``name`` (a module's) numpy, math, builtins, myc or scipy, or inside one?"""
     return bool(name) and (name in _LIBRARIES or
                            any(name.startswith(m + ".") for m in _LIBRARIES))
 
@@ -211,6 +211,11 @@ class _Describer:
 
         if isinstance(v, Primitive):
             return f"prim:{v.name}"
+        from myc.frontend.libraries import namespace_name
+
+        ns = namespace_name(v)
+        if ns is not None:  # scipy.stats.norm: its methods are myc's library functions
+            return f"lib:{ns}"
         mod = type(v).__module__
         if _library(mod) and type(v).__name__ in ("ZeroType", "_Zero", "Zero", "UndefType"):
             return f"lib:{mod}.{type(v).__qualname__}"

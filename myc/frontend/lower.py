@@ -33,8 +33,22 @@ from typing import Any
 
 import numpy as np
 
-from myc.errors import Location, MycError, MycNameError, MycSyntaxError, MycTypeError
+from myc.errors import (
+    LIBRARY_DIRS,
+    Location,
+    MycError,
+    MycNameError,
+    MycSyntaxError,
+    MycTypeError,
+    in_library,
+)
 from myc.frontend import builtins as B
+from myc.frontend.libraries import (
+    is_namespace,
+    library_function,
+    namespace_name,
+    supported_methods,
+)
 from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -131,10 +145,9 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
-    if id(fn) in B.LIBRARY:  # np.logaddexp itself (myc.jit(np.logaddexp)): its library code
-        from myc.frontend import np_library
-
-        fn = getattr(np_library, B.LIBRARY[id(fn)])
+    lib = library_function(fn)  # np.logaddexp itself (myc.jit(np.logaddexp)): its code
+    if lib is not None:
+        fn = lib
     graph_of = getattr(fn, "__myc_graph__", None)
     if graph_of is not None:  # an object built by a transform (grad, jvp, ...)
         return graph_of()
@@ -697,8 +710,9 @@ class FunctionLowerer:
             wrapper = getattr(math_values, B.MATH_FUNCS[id(value)], None)
             if wrapper is not None:
                 return Constant(parse(wrapper), loc)
-        if id(value) in B.LIBRARY:
-            return Constant(_library_graph(B.LIBRARY[id(value)]), loc)
+        lib = library_function(value)
+        if lib is not None:
+            return Constant(self.library_graph(lib, name, node), loc)
         prim = B.PRIMITIVE_OF.get(id(value))
         if prim is not None:
             return Constant(prim, loc)
@@ -713,12 +727,52 @@ class FunctionLowerer:
             return Constant(value, loc)
         inner = _unwrap(value)
         if isinstance(inner, types.FunctionType):
+            if in_library(inner.__code__.co_filename) and inner is value:
+                return Constant(self.library_graph(inner, name, node), loc)
             return Constant(parse(inner), loc)
+        if isinstance(value, types.MethodType) and is_namespace(value.__self__):
+            ns = namespace_name(value.__self__)
+            raise self.error(
+                MycNameError, f"{ns}.{value.__name__} is not supported by myc", node,
+                hint="supported: " + ", ".join(
+                    f"{ns}.{m}" for m in supported_methods(value.__self__)))
+        if is_namespace(value):
+            ns = namespace_name(value)
+            raise self.error(
+                MycNameError, f"{ns} cannot be used as a value in myc (a frozen "
+                f"distribution such as {ns}(loc, scale) is not supported)", node,
+                hint=f"call its methods with the parameters, e.g. {ns}.logpdf(x, loc, "
+                "scale)")
         if value is B.RANGE:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", node)
         kind = type(value).__name__
+        mod = getattr(value, "__module__", None) or ""
+        if isinstance(value, np.ufunc) or mod.split(".")[0] in ("numpy", "scipy"):
+            numpy_own = mod.startswith("numpy") or (
+                isinstance(value, np.ufunc) and getattr(np, value.__name__, None) is value)
+            lib = "NumPy" if numpy_own else "SciPy"
+            raise self.error(MycNameError, f"'{name}' ({lib}'s {kind} "
+                             f"{getattr(value, '__name__', '?')}) is not supported by myc",
+                             node, hint="the NumPy and SciPy functions myc supports are "
+                             "listed in its docs/numpy.md and docs/scipy.md")
         raise self.error(MycNameError, f"'{name}' ({kind}) is not supported by myc", node)
+
+    def library_graph(self, fn: types.FunctionType, name: str, node: ast.AST) -> Graph:
+        """The graph of library function ``fn`` (myc's NumPy/SciPy functions, or NumPy's or
+        SciPy's own Python source) called as ``name`` at ``node``: a construct in its source
+        outside the subset is reported at the user's call, naming the function."""
+        try:
+            return parse(fn)
+        except MycError as exc:
+            if exc.loc is None or not in_library(exc.loc.filename) or \
+                    in_library(self.info.filename):  # named at the user's call, once
+                raise
+            where = ""
+            if not exc.loc.filename.startswith(LIBRARY_DIRS[0]):  # NumPy's/SciPy's source
+                where = f" (in {fn.__module__}.{fn.__qualname__}, {exc.loc})"
+            raise type(exc)(f"{name} is not supported by myc here: {exc.message}{where}",
+                            self.loc(node), exc.hint) from None
 
     def _static_callee(self, node: ast.expr, block: Block) -> Any:
         """The Python object an expression names at parse time, or ``None``."""
@@ -734,11 +788,12 @@ class FunctionLowerer:
             return value if found else None
         if isinstance(node, ast.Attribute):
             base = self._static_callee(node.value, block)
-            if isinstance(base, (types.ModuleType, types.SimpleNamespace)):
+            if _is_namespace(base):
                 if not hasattr(base, node.attr):
+                    what = f"module '{base.__name__}'" if isinstance(
+                        base, types.ModuleType) else f"'{namespace_name(base) or 'namespace'}'"
                     raise self.error(MycNameError,
-                                     f"module '{base.__name__}' has no attribute '{node.attr}'",
-                                     node)
+                                     f"{what} has no attribute '{node.attr}'", node)
                 return getattr(base, node.attr)
         return None
 
@@ -887,9 +942,9 @@ class FunctionLowerer:
 
     def expr_Attribute(self, e: ast.Attribute, block: Block) -> Node:
         static = self._static_callee(e.value, block)
-        if isinstance(static, (types.ModuleType, types.SimpleNamespace)):
+        if _is_namespace(static):
             obj = self._static_callee(e, block)
-            mod = getattr(static, "__name__", "P")
+            mod = getattr(static, "__name__", None) or namespace_name(static) or "P"
             return self.python_value(obj, f"{mod}.{e.attr}", e, block)
         value = self.expr(e.value, block)
         attr = e.attr
@@ -916,7 +971,7 @@ class FunctionLowerer:
             self.check_subset(a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
-            if not isinstance(static_base, (types.ModuleType, types.SimpleNamespace)):
+            if not _is_namespace(static_base):
                 return self.method_call(e, block)
         callee = self._static_callee(e.func, block)
         if callee is not None:
@@ -1062,9 +1117,10 @@ class FunctionLowerer:
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
-        if id(callee) in B.LIBRARY:  # a NumPy function written in the subset
-            return self.call_node(Constant(_library_graph(B.LIBRARY[id(callee)]),
-                                           self.loc(e)), e, block)
+        lib = library_function(callee)
+        if lib is not None:  # a NumPy/SciPy function written in the subset
+            g = self.library_graph(lib, ast.unparse(e.func), e)
+            return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
             args, kwargs = self._args(e, block)
@@ -1198,6 +1254,11 @@ class FunctionLowerer:
                          hint="supported methods: .sum .mean .max .min .argmax .argmin "
                          ".reshape .astype .transpose .dot .clip .copy " +
                          " ".join("." + m for m in B.METHOD_LIBRARY))
+
+
+def _is_namespace(obj: Any) -> bool:
+    """Are ``obj``'s attributes read at parse time (a module, ``P``, SciPy's ``norm``)?"""
+    return isinstance(obj, (types.ModuleType, types.SimpleNamespace)) or is_namespace(obj)
 
 
 def _library_graph(name: str) -> Graph:

@@ -240,11 +240,53 @@ def diag(v, k=0):
 def norm(x, ord=None, axis=None, keepdims=False):
     vector = P.is_int(axis) or (P.is_none(axis) and np.ndim(x) == 1)
     matrix = (P.is_none(axis) and np.ndim(x) == 2) or (P.is_tuple(axis) and len(axis) == 2)
-    if not (P.is_none(ord) or (ord == 2 and vector) or (ord == "fro" and matrix)):
-        return P.lib_error("np.linalg.norm: only the 2-norm of vectors and the Frobenius norm "
-                    "(ord=None, 2 for vectors, 'fro' for matrices) are supported")
     y = x * 1.0  # NumPy computes an integer array's norm in float64
-    return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if P.is_none(ord) and (vector or matrix or P.is_none(axis)):
+        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if vector:
+        if ord == 2:
+            return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        if P.is_tuple(ord) or ord == "fro" or ord == "nuc":
+            return P.lib_error("np.linalg.norm: ord='fro' and 'nuc' are for matrices, not "
+                               "vectors")
+        a = np.abs(y)
+        if ord == np.inf:
+            return np.max(a, axis=axis, keepdims=keepdims)
+        if ord == -np.inf:
+            return np.min(a, axis=axis, keepdims=keepdims)
+        if ord == 0:  # the number of nonzero elements, in the norm's dtype
+            return np.sum(np.where(y != 0, np.ones_like(y), np.zeros_like(y)), axis=axis,
+                          keepdims=keepdims)
+        if ord == 1:
+            return np.sum(a, axis=axis, keepdims=keepdims)
+        return np.sum(a ** ord, axis=axis, keepdims=keepdims) ** (1.0 / ord)
+    if not matrix:
+        return P.lib_error("np.linalg.norm: an axis must be None, an int or a pair of ints")
+    if ord == "fro":
+        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+    if ord == 2 or ord == -2 or ord == "nuc":
+        return P.lib_error("np.linalg.norm: the matrix norms ord=2, -2 and 'nuc' need "
+                           "singular values, which myc does not compute; supported for "
+                           "matrices: None, 'fro', 1, -1, inf, -inf")
+    nd = np.ndim(x)
+    pair = (0, 1) if P.is_none(axis) else axis
+    r = pair[0] % nd
+    c = pair[1] % nd
+    a = np.abs(y)
+    if ord == 1 or ord == -1:  # the largest (smallest) column sum
+        sums = np.sum(a, axis=r, keepdims=True)
+    elif ord == np.inf or ord == -np.inf:  # the largest (smallest) row sum
+        sums = np.sum(a, axis=c, keepdims=True)
+    else:
+        return P.lib_error("np.linalg.norm: this ord is not a matrix norm (None, 'fro', 1, "
+                           "-1, inf, -inf are supported)")
+    if ord == 1 or ord == np.inf:
+        ret = np.max(sums, axis=(r, c), keepdims=True)
+    else:
+        ret = np.min(sums, axis=(r, c), keepdims=True)
+    if keepdims:
+        return ret
+    return _scalar_if_0d(np.reshape(ret, P.squeeze_shape(np.shape(ret), (r, c))))
 
 
 # ---------------------------------------------------------------- rearranging
@@ -330,3 +372,68 @@ def meshgrid(x1, x2, indexing="xy", sparse=False, copy=True):
         return (xa, xb)
     shape = (np.shape(xa)[0] * np.shape(xb)[0], np.shape(xa)[1] * np.shape(xb)[1])
     return (np.broadcast_to(xa, shape), np.broadcast_to(xb, shape))
+
+
+# ---------------------------------------------------------------- einsum
+
+
+def _sum_out(x, axes):
+    if len(axes) == 0:
+        return x
+    return np.sum(x, axis=axes)
+
+
+def einsum(subscripts, op0, op1=None, op2=None, op3=None, op4=None, out=None,
+           optimize=False):
+    # up to five operands (the subset has no *args); the plan is made from the static
+    # subscripts and shapes (myc/prims/einsum_plan.py)
+    if not P.is_none(out):
+        return P.lib_error("np.einsum: out= is not supported")
+    ops = (op0,)
+    for o in (op1, op2, op3, op4):
+        if not P.is_none(o):
+            ops = ops + (o,)
+    shapes = ()
+    for o in ops:
+        shapes = shapes + (np.shape(o),)
+    diagonals, first, steps, last = P.einsum_plan(subscripts, shapes)
+    ready = ()
+    i = 0
+    for o in ops:  # a label repeated within an operand: its diagonal, gathered
+        for d in diagonals[i]:
+            o = np.transpose(o, d[0])[..., np.arange(d[1]), np.arange(d[1])]
+        ready = ready + (o,)
+        i = i + 1
+    r = _sum_out(ready[0], first)
+    i = 1
+    for s in steps:
+        a = np.reshape(np.transpose(_sum_out(r, s[0]), s[1]), s[2])
+        b = np.reshape(np.transpose(_sum_out(ready[i], s[3]), s[4]), s[5])
+        if s[6]:
+            r = np.reshape(np.matmul(a, b), s[7])
+        else:
+            r = np.reshape(a * b, s[7])
+        i = i + 1
+    return _scalar_if_0d(np.transpose(_sum_out(r, last[0]), last[1]))
+
+
+# ---------------------------------------------------------------- sorting
+
+
+def argsort(a, axis=-1, kind=None, order=None, stable=None):
+    if not (P.is_none(order) and P.is_none(stable)):
+        return P.lib_error("np.argsort: order= and stable= are not supported")
+    return P.argsort(a, axis, kind)
+
+
+def sort(a, axis=-1, kind=None, order=None, stable=None):
+    # a gather by NumPy's own permutation: the gradient scatters back through it
+    if not (P.is_none(order) and P.is_none(stable)):
+        return P.lib_error("np.sort: order= and stable= are not supported")
+    if P.is_none(axis):
+        flat = np.reshape(a, (-1,))
+        return flat[P.argsort(flat, 0, kind)]
+    if np.ndim(a) == 0:
+        return P.lib_error("np.sort: a 0-d array cannot be sorted along an axis")
+    before, after = P.along_axis_grid(np.shape(a), axis)
+    return a[before + (P.argsort(a, axis, kind),) + after]

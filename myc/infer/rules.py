@@ -235,6 +235,12 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
             _axes(axis, x.ndim)
         dt = np.cumsum(np.ones((1,) * x.ndim, x.dtype)).dtype
         return AArray(dt, shape)
+    if name == "argsort":  # NumPy's argsort, a host step: int64 indices
+        x, axis = _abs(args[0]), args[1]
+        small = np.argsort(np.zeros((1,) * x.ndim), axis=axis)  # NumPy checks the axis
+        shape = x.shape if small.ndim == x.ndim else small.shape if x.ndim == 0 else (
+            int(np.prod(x.shape)),)
+        return AArray(np.dtype(np.int64), shape)
     if name in STATIC_ONLY:
         raise MycTypeError(STATIC_ONLY[name])
     if name == "select":

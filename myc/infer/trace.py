@@ -17,12 +17,11 @@ signature on the reference evaluator instead.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
-from myc.errors import Location, MycError, MycTypeError, MycValueError
+from myc.errors import LIBRARY_DIRS, Location, MycError, MycTypeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.infer.calls import Recursion
 from myc.infer.control import (
@@ -50,7 +49,8 @@ MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
 _BROADCASTING = frozenset(["expand_reduced", "broadcast_to", "full", "zeros_like",
                            "ones_like"])
-_MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# myc's, NumPy's and SciPy's source: a line there is not the user's
+_MYC_DIR = LIBRARY_DIRS
 
 
 def has_sym(v: Any) -> bool:

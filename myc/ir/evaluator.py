@@ -8,12 +8,12 @@ loops, joins and branches are expressed in the IR -- reuse the Python stack fram
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from myc.errors import (
+    LIBRARY_DIRS,
     Location,
     MycError,
     MycIndexError,
@@ -28,7 +28,8 @@ from myc.ir.nodes import Closure, Constant, Graph, Node
 from myc.prims import Primitive
 
 _RECURSION_LIMIT = 20000
-_MYC_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# myc's, NumPy's and SciPy's source: a line there is not the user's
+_MYC_DIR = LIBRARY_DIRS
 
 
 class Frame:

@@ -3,7 +3,8 @@
 log(1 + x) -> log1p(x);  exp(x) - 1 -> expm1(x);
 log(1 / (1 + exp(-x))) (log of a sigmoid) -> -softplus(-x), with the stable
 softplus(z) = max(z, 0) + log1p(exp(-|z|));
-log(sum(exp(x), axis)) -> m + log(sum(exp(x - m), axis)), m = max(x, axis) (logsumexp).
+log(sum(exp(x), axis)) -> m + log(sum(exp(x - m), axis)), m = max(x, axis) (logsumexp;
+m = 0 where the maximum is infinite or nan).
 """
 
 from __future__ import annotations
@@ -70,19 +71,35 @@ def logsumexp(g: Graph, n: Apply) -> Node | None:
     x = s.inputs[1].inputs[1]
     if not isinstance(x.abstract, AArray) or x.abstract.dtype.kind != "f":
         return None
-    if is_prim(x, "sub") and is_prim(x.inputs[2], "max") and x.inputs[2].inputs[1] is \
-            x.inputs[1]:
+    if is_prim(x, "sub") and _max_of(x.inputs[2], x.inputs[1]):
         return None  # already shifted by its maximum
     axis, keepdims = s.inputs[2], s.inputs[3]
     try:
-        mk = _typed(g, P.max, x, axis, True, like=n)
+        mk = _finite_or_zero(g, _typed(g, P.max, x, axis, True, like=n), n)
         shifted = _typed(g, P.sub, x, mk, like=n)
         ss = _typed(g, P.sum, _typed(g, P.exp, shifted, like=n), axis, keepdims, like=n)
-        m = mk if keepdims.value else _typed(g, P.max, x, axis, False, like=n)
+        m = mk if keepdims.value else _finite_or_zero(
+            g, _typed(g, P.max, x, axis, False, like=n), n)
         r = _typed(g, P.add, m, _typed(g, P.log, ss, like=n), like=n)
     except Exception:  # noqa: BLE001
         return None
     return r if same(n, r) else None
+
+
+def _max_of(shift: Node, x: Node) -> bool:
+    """Is ``shift`` ``x``'s maximum, or ``where(c, max(x), 0)`` (the maximum where it is
+    finite, as ``scipy.special.logsumexp`` shifts)?"""
+    if is_prim(shift, "where"):
+        shift = shift.inputs[2]
+    return is_prim(shift, "max") and shift.inputs[1] is x
+
+
+def _finite_or_zero(g: Graph, m: Node, n: Apply) -> Node:
+    """The shift ``m`` where it is finite, else 0: an infinite or nan maximum shifts by
+    nothing, so all ``-inf`` stays ``log(0) = -inf`` (not ``-inf - -inf = nan``), as
+    NumPy computes it unshifted."""
+    finite = _typed(g, P.lt, _typed(g, P.abs, m, like=n), float("inf"), like=n)
+    return _typed(g, P.where, finite, m, 0.0, like=n)
 
 
 RULES = [log1p_expm1, log_sigmoid, logsumexp]

@@ -7,7 +7,9 @@ from types import SimpleNamespace
 from myc.prims import adprims as _adprims  # noqa: F401
 from myc.prims import arrays as _arrays  # noqa: F401
 from myc.prims import control as _control  # noqa: F401
+from myc.prims import einsum_plan as _einsum_plan  # noqa: F401
 from myc.prims import ops as _ops  # noqa: F401  (registers the primitives)
+from myc.prims import sorting as _sorting  # noqa: F401
 from myc.prims.registry import REGISTRY, Primitive, get
 from myc.prims.values import UNDEF, ZERO
 

@@ -193,7 +193,7 @@ def c_dict_literal(x):
 
 def c_method(x):
     y = x * 2.0
-    return y.argsort()  # ERR
+    return y.nonzero()  # ERR
 
 
 def c_np_fft(x):
@@ -207,7 +207,7 @@ def c_np_linalg(x):
 
 
 def c_np_missing(x):
-    return np.sort(x)  # ERR
+    return np.unique(x)  # ERR
 
 
 def c_np_no_attr(x):
@@ -295,7 +295,7 @@ def up_front_item_assign_dead(x):
 
 def up_front_method_dead(x):
     if x.ndim > 100:
-        return x.argsort()  # ERR
+        return x.nonzero()  # ERR
     return x
 
 

@@ -129,12 +129,12 @@ CONSTRUCTS = [
     ("c_not_in", (1.0,), MycSyntaxError, ("NotIn",), "x not in"),
     ("c_dict_literal", (1.0,), MycSyntaxError, ("dict",), "{"),
     ("c_match", (1.0,), MycSyntaxError, ("match",), "match"),
-    ("c_method", (ARR,), MycSyntaxError, (".argsort()",), "y.argsort()"),
+    ("c_method", (ARR,), MycSyntaxError, (".nonzero()",), "y.nonzero()"),
     ("c_attribute", (ARR,), MycSyntaxError, (".flat",), "x.flat"),
     ("c_np_fft", (ARR,), MycNameError, ("np.fft.fft", "not supported"), "np.fft.fft"),
     ("c_np_linalg", (np.eye(2),), MycNameError, ("np.linalg.inv", "not supported"),
      "np.linalg.inv"),
-    ("c_np_missing", (ARR,), MycNameError, ("np.sort", "not supported"), "np.sort"),
+    ("c_np_missing", (ARR,), MycNameError, ("np.unique", "not supported"), "np.unique"),
     ("c_np_no_attr", (ARR,), MycNameError, ("no_such_function",), "np.no_such_function"),
 ]
 
