@@ -1,4 +1,9 @@
-"""The primitive set.  ``P.<name>`` is the primitive called ``name``."""
+"""The primitive set.  ``P.<name>`` is the primitive called ``name``.
+
+Importing the package declares every primitive (``registry.register``, in the modules
+below) and then attaches the reverse and forward rules written against ``P``
+(``bprops``, ``jvps``), so a primitive object is complete once ``myc.prims`` is loaded.
+"""
 
 from __future__ import annotations
 
@@ -12,5 +17,8 @@ from myc.prims.registry import REGISTRY, Primitive, get
 from myc.prims.values import UNDEF, ZERO
 
 P = SimpleNamespace(**REGISTRY)
+
+from myc.prims import bprops as _bprops  # noqa: E402, F401  (attaches the rules to P's)
+from myc.prims import jvps as _jvps  # noqa: E402, F401
 
 __all__ = ["P", "REGISTRY", "Primitive", "UNDEF", "ZERO", "get"]

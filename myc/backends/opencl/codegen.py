@@ -155,6 +155,23 @@ inline long myc_tolong_T(T x) {
 }
 """
 
+# op -> the OpenCL C function rendering it (``{s}``: the dtype's helper suffix);
+# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``
+C_MATH = {
+    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sin": "sin",
+    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "atan", "sqrt": "sqrt",
+    "sigmoid": "myc_sigmoid_{s}",
+}
+INLINE_OPS = frozenset({
+    "neg", "square", "abs", "sign", "floor", "ceil", "not", "add", "sub", "mul", "div",
+    "maximum", "minimum", "pow", "arctan2", "mod", "floordiv", "and", "or", "eq", "ne",
+    "lt", "le", "gt", "ge"})
+
+
+def rendered_ops() -> frozenset[str]:
+    """The kernel-IR scalar ops this backend renders."""
+    return INLINE_OPS | frozenset(C_MATH)
+
 
 def prelude(fp64: bool) -> str:
     text = _PRELUDE + _FLOAT_HELPERS.replace("_T(", "_f(").replace("T", "float")
@@ -243,11 +260,11 @@ class _Gen:
             return x
         if op == "not":
             return f"(uchar)(!{x})"
-        if op == "sigmoid":
-            return f"myc_sigmoid_{self.suffix(dt)}({x})"
-        self.suffix(dt)
-        fn = {"arctan": "atan"}.get(op, op)
-        return f"{fn}({x})"
+        if op in ("floor", "ceil"):
+            return f"{op}({x})"
+        if op not in C_MATH:
+            raise Unsupported(f"unary {op}")
+        return f"{C_MATH[op].format(s=self.suffix(dt))}({x})"
 
     def binary(self, op: str, x: str, y: str, dt: str) -> str:
         k = kind(dt)
