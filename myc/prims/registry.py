@@ -34,7 +34,7 @@ _NO_DEFAULT = object()
 class Primitive:
     """A primitive operation of the IR."""
 
-    __slots__ = ("name", "params", "defaults", "impl", "infer", "bprop", "jvp", "doc",
+    __slots__ = ("name", "params", "defaults", "impl", "bprop", "jvp", "doc",
                  "variadic", "pure", "differentiable", "names", "elementwise", "scalar",
                  "fusible", "structural_jvp")
 
@@ -51,7 +51,6 @@ class Primitive:
         self.differentiable = differentiable
         self.doc = doc
         self.pure = True
-        self.infer: Callable[..., Any] | None = None
         self.bprop: Any = bprop
         self.jvp: Any = jvp
         self.structural_jvp = False

@@ -71,6 +71,14 @@ def math_ops(arity: int = 1) -> frozenset[str]:
     return frozenset(k for k, v in SCALAR_OPS.items() if v.math and v.arity == arity)
 
 
+def accumulator_dtype(op: str, dtype: str) -> str:
+    """The dtype a reduction ``op`` over ``dtype`` accumulates in: float32 sums add in
+    float64 (NumPy's pairwise float32 sums are that accurate; a running float32 sum is
+    not); everything else in its own dtype.  (The CPU backend gets the same accuracy by
+    adding blocks of float32 partial sums in float64.)"""
+    return "float64" if op == "sum" and dtype == "float32" else dtype
+
+
 def _is_int(x: np.ndarray) -> bool:
     return np.asarray(x).dtype.kind in "iu"
 

@@ -42,6 +42,7 @@ from myc.lower.kernel import (
     postorder,
     row_reductions,
 )
+from myc.prims.scalar import accumulator_dtype
 
 CTYPE = {"float32": "float", "float64": "double", "int64": "long", "bool": "uchar"}
 # split a reduction over work-items when it has at most this many outputs and at least
@@ -333,9 +334,8 @@ class _Gen:
 
     # -- reductions ---------------------------------------------------------------------
     def acc_type(self, op: str, dt: str) -> str:
-        if op == "sum" and dt == "float32" and self.fp64:
-            return "double"
-        return CTYPE[dt]
+        acc = accumulator_dtype(op, dt)  # float32 sums in double, where the device has it
+        return CTYPE[acc if acc != "float64" or self.fp64 else dt]
 
     def combine(self, op: str, acc: str, v: str, dt: str) -> str:
         if op == "sum":
