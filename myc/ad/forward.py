@@ -4,7 +4,7 @@
 primal node gets a primal and a tangent node in ``F(g)``; function values are their
 ``F`` images and carry no tangent (a closure's captured tangents are free variables
 of its ``F`` graph, just as its captured values are).  A tail call stays a tail call,
-so loops stay loops.  Primitives use their ``jvp_<name>`` rule (myc/prims/jvps.py),
+so loops stay loops.  Primitives use their forward rule (``prim.jvp``, ``myc.ad.rules``),
 skipped entirely when every input tangent is ``ZERO``.
 """
 
@@ -13,23 +13,13 @@ from __future__ import annotations
 import weakref
 
 from myc.ad.graphmap import GraphTransform
-from myc.errors import MycTypeError
+from myc.ad.rules import forward_rule_graph
 from myc.ir.manager import schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
-from myc.prims import jvps as _jvps
 from myc.timings import timed
 
 _FPRIM: dict[tuple[str, int], Graph] = {}
-
-
-def _rule(prim: Primitive) -> Graph:
-    from myc.frontend.lower import parse
-
-    fn = getattr(_jvps, f"jvp_{prim.name}", None)
-    if fn is None:
-        raise MycTypeError(f"primitive '{prim.name}' has no forward-mode rule")
-    return parse(fn)
 
 
 def emit_prim(g: Graph, prim: Primitive, xs: list[Node], ts: list[Node], loc) -> tuple:
@@ -40,8 +30,8 @@ def emit_prim(g: Graph, prim: Primitive, xs: list[Node], ts: list[Node], loc) ->
         return y, Constant(ZERO)
     if prim.variadic:
         return y, g.apply(P.make_tuple, *ts, loc=loc)
-    rule = _rule(prim)
-    if prim.name in _jvps.STRUCTURAL:
+    rule = forward_rule_graph(prim)
+    if prim.structural_jvp:
         return y, g.apply(rule, *xs, *ts, y, loc=loc)
     zero_g = Graph(f"F:{prim.name}:zero", g)
     zero_g.output = Constant(ZERO)

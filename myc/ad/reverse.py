@@ -34,20 +34,13 @@ from __future__ import annotations
 import weakref
 
 from myc.ad.graphmap import GraphTransform
+from myc.ad.rules import reverse_rule_graph
 from myc.errors import MycTypeError
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
-from myc.prims import bprops as _bprops
 from myc.timings import timed
 
 _JPRIM: dict[tuple[str, int], Graph] = {}
-
-
-def _rule_graph(prim: Primitive) -> Graph | None:
-    from myc.frontend.lower import parse
-
-    fn = getattr(_bprops, f"bprop_{prim.name}", None)
-    return parse(fn) if fn is not None else None
 
 
 def jprim(prim: Primitive, arity: int | None = None) -> Graph:
@@ -58,7 +51,7 @@ def jprim(prim: Primitive, arity: int | None = None) -> Graph:
         return _JPRIM[key]
     rule = None
     if prim.differentiable and not prim.variadic:
-        rule = _rule_graph(prim)
+        rule = reverse_rule_graph(prim)
         if rule is None:
             raise MycTypeError(f"primitive '{prim.name}' has no derivative rule")
     jg = Graph(f"J:{prim.name}")

@@ -1,37 +1,22 @@
 """How Python builtins, ``math`` and NumPy objects map onto primitives.
 
-``PRIMITIVE_OF`` maps a Python callable to the primitive it *is* when used as a value
-(``compose(math.sin, square)``).  ``CALL_RULES`` gives calls whose lowering differs from
-a plain primitive call: ``math`` functions convert to float first, ``int(x)`` truncates,
-``min``/``max`` of two values, dtype objects used as casts.
+``PRIMITIVE_OF`` maps a Python callable to the primitive it *is* (called, or used as a
+value: ``compose(math.sin, square)``), built from the names each primitive declares in
+the primitive table (``myc.prims.registry``).  Calls whose lowering differs from a plain
+primitive call (``math`` functions convert to float first, ``int(x)`` truncates,
+``min``/``max`` of two values, dtype objects used as casts) are ``myc.frontend.lower``'s.
 """
 
 from __future__ import annotations
 
 import builtins
 import math
+import sys
+from typing import Any
 
 import numpy as np
 
-from myc.prims import P, Primitive
-
-_NP = {
-    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
-    "square": "square", "abs": "abs", "absolute": "abs", "sign": "sign", "sin": "sin",
-    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "arctan", "arctan2": "arctan2",
-    "floor": "floor",
-    "ceil": "ceil", "power": "pow", "maximum": "maximum", "minimum": "minimum",
-    "clip": "clip", "where": "where", "sum": "sum", "mean": "mean", "max": "max",
-    "amax": "max", "min": "min", "amin": "min", "argmax": "argmax", "argmin": "argmin",
-    "dot": "dot", "matmul": "matmul", "transpose": "transpose", "reshape": "reshape",
-    "broadcast_to": "broadcast_to", "shape": "shape", "ndim": "ndim", "size": "size",
-    "zeros": "zeros", "ones": "ones", "full": "full", "zeros_like": "zeros_like",
-    "ones_like": "ones_like", "arange": "arange", "linspace": "linspace", "array": "array",
-    "asarray": "array", "add": "add", "subtract": "sub", "multiply": "mul",
-    "divide": "truediv", "true_divide": "truediv", "negative": "neg",
-    "floor_divide": "floordiv", "mod": "mod", "remainder": "mod",
-    "concatenate": "concatenate", "cumsum": "cumsum",
-}
+from myc.prims import REGISTRY, Primitive
 
 # NumPy functions myc implements as library functions: Python functions in the subset
 # (``myc/frontend/np_library.py``) parsed like user code, so AD, fusion and every backend
@@ -57,29 +42,58 @@ METHOD_LIBRARY = {
     "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
 }
 
-_MATH = {
-    "sin": "sin", "cos": "cos", "tan": "tan", "tanh": "tanh", "exp": "exp", "log": "log",
-    "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt", "atan": "arctan", "fabs": "abs",
-    "floor": "floor", "ceil": "ceil", "pow": "pow", "atan2": "arctan2",
-}
-
-_BUILTINS = {
-    "abs": "abs", "len": "len", "float": "to_float", "int": "to_int", "bool": "to_bool",
-    "min": "py_min", "max": "py_max",
-}
-
 # NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)
 NP_OPERATORS = frozenset(id(getattr(np, k)) for k in (
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod",
     "remainder", "power", "negative"))
 
+# the Python objects each primitive *is*, from the names the primitive table declares
+# (``"np.exp"``, ``"math.atan"``, ``"builtins.abs"``, ``"scipy.special.erf"``)
+_ROOTS = {"np": np, "math": math, "builtins": builtins}
+_OPTIONAL = ("scipy",)  # resolved once the program's module has imported them
+
+
+def _resolve(dotted: str, root: Any) -> Any:
+    obj = root
+    for part in dotted.split(".")[1:]:
+        obj = getattr(obj, part)
+    return obj
+
+
 PRIMITIVE_OF: dict[int, Primitive] = {}
-for _k, _v in _NP.items():
-    PRIMITIVE_OF[id(getattr(np, _k))] = getattr(P, _v)
-for _k, _v in _MATH.items():
-    PRIMITIVE_OF[id(getattr(math, _k))] = getattr(P, _v)
-for _k, _v in _BUILTINS.items():
-    PRIMITIVE_OF[id(getattr(builtins, _k))] = getattr(P, _v)
+_MATH: list[str] = []  # the math functions that are primitives
+_PENDING: list[tuple[str, Primitive]] = []  # names under an optional module
+for _p in REGISTRY.values():
+    for _dotted in _p.names:
+        _root = _dotted.split(".")[0]
+        if _root in _ROOTS:
+            PRIMITIVE_OF[id(_resolve(_dotted, _ROOTS[_root]))] = _p
+            if _root == "math":
+                _MATH.append(_dotted.split(".")[1])
+        else:
+            assert _root in _OPTIONAL, f"{_p.name}: unknown module in name {_dotted}"
+            _PENDING.append((_dotted, _p))
+
+
+def resolve_optional() -> None:
+    """Add the primitives named under optional modules (``scipy.special.erf``) that the
+    program has imported: called before a program's names are looked up, it imports
+    nothing itself (scipy stays optional and costs nothing when unused)."""
+    global _PENDING
+    if not _PENDING:
+        return
+    left = []
+    for dotted, prim in _PENDING:
+        parts = dotted.split(".")
+        mod = sys.modules.get(".".join(parts[:-1]))
+        if mod is None:
+            left.append((dotted, prim))
+            continue
+        obj = getattr(mod, parts[-1], None)
+        if obj is not None:
+            PRIMITIVE_OF[id(obj)] = prim
+    _PENDING = left
+
 
 # dtypes usable as ``dtype=`` values and as cast functions (``np.float32(x)``)
 DTYPES: dict[int, type] = {

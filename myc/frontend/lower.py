@@ -155,6 +155,7 @@ def parse(fn: Any) -> Graph:
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
     g = _GRAPHS.get(fn)
     if g is None:
+        B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
         info = read_function(fn)
         g = Graph(fn.__name__, None, info.loc(info.tree))
         _GRAPHS[fn] = g

@@ -5,9 +5,11 @@ its continuation-passing backpropagators vanish when the tracer flattens them.  
 a loop whose trip count depends on data that cannot work: the chain of backpropagators
 is as long as the run.  For those signatures ``typed_grad`` goes the other way round:
 specialize the primal program first (its loops become ``loop`` nodes), then sweep the
-typed program backwards, applying each primitive's ``bprop_*`` rule (the same rules
-``myc.ad`` uses) through the tracer, so the adjoint ops are emitted into the same typed
-program.
+typed program backwards, applying each primitive's reverse rule (``prim.bprop``, as a
+graph from ``myc.ad.rules``: the very rules the graph transform ``myc.ad.reverse`` uses)
+through the tracer, so the adjoint ops are emitted into the same typed program.  (This
+module stays in ``myc.infer``: it drives the tracer, and ``ad`` comes before ``infer`` in
+the stage order.)
 
 A ``loop`` node's adjoint keeps only what it must: the loop is run once more with a
 *tape* of its carried state at the start of every iteration (one entry per iteration,
@@ -22,21 +24,16 @@ from typing import Any
 
 import numpy as np
 
+from myc.ad.rules import reverse_rule_graph
 from myc.infer.abstract import AArray, AScalar, ATape
 from myc.infer.calls import ACALL
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
-from myc.prims import ZERO, P, Primitive
+from myc.prims import ZERO, P
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)
-
-
-def _rule(prim: Primitive) -> Graph | None:
-    from myc.ad.reverse import _rule_graph
-
-    return _rule_graph(prim)
 
 
 def _is_float(a: Any) -> bool:
@@ -120,7 +117,7 @@ class Adjoint:
                     continue
             if not prim.differentiable or not _is_float(n.abstract):
                 continue
-            rule = _rule(prim)
+            rule = reverse_rule_graph(prim)
             if rule is None:
                 from myc.infer.trace import GraphBreak
 

@@ -16,12 +16,11 @@ import numpy as np
 
 from myc.errors import MycTypeError
 from myc.infer.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
-from myc.prims import Primitive
+from myc.prims import REGISTRY, Primitive
 from myc.prims.arrays import STATIC_ONLY
 
-ELEMENTWISE = frozenset("""add sub mul truediv floordiv mod pow eq ne lt le gt ge and_ or_ xor
-neg pos invert exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan floor ceil
-arctan2 maximum minimum clip where to_weak""".split())
+# declared ``elementwise`` in the primitive table: broadcast shapes, NumPy's dtype
+ELEMENTWISE = frozenset(n for n, p in REGISTRY.items() if p.elementwise)
 PY_EXTREMA = frozenset(["py_max", "py_min"])
 SAME_AS_FIRST = frozenset(["check_math_domain"])
 REDUCTIONS = frozenset("sum mean max min argmax argmin".split())

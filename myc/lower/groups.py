@@ -22,16 +22,13 @@ from myc.lower import kernel as K
 from myc.lower.post import Post
 from myc.opt.fusion import FusionGroup, row_reduction
 from myc.opt.rewrite import prim_of
+from myc.prims import REGISTRY
 
-_BINARY = {"add": "add", "sub": "sub", "mul": "mul", "truediv": "div", "pow": "pow",
-           "maximum": "maximum", "minimum": "minimum", "arctan2": "arctan2", "mod": "mod",
-           "floordiv": "floordiv", "gadd": "add"}
-_COMPARE = {"eq": "eq", "ne": "ne", "lt": "lt", "le": "le", "gt": "gt", "ge": "ge",
-            "and_": "and", "or_": "or"}
-_UNARY = {"neg": "neg", "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1",
-          "sqrt": "sqrt", "square": "square", "abs": "abs", "sign": "sign", "sin": "sin",
-          "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "arctan", "floor": "floor",
-          "ceil": "ceil"}
+# primitive -> its kernel-IR op, from the primitive table
+_SCALAR = {n: p.scalar for n, p in REGISTRY.items() if p.scalar is not None}
+_BINARY = {n: op.name for n, op in _SCALAR.items() if op.arity == 2 and not op.promote}
+_COMPARE = {n: op.name for n, op in _SCALAR.items() if op.arity == 2 and op.promote}
+_UNARY = {n: op.name for n, op in _SCALAR.items() if op.arity == 1}
 _CASTS = ("astype", "cast_grad", "grad_cast", "tangent_out", "to_weak", "pos")
 
 
@@ -137,8 +134,6 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
             # floor, ceil and abs of a bool are the bool itself (NumPy keeps the dtype)
             e = x if rdt == "bool" and _UNARY[p] in ("floor", "ceil", "abs") else \
                 K.Unary(_UNARY[p], x)
-        elif p == "not_":
-            e = K.Unary("not", cast(load(args[0]), "bool"))
         elif p == "where":
             e = K.Select(cast(load(args[0]), "bool"), cast(load(args[1]), rdt),
                          cast(load(args[2]), rdt))

@@ -24,9 +24,10 @@ domain axis's or be 1.  Buffers are C-contiguous; backends derive strides (0 on
 broadcast axes).  Runtime scalars are 0-d buffers, ``Buffer(name, dtype, ())``.
 
 :meth:`Kernel.reference` evaluates a kernel with NumPy; it defines the semantics every
-backend is tested against.  Op semantics are NumPy's ufuncs in the node's dtype, except
-where noted in :data:`UNARY_OPS` / :data:`BINARY_OPS` (``sigmoid``; integer ``pow``, ``mod``
-and ``floordiv`` by zero, which give 0 rather than raising).
+backend is tested against.  The scalar ops, the operand kinds each accepts and their NumPy
+references are declared once, in ``myc.prims.scalar`` (NumPy's ufuncs in the node's dtype,
+except where noted there: ``sigmoid``; integer ``pow``, ``mod`` and ``floordiv`` by zero,
+which give 0 rather than raising).
 """
 
 from __future__ import annotations
@@ -39,25 +40,14 @@ from dataclasses import dataclass, field, fields
 import numpy as np
 
 from myc.lower.dims import Dim, SymFloat
+from myc.prims.scalar import SCALAR_OPS, binary_ops, unary_ops
 
 DTYPES = ("float32", "float64", "int64", "bool")
 FLOATS = ("float32", "float64")
 
-# op: operand kinds ("f" float, "i" int64, "b" bool) it accepts.
-UNARY_OPS = {
-    "neg": "fi", "exp": "f", "log": "f", "log1p": "f", "expm1": "f", "sqrt": "f",
-    "square": "fi", "abs": "fi", "sign": "fi", "sin": "f", "cos": "f", "tan": "f",
-    "tanh": "f", "arctan": "f", "floor": "fi", "ceil": "fi",
-    "sigmoid": "f",  # 1 / (1 + exp(-x)), evaluated without overflow for large -x
-    "not": "b",
-}
-BINARY_OPS = {
-    "add": "fib", "sub": "fi", "mul": "fib", "div": "f", "maximum": "fib", "minimum": "fib",
-    "pow": "fi",  # int64: exact, by squaring; negative exponents give 0 unless |x| == 1
-    "arctan2": "f", "mod": "fi", "floordiv": "fi",  # int64 by zero gives 0, as NumPy's
-    "eq": "fib", "ne": "fib", "lt": "fib", "le": "fib", "gt": "fib", "ge": "fib",
-    "and": "ib", "or": "ib",
-}
+# op: operand kinds ("f" float, "i" int64, "b" bool) it accepts (myc.prims.scalar).
+UNARY_OPS = unary_ops()
+BINARY_OPS = binary_ops()
 COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
 REDUCE_OPS = ("sum", "max", "min")
 
@@ -545,54 +535,9 @@ def _reduce(out: Reduce, full: np.ndarray, dt: np.dtype) -> np.ndarray:
     return np.array(res, dtype=dt)
 
 
-def _sigmoid(x: np.ndarray) -> np.ndarray:
-    e = np.exp(-np.abs(x))
-    s = 1 / (1 + e)
-    return np.where(x >= 0, s, e * s)
-
-
-def _ipow(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    x, y = np.broadcast_arrays(x, y)
-    res = np.ones(x.shape, np.int64)
-    base = x.copy()
-    e = np.where(y < 0, 0, y)
-    for _ in range(63):
-        res = np.where(e & 1, res * base, res)
-        base = base * base
-        e = e >> 1
-    neg = np.where(x == 1, 1, np.where(x == -1, np.where(y & 1, -1, 1), 0))
-    return np.where(y < 0, neg, res)
-
-
-_UNARY_NP = {
-    "neg": np.negative, "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1,
-    "sqrt": np.sqrt, "square": np.square, "abs": np.abs, "sign": np.sign, "sin": np.sin,
-    "cos": np.cos, "tan": np.tan, "tanh": np.tanh, "arctan": np.arctan, "sigmoid": _sigmoid,
-    "floor": np.floor, "ceil": np.ceil, "not": np.logical_not,
-}
-_BINARY_NP = {
-    "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.true_divide,
-    "maximum": np.maximum, "minimum": np.minimum, "arctan2": np.arctan2, "mod": np.mod,
-    "floordiv": np.floor_divide, "eq": np.equal, "ne": np.not_equal, "lt": np.less,
-    "le": np.less_equal, "gt": np.greater, "ge": np.greater_equal,
-}
-
-
 def _eval(node: Expr, args: list[np.ndarray]) -> np.ndarray:
-    if isinstance(node, Unary):
-        (x,) = args
-        if node.op in ("floor", "ceil") and kind(x.dtype) == "i":
-            return x
-        return _UNARY_NP[node.op](x)
-    if isinstance(node, Binary):
-        x, y = args
-        if node.op == "pow":
-            return _ipow(x, y) if kind(x.dtype) == "i" else np.power(x, y)
-        if node.op in ("and", "or"):
-            if x.dtype == np.bool_:
-                return (np.logical_and if node.op == "and" else np.logical_or)(x, y)
-            return (np.bitwise_and if node.op == "and" else np.bitwise_or)(x, y)
-        return _BINARY_NP[node.op](x, y)
+    if isinstance(node, (Unary, Binary)):
+        return SCALAR_OPS[node.op].reference(*args)
     if isinstance(node, Select):
         return np.where(*args)
     assert isinstance(node, Cast), node

@@ -25,12 +25,12 @@ from myc.infer.abstract import AArray
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import prim_of
+from myc.prims import REGISTRY
 from myc.timings import timed
 
-ELEMENTWISE = frozenset("""add sub mul truediv pow maximum minimum arctan2 eq ne lt le gt ge
-and_ or_ mod floordiv neg exp log log1p expm1 sqrt square abs sign sin cos tan tanh arctan
-floor ceil where clip astype cast_grad grad_cast tangent_out to_weak pos broadcast_to
-expand_reduced gadd not_""".split())
+# what ``myc.lower.groups`` turns into kernel IR: the primitives the table declares with a
+# scalar op, and the few (casts, where, clip) it declares ``fusible`` otherwise
+ELEMENTWISE = frozenset(n for n, p in REGISTRY.items() if p.fusible)
 REDUCTIONS = frozenset("sum max min mean sum_to".split())
 MIN_FUSED_SIZE = 256
 # LLVM's optimizer (its loop vectorizer above all) takes time superlinear in a loop

@@ -31,7 +31,7 @@ def gadd(x, y):
     return x + y
 
 
-register("gadd", "x y", gadd)
+register("gadd", "x y", gadd, scalar="add")
 register("is_zero", "x", lambda x: x is ZERO, differentiable=False)
 register("mask_zero", "x d", lambda x, d: ZERO if x is ZERO else d,
          doc="``d`` unless ``x`` is ZERO: the sensitivity of an input that may be ZERO.")
@@ -73,7 +73,7 @@ def cast_grad(d, x):
     return dt.type(d)
 
 
-register("cast_grad", "d x", cast_grad)
+register("cast_grad", "d x", cast_grad, fusible=True)
 
 
 def grad_cast(d, x):
@@ -97,7 +97,7 @@ def grad_cast(d, x):
     return 0.0 if d is ZERO else float(d)
 
 
-register("grad_cast", "d x", grad_cast)
+register("grad_cast", "d x", grad_cast, fusible=True)
 
 
 def check_scalar_output(y):
@@ -128,7 +128,7 @@ def expand_reduced(d, shape, axis, keepdims):
     return np.broadcast_to(d, shape).copy() if np.ndim(d) or shape else d
 
 
-register("expand_reduced", "d shape axis keepdims", expand_reduced)
+register("expand_reduced", "d shape axis keepdims", expand_reduced, fusible=True)
 
 
 def reduced_count(shape, axis):
@@ -244,7 +244,7 @@ def tangent_out(t, y):
     return t
 
 
-register("tangent_out", "t y", tangent_out)
+register("tangent_out", "t y", tangent_out, fusible=True)
 
 register("is_tuple", "x", lambda x: isinstance(x, tuple), differentiable=False)
 

@@ -57,9 +57,11 @@ def _concatenate(xs, axis):
     return np.concatenate(xs, axis=axis)
 
 
-register("concatenate", "xs axis", _concatenate, defaults={"axis": 0})
+register("concatenate", "xs axis", _concatenate, defaults={"axis": 0},
+         names=("np.concatenate",))
 register("concat_grad", "xs axis d", concat_grad)
-register("cumsum", "x axis", lambda x, axis: np.cumsum(x, axis=axis), defaults={"axis": None})
+register("cumsum", "x axis", lambda x, axis: np.cumsum(x, axis=axis), defaults={"axis": None},
+         names=("np.cumsum",))
 
 # ---------------------------------------------------------------- static helpers
 

@@ -17,45 +17,62 @@ from myc.prims.registry import register
 from myc.prims.values import UNDEF
 
 # ---------------------------------------------------------------- arithmetic operators
-for _name, _fn in [
-    ("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
-    ("truediv", operator.truediv), ("floordiv", operator.floordiv), ("mod", operator.mod),
-    ("pow", operator.pow), ("matmul", operator.matmul),
+# name, reference, the NumPy functions that are it, its kernel-IR scalar op
+for _name, _fn, _np, _op in [
+    ("add", operator.add, ("add",), "add"), ("sub", operator.sub, ("subtract",), "sub"),
+    ("mul", operator.mul, ("multiply",), "mul"),
+    ("truediv", operator.truediv, ("divide", "true_divide"), "div"),
+    ("floordiv", operator.floordiv, ("floor_divide",), "floordiv"),
+    ("mod", operator.mod, ("mod", "remainder"), "mod"),
+    ("pow", operator.pow, ("power",), "pow"),
 ]:
-    register(_name, "x y", _fn)
+    register(_name, "x y", _fn, elementwise=True, scalar=_op,
+             names=(*(f"np.{n}" for n in _np), *(("math.pow",) if _name == "pow" else ())))
+register("matmul", "x y", operator.matmul, names=("np.matmul",))
 
-for _name, _fn in [
-    ("eq", operator.eq), ("ne", operator.ne), ("lt", operator.lt), ("le", operator.le),
-    ("gt", operator.gt), ("ge", operator.ge),
-    ("and_", operator.and_), ("or_", operator.or_), ("xor", operator.xor),
+for _name, _fn, _op in [
+    ("eq", operator.eq, "eq"), ("ne", operator.ne, "ne"), ("lt", operator.lt, "lt"),
+    ("le", operator.le, "le"), ("gt", operator.gt, "gt"), ("ge", operator.ge, "ge"),
+    ("and_", operator.and_, "and"), ("or_", operator.or_, "or"), ("xor", operator.xor, None),
 ]:
-    register(_name, "x y", _fn, differentiable=False)
+    register(_name, "x y", _fn, differentiable=False, elementwise=True, scalar=_op)
 
-register("neg", "x", operator.neg)
-register("pos", "x", operator.pos)
-register("invert", "x", operator.invert, differentiable=False)
-register("not_", "x", operator.not_, differentiable=False)
+register("neg", "x", operator.neg, names=("np.negative",), elementwise=True, scalar="neg")
+register("pos", "x", operator.pos, elementwise=True, fusible=True)
+register("invert", "x", operator.invert, differentiable=False, elementwise=True)
+register("not_", "x", operator.not_, differentiable=False, scalar="not")
 register("truth", "x", lambda x: bool(x), differentiable=False,
          doc="Python truth value of a condition; arrays of size > 1 are ambiguous.")
 
 # ---------------------------------------------------------------- elementwise math
+# name -> (reference, other NumPy names, math module names); the kernel op is the name
 _UNARY = {
-    "exp": np.exp, "log": np.log, "log1p": np.log1p, "expm1": np.expm1, "sqrt": np.sqrt,
-    "square": np.square, "abs": np.abs, "sign": np.sign, "sin": np.sin, "cos": np.cos,
-    "tan": np.tan, "tanh": np.tanh, "arctan": np.arctan, "floor": np.floor, "ceil": np.ceil,
+    "exp": (np.exp, (), ("exp",)), "log": (np.log, (), ("log",)),
+    "log1p": (np.log1p, (), ("log1p",)), "expm1": (np.expm1, (), ("expm1",)),
+    "sqrt": (np.sqrt, (), ("sqrt",)), "square": (np.square, (), ()),
+    "abs": (np.abs, ("absolute",), ("fabs",)), "sign": (np.sign, (), ()),
+    "sin": (np.sin, (), ("sin",)), "cos": (np.cos, (), ("cos",)),
+    "tan": (np.tan, (), ("tan",)), "tanh": (np.tanh, (), ("tanh",)),
+    "arctan": (np.arctan, (), ("atan",)), "floor": (np.floor, (), ("floor",)),
+    "ceil": (np.ceil, (), ("ceil",)),
 }
-for _name, _fn in _UNARY.items():
-    register(_name, "x", _fn)
+for _name, (_fn, _np, _math) in _UNARY.items():
+    register(_name, "x", _fn, elementwise=True, scalar=_name,
+             names=(f"np.{_name}", *(f"np.{n}" for n in _np), *(f"math.{n}" for n in _math),
+                    *(("builtins.abs",) if _name == "abs" else ())))
 
-register("arctan2", "y x", np.arctan2)
-register("maximum", "x y", np.maximum)
+register("arctan2", "y x", np.arctan2, names=("np.arctan2", "math.atan2"), elementwise=True,
+         scalar="arctan2")
+register("maximum", "x y", np.maximum, names=("np.maximum",), elementwise=True,
+         scalar="maximum")
 # the builtins max/min of two values used as function values: Python's semantics, the
 # first extreme operand itself (min/max called by name lower to a branch instead)
-register("py_max", "x y", lambda x, y: y if y > x else x)
-register("py_min", "x y", lambda x, y: y if y < x else x)
-register("minimum", "x y", np.minimum)
-register("clip", "x lo hi", np.clip)
-register("where", "cond x y", np.where)
+register("py_max", "x y", lambda x, y: y if y > x else x, names=("builtins.max",))
+register("py_min", "x y", lambda x, y: y if y < x else x, names=("builtins.min",))
+register("minimum", "x y", np.minimum, names=("np.minimum",), elementwise=True,
+         scalar="minimum")
+register("clip", "x lo hi", np.clip, names=("np.clip",), elementwise=True, fusible=True)
+register("where", "cond x y", np.where, names=("np.where",), elementwise=True, fusible=True)
 
 # ---------------------------------------------------------------- casts and scalars
 
@@ -80,7 +97,7 @@ def _astype(x, dtype):
     return dt.type(x)
 
 
-register("astype", "x dtype", _astype)
+register("astype", "x dtype", _astype, fusible=True)
 def _to_weak(y, x):
     """``y`` as a Python scalar when ``x`` was one: builtins keep Python's scalar types."""
     if isinstance(x, (bool, int, float)) and not isinstance(x, np.generic) and np.ndim(y) == 0:
@@ -88,7 +105,7 @@ def _to_weak(y, x):
     return y
 
 
-register("to_weak", "y x", _to_weak)
+register("to_weak", "y x", _to_weak, elementwise=True, fusible=True)
 
 
 def _aug_assign(x, r):
@@ -153,24 +170,28 @@ def _check_math_domain(y, x):
 
 
 register("check_math_domain", "y x", _check_math_domain)
-register("to_float", "x", float)
-register("to_int", "x", int, differentiable=False)
-register("to_bool", "x", bool, differentiable=False)
+register("to_float", "x", float, names=("builtins.float",))
+register("to_int", "x", int, differentiable=False, names=("builtins.int",))
+register("to_bool", "x", bool, differentiable=False, names=("builtins.bool",))
 
 # ---------------------------------------------------------------- reductions
-for _name, _fn in [("sum", np.sum), ("mean", np.mean), ("max", np.max), ("min", np.min)]:
+for _name, _fn, _np in [("sum", np.sum, ("sum",)), ("mean", np.mean, ("mean",)),
+                        ("max", np.max, ("max", "amax")), ("min", np.min, ("min", "amin"))]:
     register(_name, "x axis keepdims", (lambda f: lambda x, axis, keepdims: f(
-        x, axis=axis, keepdims=keepdims))(_fn), defaults={"axis": None, "keepdims": False})
+        x, axis=axis, keepdims=keepdims))(_fn), defaults={"axis": None, "keepdims": False},
+        names=tuple(f"np.{n}" for n in _np))
 register("argmax", "x axis", lambda x, axis: np.argmax(x, axis=axis),
-         defaults={"axis": None}, differentiable=False)
+         defaults={"axis": None}, differentiable=False, names=("np.argmax",))
 register("argmin", "x axis", lambda x, axis: np.argmin(x, axis=axis),
-         defaults={"axis": None}, differentiable=False)
+         defaults={"axis": None}, differentiable=False, names=("np.argmin",))
 
 # ---------------------------------------------------------------- linear algebra, shapes
-register("dot", "x y", np.dot)
-register("transpose", "x axes", lambda x, axes: np.transpose(x, axes), defaults={"axes": None})
-register("reshape", "x shape", lambda x, shape: np.reshape(x, shape))
-register("broadcast_to", "x shape", lambda x, shape: np.broadcast_to(x, shape).copy())
+register("dot", "x y", np.dot, names=("np.dot",))
+register("transpose", "x axes", lambda x, axes: np.transpose(x, axes), defaults={"axes": None},
+         names=("np.transpose",))
+register("reshape", "x shape", lambda x, shape: np.reshape(x, shape), names=("np.reshape",))
+register("broadcast_to", "x shape", lambda x, shape: np.broadcast_to(x, shape).copy(),
+         names=("np.broadcast_to",), fusible=True)
 
 
 def _sum_to(x, shape):
@@ -187,10 +208,10 @@ def _sum_to(x, shape):
 
 
 register("sum_to", "x shape", _sum_to)
-register("shape", "x", np.shape, differentiable=False)
-register("ndim", "x", np.ndim, differentiable=False)
-register("size", "x", np.size, differentiable=False)
-register("len", "x", len, differentiable=False)
+register("shape", "x", np.shape, differentiable=False, names=("np.shape",))
+register("ndim", "x", np.ndim, differentiable=False, names=("np.ndim",))
+register("size", "x", np.size, differentiable=False, names=("np.size",))
+register("len", "x", len, differentiable=False, names=("builtins.len",))
 
 # ---------------------------------------------------------------- indexing
 
@@ -216,24 +237,26 @@ register("make_slice", "start stop step", slice, differentiable=False)
 
 
 register("zeros", "shape dtype", lambda shape, dtype: np.zeros(shape, _dt(dtype) or float),
-         defaults={"dtype": None}, differentiable=False)
+         defaults={"dtype": None}, differentiable=False, names=("np.zeros",))
 register("ones", "shape dtype", lambda shape, dtype: np.ones(shape, _dt(dtype) or float),
-         defaults={"dtype": None}, differentiable=False)
+         defaults={"dtype": None}, differentiable=False, names=("np.ones",))
 register("full", "shape fill_value dtype",
-         lambda shape, v, dtype: np.full(shape, v, _dt(dtype)), defaults={"dtype": None})
+         lambda shape, v, dtype: np.full(shape, v, _dt(dtype)), defaults={"dtype": None},
+         names=("np.full",))
 register("zeros_like", "x dtype", lambda x, dtype: np.zeros_like(x, _dt(dtype)),
-         defaults={"dtype": None}, differentiable=False)
+         defaults={"dtype": None}, differentiable=False, names=("np.zeros_like",))
 register("ones_like", "x dtype", lambda x, dtype: np.ones_like(x, _dt(dtype)),
-         defaults={"dtype": None}, differentiable=False)
+         defaults={"dtype": None}, differentiable=False, names=("np.ones_like",))
 register("arange", "start stop step dtype",
          lambda a, b, s, dtype: np.arange(a, b, s, dtype=_dt(dtype)) if b is not None
          else np.arange(a, dtype=_dt(dtype)),
-         defaults={"stop": None, "step": 1, "dtype": None}, differentiable=False)
+         defaults={"stop": None, "step": 1, "dtype": None}, differentiable=False,
+         names=("np.arange",))
 register("linspace", "start stop num endpoint dtype",
          lambda a, b, n, e, dtype: np.linspace(a, b, n, endpoint=e, dtype=_dt(dtype)),
-         defaults={"num": 50, "endpoint": True, "dtype": None})
+         defaults={"num": 50, "endpoint": True, "dtype": None}, names=("np.linspace",))
 register("array", "obj dtype", lambda obj, dtype: np.array(obj, dtype=_dt(dtype)),
-         defaults={"dtype": None})
+         defaults={"dtype": None}, names=("np.array", "np.asarray"))
 
 # ---------------------------------------------------------------- structure and control
 

@@ -1,11 +1,24 @@
-"""The primitive registry: one entry per primitive.
+"""The primitive table: each primitive declared once, every other table derived from it.
 
-An entry holds the primitive's name, its positional parameters (with defaults for the
-optional ones) and its NumPy reference implementation.  Its other rules live with the
-stages that use them, found by the primitive's name: the shape/dtype rule in
-``myc/infer/rules.py``, the reverse rule ``bprop_<name>`` in ``prims/bprops.py`` (read
-by ``myc.ad.reverse``), the forward rule ``jvp_<name>`` in ``prims/jvps.py`` (read by
-``myc.ad.forward``); the ``infer``/``bprop``/``jvp`` slots below are not filled yet.
+A declaration (:func:`register`) states what the rest of the compiler needs to know:
+
+- ``name``, positional ``params`` (with ``defaults``) and ``impl``, the NumPy reference
+  implementation that *is* the semantics (the interpreter runs it; shape/dtype rules
+  apply it to one-element proxies);
+- ``names``: the Python objects that are this primitive in a program, as dotted paths
+  (``"np.exp"``, ``"math.exp"``, ``"builtins.abs"``, ``"scipy.special.erf"``):
+  ``myc.frontend.builtins`` resolves them;
+- ``elementwise``: the shape rule is broadcasting and the dtype NumPy's (``impl`` on
+  proxies); other primitives have their own rule in ``myc.infer.rules``;
+- ``scalar``: the kernel-IR scalar op (``myc.prims.scalar``) it computes, which makes it
+  fusible into kernels and gives every backend's renderer for it; ``fusible`` marks the
+  few others ``myc.lower.groups`` lowers by hand (casts, ``where``, ``clip``);
+- ``bprop`` / ``jvp``: its reverse and forward rules, Python functions in the myc subset
+  that ``myc.ad`` parses into graphs (:func:`reverse_rule` / :func:`forward_rule`
+  attach them after the fact, for rules that need ``P``).
+
+docs/adding-a-primitive.md walks through a declaration; ``myc.tools.gen_supported``
+writes docs/supported.md from this table.
 """
 
 from __future__ import annotations
@@ -13,18 +26,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from myc.prims.scalar import SCALAR_OPS, ScalarOp
+
 _NO_DEFAULT = object()
 
 
 class Primitive:
     """A primitive operation of the IR."""
 
-    __slots__ = ("name", "params", "defaults", "impl", "infer", "bprop", "jvp", "doc",
-                 "variadic", "pure", "differentiable")
+    __slots__ = ("name", "params", "defaults", "impl", "bprop", "jvp", "doc",
+                 "variadic", "pure", "differentiable", "names", "elementwise", "scalar",
+                 "fusible", "structural_jvp")
 
     def __init__(self, name: str, params: tuple[str, ...], impl: Callable[..., Any],
                  defaults: dict[str, Any] | None = None, variadic: bool = False,
-                 differentiable: bool = True, doc: str = ""):
+                 differentiable: bool = True, doc: str = "", names: tuple[str, ...] = (),
+                 elementwise: bool = False, scalar: str | None = None,
+                 fusible: bool | None = None, bprop: Any = None, jvp: Any = None):
         self.name = name
         self.params = params
         self.defaults = dict(defaults or {})
@@ -33,9 +51,17 @@ class Primitive:
         self.differentiable = differentiable
         self.doc = doc
         self.pure = True
-        self.infer: Callable[..., Any] | None = None
-        self.bprop: Any = None
-        self.jvp: Any = None
+        self.bprop: Any = bprop
+        self.jvp: Any = jvp
+        self.structural_jvp = False
+        self.names = tuple(names)
+        self.elementwise = elementwise
+        self.scalar: ScalarOp | None = None
+        if scalar is not None:
+            self.scalar = SCALAR_OPS[scalar]
+            assert self.scalar.arity == len(params), f"{name}: scalar op {scalar} takes " \
+                f"{self.scalar.arity} operands"
+        self.fusible = self.scalar is not None if fusible is None else fusible
 
     @property
     def min_args(self) -> int:
@@ -64,7 +90,9 @@ class Primitive:
 REGISTRY: dict[str, Primitive] = {}
 
 
-def register(name: str, params: tuple[str, ...] | str, impl: Callable[..., Any], **kw) -> Primitive:
+def register(name: str, params: tuple[str, ...] | str, impl: Callable[..., Any],
+             **kw: Any) -> Primitive:
+    """Declare primitive ``name`` (keywords: see :class:`Primitive` and the module doc)."""
     if isinstance(params, str):
         params = tuple(params.split()) if params else ()
     assert name not in REGISTRY, f"primitive {name} registered twice"
@@ -75,3 +103,27 @@ def register(name: str, params: tuple[str, ...] | str, impl: Callable[..., Any],
 
 def get(name: str) -> Primitive:
     return REGISTRY[name]
+
+
+def reverse_rule(prim: Primitive) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the function is ``prim``'s reverse rule,
+    ``rule(*inputs, out, dout) -> (one sensitivity per input,)``."""
+    def attach(fn: Callable[..., Any]) -> Callable[..., Any]:
+        assert prim.bprop is None, f"{prim.name} has two reverse rules"
+        prim.bprop = fn
+        return fn
+    return attach
+
+
+def forward_rule(prim: Primitive, structural: bool = False
+                 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Decorator: the function is ``prim``'s forward rule,
+    ``rule(*inputs, *tangents, out) -> tangent``.  A *structural* rule (tuples,
+    environments, switch...) gets the raw tangents, the symbolic ``ZERO`` included;
+    the others get zeros in its place and run only when some tangent is nonzero."""
+    def attach(fn: Callable[..., Any]) -> Callable[..., Any]:
+        assert prim.jvp is None, f"{prim.name} has two forward rules"
+        prim.jvp = fn
+        prim.structural_jvp = structural
+        return fn
+    return attach

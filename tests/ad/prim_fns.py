@@ -90,6 +90,22 @@ def log(x):
     return np.log(x)
 
 
+def erf(x):
+    return P.erf(x)
+
+
+def gammaln(x):
+    return P.gammaln(x)
+
+
+def digamma(x):
+    return P.digamma(x)
+
+
+def trigamma(x):
+    return P.trigamma(x)
+
+
 def log1p(x):
     return np.log1p(x)
 

@@ -46,6 +46,9 @@ def _raw(rng: np.random.Generator, shape: tuple[int, ...], kind: str) -> np.ndar
         return rng.uniform(0.3, 3.0, shape)
     if kind == "nonzero":  # abs, sign, division, arctan2
         return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 2.0, shape)
+    if kind == "gamma":  # positive, and negative away from the poles (integers)
+        neg = -rng.integers(0, 3, shape) - rng.uniform(0.2, 0.8, shape)
+        return np.where(rng.random(shape) < 0.5, rng.uniform(0.3, 4.0, shape), neg)
     if kind == "tan":
         return rng.uniform(-1.2, 1.2, shape)
     if kind == "grid_a":  # never equal to a grid_b value: no ties for maximum/minimum/clip
@@ -267,6 +270,10 @@ CASES: dict[str, list[Case]] = {
     "matmul": [Case(F.matmul, matmul_args()), Case(F.np_matmul, matmul_args())],
     "dot": [Case(F.dot, matmul_args(dot=True)), Case(F.dot_method, matmul_args(dot=True, scalars=False))],
     "exp": [Case(F.exp, unary())],
+    "erf": [Case(F.erf, unary())],
+    "gammaln": [Case(F.gammaln, unary("gamma"))],
+    "digamma": [Case(F.digamma, unary("gamma"))],
+    "trigamma": [Case(F.trigamma, unary("gamma"))],
     "log": [Case(F.log, unary("pos"))],
     "log1p": [Case(F.log1p, unary("pos"))],
     "expm1": [Case(F.expm1, unary())],
@@ -460,7 +467,8 @@ SECOND_ORDER = [
     (F.add, (_X, _Y)), (F.sub, (_X, _Y)), (F.mul, (_X, _Y)), (F.truediv, (_X, _Y)),
     (F.pow_, (_P, _Y)), (F.pow_int_exponent, (_X,)), (F.mod, (_X, _Y)),
     (F.matmul, (np.ones((2, 3)) + _X, _X[:, None] * _Y.T)), (F.dot, (_X, _P)),
-    (F.exp, (_X,)), (F.log, (_P,)), (F.log1p, (_P,)), (F.expm1, (_X,)), (F.sqrt, (_P,)),
+    (F.exp, (_X,)), (F.erf, (_X,)), (F.gammaln, (_X,)), (F.digamma, (_X,)),
+    (F.trigamma, (_X,)), (F.log, (_P,)), (F.log1p, (_P,)), (F.expm1, (_X,)), (F.sqrt, (_P,)),
     (F.square, (_X,)), (F.abs_, (_X,)), (F.sin, (_X,)), (F.cos, (_X,)), (F.tan, (_X,)),
     (F.tanh, (_X,)), (F.arctan, (_X,)), (F.arctan2, (_X, _Y)), (F.maximum, (_X, _Y + 0.01)),
     (F.minimum, (_X, _Y + 0.01)), (F.clip, (_X * 2.0, -1.0, 1.0)),

@@ -37,7 +37,7 @@ from llvmlite import ir
 
 from myc.backends.cpu import fpmode
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
-from myc.backends.cpu.mathlib import FAST, MathLib
+from myc.backends.cpu.mathlib import FAST, IMPLS, MathLib
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.lower.dims import Dim, SymFloat
 from myc.lower.kernel import (
@@ -57,12 +57,25 @@ from myc.lower.kernel import (
     postorder,
     row_reductions,
 )
+from myc.prims.scalar import math_ops
 
 BLOCK = 2048
 LLTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I1}
 MEMTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I8}
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "bool": 1}
-MATH_OPS = {"exp", "log", "log1p", "expm1", "sin", "cos", "tan", "tanh", "arctan", "sigmoid"}
+# the transcendental one-operand ops (myc.prims.scalar): calls of mathlib's functions
+MATH_OPS = math_ops(1)
+# every op this generator renders: mathlib's functions and the arithmetic inline below
+# (tests/cpu/test_ops.py checks this against the declared ops)
+INLINE_OPS = frozenset({
+    "neg", "square", "sqrt", "abs", "sign", "floor", "ceil", "not", "add", "sub", "mul",
+    "div", "maximum", "minimum", "mod", "floordiv", "and", "or", "eq", "ne", "lt", "le",
+    "gt", "ge", "pow"})  # pow: mathlib's on floats, by squaring on int64
+
+
+def rendered_ops() -> frozenset[str]:
+    """The kernel-IR scalar ops this backend renders."""
+    return INLINE_OPS | frozenset(IMPLS)
 
 
 def entry_name(kernel: Kernel) -> str:

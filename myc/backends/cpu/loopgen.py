@@ -53,11 +53,13 @@ from myc.backends.cpu.runtime import (
 from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
 from myc.lower.target import Bailout
-from myc.prims import Primitive
+from myc.prims import REGISTRY, Primitive
 from myc.support.lru import LRU
 from myc.timings import timed
 
-_MATH = {"sqrt", "exp", "expm1", "log", "log1p", "tanh", "sin", "cos", "tan", "arctan"}
+# primitives that are one-operand transcendental scalar ops (the table's), and sqrt
+_MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.math
+         and p.scalar.arity == 1} | {"sqrt"}
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
@@ -756,7 +758,7 @@ class NativeLoop:
                     raise Unsupported(f"{name} of an integer")
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
-                           MathLib(module).function(name, rt), [x0])
+                           MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
             elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
                 r = value(si, off + 0, *ins_[0], want=rt)
             elif name in ("argmax", "argmin"):  # the flat index of the first extreme

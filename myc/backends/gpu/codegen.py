@@ -58,6 +58,7 @@ from myc.lower.kernel import (
     identity,
     row_reductions,
 )
+from myc.prims.scalar import accumulator_dtype
 
 BLOCK = 256  # threads per block (a power of two)
 STORE_GRID = 2048  # blocks of a store pass at most (bigger domains: a grid-stride loop)
@@ -101,8 +102,8 @@ class Plan:
 
 
 def acc_dtype(op: str, dtype: str) -> str:
-    """The accumulator's dtype: float32 sums add in float64 (as the CPU backend's)."""
-    return "float64" if op == "sum" and dtype == "float32" else dtype
+    """The accumulator's dtype (``myc.prims.scalar``: float32 sums add in float64)."""
+    return accumulator_dtype(op, dtype)
 
 
 def generate(kernel: Kernel, module: ir.Module) -> Plan:

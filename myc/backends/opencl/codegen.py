@@ -42,6 +42,7 @@ from myc.lower.kernel import (
     postorder,
     row_reductions,
 )
+from myc.prims.scalar import accumulator_dtype
 
 CTYPE = {"float32": "float", "float64": "double", "int64": "long", "bool": "uchar"}
 # split a reduction over work-items when it has at most this many outputs and at least
@@ -153,7 +154,54 @@ inline long myc_tolong_T(T x) {
     return (isnan(x) || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
         ? LMIN : (long)x;
 }
+inline T myc_digamma_T(T x) {
+    if (isnan(x)) return x;
+    if (x == (T)0) return -(T)1 / x;
+    if (x < (T)0 && x == floor(x)) return (T)NAN;
+    T acc = (T)0;
+    T a = fabs(x);
+    if (x < (T)0) acc = (T)1 / a - (T)3.14159265358979323846 / tanpi(x);
+    while (a < (T)10) { acc -= (T)1 / a; a += (T)1; }
+    T z = (T)1 / (a * a);
+    T s = z * ((T)(1.0 / 12) - z * ((T)(1.0 / 120) - z * ((T)(1.0 / 252) - z * ((T)(1.0 / 240)
+        - z * ((T)(1.0 / 132) - z * ((T)(691.0 / 32760) - z * ((T)(1.0 / 12)
+        - z * (T)(3617.0 / 8160))))))));
+    return acc + (log(a) - (T)0.5 / a - s);
+}
+inline T myc_trigamma_T(T x) {
+    if (isnan(x)) return x;
+    if (x <= (T)0 && x == floor(x)) return (T)1 / (T)0;
+    T a = fabs(x);
+    T acc = (T)0;
+    while (a < (T)10) { acc += (T)1 / (a * a); a += (T)1; }
+    T u = (T)1 / a;
+    T t = u * u;
+    T r = acc + u + (T)0.5 * t + u * t * ((T)(1.0 / 6) - t * ((T)(1.0 / 30) - t * ((T)(1.0 / 42)
+        - t * ((T)(1.0 / 30) - t * ((T)(5.0 / 66) - t * ((T)(691.0 / 2730) - t * ((T)(7.0 / 6)
+        - t * (T)(3617.0 / 510))))))));
+    if (x >= (T)0) return r;
+    T s = sinpi(x);
+    return (T)9.86960440108935861883 / (s * s) - r + (T)1 / (x * x);
+}
 """
+
+# op -> the OpenCL C function rendering it (``{s}``: the dtype's helper suffix);
+# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``
+C_MATH = {
+    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sin": "sin",
+    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "atan", "sqrt": "sqrt",
+    "sigmoid": "myc_sigmoid_{s}", "erf": "erf", "gammaln": "lgamma",
+    "digamma": "myc_digamma_{s}", "trigamma": "myc_trigamma_{s}",
+}
+INLINE_OPS = frozenset({
+    "neg", "square", "abs", "sign", "floor", "ceil", "not", "add", "sub", "mul", "div",
+    "maximum", "minimum", "pow", "arctan2", "mod", "floordiv", "and", "or", "eq", "ne",
+    "lt", "le", "gt", "ge"})
+
+
+def rendered_ops() -> frozenset[str]:
+    """The kernel-IR scalar ops this backend renders."""
+    return INLINE_OPS | frozenset(C_MATH)
 
 
 def prelude(fp64: bool) -> str:
@@ -243,11 +291,11 @@ class _Gen:
             return x
         if op == "not":
             return f"(uchar)(!{x})"
-        if op == "sigmoid":
-            return f"myc_sigmoid_{self.suffix(dt)}({x})"
-        self.suffix(dt)
-        fn = {"arctan": "atan"}.get(op, op)
-        return f"{fn}({x})"
+        if op in ("floor", "ceil"):
+            return f"{op}({x})"
+        if op not in C_MATH:
+            raise Unsupported(f"unary {op}")
+        return f"{C_MATH[op].format(s=self.suffix(dt))}({x})"
 
     def binary(self, op: str, x: str, y: str, dt: str) -> str:
         k = kind(dt)
@@ -286,9 +334,8 @@ class _Gen:
 
     # -- reductions ---------------------------------------------------------------------
     def acc_type(self, op: str, dt: str) -> str:
-        if op == "sum" and dt == "float32" and self.fp64:
-            return "double"
-        return CTYPE[dt]
+        acc = accumulator_dtype(op, dt)  # float32 sums in double, where the device has it
+        return CTYPE[acc if acc != "float64" or self.fp64 else dt]
 
     def combine(self, op: str, acc: str, v: str, dt: str) -> str:
         if op == "sum":
