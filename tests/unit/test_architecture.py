@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("aot",),
     ("api",),
     ("__init__",),  # the package: its public names
-    ("cli",),
+    ("cli", "tools"),  # entry points: the command line, the docs generator
 )
 
 
