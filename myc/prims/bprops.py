@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.prims import ZERO, P
+from myc.prims.namespace import P
 from myc.prims.registry import REGISTRY, reverse_rule
+from myc.prims.values import ZERO
 
 
 def _unb(d, x):

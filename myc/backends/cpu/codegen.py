@@ -36,6 +36,7 @@ from __future__ import annotations
 from llvmlite import ir
 
 from myc.backends.cpu import fpmode
+from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
 from myc.backends.cpu.mathlib import FAST, IMPLS, MathLib
 from myc.backends.cpu.plan import Plan, make_plan

@@ -38,6 +38,7 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import blas_threads, interrupt, native_ops
+from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule

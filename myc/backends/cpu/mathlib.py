@@ -647,8 +647,3 @@ class MathLib:
         e.b.ret(impl(e, *(e.v(a) for a in fn.args)).v)
         return fn
 
-
-# the special functions (erf, gammaln, digamma, trigamma) live in their own module
-from myc.backends.cpu.specfun import IMPLS as _SPECIAL  # noqa: E402
-
-IMPLS.update(_SPECIAL)

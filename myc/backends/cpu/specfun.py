@@ -30,6 +30,7 @@ from collections.abc import Callable
 
 from myc.backends.cpu.emit import F32, F64, Emitter, V
 from myc.backends.cpu.mathlib import _PI, exp_core, log_core, sincos_poly, split, two_prod
+from myc.backends.cpu.mathlib import IMPLS as MATH_IMPLS
 from myc.prims.special import DIGAMMA1, DIGAMMA_ROOT
 
 ERF_SMALL = (
@@ -225,6 +226,9 @@ IMPLS: dict[str, Callable[[Emitter, V], V]] = {
     "erf": _in_f64(erf), "gammaln": _in_f64(gammaln), "digamma": _in_f64(digamma),
     "trigamma": _in_f64(trigamma),
 }
+# joined to the math library's table (the code generators import this module, so the
+# library needs no import of its own of these functions)
+MATH_IMPLS.update(IMPLS)
 
 
 def _generate() -> str:  # pragma: no cover - run by hand, needs mpmath

@@ -40,6 +40,7 @@ from math import prod
 
 from llvmlite import ir
 
+from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import MEMTYPE, KernelGen
 from myc.backends.cpu.emit import F32, F64, I1, I64, PTR, Emitter, V, const
 from myc.backends.cpu.mathlib import MathLib
