@@ -112,14 +112,30 @@ def _kernel_symbol(ck) -> str:
     return f"myc_kernel_{ck.key[:24]}"
 
 
-def _jit(text: str) -> JitModule:
+# A native module of more instructions than this is compiled light (O1, no vectorizers,
+# code generation at O0: ``JitModule``).  Such a module is a long straight-line program's
+# glue -- pointers stored into argument arrays, calls of kernels and GEMMs -- which runs
+# once per call and takes microseconds however it is compiled, while O3 and its
+# instruction selection and register allocation are superlinear in a function's size:
+# an RK4 gradient over 30 steps (18,000 instructions) took 2.6 s of CPU at O3, 0.6 s
+# light.  Smaller modules (loops whose scalar code runs per iteration) keep O3.
+LIGHT_ABOVE = 2000
+
+
+def _size(module: ir.Module) -> int:
+    """The module's instruction count, as generated."""
+    return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
+
+
+def _jit(text: str, light: bool = False) -> JitModule:
     """The loop's machine code: from the disk cache when this IR was compiled before."""
     import hashlib
 
     from myc.backends.cpu.jit import host
     from myc.runtime import diskcache
 
-    key = hashlib.sha256("\n".join(["loop1", *host(), text]).encode()).hexdigest()
+    key = hashlib.sha256("\n".join(["loop1", *host(), f"light={light}", text]
+                                    ).encode()).hexdigest()
     code = _CODE.get(key)
     if code is None:
         code = diskcache.load("loop", key)
@@ -130,7 +146,7 @@ def _jit(text: str) -> JitModule:
             return jit
         except Exception:  # noqa: BLE001 - a damaged entry: compile again
             pass
-    jit = JitModule(text)
+    jit = JitModule(text, light=light)
     _CODE[key] = jit.object_code
     diskcache.store("loop", key, jit.object_code)
     return jit
@@ -368,10 +384,11 @@ class NativeLoop:
         self._local = threading.local()
         self._text: str | None = None
         if plan is None or not self._restore(plan):
-            self._text = str(self._build())
+            module = self._build()
+            self._text = str(module)
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
-            self._jit = _jit(self._text)
+            self._jit = _jit(self._text, _size(module) > LIGHT_ABOVE)
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
@@ -502,8 +519,7 @@ class NativeLoop:
 
         def slot_var(k: int) -> ir.Value:
             if k not in slots:
-                with b.goto_block(entry):
-                    b.position_at_start(entry)
+                with native_ops.at_entry(b, entry):
                     a = specs[k]
                     slots[k] = b.alloca(_ltype(a) if isinstance(a, AScalar) else PTR)
             return slots[k]
@@ -921,8 +937,7 @@ class NativeLoop:
             outer, n, inner = 1, prod(shape), 1
         else:
             outer, n, inner = prod(shape[:axis]), shape[axis], prod(shape[axis + 1:])
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             best_p, idx_p = b.alloca(mt), b.alloca(I64)
         op = ">" if name == "argmax" else "<"
         c = ir.Constant
@@ -973,8 +988,7 @@ class NativeLoop:
             raise Unsupported("a call whose arguments do not match its function")
         types = [_mem(a) for a in param_specs] + [
             _mem(q.specs[x]) if is_slot else I64 for is_slot, x in exits]
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             frame = b.alloca(PTR, size=ir.Constant(I64, len(args) + nres))
             cells = [b.alloca(t) for t in types]
         for cell, t in zip(cells[len(args):], types[len(args):], strict=True):
@@ -1001,8 +1015,7 @@ class NativeLoop:
         ck = unit.compiled
         kernel = ck.kernel
         n_in, n_out = len(kernel.inputs), len(ck._out_specs)
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             arr = b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
             # 8-byte cells behind opaque pointers: any scalar type can be stored
             cells = [b.alloca(PTR) for _ in kernel.inputs]
@@ -1020,8 +1033,7 @@ class NativeLoop:
             b.store(p, b.gep(arr, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR))
         pieces = self.chunks[si]
         n_chunks = len(pieces)
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             arrs = [arr] + [b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
                             for _ in range(n_chunks - 1)]
         for c in range(1, n_chunks):  # every chunk reads the same inputs
@@ -1242,8 +1254,7 @@ class NativeLoop:
             native_ops.fill(b, dst, ty, 0, count)
             d_slot, d_x = ins_[2]
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
-                with b.goto_block(entry):  # one element: through a cell
-                    b.position_at_start(entry)
+                with native_ops.at_entry(b, entry):  # one element: through a cell
                     cell = b.alloca(ty)
                 b.store(value(si, 2, d_slot, d_x, want=LLTYPE[str(out.dtype)]), cell)
                 d = cell
