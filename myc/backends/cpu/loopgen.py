@@ -307,7 +307,7 @@ class NativeLoop:
                 raise Unsupported(f"host step {st.name}")
             if isinstance(out, AArray):
                 if name not in ("select", "tape_get"):
-                    raise Unsupported("array arithmetic outside kernels")
+                    raise Unsupported(f"array arithmetic outside kernels ({name})")
                 if name == "tape_get" and not (ins_[0][0] and not ins_[1][0]):
                     raise Unsupported("a tape read")
                 continue

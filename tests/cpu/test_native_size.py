@@ -1,0 +1,73 @@
+"""A long straight-line program's native module: code that grows linearly with the
+program and is compiled light.  An unrolled recurrence's gradient calls hundreds of
+same-shaped matrix products: each has one wrapper function per distinct shape, not one
+per call, and a module past ``loopgen.LIGHT_ABOVE`` instructions skips O3 (which is
+superlinear in a function's size: a 30-step RK4 gradient spent 2.6 s of CPU there)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.backends.cpu import loopgen
+
+
+def deep(w, h):
+    for _ in range(40):
+        h = np.tanh(h @ w)
+    return np.sum(h * h)
+
+
+def deep_grad_reference(w, h):
+    hs = [h]
+    for _ in range(40):
+        hs.append(np.tanh(hs[-1] @ w))
+    gh, gw = 2 * hs[-1], np.zeros_like(w)
+    for k in range(40, 0, -1):
+        ga = gh * (1 - hs[k] ** 2)
+        gw += hs[k - 1].T @ ga
+        gh = ga @ w.T
+    return gw
+
+
+@pytest.fixture
+def modules(monkeypatch) -> list:
+    """``(NativeLoop, compiled light?)`` for every native module built."""
+    seen: list = []
+    built = loopgen.NativeLoop._build
+    jit = loopgen._jit
+
+    def spy_build(self):
+        seen.append([self, None])
+        return built(self)
+
+    def spy_jit(text, light=False):
+        seen[-1][1] = light
+        return jit(text, light)
+
+    monkeypatch.setattr(loopgen.NativeLoop, "_build", spy_build)
+    monkeypatch.setattr(loopgen, "_jit", spy_jit)
+    monkeypatch.setenv("MYC_CACHE_DIR", "off")
+    return seen
+
+
+def test_a_long_program_has_one_gemm_wrapper_per_shape_and_compiles_light(modules):
+    rng = np.random.default_rng(0)
+    w, h = rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
+    got = myc.grad(deep)(w, h)
+    np.testing.assert_allclose(got, deep_grad_reference(w, h), rtol=1e-10, atol=1e-12)
+    assert len(modules) == 1
+    loop, light = modules[0]
+    text = loop.llvm_ir
+    assert text.count("call void @\"myc.gemm.") >= 100  # 40 forward, 79 backward
+    # h @ w forward; ga @ w.T and h.T @ ga backward
+    assert text.count("define internal void @\"myc.gemm.") == 3
+    assert light is True
+
+
+def test_a_short_program_keeps_o3(modules):
+    rng = np.random.default_rng(1)
+    w, h = rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
+    myc.jit(lambda w, h: np.tanh(h @ w) @ w)(w, h)
+    assert [light for _, light in modules] == [False]
