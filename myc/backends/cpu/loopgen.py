@@ -191,12 +191,22 @@ def _prim_name(fn: Any) -> str:
     return prim.name if isinstance(prim, Primitive) else ""
 
 
+_DT_NAMES: dict[Any, str] = {}  # NumPy's str(dtype) runs Python code: memoized
+
+
+def _dtname(dt: Any) -> str:
+    name = _DT_NAMES.get(dt)
+    if name is None:
+        name = _DT_NAMES[dt] = str(np.dtype(dt))
+    return name
+
+
 def _ltype(a: Any) -> ir.Type:
-    return LLTYPE[str(a.dtype)]
+    return LLTYPE[_dtname(a.dtype)]
 
 
 def _mem(a: Any) -> ir.Type:
-    return MEMTYPE[str(a.dtype)]
+    return MEMTYPE[_dtname(a.dtype)]
 
 
 def _memdtype(dt: np.dtype) -> np.dtype:
@@ -842,10 +852,10 @@ class NativeLoop:
                     not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
                 arr_a = specs[ins_[0][1]]
                 offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
-                mt = MEMTYPE[str(arr_a.dtype)]
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
                 base = value(si, off + 0, *ins_[0])
                 v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
-                src = LLTYPE[str(arr_a.dtype)]
+                src = LLTYPE[_dtname(arr_a.dtype)]
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
@@ -858,9 +868,9 @@ class NativeLoop:
                 bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
                 if path is not None:  # not on its path: read a valid element, unused
                     i = b.select(path, i, ir.Constant(I64, 0))
-                mt = MEMTYPE[str(arr_a.dtype)]
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
                 v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
-                src = LLTYPE[str(arr_a.dtype)]
+                src = LLTYPE[_dtname(arr_a.dtype)]
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
@@ -931,7 +941,7 @@ class NativeLoop:
         """``np.argmax``/``np.argmin``: a serial scan keeping the first extreme; a NaN is
         an extreme (NumPy returns the first NaN's index).  Whole array: the flat index;
         along ``axis``: one index per position of the other axes, stored to ``dst``."""
-        mt, lt = MEMTYPE[str(a.dtype)], LLTYPE[str(a.dtype)]
+        mt, lt = MEMTYPE[_dtname(a.dtype)], LLTYPE[_dtname(a.dtype)]
         shape = tuple(a.shape)
         if axis is None:
             outer, n, inner = 1, prod(shape), 1
@@ -1024,8 +1034,8 @@ class NativeLoop:
             if isinstance(a, AArray):
                 p = value(si, k, is_slot, x)
             else:  # a scalar: a 0-d buffer of the kernel's dtype
-                mt = MEMTYPE[str(np.dtype(buf.dtype))]
-                v = value(si, k, is_slot, x, want=LLTYPE[str(np.dtype(buf.dtype))])
+                mt = MEMTYPE[_dtname(buf.dtype)]
+                v = value(si, k, is_slot, x, want=LLTYPE[_dtname(buf.dtype)])
                 if mt == I8:
                     v = b.zext(v, I8)
                 b.store(v, cells[k])
@@ -1044,7 +1054,7 @@ class NativeLoop:
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             p = scratch_ptr[(si, i)]
             outs.append(p)
-            mt = MEMTYPE[str(np.dtype(dt))]
+            mt = MEMTYPE[_dtname(dt)]
             part = self.partial_ptr.get((si, i))
             if part is not None:  # one partial per chunk, combined after the join
                 if op.init:
@@ -1073,18 +1083,18 @@ class NativeLoop:
             part = self.partial_ptr.get((si, i))
             if part is not None:
                 native_ops.combine(b, outs[i], part, n_chunks, prod(shape), op.op,
-                                   MEMTYPE[str(np.dtype(dt))])
+                                   MEMTYPE[_dtname(dt)])
         for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
             a = self.body.specs[slot]
             dt = np.dtype(ck._out_specs[i][1])
             if isinstance(a, AArray):
                 if post.divide_by is not None:
-                    native_ops.scale(b, outs[i], MEMTYPE[str(dt)], prod(ck._out_specs[i][0]),
+                    native_ops.scale(b, outs[i], MEMTYPE[_dtname(dt)], prod(ck._out_specs[i][0]),
                                      post.divide_by)
                 b.store(outs[i], slot_var(slot))
                 continue
-            v = b.load(outs[i], typ=MEMTYPE[str(dt)])
-            src = LLTYPE[str(dt)]
+            v = b.load(outs[i], typ=MEMTYPE[_dtname(dt)])
+            src = LLTYPE[_dtname(dt)]
             if src == I1:
                 v = b.trunc(v, I1)
             if post.divide_by is not None:
@@ -1219,7 +1229,7 @@ class NativeLoop:
     def _array_step(self, b, entry, si: int, name: str, ins_: list, out: AArray, dst,
                     bail_if, value) -> None:
         specs = self.body.specs
-        ty = MEMTYPE[str(out.dtype)]
+        ty = MEMTYPE[_dtname(out.dtype)]
         count = prod(out.shape)
         if name == "array":  # each leaf stored in turn, converted to the result's dtype
             leaves = self._array_leaves(si, ins_, out)
@@ -1232,7 +1242,7 @@ class NativeLoop:
                         _memcpy(b, b.module, at, value(sj, k, is_slot, x),
                                 each * np.dtype(_memdtype(out.dtype)).itemsize)
                     continue
-                v = value(sj, k, is_slot, x, want=LLTYPE[str(out.dtype)])
+                v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
             return
         if name in ("zeros_like", "zeros"):
@@ -1256,7 +1266,7 @@ class NativeLoop:
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
                 with native_ops.at_entry(b, entry):  # one element: through a cell
                     cell = b.alloca(ty)
-                b.store(value(si, 2, d_slot, d_x, want=LLTYPE[str(out.dtype)]), cell)
+                b.store(value(si, 2, d_slot, d_x, want=LLTYPE[_dtname(out.dtype)]), cell)
                 d = cell
             else:
                 d = value(si, 2, d_slot, d_x)
@@ -1483,7 +1493,7 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
                for a in abstracts]
     dt = np.result_type(*proxies)
-    return LLTYPE[str(dt)]
+    return LLTYPE[_dtname(dt)]
 
 
 def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
@@ -1607,7 +1617,7 @@ def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, ou
     pb, bb, tb = b_op
     plan = _matmul_plan(a, bb)
     n, k, m = plan.n, plan.k, plan.m
-    ty = MEMTYPE[str(a.dtype)]
+    ty = MEMTYPE[_dtname(a.dtype)]
     if plan.count * n * m == 0:
         return
     if k == 0:
@@ -1664,7 +1674,7 @@ def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
     """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
     the transposed shape), one matrix of the batch after another."""
     *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
-    ty = MEMTYPE[str(out.dtype)]
+    ty = MEMTYPE[_dtname(out.dtype)]
     mat = rows * cols
 
     def matrix(base):
