@@ -75,6 +75,14 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
     if set_local is None:
         set_local = ir.Function(module, ir.FunctionType(I32, [I32]), SET_LOCAL)
         symbols[SET_LOCAL] = set_local_address()
+    blocks = row_blocks(rows, m, k, nthreads)
+    if len(blocks) == 1:  # one block: called in place (no wrapper, no argument array)
+        old = b.call(set_local, [ir.Constant(I32, 1)])
+        b.call(gemm, [*flags, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
+                      ir.Constant(ft, 1.0), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
+                      ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+        b.call(set_local, [old])
+        return
     # one function per distinct call (shapes, flags), named by them: a recurrent net's
     # hundreds of same-shaped products share it, and the same program builds the same
     # text (the plan test)
@@ -88,7 +96,6 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
         arr = b.alloca(PTR, size=ir.Constant(I64, 3))
     for i, p in enumerate((pa, pb, dst)):
         b.store(p, b.gep(arr, [ir.Constant(I64, i)], source_etype=PTR))
-    blocks = row_blocks(rows, m, k, nthreads)
     native_ops.parallel_call(b, entry, fn, blocks, [arr] * len(blocks))
 
 
