@@ -44,8 +44,16 @@ class KernelPlan:
     post: list[Post] = field(default_factory=list)
 
 
+_DT_NAMES: dict[Any, str] = {}
+
+
 def _dt(a: Any) -> str:
-    return str(np.dtype(a.dtype))
+    """``a``'s dtype name (memoized: NumPy's ``str(dtype)`` runs Python code, and a long
+    program asks thousands of times)."""
+    name = _DT_NAMES.get(a.dtype)
+    if name is None:
+        name = _DT_NAMES[a.dtype] = str(np.dtype(a.dtype))
+    return name
 
 
 def _const_dtype_probe(v: Any) -> Any:

@@ -145,3 +145,31 @@ def test_kernel_names_do_not_shadow_the_c_library():
                (Store(0, Binary("mod", x, Const(1.5, "float64"))),))
     xs = np.array([-3.0, -1.0, 0.0, 2.0, 7.25])
     assert_same(compile_kernel(k)([xs])[0], np.mod(xs, 1.5))
+
+
+def test_kernels_with_the_same_code_compile_once(monkeypatch):
+    """An elementwise kernel's machine code does not depend on its shape (its range is an
+    argument): two kernels that differ only there run LLVM once (an LSTM gradient's
+    weight-gradient sums over (40, 40) and (10, 40) weights), and both compute right."""
+    from myc.backends.cpu import runtime
+
+    monkeypatch.setenv("MYC_CACHE_DIR", "off")
+    runtime.clear_cache()
+    compiled = []
+    original = runtime._compile_object
+    monkeypatch.setattr(runtime, "_compile_object",
+                        lambda module, light=False: compiled.append(light) or
+                        original(module, light))
+
+    def kernel(shape):
+        x = Load(0, "float64")
+        return Kernel(f"t{shape[0]}", shape, (Buffer(f"x{shape[0]}", "float64", shape),),
+                      (Store(0, Binary("mul", Unary("tanh", x), x)),))
+
+    a, b = compile_kernel(kernel((40, 40))), compile_kernel(kernel((10, 40)))
+    assert a.key != b.key
+    assert compiled == [False]
+    for ck, shape in ((a, (40, 40)), (b, (10, 40))):
+        x = np.linspace(-3, 3, shape[0] * shape[1]).reshape(shape)
+        np.testing.assert_allclose(ck([x])[0], np.tanh(x) * x, rtol=1e-14)
+    runtime.clear_cache()

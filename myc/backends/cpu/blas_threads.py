@@ -75,10 +75,35 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
     if set_local is None:
         set_local = ir.Function(module, ir.FunctionType(I32, [I32]), SET_LOCAL)
         symbols[SET_LOCAL] = set_local_address()
-    # numbered within the module: the same program builds the same text (the plan test)
-    index = sum(1 for name in module.globals if name.startswith("myc.gemm."))
-    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]),
-                     f"myc.gemm.{index}")
+    blocks = row_blocks(rows, m, k, nthreads)
+    if len(blocks) == 1:  # one block: called in place (no wrapper, no argument array)
+        old = b.call(set_local, [ir.Constant(I32, 1)])
+        b.call(gemm, [*flags, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
+                      ir.Constant(ft, 1.0), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
+                      ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+        b.call(set_local, [old])
+        return
+    # one function per distinct call (shapes, flags), named by them: a recurrent net's
+    # hundreds of same-shaped products share it, and the same program builds the same
+    # text (the plan test)
+    name = "myc.gemm." + "_".join(str(x) for x in (
+        gemm.name, *(f.constant for f in flags), m, k, a_row, lda, ldb))
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = _gemm_function(module, name, set_local, gemm, flags, ft, ty, m, k, a_row,
+                            lda, ldb)
+    with native_ops.at_entry(b, entry):
+        arr = b.alloca(PTR, size=ir.Constant(I64, 3))
+    for i, p in enumerate((pa, pb, dst)):
+        b.store(p, b.gep(arr, [ir.Constant(I64, i)], source_etype=PTR))
+    native_ops.parallel_call(b, entry, fn, blocks, [arr] * len(blocks))
+
+
+def _gemm_function(module: ir.Module, name: str, set_local: ir.Function,
+                   gemm: ir.Function, flags: list[ir.Constant], ft: ir.Type, ty: ir.Type,
+                   m: int, k: int, a_row: int, lda: int, ldb: int) -> ir.Function:
+    """``fn(bufs, begin, end)``: rows ``[begin, end)`` of the product, BLAS on one thread."""
+    fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), name)
     fn.linkage = "internal"
     g = ir.IRBuilder(fn.append_basic_block("entry"))
     bufs, begin, end = fn.args
@@ -93,10 +118,4 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
                   ir.Constant(I64, m)])
     g.call(set_local, [old])
     g.ret_void()
-    with b.goto_block(entry):
-        b.position_at_start(entry)
-        arr = b.alloca(PTR, size=ir.Constant(I64, 3))
-    for i, p in enumerate((pa, pb, dst)):
-        b.store(p, b.gep(arr, [ir.Constant(I64, i)], source_etype=PTR))
-    blocks = row_blocks(rows, m, k, nthreads)
-    native_ops.parallel_call(b, entry, fn, blocks, [arr] * len(blocks))
+    return fn

@@ -111,14 +111,30 @@ def _kernel_symbol(ck) -> str:
     return f"myc_kernel_{ck.key[:24]}"
 
 
-def _jit(text: str) -> JitModule:
+# A native module of more instructions than this is compiled light (O1, no vectorizers,
+# code generation at O0: ``JitModule``).  Such a module is a long straight-line program's
+# glue -- pointers stored into argument arrays, calls of kernels and GEMMs -- which runs
+# once per call and takes microseconds however it is compiled, while O3 and its
+# instruction selection and register allocation are superlinear in a function's size:
+# an RK4 gradient over 30 steps (18,000 instructions) took 2.6 s of CPU at O3, 0.6 s
+# light.  Smaller modules (loops whose scalar code runs per iteration) keep O3.
+LIGHT_ABOVE = 2000
+
+
+def _size(module: ir.Module) -> int:
+    """The module's instruction count, as generated."""
+    return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
+
+
+def _jit(text: str, light: bool = False) -> JitModule:
     """The loop's machine code: from the disk cache when this IR was compiled before."""
     import hashlib
 
     from myc.backends.cpu.jit import host
     from myc.support import diskcache
 
-    key = hashlib.sha256("\n".join(["loop1", *host(), text]).encode()).hexdigest()
+    key = hashlib.sha256("\n".join(["loop1", *host(), f"light={light}", text]
+                                    ).encode()).hexdigest()
     code = _CODE.get(key)
     if code is None:
         code = diskcache.load("loop", key)
@@ -129,7 +145,7 @@ def _jit(text: str) -> JitModule:
             return jit
         except Exception:  # noqa: BLE001 - a damaged entry: compile again
             pass
-    jit = JitModule(text)
+    jit = JitModule(text, light=light)
     _CODE[key] = jit.object_code
     diskcache.store("loop", key, jit.object_code)
     return jit
@@ -174,12 +190,22 @@ def _prim_name(fn: Any) -> str:
     return prim.name if isinstance(prim, Primitive) else ""
 
 
+_DT_NAMES: dict[Any, str] = {}  # NumPy's str(dtype) runs Python code: memoized
+
+
+def _dtname(dt: Any) -> str:
+    name = _DT_NAMES.get(dt)
+    if name is None:
+        name = _DT_NAMES[dt] = str(np.dtype(dt))
+    return name
+
+
 def _ltype(a: Any) -> ir.Type:
-    return LLTYPE[str(a.dtype)]
+    return LLTYPE[_dtname(a.dtype)]
 
 
 def _mem(a: Any) -> ir.Type:
-    return MEMTYPE[str(a.dtype)]
+    return MEMTYPE[_dtname(a.dtype)]
 
 
 def _memdtype(dt: np.dtype) -> np.dtype:
@@ -290,7 +316,7 @@ class NativeLoop:
                 raise Unsupported(f"host step {st.name}")
             if isinstance(out, AArray):
                 if name not in ("select", "tape_get"):
-                    raise Unsupported("array arithmetic outside kernels")
+                    raise Unsupported(f"array arithmetic outside kernels ({name})")
                 if name == "tape_get" and not (ins_[0][0] and not ins_[1][0]):
                     raise Unsupported("a tape read")
                 continue
@@ -367,10 +393,11 @@ class NativeLoop:
         self._local = threading.local()
         self._text: str | None = None
         if plan is None or not self._restore(plan):
-            self._text = str(self._build())
+            module = self._build()
+            self._text = str(module)
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
-            self._jit = _jit(self._text)
+            self._jit = _jit(self._text, _size(module) > LIGHT_ABOVE)
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
@@ -501,8 +528,7 @@ class NativeLoop:
 
         def slot_var(k: int) -> ir.Value:
             if k not in slots:
-                with b.goto_block(entry):
-                    b.position_at_start(entry)
+                with native_ops.at_entry(b, entry):
                     a = specs[k]
                     slots[k] = b.alloca(_ltype(a) if isinstance(a, AScalar) else PTR)
             return slots[k]
@@ -825,10 +851,10 @@ class NativeLoop:
                     not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
                 arr_a = specs[ins_[0][1]]
                 offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
-                mt = MEMTYPE[str(arr_a.dtype)]
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
                 base = value(si, off + 0, *ins_[0])
                 v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
-                src = LLTYPE[str(arr_a.dtype)]
+                src = LLTYPE[_dtname(arr_a.dtype)]
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
@@ -841,9 +867,9 @@ class NativeLoop:
                 bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
                 if path is not None:  # not on its path: read a valid element, unused
                     i = b.select(path, i, ir.Constant(I64, 0))
-                mt = MEMTYPE[str(arr_a.dtype)]
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
                 v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
-                src = LLTYPE[str(arr_a.dtype)]
+                src = LLTYPE[_dtname(arr_a.dtype)]
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
@@ -914,14 +940,13 @@ class NativeLoop:
         """``np.argmax``/``np.argmin``: a serial scan keeping the first extreme; a NaN is
         an extreme (NumPy returns the first NaN's index).  Whole array: the flat index;
         along ``axis``: one index per position of the other axes, stored to ``dst``."""
-        mt, lt = MEMTYPE[str(a.dtype)], LLTYPE[str(a.dtype)]
+        mt, lt = MEMTYPE[_dtname(a.dtype)], LLTYPE[_dtname(a.dtype)]
         shape = tuple(a.shape)
         if axis is None:
             outer, n, inner = 1, prod(shape), 1
         else:
             outer, n, inner = prod(shape[:axis]), shape[axis], prod(shape[axis + 1:])
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             best_p, idx_p = b.alloca(mt), b.alloca(I64)
         op = ">" if name == "argmax" else "<"
         c = ir.Constant
@@ -972,8 +997,7 @@ class NativeLoop:
             raise Unsupported("a call whose arguments do not match its function")
         types = [_mem(a) for a in param_specs] + [
             _mem(q.specs[x]) if is_slot else I64 for is_slot, x in exits]
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             frame = b.alloca(PTR, size=ir.Constant(I64, len(args) + nres))
             cells = [b.alloca(t) for t in types]
         for cell, t in zip(cells[len(args):], types[len(args):], strict=True):
@@ -1000,8 +1024,7 @@ class NativeLoop:
         ck = unit.compiled
         kernel = ck.kernel
         n_in, n_out = len(kernel.inputs), len(ck._out_specs)
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             arr = b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
             # 8-byte cells behind opaque pointers: any scalar type can be stored
             cells = [b.alloca(PTR) for _ in kernel.inputs]
@@ -1010,8 +1033,8 @@ class NativeLoop:
             if isinstance(a, AArray):
                 p = value(si, k, is_slot, x)
             else:  # a scalar: a 0-d buffer of the kernel's dtype
-                mt = MEMTYPE[str(np.dtype(buf.dtype))]
-                v = value(si, k, is_slot, x, want=LLTYPE[str(np.dtype(buf.dtype))])
+                mt = MEMTYPE[_dtname(buf.dtype)]
+                v = value(si, k, is_slot, x, want=LLTYPE[_dtname(buf.dtype)])
                 if mt == I8:
                     v = b.zext(v, I8)
                 b.store(v, cells[k])
@@ -1019,8 +1042,7 @@ class NativeLoop:
             b.store(p, b.gep(arr, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR))
         pieces = self.chunks[si]
         n_chunks = len(pieces)
-        with b.goto_block(entry):
-            b.position_at_start(entry)
+        with native_ops.at_entry(b, entry):
             arrs = [arr] + [b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
                             for _ in range(n_chunks - 1)]
         for c in range(1, n_chunks):  # every chunk reads the same inputs
@@ -1031,7 +1053,7 @@ class NativeLoop:
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             p = scratch_ptr[(si, i)]
             outs.append(p)
-            mt = MEMTYPE[str(np.dtype(dt))]
+            mt = MEMTYPE[_dtname(dt)]
             part = self.partial_ptr.get((si, i))
             if part is not None:  # one partial per chunk, combined after the join
                 if op.init:
@@ -1060,18 +1082,18 @@ class NativeLoop:
             part = self.partial_ptr.get((si, i))
             if part is not None:
                 native_ops.combine(b, outs[i], part, n_chunks, prod(shape), op.op,
-                                   MEMTYPE[str(np.dtype(dt))])
+                                   MEMTYPE[_dtname(dt)])
         for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
             a = self.body.specs[slot]
             dt = np.dtype(ck._out_specs[i][1])
             if isinstance(a, AArray):
                 if post.divide_by is not None:
-                    native_ops.scale(b, outs[i], MEMTYPE[str(dt)], prod(ck._out_specs[i][0]),
+                    native_ops.scale(b, outs[i], MEMTYPE[_dtname(dt)], prod(ck._out_specs[i][0]),
                                      post.divide_by)
                 b.store(outs[i], slot_var(slot))
                 continue
-            v = b.load(outs[i], typ=MEMTYPE[str(dt)])
-            src = LLTYPE[str(dt)]
+            v = b.load(outs[i], typ=MEMTYPE[_dtname(dt)])
+            src = LLTYPE[_dtname(dt)]
             if src == I1:
                 v = b.trunc(v, I1)
             if post.divide_by is not None:
@@ -1206,7 +1228,7 @@ class NativeLoop:
     def _array_step(self, b, entry, si: int, name: str, ins_: list, out: AArray, dst,
                     bail_if, value) -> None:
         specs = self.body.specs
-        ty = MEMTYPE[str(out.dtype)]
+        ty = MEMTYPE[_dtname(out.dtype)]
         count = prod(out.shape)
         if name == "array":  # each leaf stored in turn, converted to the result's dtype
             leaves = self._array_leaves(si, ins_, out)
@@ -1219,7 +1241,7 @@ class NativeLoop:
                         _memcpy(b, b.module, at, value(sj, k, is_slot, x),
                                 each * np.dtype(_memdtype(out.dtype)).itemsize)
                     continue
-                v = value(sj, k, is_slot, x, want=LLTYPE[str(out.dtype)])
+                v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
             return
         if name in ("zeros_like", "zeros"):
@@ -1241,10 +1263,9 @@ class NativeLoop:
             native_ops.fill(b, dst, ty, 0, count)
             d_slot, d_x = ins_[2]
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
-                with b.goto_block(entry):  # one element: through a cell
-                    b.position_at_start(entry)
+                with native_ops.at_entry(b, entry):  # one element: through a cell
                     cell = b.alloca(ty)
-                b.store(value(si, 2, d_slot, d_x, want=LLTYPE[str(out.dtype)]), cell)
+                b.store(value(si, 2, d_slot, d_x, want=LLTYPE[_dtname(out.dtype)]), cell)
                 d = cell
             else:
                 d = value(si, 2, d_slot, d_x)
@@ -1471,7 +1492,7 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
                for a in abstracts]
     dt = np.result_type(*proxies)
-    return LLTYPE[str(dt)]
+    return LLTYPE[_dtname(dt)]
 
 
 def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
@@ -1595,7 +1616,7 @@ def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, ou
     pb, bb, tb = b_op
     plan = _matmul_plan(a, bb)
     n, k, m = plan.n, plan.k, plan.m
-    ty = MEMTYPE[str(a.dtype)]
+    ty = MEMTYPE[_dtname(a.dtype)]
     if plan.count * n * m == 0:
         return
     if k == 0:
@@ -1652,7 +1673,7 @@ def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
     """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
     the transposed shape), one matrix of the batch after another."""
     *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
-    ty = MEMTYPE[str(out.dtype)]
+    ty = MEMTYPE[_dtname(out.dtype)]
     mat = rows * cols
 
     def matrix(base):

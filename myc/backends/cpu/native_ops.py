@@ -14,6 +14,8 @@ combined after the join, as the Python runtime does with NumPy.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from math import prod
 from typing import Any
 
@@ -23,6 +25,19 @@ from llvmlite import ir
 from myc.backends.cpu.emit import I8, I32, I64, PTR, is_float
 
 JOB = ir.LiteralStructType([PTR, I64, I64])  # buffers, begin, end
+
+
+@contextlib.contextmanager
+def at_entry(b: ir.IRBuilder, entry: ir.Block) -> Iterator[None]:
+    """Emit at the start of ``entry`` (allocas), then go back to the end of the current
+    block: ``goto_block(entry)`` would look the entry's terminator up in its instruction
+    list, which grows with the program -- quadratic over a long straight-line program."""
+    old = b.block
+    b.position_at_start(entry)
+    try:
+        yield
+    finally:
+        b.position_at_end(old)
 
 
 def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l") -> None:
@@ -121,8 +136,7 @@ def dynamic_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
     create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = declare(module, "pthread_join", I32, [I64, PTR])
     worker_fn = queue_worker(module, kernel)
-    with b.goto_block(entry):
-        b.position_at_start(entry)
+    with at_entry(b, entry):
         q = b.alloca(QUEUE)
         q.type = PTR
         bufp = b.alloca(PTR, size=ir.Constant(I64, n))
@@ -166,8 +180,7 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
     create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
     join = declare(module, "pthread_join", I32, [I64, PTR])
     worker_fn = worker(module, kernel)
-    with b.goto_block(entry):
-        b.position_at_start(entry)
+    with at_entry(b, entry):
         jobs = b.alloca(JOB, size=ir.Constant(I64, n))
         jobs.type = PTR  # opaque, like every pointer here
         tids = b.alloca(I64, size=ir.Constant(I64, n))

@@ -32,6 +32,7 @@ from myc.backends.cpu.jit import host, optimized_ir
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
+from myc.runtime.lru import LRU
 from myc.timings import stage, timed
 
 PARALLEL_MIN = 1 << 16
@@ -102,14 +103,16 @@ class CompiledKernel:
         if cached is None:
             module, self.plan = codegen(named)
             self.llvm_ir = str(module)
-            self.symbol = entry_name(named)
-            self.object_code = _compile_object(module, prod(kernel.shape) < LIGHT_BELOW)
+            self.symbol, self.object_code = _machine_code(
+                self.llvm_ir, named.name, entry_name(named), prod(kernel.shape) < LIGHT_BELOW)
         else:  # machine code from the disk cache: no LLVM at all
             self.plan = make_plan(kernel)
             self.llvm_ir = ""
+            # the symbol may be another kernel's with the same code (``_machine_code``);
+            # machine code without it is refused by the loader below
             self.symbol, self.object_code = cached
-            if self.symbol != entry_name(named):
-                raise ValueError("a cache entry for another kernel")
+            if not (isinstance(self.symbol, str) and self.symbol.startswith("myc_kernel_k")):
+                raise ValueError("a cache entry that is not a kernel's")
         self._fn = _KERNEL_FN(_ENGINE.load(self.symbol, self.object_code))
         # what every call needs, computed once
         outs = kernel.output_buffers()
@@ -221,6 +224,26 @@ class CompiledKernel:
 LIGHT_BELOW = 256
 
 
+# machine code by the text of its LLVM module (less the kernel's name), in this process:
+# kernels that differ only where their code does not look -- an elementwise kernel's
+# shape (its range is an argument), its buffers' names -- share one compilation
+# (an LSTM gradient's weight-gradient sums over (40, 40) and (10, 40) weights: the same
+# 120-input kernel, 0.3 s of LLVM each)
+_BY_IR = LRU(maxbytes=64 * 2**20, weigh=lambda v: len(v[1]))
+
+
+def _machine_code(text: str, name: str, symbol: str, light: bool) -> tuple[str, bytes]:
+    """``(entry symbol, object code)`` for the module ``text`` of the kernel ``name``
+    (its entry: ``symbol``): compiled, or an earlier compilation of the same code under
+    that kernel's symbol."""
+    key = hashlib.sha256(f"{light}\n{text.replace(name, '@')}".encode()).hexdigest()
+    hit = _BY_IR.get(key)
+    if hit is None:
+        hit = (symbol, _compile_object(text, light))
+        _BY_IR[key] = hit
+    return hit
+
+
 def _compile_object(module, light: bool = False) -> bytes:
     """The kernel's module optimized (O3, or O1 when ``light``) and compiled to an object
     file for this CPU."""
@@ -324,6 +347,8 @@ def clear_cache() -> None:
     """Drop every compiled kernel (and its machine code, once no caller holds it)."""
     with _cache_lock:
         _cache.clear()
+        for key in list(_BY_IR):
+            del _BY_IR[key]
 
 
 def llvm_ir(kernel: Kernel, optimized: bool = True) -> str:

@@ -1,0 +1,86 @@
+"""A long straight-line program's native module: code that grows linearly with the
+program and is compiled light.  An unrolled recurrence's gradient calls hundreds of
+same-shaped matrix products: each is one BLAS call in place (or, split over threads, a
+call of one wrapper function per distinct shape, not one per product), and a module past ``loopgen.LIGHT_ABOVE`` instructions skips O3 (which is
+superlinear in a function's size: a 30-step RK4 gradient spent 2.6 s of CPU there)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.backends.cpu import loopgen
+
+
+def deep(w, h):
+    for _ in range(40):
+        h = np.tanh(h @ w)
+    return np.sum(h * h)
+
+
+def deep_grad_reference(w, h):
+    hs = [h]
+    for _ in range(40):
+        hs.append(np.tanh(hs[-1] @ w))
+    gh, gw = 2 * hs[-1], np.zeros_like(w)
+    for k in range(40, 0, -1):
+        ga = gh * (1 - hs[k] ** 2)
+        gw += hs[k - 1].T @ ga
+        gh = ga @ w.T
+    return gw
+
+
+@pytest.fixture
+def modules(monkeypatch) -> list:
+    """``(NativeLoop, compiled light?)`` for every native module built."""
+    seen: list = []
+    built = loopgen.NativeLoop._build
+    jit = loopgen._jit
+
+    def spy_build(self):
+        seen.append([self, None])
+        return built(self)
+
+    def spy_jit(text, light=False):
+        seen[-1][1] = light
+        return jit(text, light)
+
+    monkeypatch.setattr(loopgen.NativeLoop, "_build", spy_build)
+    monkeypatch.setattr(loopgen, "_jit", spy_jit)
+    monkeypatch.setenv("MYC_CACHE_DIR", "off")
+    return seen
+
+
+def test_a_long_program_calls_blas_in_place_and_compiles_light(modules, monkeypatch):
+    monkeypatch.setenv("MYC_NUM_THREADS", "1")
+    rng = np.random.default_rng(0)
+    w, h = rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
+    got = myc.grad(deep)(w, h)
+    np.testing.assert_allclose(got, deep_grad_reference(w, h), rtol=1e-10, atol=1e-12)
+    assert len(modules) == 1
+    loop, light = modules[0]
+    text = loop.llvm_ir
+    # 40 products forward, 79 backward: each one BLAS call in place, no wrapper
+    assert text.count("openblas_set_num_threads_local\"(i32 1)") >= 100
+    assert "define internal void @\"myc.gemm." not in text
+    assert light is True
+
+
+def test_threaded_products_share_one_wrapper_per_shape(modules, monkeypatch):
+    monkeypatch.setenv("MYC_NUM_THREADS", "2")
+    rng = np.random.default_rng(2)
+    w, h = rng.standard_normal((64, 64)) * 0.1, rng.standard_normal((64, 64))
+    got = myc.grad(deep)(w, h)
+    np.testing.assert_allclose(got, deep_grad_reference(w, h), rtol=1e-9, atol=1e-12)
+    text = modules[0][0].llvm_ir
+    assert text.count("call void @\"myc.gemm.") >= 100  # row blocks: threads
+    # h @ w forward; ga @ w.T and h.T @ ga backward
+    assert text.count("define internal void @\"myc.gemm.") == 3
+
+
+def test_a_short_program_keeps_o3(modules):
+    rng = np.random.default_rng(1)
+    w, h = rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
+    myc.jit(lambda w, h: np.tanh(h @ w) @ w)(w, h)
+    assert [light for _, light in modules] == [False]
