@@ -1204,6 +1204,9 @@ def _library_graph(name: str) -> Graph:
     """The graph of NumPy library function ``name`` (``myc/frontend/np_library.py``)."""
     from myc.frontend import np_library
 
+    if "." in name:  # a function of another library module (myc/frontend/linalg_library.py)
+        module, name = name.rsplit(".", 1)
+        return parse(getattr(__import__(module, fromlist=[name]), name))
     return parse(getattr(np_library, name))
 
 
