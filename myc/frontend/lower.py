@@ -35,6 +35,7 @@ import numpy as np
 
 from myc.errors import Location, MycError, MycNameError, MycSyntaxError, MycTypeError
 from myc.frontend import builtins as B
+from myc.frontend import effects
 from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -235,13 +236,16 @@ class FunctionLowerer:
                 if not isinstance(d, Constant):
                     env.vars[name] = g.apply(P.default_if_undef, env.vars[name], d,
                                              loc=d.loc)
+        if effects.TOKEN in self.locals:  # it prints or draws: effects thread a token
+            env.vars[effects.TOKEN] = Constant(0)
         block = Block(g, env)
         if isinstance(tree, ast.Lambda):
             g.output = self.expr(tree.body, block)
             return
         end = self.stmts(tree.body, block)
         if end is not None:
-            end.graph.output = Constant(None, self.loc(tree))
+            end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
+                                                tree)
 
     def _default_value(self, name: str) -> Any:
         sig = self.py_fn.__defaults__ or ()
@@ -335,7 +339,7 @@ class FunctionLowerer:
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
         value = (self.expr(s.value, block) if s.value is not None
                  else Constant(None, self.loc(s)))
-        block.graph.output = value
+        block.graph.output = effects.returned(self, block, value, s)
         return None
 
     def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:
@@ -678,6 +682,8 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"module '{name}' cannot be used as a value", node)
         if isinstance(value, (bool, int, float, type(None), np.generic)):
             return Constant(value, loc)
+        if effects.captured(value) is not None:  # a generator: by reference
+            return Constant(effects.captured(value), loc)
         if isinstance(value, np.ndarray):
             if value.dtype.kind not in "biuf":
                 raise self.error(MycTypeError, f"global array '{name}' has unsupported dtype "
@@ -1010,6 +1016,11 @@ class FunctionLowerer:
         if callee is B.RANGE:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", e)
+        if callee is print:
+            return effects.print_call(self, e, block)
+        if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
+            return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
+                                    callee.__name__, e, block)
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:
             return self.transform_call(transform, e, block)
@@ -1175,6 +1186,8 @@ class FunctionLowerer:
     def method_call(self, e: ast.Call, block: Block) -> Node:
         attr = e.func.attr  # type: ignore[attr-defined]
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        if attr in effects.RNG_METHODS:  # rng.standard_normal(...): a draw
+            return effects.rng_call(self, obj, attr, e, block)
         obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
         args, kwargs = self._args(e, block)
         if attr in ("reshape", "transpose"):

@@ -45,6 +45,7 @@ from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exp
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.arrays import concat_index
+from myc.prims.effects import RNG_TYPES, RngArg
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -210,6 +211,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
                 raise GraphBreak(str(exc), loc) from None
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
+        effect = not prim.pure
         if self.path is not None and _may_fail(prim, args):
             # a side of an if-converted branch runs whether or not it is taken: what can
             # fail at run time runs only where its path holds
@@ -218,7 +220,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         inputs = [self.as_node(a, loc) for a in args]
         node = self.trace.apply(prim, *inputs, loc=loc)
         node.abstract = abstract
-        if self.concrete:
+        if self.concrete and effect:
+            self.vals[node.id] = _placeholder(abstract)  # an effect: not run while tracing
+        elif self.concrete:
             value = Interpreter.call_prim(prim, [self.value_of(a) for a in args], loc)
             if isinstance(abstract, AScalar):
                 value = _coerce(value, abstract)
@@ -277,6 +281,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             args = [self.symbolic_truth(P.truth, args[0], loc), *args[1:]]
         if prim.name == "switch" and isinstance(args[0], SymBool):
             return self.merge_value(args[0].node, args[1], args[2], loc)
+        if not prim.pure:  # a draw or a print: runs when the program does, never now
+            return self.emit(prim, args, loc)
         if not any(has_sym(a) for a in args):
             if prim.name in _BROADCASTING and args:
                 r = Interpreter.call_prim(prim, args, loc)
@@ -300,6 +306,13 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         if handler is not None:
             return handler(args, loc)
         return self.emit(prim, args, loc)
+
+    def p_after(self, args, loc):
+        """A function's result after its effects: the token is kept as an output."""
+        token, value = args
+        if isinstance(token, Node):
+            self.checks.append((self.trace, token))
+        return value
 
     def p_getitem(self, args, loc):
         x, index = args
@@ -553,7 +566,7 @@ _PY_ARITH = frozenset(["truediv", "floordiv", "mod", "pow"])
 def _may_fail(prim: Primitive, args: list[Any]) -> bool:
     """Can ``prim(*args)`` raise at run time (not at specialization)?"""
     name = prim.name
-    if name in _FAILING:
+    if name in _FAILING or not prim.pure:  # (an effect runs only where its path holds)
         return True
     if name in ("getitem", "getitem_grad"):
         return has_sym(args[1])
@@ -561,6 +574,15 @@ def _may_fail(prim: Primitive, args: list[Any]) -> bool:
         return all((isinstance(a, Node) and isinstance(a.abstract, AScalar) and a.abstract.weak)
                    or type(a) in (int, float, bool) for a in args)
     return False
+
+
+def _placeholder(a: Any) -> Any:
+    """Zeros standing for an effect's result in guarded tracing (it has not run)."""
+    if isinstance(a, AArray):
+        return np.zeros(a.shape, a.dtype)
+    if isinstance(a, AScalar):
+        return {"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
+    return None
 
 
 def _abstract_tree(v: Any) -> Any:
@@ -599,6 +621,9 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
     int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
         return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
+    if isinstance(value, RNG_TYPES):  # bound to the call's generator when it runs
+        k = trace.flags["rngs"] = trace.flags.get("rngs", 0) + 1
+        return RngArg(k - 1, type(value).__name__)
     a = abstract_of(value)
     if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f") or (
             runtime_int and isinstance(a, AScalar) and a.dtype.kind == "i"):

@@ -388,4 +388,5 @@ def bprop_cumsum(x, axis, out, dout):
     rev = P.reverse_index(np.ndim(dout), axis)
     return (np.cumsum(dout[rev], axis)[rev], ZERO)
 
+from myc.prims.effect_rules import *  # noqa: E402,F403  (after: effects ordering)
 from myc.prims.linalg_rules import *  # noqa: E402,F403  (the linear-algebra rules)

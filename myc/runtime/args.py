@@ -108,6 +108,8 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
                                f"{value.dtype}; myc supports float32, float64, int64 and "
                                "bool", hint="convert it first, e.g. x.astype(cupy.float32)")
         return value
+    if isinstance(value, (np.random.Generator, np.random.RandomState)):
+        return value  # used by reference by the draws (myc/prims/effects.py)
     if isinstance(value, list):
         raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
@@ -162,6 +164,8 @@ def int_tangents(tangent: Any, primal: Any, path: str) -> Any:
             return tangent  # check_like names the mismatch
         return tuple(int_tangents(t, p, f"{path}[{i}]")
                      for i, (t, p) in enumerate(zip(tangent, primal, strict=True)))
+    if isinstance(primal, (np.random.Generator, np.random.RandomState)):
+        return primal if tangent is None else tangent  # no tangent: draws are constants
     if not _is_int_leaf(primal):
         return tangent
     zero = np.zeros(np.shape(primal), np.int64) if isinstance(primal, np.ndarray) else 0
@@ -200,6 +204,8 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
         return
     if isinstance(value, tuple):
         raise MycTypeError(f"{path} is a tuple but {what} is not")
+    if isinstance(like, (np.random.Generator, np.random.RandomState)) and value is like:
+        return  # a generator's "tangent": itself (myc/prims/effects.py)
     if value is None or isinstance(value, (str, bytes)):
         raise MycTypeError(f"{path} is {type(value).__name__}; expected a number or an "
                            f"array like {what}")
