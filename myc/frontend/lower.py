@@ -333,7 +333,12 @@ class FunctionLowerer:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return block  # docstring
         self.check_subset(s.value)
-        self.expr(s.value, block)  # evaluated for its errors; results are pure
+        value = self.expr(s.value, block)  # evaluated for its errors; results are pure
+        if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
+                effects.TOKEN in block.env.vars and not effects.is_effect_call(s.value):
+            # a call made for its effects (``show(x)``): run it
+            both = self.apply(block, P.make_tuple, effects.token(block), value, node=s)
+            effects.set_token(block, self.apply(block, P.token_of, both, node=s))
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:

@@ -37,8 +37,12 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
             _target_names(node.target, out)
         elif isinstance(node, ast.NamedExpr):
             _target_names(node.target, out)
-        elif isinstance(node, ast.Call) and is_effect_call(node):
-            out.add(TOKEN)  # prints or draws: the effect token (myc/frontend/effects.py)
+        elif (isinstance(node, ast.Call) and is_effect_call(node)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)):
+            # prints or draws, or a call made for its effects (``show(x)``): the effect
+            # token (myc/frontend/effects.py)
+            out.add(TOKEN)
         for child in ast.iter_child_nodes(node):
             visit(child)
 

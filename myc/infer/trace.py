@@ -100,6 +100,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         # gathers computed only for their bounds check (a gradient that needs the
         # index but not the picked values): outputs of the program, then discarded
         self.checks: list[tuple[Graph, Node]] = []
+        self.last_effect: dict[int, Node] = {}  # per program traced: its latest effect
 
     def value_of(self, v: Any) -> Any:
         if isinstance(v, Node):
@@ -212,6 +213,10 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
         effect = not prim.pure
+        if effect:  # after the program's previous effect, whichever function made it
+            last = self.last_effect.get(id(self.trace))
+            if last is not None:
+                args = [(args[0], last), *args[1:]]
         if self.path is not None and _may_fail(prim, args):
             # a side of an if-converted branch runs whether or not it is taken: what can
             # fail at run time runs only where its path holds
@@ -227,6 +232,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             if isinstance(abstract, AScalar):
                 value = _coerce(value, abstract)
             self.vals[node.id] = value
+        if effect:
+            self.last_effect[id(self.trace)] = node
         self.count += 1
         if self.count > MAX_NODES:
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "

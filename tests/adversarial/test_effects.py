@@ -323,3 +323,45 @@ def test_print_keywords_must_be_constants():
 
     with pytest.raises(MycError, match="file"):
         myc.jit(bad)(1.0)
+
+
+def test_vjp_pullback_replays_the_same_draws():
+    def f(mu, rng):
+        return np.sum(rng.normal(mu, 1.0, size=(2, 3)) ** 2)
+
+    rng = np.random.default_rng(0)
+    out, pullback = myc.vjp(f, np.zeros(3), rng)
+    z = np.random.default_rng(0).standard_normal((2, 3))
+    assert out == pytest.approx(np.sum(z ** 2), rel=1e-12)
+    for _ in range(2):  # the forward values' draws, each time
+        g, g_rng = pullback(1.0)
+        np.testing.assert_allclose(g, 2 * z.sum(axis=0), rtol=1e-12)
+        assert g_rng is None
+    ref = np.random.default_rng(0)
+    ref.standard_normal((2, 3))
+    assert rng.random() == ref.random()  # advanced once, by the forward call
+
+
+def _show(x):
+    print("show", x)
+
+
+def _advance(rng):
+    rng.standard_normal(2)
+
+
+def p_helpers(x, rng):
+    print("a")
+    _show(x)  # a call made for its effects runs, in order
+    _advance(rng)
+    print("b", _noise(rng, 1))
+    return rng.random()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_effects_of_called_functions_run_in_program_order(capsys, backend):
+    want = p_helpers(1.5, np.random.default_rng(0))
+    out = capsys.readouterr().out
+    got = myc.jit(p_helpers, backend=backend)(1.5, np.random.default_rng(0))
+    assert got == want
+    assert capsys.readouterr().out == out
