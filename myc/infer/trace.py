@@ -213,6 +213,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
         effect = not prim.pure
+        if effect and self.concrete:  # decisions taken on this call's values: not a draw's
+            raise GraphBreak("a random draw or print in a program specialized on its "
+                             "data-dependent decisions", loc)
         if effect:  # after the program's previous effect, whichever function made it
             last = self.last_effect.get(id(self.trace))
             if last is not None:
@@ -225,9 +228,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         inputs = [self.as_node(a, loc) for a in args]
         node = self.trace.apply(prim, *inputs, loc=loc)
         node.abstract = abstract
-        if self.concrete and effect:
-            self.vals[node.id] = _placeholder(abstract)  # an effect: not run while tracing
-        elif self.concrete:
+        if self.concrete:
             value = Interpreter.call_prim(prim, [self.value_of(a) for a in args], loc)
             if isinstance(abstract, AScalar):
                 value = _coerce(value, abstract)
@@ -581,15 +582,6 @@ def _may_fail(prim: Primitive, args: list[Any]) -> bool:
         return all((isinstance(a, Node) and isinstance(a.abstract, AScalar) and a.abstract.weak)
                    or type(a) in (int, float, bool) for a in args)
     return False
-
-
-def _placeholder(a: Any) -> Any:
-    """Zeros standing for an effect's result in guarded tracing (it has not run)."""
-    if isinstance(a, AArray):
-        return np.zeros(a.shape, a.dtype)
-    if isinstance(a, AScalar):
-        return {"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
-    return None
 
 
 def _abstract_tree(v: Any) -> Any:

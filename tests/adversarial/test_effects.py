@@ -365,3 +365,22 @@ def test_effects_of_called_functions_run_in_program_order(capsys, backend):
     got = myc.jit(p_helpers, backend=backend)(1.5, np.random.default_rng(0))
     assert got == want
     assert capsys.readouterr().out == out
+
+
+def while_scaled(w, rng):
+    s = 0.0
+    k = 0
+    while k < 5 or s < 3.0:  # a trip count that depends on the draws
+        s = s + rng.random() * w
+        k = k + 1
+    return s
+
+
+def test_gradient_through_a_data_dependent_loop_with_draws_draws_once():
+    """The taped adjoint of such a loop would recompute its body (draw again): that
+    signature runs on the evaluator instead, with NumPy's stream."""
+    rng, ref = np.random.default_rng(0), np.random.default_rng(0)
+    with pytest.warns(myc.MycFallbackWarning):
+        g = myc.grad(while_scaled)(1.0, rng)
+    assert g == pytest.approx(while_scaled(1.0, ref), rel=1e-12)  # w = 1: the draws' sum
+    assert rng.random() == ref.random()
