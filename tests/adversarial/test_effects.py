@@ -245,9 +245,20 @@ def test_errors_name_the_line():
         myc.jit(e_legacy_dtype)(np.random.RandomState(0))
 
 
-def test_aot_refuses_draws(tmp_path):
-    with pytest.raises(MycError):
-        myc.aot(np_globals, (3,), str(tmp_path / "libr.so"))
+def aot_draw(x):
+    return x + np.random.randn(2)
+
+
+def aot_print(x):
+    print(x)
+    return x * 2.0
+
+
+def test_aot_refuses_draws_and_prints(tmp_path):
+    with pytest.raises(MycError, match="'rng_draw' .* not supported ahead of time"):
+        myc.aot(aot_draw, "f64[2]", str(tmp_path / "libr.so"))
+    with pytest.raises(MycError, match="'debug_print' .* not supported ahead"):
+        myc.aot(aot_print, "f64[2]", str(tmp_path / "libp.so"))
 
 
 # ---------------------------------------------------------------- print
