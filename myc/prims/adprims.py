@@ -81,6 +81,8 @@ register("cast_grad", "d x", cast_grad)
 
 def grad_cast(d, x):
     """A gradient materialized in the structure and dtype of its argument ``x``."""
+    if is_rng(x):
+        return None  # a generator has no gradient
     if isinstance(x, tuple):
         if d is ZERO:
             d = (ZERO,) * len(x)

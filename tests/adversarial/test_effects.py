@@ -395,3 +395,17 @@ def test_gradient_through_a_data_dependent_loop_with_draws_draws_once():
         g = myc.grad(while_scaled)(1.0, rng)
     assert g == pytest.approx(while_scaled(1.0, ref), rel=1e-12)  # w = 1: the draws' sum
     assert rng.random() == ref.random()
+
+
+def in_tuple(t):
+    w, rng = t
+    return np.sum(w * rng.standard_normal(3))
+
+
+def test_generator_inside_a_tuple_and_its_gradient_is_none():
+    want = in_tuple((np.ones(3), np.random.default_rng(0)))
+    assert myc.jit(in_tuple)((np.ones(3), np.random.default_rng(0))) == want
+    (gw, grng), = (myc.grad(in_tuple)((np.ones(3), np.random.default_rng(0))),)
+    np.testing.assert_array_equal(gw, np.random.default_rng(0).standard_normal(3))
+    assert grng is None
+    assert myc.grad(loss, argnums=(0, 1))(np.ones(3), np.random.default_rng(0))[1] is None
