@@ -216,6 +216,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         if effect and self.concrete:  # decisions taken on this call's values: not a draw's
             raise GraphBreak("a random draw or print in a program specialized on its "
                              "data-dependent decisions", loc)
+        if effect and getattr(self, "building", None):  # a typed function's own program
+            raise GraphBreak("a random draw or print in a recursive function whose depth "
+                             "depends on data", loc)
         if effect:  # after the program's previous effect, whichever function made it
             last = self.last_effect.get(id(self.trace))
             if last is not None:

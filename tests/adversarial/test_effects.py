@@ -409,3 +409,20 @@ def test_generator_inside_a_tuple_and_its_gradient_is_none():
     np.testing.assert_array_equal(gw, np.random.default_rng(0).standard_normal(3))
     assert grng is None
     assert myc.grad(loss, argnums=(0, 1))(np.ones(3), np.random.default_rng(0))[1] is None
+
+
+def p_recursive(x):
+    if x < 1.0:
+        return x
+    print("x", x)
+    return p_recursive(x / 2)
+
+
+@pytest.mark.filterwarnings("ignore::myc.MycFallbackWarning")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_print_in_recursion_whose_depth_depends_on_data(capsys, backend):
+    want = _python_output(capsys, p_recursive, 10.0)
+    assert myc.jit(p_recursive, backend=backend)(10.0) == p_recursive(10.0)
+    capsys.readouterr()
+    myc.jit(p_recursive, backend=backend)(10.0)
+    assert capsys.readouterr().out == want
