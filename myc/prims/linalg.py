@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.errors import MycShapeError, MycValueError
 from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.prims.registry import register
 
@@ -53,36 +54,45 @@ def _float_dtype(*dts: np.dtype) -> np.dtype:
 def _square(a: Any, what: str) -> AArray:
     a = _abs(a)
     if a.ndim < 2:
-        raise LinAlgError(f"{a.ndim}-dimensional array given. Array must be at least "
-                          "two-dimensional")
+        raise MycShapeError(f"{what}: {a.ndim}-dimensional array given; the array must be "
+                            "at least two-dimensional")
     if a.shape[-1] != a.shape[-2]:
-        raise LinAlgError(f"Last 2 dimensions of the array must be square ({what} of an "
-                          f"array of shape {a.shape})")
+        raise MycShapeError(f"{what}: the last 2 dimensions of the array must be square, "
+                            f"not {a.shape[-2]} x {a.shape[-1]}")
     return a
 
 
-def _same_shape(a: Any) -> AArray:
-    a = _square(a, "np.linalg")
+def _typed(rule, what: str):
+    """A shape rule naming the NumPy function, and that function's run-time errors."""
+    def infer(*args: Any) -> Any:
+        return rule(what, *args)
+    return infer
+
+
+def _same_shape(what: str, a: Any) -> AArray:
+    a = _square(a, what)
     return AArray(_float_dtype(a.dtype), a.shape)
 
 
-def _batch_scalar(a: Any) -> AArray | AScalar:
-    a = _square(a, "np.linalg")
+def _batch_scalar(what: str, a: Any) -> AArray | AScalar:
+    a = _square(a, what)
     dt = _float_dtype(a.dtype)
     return AArray(dt, a.shape[:-2]) if a.ndim > 2 else AScalar(dt, False)
 
 
-def _solve_shape(a: Any, b: Any) -> AArray:
-    a = _square(a, "solve")
+def _solve_shape(what: str, a: Any, b: Any) -> AArray:
+    a = _square(a, what)
     b = _abs(b)
+    if b.ndim < 1 or (b.ndim >= 2 and b.shape[-2] != a.shape[-1]):
+        raise MycShapeError(f"{what}: a is {a.shape[-2]} x {a.shape[-1]} but the right-hand "
+                            f"side b has {b.shape[-2] if b.ndim >= 2 else 'no'} rows")
     if b.ndim < 2:
-        raise ValueError(f"solve: the right-hand side of shape {b.shape} must have at least "
-                         "2 dimensions here")
-    if b.shape[-2] != a.shape[-1]:
-        raise ValueError(f"solve: a of shape {a.shape} and b of shape {b.shape} are not "
-                         f"aligned: {a.shape[-1]} (dim {a.ndim - 1}) != {b.shape[-2]} "
-                         f"(dim {b.ndim - 2})")
-    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        raise MycShapeError(f"{what}: the right-hand side b must be a vector or matrices")
+    try:
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    except ValueError:
+        raise MycShapeError(f"{what}: the stacks of a {a.shape[:-2]} and b {b.shape[:-2]} "
+                            "do not broadcast") from None
     return AArray(_float_dtype(a.dtype, b.dtype), batch + b.shape[-2:])
 
 
@@ -109,9 +119,9 @@ def _solve_triangular(a, b, lower, trans):
     return np.linalg.solve(t, b)
 
 
-def _solve_triangular_shape(a, b, lower, trans):
+def _solve_triangular_shape(what, a, b, lower, trans):
     _trans(trans)
-    return _solve_shape(a, b)
+    return _solve_shape(what, a, b)
 
 
 def _slogdet_sign(a):
@@ -122,19 +132,32 @@ def _logabsdet(a):
     return np.linalg.slogdet(a)[1]
 
 
+def _raising(impl, what: str):
+    """NumPy's ``LinAlgError`` (singular, not positive definite) as a ``MycValueError``
+    naming the function; the host step reports it at the user's line."""
+    def run(*args: Any) -> Any:
+        try:
+            return impl(*args)
+        except LinAlgError as exc:
+            raise MycValueError(f"{what}: {str(exc).lower()}") from None
+    run.__name__ = getattr(impl, "__name__", what)
+    return run
+
+
 _PRIMS = [
-    ("cholesky", "a", np.linalg.cholesky, _same_shape, True),
-    ("linsolve", "a b", _linsolve, _solve_shape, True),
+    ("cholesky", "a", np.linalg.cholesky, _same_shape, True, "np.linalg.cholesky"),
+    ("linsolve", "a b", _linsolve, _solve_shape, True, "solve"),
     ("solve_triangular", "a b lower trans", _solve_triangular, _solve_triangular_shape,
-     True),
-    ("inv", "a", np.linalg.inv, _same_shape, True),
-    ("det", "a", np.linalg.det, _batch_scalar, True),
-    ("logabsdet", "a", _logabsdet, _batch_scalar, True),
-    ("det_sign", "a", _slogdet_sign, _batch_scalar, False),
+     True, "solve_triangular"),
+    ("inv", "a", np.linalg.inv, _same_shape, True, "np.linalg.inv"),
+    ("det", "a", np.linalg.det, _batch_scalar, True, "np.linalg.det"),
+    ("logabsdet", "a", _logabsdet, _batch_scalar, True, "np.linalg.slogdet"),
+    ("det_sign", "a", _slogdet_sign, _batch_scalar, False, "np.linalg.slogdet"),
 ]
 
-for _name, _params, _impl, _infer, _diff in _PRIMS:
-    register(_name, _params, _impl, differentiable=_diff).infer = _infer
+for _name, _params, _impl, _infer, _diff, _what in _PRIMS:
+    register(_name, _params, _raising(_impl, _what), differentiable=_diff).infer = \
+        _typed(_infer, _what)
 
 
 def _tri_mask(n: int, lower: bool) -> np.ndarray:
