@@ -321,7 +321,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
     def p_after(self, args, loc):
         """A function's result after its effects: the token is kept as an output."""
         token, value = args
-        if isinstance(token, Node):
+        if isinstance(token, Node) and self.last_effect:  # (no effect yet: nothing to keep)
             self.checks.append((self.trace, token))
         return value
 
