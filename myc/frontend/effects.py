@@ -34,6 +34,23 @@ RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
 }
 
 
+# NumPy draws myc does not run: named in the error, with what to do instead
+OTHER_DRAWS = frozenset("""integers choice permutation shuffle permuted exponential gamma
+beta binomial poisson multivariate_normal standard_t laplace lognormal randint
+random_integers bytes dirichlet multinomial geometric standard_exponential
+standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
+triangular vonmises wald weibull zipf hypergeometric logseries negative_binomial
+noncentral_chisquare noncentral_f""".split())
+
+
+def refuse_draw(low, method: str, e: ast.Call):
+    supported = ", ".join(f".{m}()" for m in RNG_METHODS)
+    return low.error(MycTypeError, f"the random draw '.{method}()' is not supported inside "
+                     f"compiled code (supported: {supported})", e,
+                     hint="draw it outside the compiled function and pass the array as an "
+                          "argument")
+
+
 def is_effect_call(call: ast.Call) -> bool:
     """Does this call (by its syntax) print or draw?  Then its function threads a token."""
     f = call.func

@@ -1026,6 +1026,8 @@ class FunctionLowerer:
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
             return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
                                     callee.__name__, e, block)
+        if getattr(callee, "__self__", None) is np.random.mtrand._rand:
+            raise effects.refuse_draw(self, callee.__name__, e)
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:
             return self.transform_call(transform, e, block)
@@ -1193,6 +1195,8 @@ class FunctionLowerer:
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
         if attr in effects.RNG_METHODS:  # rng.standard_normal(...): a draw
             return effects.rng_call(self, obj, attr, e, block)
+        if attr in effects.OTHER_DRAWS:
+            raise effects.refuse_draw(self, attr, e)
         obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
         args, kwargs = self._args(e, block)
         if attr in ("reshape", "transpose"):

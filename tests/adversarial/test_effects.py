@@ -426,3 +426,19 @@ def test_print_in_recursion_whose_depth_depends_on_data(capsys, backend):
     capsys.readouterr()
     myc.jit(p_recursive, backend=backend)(10.0)
     assert capsys.readouterr().out == want
+
+
+def e_integers(rng):
+    return rng.integers(0, 3, 4)
+
+
+def e_global_choice(x):
+    return x[np.random.choice(3)]
+
+
+def test_unsupported_draws_say_what_to_do():
+    for fn, args, what in ((e_integers, (np.random.default_rng(0),), ".integers()"),
+                           (e_global_choice, (np.ones(3),), ".choice()")):
+        with pytest.raises(MycError, match="pass the array as an argument") as e:
+            myc.jit(fn)(*args)
+        assert what in str(e.value)
