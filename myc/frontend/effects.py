@@ -1,9 +1,10 @@
 """Lowering of effectful calls: random draws and ``print`` (``myc/prims/effects.py``).
 
-A function whose body calls one (syntactically: ``print(...)`` or a method named like a
-NumPy draw, ``scope.assigned_names`` adds the hidden variable ``TOKEN`` to what it
-assigns) starts with the token ``0``; each effect takes the current token and sets the
-next, and every ``return`` passes the final token through ``after``.  Because the token
+A function whose body calls one (syntactically: ``print(...)``, a method named like a
+NumPy draw, or a call statement ``show(x)`` whose callee may have effects --
+``scope.assigned_names`` adds the hidden variable ``TOKEN`` to what it assigns) starts
+with the token ``0``; each effect takes the current token and sets the next, and every
+``return`` passes the final token through ``after``.  Because the token
 is a variable, loops and branches carry it as they carry the user's variables: effects
 run in program order, once per iteration, only on the side of a branch taken.
 """

@@ -3,11 +3,16 @@
 myc's IR is functional, so an effect is ordered and kept alive by data: the frontend
 threads a hidden *token* variable through every function that calls one (loops and
 branches carry it like any variable, ``myc/frontend/effects.py``).  Each effect takes the
-current token and its result is the next one; a function's return passes its final
-token through ``after(token, value)``, which the tracer keeps as an output of the
-program computed only for its effects.  So effects run in program order, once per
-execution (each loop iteration), never folded at compile time, merged (CSE) or dropped.
-The primitives are impure (``Primitive.pure = False``): the optimizer leaves them alone.
+current token and yields the next (``token_of`` its result); a function's return passes
+its final token through ``after(token, value)``, which the tracer keeps as an output of
+the program computed only for its effects.  The tracer also chains each effect it emits
+after the previous one of the same program, so effects made in different functions keep
+program order too.  So effects run in program order, once per execution (each loop
+iteration), never folded at compile time, merged (CSE) or dropped.  The primitives are
+impure (``Primitive.pure = False``): the tracer emits them even on constant inputs, CSE
+skips them; where specialization would have to run one at compile time (decisions taken
+on one call's values) or twice (a taped loop's adjoint recomputing its body), it breaks
+and the evaluator runs the program.
 
 Random draws (``rng_draw``) call the NumPy generator object itself when the program
 runs, so the stream is NumPy's for the same seed and the generator's state advances as
