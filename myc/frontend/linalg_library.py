@@ -105,14 +105,22 @@ NAMES: dict[int, str] = {
     id(np.linalg.inv): f"{_MOD}.inv", id(np.linalg.det): f"{_MOD}.det",
     id(np.linalg.slogdet): f"{_MOD}.slogdet",
 }
-try:  # SciPy is optional: without it its names are simply not used
-    import scipy.linalg as _sl
+_SCIPY_ADDED = False
 
-    NAMES.update({
-        id(_sl.solve_triangular): f"{_MOD}.solve_triangular",
-        id(_sl.cholesky): f"{_MOD}.sp_cholesky", id(_sl.cho_factor): f"{_MOD}.cho_factor",
-        id(_sl.cho_solve): f"{_MOD}.cho_solve", id(_sl.inv): f"{_MOD}.inv",
-        id(_sl.det): f"{_MOD}.det", id(_sl.solve): f"{_MOD}.sp_solve",
+
+def note_callee(callee: object, library: dict[int, str]) -> None:
+    """Add SciPy's names to ``library`` the first time a program names a function of
+    ``scipy.linalg`` (SciPy is optional, and importing it costs time myc does not spend
+    unless the program uses it)."""
+    global _SCIPY_ADDED
+    if _SCIPY_ADDED or not str(getattr(callee, "__module__", None)).startswith("scipy.linalg"):
+        return
+    _SCIPY_ADDED = True
+    import scipy.linalg as sl
+
+    library.update({
+        id(sl.solve_triangular): f"{_MOD}.solve_triangular",
+        id(sl.cholesky): f"{_MOD}.sp_cholesky", id(sl.cho_factor): f"{_MOD}.cho_factor",
+        id(sl.cho_solve): f"{_MOD}.cho_solve", id(sl.inv): f"{_MOD}.inv",
+        id(sl.det): f"{_MOD}.det", id(sl.solve): f"{_MOD}.sp_solve",
     })
-except ImportError:  # pragma: no cover - depends on the environment
-    pass

@@ -35,7 +35,7 @@ import numpy as np
 
 from myc.errors import Location, MycError, MycNameError, MycSyntaxError, MycTypeError
 from myc.frontend import builtins as B
-from myc.frontend import effects
+from myc.frontend import effects, linalg_library
 from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -132,10 +132,9 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
+    linalg_library.note_callee(fn, B.LIBRARY)
     if id(fn) in B.LIBRARY:  # np.logaddexp itself (myc.jit(np.logaddexp)): its library code
-        from myc.frontend import np_library
-
-        fn = getattr(np_library, B.LIBRARY[id(fn)])
+        return _library_graph(B.LIBRARY[id(fn)])
     graph_of = getattr(fn, "__myc_graph__", None)
     if graph_of is not None:  # an object built by a transform (grad, jvp, ...)
         return graph_of()
@@ -708,6 +707,7 @@ class FunctionLowerer:
             wrapper = getattr(math_values, B.MATH_FUNCS[id(value)], None)
             if wrapper is not None:
                 return Constant(parse(wrapper), loc)
+        linalg_library.note_callee(value, B.LIBRARY)
         if id(value) in B.LIBRARY:
             return Constant(_library_graph(B.LIBRARY[id(value)]), loc)
         prim = B.PRIMITIVE_OF.get(id(value))
@@ -1080,6 +1080,7 @@ class FunctionLowerer:
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+        linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         if id(callee) in B.LIBRARY:  # a NumPy function written in the subset
             return self.call_node(Constant(_library_graph(B.LIBRARY[id(callee)]),
                                            self.loc(e)), e, block)
