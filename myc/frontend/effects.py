@@ -14,12 +14,10 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-import numpy as np
-
 from myc.errors import MycSyntaxError, MycTypeError
 from myc.ir.nodes import Constant, Node
 from myc.prims import P
-from myc.prims.effects import GLOBAL, RNG_TYPES, TOKEN, Captured  # noqa: F401 (GLOBAL: re-exported)
+from myc.prims.effects import GLOBAL, TOKEN, Captured, global_state, is_generator  # noqa: F401
 
 # the draws of numpy.random.Generator / RandomState (and the np.random functions) that
 # myc runs: name -> (parameters with defaults, the standard draw, how parameters enter)
@@ -62,13 +60,14 @@ def is_effect_call(call: ast.Call) -> bool:
 
 def is_global_draw(callee: Any) -> bool:
     """``np.random.randn`` and friends: methods of NumPy's global ``RandomState``."""
-    return getattr(callee, "__self__", None) is np.random.mtrand._rand and \
+    state = global_state()
+    return state is not None and getattr(callee, "__self__", None) is state and \
         getattr(callee, "__name__", "") in RNG_METHODS
 
 
 def captured(value: Any) -> Any:
     """A generator read from the enclosing Python scope, held by reference (or None)."""
-    return Captured(value) if isinstance(value, RNG_TYPES) else None
+    return Captured(value) if is_generator(value) else None
 
 
 def token(block) -> Node:

@@ -1026,7 +1026,7 @@ class FunctionLowerer:
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
             return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
                                     callee.__name__, e, block)
-        if getattr(callee, "__self__", None) is np.random.mtrand._rand:
+        if getattr(callee, "__self__", None) is effects.global_state() is not None:
             raise effects.refuse_draw(self, callee.__name__, e)
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:

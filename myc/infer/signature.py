@@ -6,8 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from myc.errors import Location
 from myc.infer.abstract import AArray, AScalar, abstract_of
 
@@ -30,7 +28,7 @@ def signature_key(value: Any) -> Any:
     if isinstance(value, tuple):
         return ("t",) + tuple(signature_key(v) for v in value)
     a = abstract_of(value)
-    if a is None and isinstance(value, (np.random.Generator, np.random.RandomState)):
+    if a is None and type(value).__module__.startswith("numpy.random"):
         return ("rng", type(value).__name__)  # by reference: any generator of the type
     if isinstance(a, AArray):
         return ("a", a.dtype.str, a.shape)

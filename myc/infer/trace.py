@@ -45,7 +45,7 @@ from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exp
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.arrays import concat_index
-from myc.prims.effects import RNG_TYPES, RngArg
+from myc.prims.effects import RngArg, is_generator
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -623,7 +623,7 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
     int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
         return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
-    if isinstance(value, RNG_TYPES):  # bound to the call's generator when it runs
+    if is_generator(value):  # bound to the call's generator when it runs
         k = trace.flags["rngs"] = trace.flags.get("rngs", 0) + 1
         return RngArg(k - 1, type(value).__name__)
     a = abstract_of(value)

@@ -21,8 +21,8 @@ from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
-from myc.prims.effects import RNG_TYPES
 from myc.prims.effects import bind as bind_rngs
+from myc.prims.effects import is_generator
 from myc.prims.effects import unbind as unbind_rngs
 from myc.runtime.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
@@ -152,7 +152,7 @@ class HostProgram:
             walk(a)
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
-        if len(data) != len(leaves) and any(isinstance(v, RNG_TYPES) for v in leaves):
+        if len(data) != len(leaves) and any(is_generator(v) for v in leaves):
             saved = bind_rngs(leaves)  # the draws use this call's generators
             try:
                 return self._run(leaves, data, slots)

@@ -29,6 +29,7 @@ own arithmetic is, bit for bit) and the draw itself has derivative zero.
 from __future__ import annotations
 
 import pickle
+import sys
 import threading
 from typing import Any
 
@@ -37,7 +38,19 @@ import numpy as np
 from myc.infer.abstract import AArray, AScalar
 from myc.prims.registry import register
 
-RNG_TYPES = (np.random.Generator, np.random.RandomState)
+
+def is_generator(v: Any) -> bool:
+    """A ``numpy.random.Generator`` or ``RandomState`` -- told by its type's name, so
+    that myc need not import ``numpy.random`` (it costs import time) unless used."""
+    t = type(v)
+    return t.__name__ in ("Generator", "RandomState") and \
+        t.__module__.startswith("numpy.random")
+
+
+def global_state() -> Any:
+    """NumPy's global ``RandomState`` if ``numpy.random`` is loaded, else None."""
+    mtrand = sys.modules.get("numpy.random.mtrand")
+    return getattr(mtrand, "_rand", None)
 TOKEN = "$io"  # the frontend's hidden variable holding the current effect token
 
 _BOUND = threading.local()  # this thread's running program's generator arguments
@@ -97,7 +110,7 @@ def bind(leaves: list[Any]) -> Any:
     """Bind this call's generator arguments (in argument order); returns what to
     restore (``unbind``)."""
     saved = getattr(_BOUND, "rngs", None)
-    _BOUND.rngs = [v for v in leaves if isinstance(v, RNG_TYPES)]
+    _BOUND.rngs = [v for v in leaves if is_generator(v)]
     return saved
 
 
@@ -107,7 +120,7 @@ def unbind(saved: Any) -> None:
 
 def resolve(rng: Any) -> Any:
     """The generator object a draw uses now."""
-    if isinstance(rng, RNG_TYPES):
+    if is_generator(rng):
         return rng
     if isinstance(rng, RngArg):
         bound = getattr(_BOUND, "rngs", None)
@@ -123,11 +136,11 @@ def resolve(rng: Any) -> Any:
 
 
 def is_rng(v: Any) -> bool:
-    return isinstance(v, (*RNG_TYPES, RngArg, Captured, _Global))
+    return is_generator(v) or isinstance(v, (RngArg, Captured, _Global))
 
 
 def _kind(rng: Any) -> str:
-    return type(rng).__name__ if isinstance(rng, RNG_TYPES) else rng.kind
+    return type(rng).__name__ if is_generator(rng) else rng.kind
 
 
 # ---------------------------------------------------------------- draws
