@@ -100,6 +100,12 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
                    is P.invoke]
     if unsupported:
         raise MycError(refusal(unsupported[0], graph.name))
+    effects = [n for n in typed_nodes(typed)
+               if not getattr(getattr(n.inputs[0], "value", None), "pure", True)]
+    if effects:  # (myc/prims/effects.py) they call Python objects when the program runs
+        raise MycError(f"myc.aot: {graph.name}: '{effects[0].inputs[0].value.name}' (a random "
+                       f"draw or print) at line {getattr(effects[0].loc, 'line', '?')} is "
+                       "not supported ahead of time: it calls Python when it runs; use myc.jit")
     pipeline.optimized(typed)
     entry = check_name(name or _entry_name(fn, graph))
     prog = _Lowering(typed, template, names).run(entry)

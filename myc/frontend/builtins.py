@@ -115,6 +115,7 @@ def _np_attr(dotted: str):
 
 
 LIBRARY: dict[int, str] = {id(_np_attr(k)): v for k, v in NP_LIBRARY.items()}
+LIBRARY.update(__import__("myc.frontend.linalg_library", fromlist=["NAMES"]).NAMES)
 
 RANGE = builtins.range
 MODULES = (np, math)

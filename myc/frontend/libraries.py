@@ -87,6 +87,11 @@ def library_function(obj: Any) -> types.FunctionType | None:
     """The subset function standing for NumPy/SciPy function ``obj``, or ``None``."""
     name = B.LIBRARY.get(id(obj))
     if name is not None:
+        if "." in name:  # another library module's function (myc.frontend.linalg_library)
+            import importlib
+
+            mod, _, attr = name.rpartition(".")
+            return getattr(importlib.import_module(mod), attr)
         from myc.frontend import np_library
 
         return getattr(np_library, name)

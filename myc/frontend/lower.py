@@ -43,6 +43,7 @@ from myc.errors import (
     in_library,
 )
 from myc.frontend import builtins as B
+from myc.frontend import effects, linalg_library
 from myc.frontend.libraries import (
     is_namespace,
     library_function,
@@ -145,6 +146,7 @@ class _Module:
 def parse(fn: Any) -> Graph:
     """The graph of Python function ``fn``, parsing it (and what it calls) once."""
     fn = _unwrap(fn)
+    linalg_library.note_callee(fn, B.LIBRARY)
     lib = library_function(fn)  # np.logaddexp itself (myc.jit(np.logaddexp)): its code
     if lib is not None:
         fn = lib
@@ -249,13 +251,16 @@ class FunctionLowerer:
                 if not isinstance(d, Constant):
                     env.vars[name] = g.apply(P.default_if_undef, env.vars[name], d,
                                              loc=d.loc)
+        if effects.TOKEN in self.locals:  # it prints or draws: effects thread a token
+            env.vars[effects.TOKEN] = Constant(0)
         block = Block(g, env)
         if isinstance(tree, ast.Lambda):
             g.output = self.expr(tree.body, block)
             return
         end = self.stmts(tree.body, block)
         if end is not None:
-            end.graph.output = Constant(None, self.loc(tree))
+            end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
+                                                tree)
 
     def _default_value(self, name: str) -> Any:
         sig = self.py_fn.__defaults__ or ()
@@ -343,13 +348,18 @@ class FunctionLowerer:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return block  # docstring
         self.check_subset(s.value)
-        self.expr(s.value, block)  # evaluated for its errors; results are pure
+        value = self.expr(s.value, block)  # evaluated for its errors; results are pure
+        if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
+                effects.TOKEN in block.env.vars and not effects.is_effect_call(s.value):
+            # a call made for its effects (``show(x)``): run it
+            both = self.apply(block, P.make_tuple, effects.token(block), value, node=s)
+            effects.set_token(block, self.apply(block, P.token_of, both, node=s))
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
         value = (self.expr(s.value, block) if s.value is not None
                  else Constant(None, self.loc(s)))
-        block.graph.output = value
+        block.graph.output = effects.returned(self, block, value, s)
         return None
 
     def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:
@@ -692,6 +702,8 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"module '{name}' cannot be used as a value", node)
         if isinstance(value, (bool, int, float, type(None), np.generic)):
             return Constant(value, loc)
+        if effects.captured(value) is not None:  # a generator: by reference
+            return Constant(effects.captured(value), loc)
         if isinstance(value, np.ndarray):
             if value.dtype.kind not in "biuf":
                 raise self.error(MycTypeError, f"global array '{name}' has unsupported dtype "
@@ -711,6 +723,7 @@ class FunctionLowerer:
             wrapper = getattr(math_values, B.MATH_FUNCS[id(value)], None)
             if wrapper is not None:
                 return Constant(parse(wrapper), loc)
+        linalg_library.note_callee(value, B.LIBRARY)
         lib = library_function(value)
         if lib is not None:
             return Constant(self.library_graph(lib, name, node), loc)
@@ -1066,6 +1079,13 @@ class FunctionLowerer:
         if callee is B.RANGE:
             raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
                              "'for' loop", e)
+        if callee is print:
+            return effects.print_call(self, e, block)
+        if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
+            return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
+                                    callee.__name__, e, block)
+        if getattr(callee, "__self__", None) is effects.global_state() is not None:
+            raise effects.refuse_draw(self, callee.__name__, e)
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:
             return self.transform_call(transform, e, block)
@@ -1118,6 +1138,7 @@ class FunctionLowerer:
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+        linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         lib = library_function(callee)
         if lib is not None:  # a NumPy/SciPy function written in the subset
             g = self.library_graph(lib, ast.unparse(e.func), e)
@@ -1232,6 +1253,10 @@ class FunctionLowerer:
     def method_call(self, e: ast.Call, block: Block) -> Node:
         attr = e.func.attr  # type: ignore[attr-defined]
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        if attr in effects.RNG_METHODS:  # rng.standard_normal(...): a draw
+            return effects.rng_call(self, obj, attr, e, block)
+        if attr in effects.OTHER_DRAWS:
+            raise effects.refuse_draw(self, attr, e)
         obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
         args, kwargs = self._args(e, block)
         if attr in ("reshape", "transpose"):
@@ -1266,6 +1291,9 @@ def _library_graph(name: str) -> Graph:
     """The graph of NumPy library function ``name`` (``myc/frontend/np_library.py``)."""
     from myc.frontend import np_library
 
+    if "." in name:  # a function of another library module (myc/frontend/linalg_library.py)
+        module, name = name.rsplit(".", 1)
+        return parse(getattr(__import__(module, fromlist=[name]), name))
     return parse(getattr(np_library, name))
 
 

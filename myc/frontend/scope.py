@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import ast
 
+from myc.frontend.effects import is_effect_call
+from myc.prims.effects import TOKEN
+
 
 def _target_names(target: ast.AST, out: set[str]) -> None:
     if isinstance(target, ast.Name):
@@ -34,6 +37,12 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
             _target_names(node.target, out)
         elif isinstance(node, ast.NamedExpr):
             _target_names(node.target, out)
+        elif (isinstance(node, ast.Call) and is_effect_call(node)) or (
+                isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name)):
+            # prints or draws, or a call made for its effects (``show(x)``): the effect
+            # token (myc/frontend/effects.py)
+            out.add(TOKEN)
         for child in ast.iter_child_nodes(node):
             visit(child)
 

@@ -28,12 +28,35 @@ from myc.ad.rules import reverse_rule_graph
 from myc.infer.abstract import AArray, AScalar, ATape
 from myc.infer.calls import ACALL
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
+from myc.infer.signature import GraphBreak
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)
+
+
+def _effectful(g: Graph) -> bool:
+    """Does typed program ``g`` (or a loop or function it runs) draw or print?"""
+    seen: set[int] = set()
+    todo = [g]
+    while todo:
+        h = todo.pop()
+        if id(h) in seen:
+            continue
+        seen.add(id(h))
+        for n in Manager(h).owned.get(h, []):
+            if not isinstance(n, Apply) or not isinstance(n.inputs[0], Constant):
+                continue
+            p = n.inputs[0].value
+            if p is P.guarded:
+                p = n.inputs[2].value
+            if not getattr(p, "pure", True):
+                return True
+            if p in (P.loop, P.invoke):
+                todo.append(n.inputs[1].value.graph)
+    return False
 
 
 def _is_float(a: Any) -> bool:
@@ -81,6 +104,12 @@ class Adjoint:
         for n in reversed(nodes):
             prim = n.inputs[0].value
             loc = n.loc
+            if prim in (P.loop, P.invoke) and any(
+                    v is not ZERO for v in loop_cts.get(n.id, {}).values()) and \
+                    _effectful(n.inputs[1].value.graph):
+                # its adjoint would recompute the body: draw again, print again
+                raise GraphBreak("the gradient of a data-dependent loop or recursion with "
+                                 "random draws or prints", n.loc)
             if prim is P.loop:
                 self.loop(n, loop_cts.pop(n.id, {}), cts)
                 continue
@@ -119,8 +148,6 @@ class Adjoint:
                 continue
             rule = reverse_rule_graph(prim)
             if rule is None:
-                from myc.infer.trace import GraphBreak
-
                 raise GraphBreak(f"no derivative rule for {prim.name}", loc)
             self.t.add_graphs(rule)
             # On a side of an if-converted branch, the rule runs on that side's values

@@ -28,6 +28,8 @@ def signature_key(value: Any) -> Any:
     if isinstance(value, tuple):
         return ("t",) + tuple(signature_key(v) for v in value)
     a = abstract_of(value)
+    if a is None and type(value).__module__.startswith("numpy.random"):
+        return ("rng", type(value).__name__)  # by reference: any generator of the type
     if isinstance(a, AArray):
         return ("a", a.dtype.str, a.shape)
     if isinstance(a, AScalar) and a.dtype.kind == "f":

@@ -44,6 +44,7 @@ from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.arrays import concat_index
+from myc.prims.effects import RngArg, is_generator
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -99,6 +100,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         # gathers computed only for their bounds check (a gradient that needs the
         # index but not the picked values): outputs of the program, then discarded
         self.checks: list[tuple[Graph, Node]] = []
+        self.last_effect: dict[int, Node] = {}  # per program traced: its latest effect
 
     def value_of(self, v: Any) -> Any:
         if isinstance(v, Node):
@@ -210,6 +212,17 @@ class Tracer(Recursion, ControlFlow, Interpreter):
                 raise GraphBreak(str(exc), loc) from None
             except Exception as exc:  # noqa: BLE001 - NumPy's own error, located
                 raise translate_exception(exc, prim.name, loc) from None
+        effect = not prim.pure
+        if effect and self.concrete:  # decisions taken on this call's values: not a draw's
+            raise GraphBreak("a random draw or print in a program specialized on its "
+                             "data-dependent decisions", loc)
+        if effect and getattr(self, "building", None):  # a typed function's own program
+            raise GraphBreak("a random draw or print in a recursive function whose depth "
+                             "depends on data", loc)
+        if effect:  # after the program's previous effect, whichever function made it
+            last = self.last_effect.get(id(self.trace))
+            if last is not None:
+                args = [(args[0], last), *args[1:]]
         if self.path is not None and _may_fail(prim, args):
             # a side of an if-converted branch runs whether or not it is taken: what can
             # fail at run time runs only where its path holds
@@ -223,6 +236,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             if isinstance(abstract, AScalar):
                 value = _coerce(value, abstract)
             self.vals[node.id] = value
+        if effect:
+            self.last_effect[id(self.trace)] = node
         self.count += 1
         if self.count > MAX_NODES:
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
@@ -277,6 +292,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             args = [self.symbolic_truth(P.truth, args[0], loc), *args[1:]]
         if prim.name == "switch" and isinstance(args[0], SymBool):
             return self.merge_value(args[0].node, args[1], args[2], loc)
+        if not prim.pure:  # a draw or a print: runs when the program does, never now
+            return self.emit(prim, args, loc)
         if not any(has_sym(a) for a in args):
             if prim.name in _BROADCASTING and args:
                 r = Interpreter.call_prim(prim, args, loc)
@@ -300,6 +317,13 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         if handler is not None:
             return handler(args, loc)
         return self.emit(prim, args, loc)
+
+    def p_after(self, args, loc):
+        """A function's result after its effects: the token is kept as an output."""
+        token, value = args
+        if isinstance(token, Node) and self.last_effect:  # (no effect yet: nothing to keep)
+            self.checks.append((self.trace, token))
+        return value
 
     def p_getitem(self, args, loc):
         x, index = args
@@ -553,7 +577,7 @@ _PY_ARITH = frozenset(["truediv", "floordiv", "mod", "pow"])
 def _may_fail(prim: Primitive, args: list[Any]) -> bool:
     """Can ``prim(*args)`` raise at run time (not at specialization)?"""
     name = prim.name
-    if name in _FAILING:
+    if name in _FAILING or not prim.pure:  # (an effect runs only where its path holds)
         return True
     if name in ("getitem", "getitem_grad"):
         return has_sym(args[1])
@@ -599,6 +623,9 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
     int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
         return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
+    if is_generator(value):  # bound to the call's generator when it runs
+        k = trace.flags["rngs"] = trace.flags.get("rngs", 0) + 1
+        return RngArg(k - 1, type(value).__name__)
     a = abstract_of(value)
     if isinstance(a, AArray) or (isinstance(a, AScalar) and a.dtype.kind == "f") or (
             runtime_int and isinstance(a, AScalar) and a.dtype.kind == "i"):

@@ -24,6 +24,9 @@ from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
+from myc.prims.effects import bind as bind_rngs
+from myc.prims.effects import is_generator
+from myc.prims.effects import unbind as unbind_rngs
 from myc.support.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
 from myc.timings import timed
@@ -149,6 +152,15 @@ class HostProgram:
             walk(a)
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
+        if len(data) != len(leaves) and any(is_generator(v) for v in leaves):
+            saved = bind_rngs(leaves)  # the draws use this call's generators
+            try:
+                return self._run(leaves, data, slots)
+            finally:
+                unbind_rngs(saved)
+        return self._run(leaves, data, slots)
+
+    def _run(self, leaves: list[Any], data: list[Any], slots: list[Any]) -> Any:
         device_in = False
         t = _TARGETS[self.backend]
         if t.device_resident:  # each array to the device once, for all its kernels

@@ -20,10 +20,19 @@ def _key(n: Node):
     return ("n", n.id)
 
 
+def _effect(n: Apply) -> bool:
+    p = n.inputs[0].value if isinstance(n.inputs[0], Constant) else None
+    if p is not None and getattr(p, "name", None) == "guarded" and len(n.inputs) > 2:
+        p = n.inputs[2].value if isinstance(n.inputs[2], Constant) else None
+    return p is not None and not getattr(p, "pure", True)
+
+
 def cse(g: Graph) -> int:
     seen: dict = {}
 
     def rule(_g: Graph, n: Apply) -> Node | None:
+        if _effect(n):
+            return None  # two draws (prints) with the same inputs are two draws
         key = tuple(_key(i) for i in n.inputs)
         other = seen.get(key)
         if other is not None and other.abstract == n.abstract:

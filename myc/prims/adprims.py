@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from myc.errors import MycTypeError
+from myc.prims.effects import is_rng
 from myc.prims.registry import register
 from myc.prims.values import ZERO
 
@@ -56,7 +57,9 @@ register("env_add", "env key value", env_add)
 
 
 def _is_float(x) -> bool:
-    return np.result_type(x).kind == "f" if not isinstance(x, (bool, int)) else False
+    if isinstance(x, (bool, int)) or is_rng(x):  # (a generator carries no gradient)
+        return False
+    return np.result_type(x).kind == "f"
 
 
 def cast_grad(d, x):
@@ -78,6 +81,8 @@ register("cast_grad", "d x", cast_grad, fusible=True)
 
 def grad_cast(d, x):
     """A gradient materialized in the structure and dtype of its argument ``x``."""
+    if is_rng(x):
+        return None  # a generator has no gradient
     if isinstance(x, tuple):
         if d is ZERO:
             d = (ZERO,) * len(x)

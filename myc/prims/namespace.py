@@ -10,7 +10,9 @@ from types import SimpleNamespace
 from myc.prims import adprims as _adprims  # noqa: F401
 from myc.prims import arrays as _arrays  # noqa: F401
 from myc.prims import control as _control  # noqa: F401
+from myc.prims import effects as _effects  # noqa: F401
 from myc.prims import einsum_plan as _einsum_plan  # noqa: F401
+from myc.prims import linalg as _linalg  # noqa: F401
 from myc.prims import ops as _ops  # noqa: F401  (registers the primitives)
 from myc.prims import sorting as _sorting  # noqa: F401
 from myc.prims import special as _special  # noqa: F401

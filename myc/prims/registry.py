@@ -36,7 +36,7 @@ class Primitive:
 
     __slots__ = ("name", "params", "defaults", "impl", "bprop", "jvp", "doc",
                  "variadic", "pure", "differentiable", "names", "elementwise", "scalar",
-                 "fusible", "structural_jvp")
+                 "fusible", "structural_jvp", "infer")
 
     def __init__(self, name: str, params: tuple[str, ...], impl: Callable[..., Any],
                  defaults: dict[str, Any] | None = None, variadic: bool = False,
@@ -54,6 +54,9 @@ class Primitive:
         self.bprop: Any = bprop
         self.jvp: Any = jvp
         self.structural_jvp = False
+        # a shape/dtype rule kept with the primitive (``myc/prims/linalg.py``): called by
+        # ``myc.infer.rules`` on the abstract arguments; None: the rule lives there
+        self.infer: Any = None
         self.names = tuple(names)
         self.elementwise = elementwise
         self.scalar: ScalarOp | None = None

@@ -18,6 +18,14 @@ import numpy as np
 from myc.errors import MycTypeError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
 
+
+def is_generator(v: Any) -> bool:
+    """A ``numpy.random.Generator``/``RandomState`` (used by reference by the draws of
+    ``myc/prims/effects.py``); by type name, not importing ``numpy.random``."""
+    t = type(v)
+    return t.__name__ in ("Generator", "RandomState") and \
+        t.__module__.startswith("numpy.random")
+
 # what an ndarray subclass overrides when its arithmetic, indexing or NumPy functions
 # mean something else than a plain array's (a mask, matrix products...)
 _SEMANTIC_HOOKS = frozenset({
@@ -108,6 +116,8 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
                                f"{value.dtype}; myc supports float32, float64, int64 and "
                                "bool", hint="convert it first, e.g. x.astype(cupy.float32)")
         return value
+    if is_generator(value):
+        return value  # used by reference by the draws (myc/prims/effects.py)
     if isinstance(value, list):
         raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
@@ -162,6 +172,8 @@ def int_tangents(tangent: Any, primal: Any, path: str) -> Any:
             return tangent  # check_like names the mismatch
         return tuple(int_tangents(t, p, f"{path}[{i}]")
                      for i, (t, p) in enumerate(zip(tangent, primal, strict=True)))
+    if is_generator(primal):
+        return primal if tangent is None else tangent  # no tangent: draws are constants
     if not _is_int_leaf(primal):
         return tangent
     zero = np.zeros(np.shape(primal), np.int64) if isinstance(primal, np.ndarray) else 0
@@ -200,6 +212,8 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
         return
     if isinstance(value, tuple):
         raise MycTypeError(f"{path} is a tuple but {what} is not")
+    if is_generator(like) and value is like:
+        return  # a generator's "tangent": itself (myc/prims/effects.py)
     if value is None or isinstance(value, (str, bytes)):
         raise MycTypeError(f"{path} is {type(value).__name__}; expected a number or an "
                            f"array like {what}")

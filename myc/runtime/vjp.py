@@ -4,6 +4,7 @@ backend (the graph transforms themselves are ``myc.ad``'s)."""
 
 from __future__ import annotations
 
+import copy
 import weakref
 from typing import Any
 
@@ -13,6 +14,7 @@ from myc.ad.forward import jvp_graph
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
+from myc.prims.effects import is_rng
 from myc.runtime.args import check_arg, check_like, own_outputs
 from myc.runtime.specialize import make_executable
 
@@ -22,6 +24,8 @@ def _cotangent(d: Any, x: Any) -> Any:
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
         return tuple(_cotangent(a, b) for a, b in zip(ds, x, strict=True))
+    if is_rng(x):
+        return None  # a generator has no cotangent
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
     if kind in "biu":
         return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)
@@ -53,6 +57,9 @@ def _programs(graph: Graph, nargs: int, backend: str) -> tuple[Any, Any]:
 
 def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str = "cpu"):
     forward, backward = _programs(graph, len(args), backend)
+    # the pullback reruns the forward pass: from copies of the generators as they were
+    # (the same draws; the caller's generators advance once, by the forward call)
+    replay = [copy.deepcopy(a) if is_rng(a) else a for a in args]
     out = forward(*args)
 
     def pullback(*cotangents: Any, **kwargs: Any) -> tuple[Any, ...]:
@@ -69,7 +76,7 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
             cotangent = cotangents[0]
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
-            d = backward(*args, ct)
+            d = backward(*[copy.deepcopy(a) if is_rng(a) else a for a in replay], ct)
             # one cotangent per primal given (parameters left to defaults get none)
             return own_outputs(tuple(_cotangent(d[i + 1], a)
                                      for i, a in enumerate(args[:len(originals)])))

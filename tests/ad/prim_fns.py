@@ -584,3 +584,36 @@ def cumsum_flat(x):
 
 def cumsum_last(x):
     return np.cumsum(x * x, axis=-1)
+
+
+def cholesky_spd(a):
+    n = a.shape[-1]
+    return np.linalg.cholesky(a @ np.swapaxes(a, -1, -2) + n * np.eye(n))
+
+
+def linsolve(a, b):
+    return np.linalg.solve(a, b)
+
+
+def solve_triangular_lower(a, b):
+    return P.solve_triangular(a, b, True, 0)
+
+
+def solve_triangular_upper_t(a, b):
+    return P.solve_triangular(a, b, False, 1)
+
+
+def inv(a):
+    return np.linalg.inv(a)
+
+
+def det(a):
+    return np.linalg.det(a)
+
+
+def logabsdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def after_value(x):
+    return P.after(0, x * x)

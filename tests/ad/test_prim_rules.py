@@ -237,6 +237,19 @@ def same_shape(draw, n: int = 2, kind: str = "any"):
     return tuple(draw(value(shape, kind, scalar_forms=False)) for _ in range(n))
 
 
+@st.composite
+def square(draw, rhs: bool = False):
+    """A well-conditioned square matrix (or a stack of two), and a right-hand side (a
+    vector or matrices) when ``rhs``."""
+    n = draw(st.integers(1, 4))
+    batch = draw(st.sampled_from([(), (2,)]))
+    a = _raw(_rng(draw), batch + (n, n), "any") + 3.0 * n * np.eye(n)
+    if not rhs:
+        return (a,)
+    shape = draw(st.sampled_from([(n,), (n, 2), batch + (n, 1)]))
+    return (a, draw(value(shape, scalar_forms=False)))
+
+
 # ------------------------------------------------------------------ the cases
 
 
@@ -373,6 +386,16 @@ CASES: dict[str, list[Case]] = {
                          argnums=2, reference="myc")],
     "cumsum": [Case(F.cumsum_flat, unary()), Case(F.cumsum_last, ND_SHAPES.flatmap(
         lambda s: st.tuples(value(s))))],
+    "cholesky": [Case(F.cholesky_spd, square())],
+    "linsolve": [Case(F.linsolve, square(rhs=True))],
+    "solve_triangular": [Case(F.solve_triangular_lower, square(rhs=True).filter(
+                             lambda t: np.ndim(t[1]) >= 2)),
+                         Case(F.solve_triangular_upper_t, square(rhs=True).filter(
+                             lambda t: np.ndim(t[1]) >= 2))],
+    "inv": [Case(F.inv, square())],
+    "det": [Case(F.det, square())],
+    "logabsdet": [Case(F.logabsdet, square())],
+    "after": [Case(F.after_value, unary())],
     "switch": [Case(F.switch, st.tuples(st.booleans(), value((3,)), value((3,))),
                     argnums=(1, 2), reference="myc"),
                Case(F.if_expr, st.tuples(st.booleans(), value(()), value(())), argnums=(1, 2))],

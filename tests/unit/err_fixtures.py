@@ -203,7 +203,7 @@ def c_np_fft(x):
 
 def c_np_linalg(x):
     y = x * 2.0
-    return np.linalg.inv(y)  # ERR
+    return np.linalg.eig(y)  # ERR
 
 
 def c_np_missing(x):

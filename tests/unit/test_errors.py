@@ -132,8 +132,8 @@ CONSTRUCTS = [
     ("c_method", (ARR,), MycSyntaxError, (".nonzero()",), "y.nonzero()"),
     ("c_attribute", (ARR,), MycSyntaxError, (".flat",), "x.flat"),
     ("c_np_fft", (ARR,), MycNameError, ("np.fft.fft", "not supported"), "np.fft.fft"),
-    ("c_np_linalg", (np.eye(2),), MycNameError, ("np.linalg.inv", "not supported"),
-     "np.linalg.inv"),
+    ("c_np_linalg", (np.eye(2),), MycNameError, ("np.linalg.eig", "not supported"),
+     "np.linalg.eig"),
     ("c_np_missing", (ARR,), MycNameError, ("np.unique", "not supported"), "np.unique"),
     ("c_np_no_attr", (ARR,), MycNameError, ("no_such_function",), "np.no_such_function"),
 ]

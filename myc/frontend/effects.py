@@ -1,0 +1,148 @@
+"""Lowering of effectful calls: random draws and ``print`` (``myc/prims/effects.py``).
+
+A function whose body calls one (syntactically: ``print(...)``, a method named like a
+NumPy draw, or a call statement ``show(x)`` whose callee may have effects --
+``scope.assigned_names`` adds the hidden variable ``TOKEN`` to what it assigns) starts
+with the token ``0``; each effect takes the current token and sets the next, and every
+``return`` passes the final token through ``after``.  Because the token
+is a variable, loops and branches carry it as they carry the user's variables: effects
+run in program order, once per iteration, only on the side of a branch taken.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+from myc.errors import MycSyntaxError, MycTypeError
+from myc.ir.nodes import Constant, Node
+from myc.prims import P
+from myc.prims.effects import GLOBAL, TOKEN, Captured, global_state, is_generator  # noqa: F401
+
+# the draws of numpy.random.Generator / RandomState (and the np.random functions) that
+# myc runs: name -> (parameters with defaults, the standard draw, how parameters enter)
+_SIZE_ONLY = (("size", None), ("dtype", None))
+RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
+    "standard_normal": (_SIZE_ONLY, "standard_normal", ""),
+    "random": (_SIZE_ONLY, "random", ""),
+    "random_sample": ((("size", None),), "random", ""),
+    "normal": ((("loc", 0.0), ("scale", 1.0), ("size", None)), "standard_normal", "normal"),
+    "uniform": ((("low", 0.0), ("high", 1.0), ("size", None)), "random", "uniform"),
+    "randn": ((), "standard_normal", "dims"),
+    "rand": ((), "random", "dims"),
+}
+
+
+# NumPy draws myc does not run: named in the error, with what to do instead
+OTHER_DRAWS = frozenset("""integers choice permutation shuffle permuted exponential gamma
+beta binomial poisson multivariate_normal standard_t laplace lognormal randint
+random_integers bytes dirichlet multinomial geometric standard_exponential
+standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
+triangular vonmises wald weibull zipf hypergeometric logseries negative_binomial
+noncentral_chisquare noncentral_f""".split())
+
+
+def refuse_draw(low, method: str, e: ast.Call):
+    supported = ", ".join(f".{m}()" for m in RNG_METHODS)
+    return low.error(MycTypeError, f"the random draw '.{method}()' is not supported inside "
+                     f"compiled code (supported: {supported})", e,
+                     hint="draw it outside the compiled function and pass the array as an "
+                          "argument")
+
+
+def is_effect_call(call: ast.Call) -> bool:
+    """Does this call (by its syntax) print or draw?  Then its function threads a token."""
+    f = call.func
+    if isinstance(f, ast.Name):
+        return f.id == "print"
+    return isinstance(f, ast.Attribute) and f.attr in RNG_METHODS
+
+
+def is_global_draw(callee: Any) -> bool:
+    """``np.random.randn`` and friends: methods of NumPy's global ``RandomState``."""
+    state = global_state()
+    return state is not None and getattr(callee, "__self__", None) is state and \
+        getattr(callee, "__name__", "") in RNG_METHODS
+
+
+def captured(value: Any) -> Any:
+    """A generator read from the enclosing Python scope, held by reference (or None)."""
+    return Captured(value) if is_generator(value) else None
+
+
+def token(block) -> Node:
+    return block.env.vars.get(TOKEN, Constant(0))
+
+
+def set_token(block, node: Node) -> None:
+    if TOKEN in block.env.vars:
+        block.env.vars[TOKEN] = node
+
+
+def returned(low, block, value: Node, node: ast.AST | None) -> Node:
+    """A function's result, after its effects."""
+    if TOKEN not in block.env.vars:
+        return value
+    return low.apply(block, P.after, block.env.vars[TOKEN], value, node=node)
+
+
+def _bind(low, e: ast.Call, block, params, what: str) -> dict[str, Node]:
+    args, kwargs = low._args(e, block)
+    if len(args) > len(params):
+        raise low.error(MycTypeError, f"{what}() takes at most {len(params)} arguments but "
+                        f"{len(args)} were given", e)
+    bound = {p: a for (p, _), a in zip(params, args, strict=False)}
+    names = [p for p, _ in params]
+    for k, v in kwargs.items():
+        if k not in names:
+            raise low.error(MycTypeError, f"{what}() got an unsupported keyword argument "
+                            f"'{k}'", e)
+        bound[k] = v
+    return {p: bound.get(p, Constant(d)) for p, d in params}
+
+
+def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
+    """``rng.<method>(...)``: a standard draw (a host step calling the generator), then
+    NumPy's own arithmetic with the parameters (``loc + scale * z``, ...)."""
+    params, standard, form = RNG_METHODS[method]
+    what = f".{method}"
+    if form == "dims":  # randn(d0, d1, ...)
+        args, kwargs = low._args(e, block)
+        if kwargs:
+            raise low.error(MycTypeError, f"{method}() takes no keyword arguments", e)
+        size = low.apply(block, P.make_tuple, *args, node=e) if args else Constant(None)
+        dtype: Node = Constant(None)
+    else:
+        b = _bind(low, e, block, params, what)
+        size, dtype = b["size"], b.get("dtype", Constant(None))
+        if form:
+            a, c = (b["loc"], b["scale"]) if form == "normal" else (b["low"], b["high"])
+            size = low.apply(block, P.draw_size, size, low.apply(block, P.shape, a, node=e),
+                             low.apply(block, P.shape, c, node=e), node=e)
+    z = low.apply(block, P.rng_draw, token(block), rng, standard, size, dtype, node=e)
+    set_token(block, low.apply(block, P.token_of, z, node=e))
+    if form == "normal":
+        return low.apply(block, P.add, a, low.apply(block, P.mul, c, z, node=e), node=e)
+    if form == "uniform":
+        width = low.apply(block, P.sub, c, a, node=e)
+        return low.apply(block, P.add, a, low.apply(block, P.mul, width, z, node=e), node=e)
+    return z
+
+
+def print_call(low, e: ast.Call, block) -> Node:
+    """``print(a, b, sep=..., end=...)``: prints the values when the program runs."""
+    values = [low.expr(a, block) for a in e.args]
+    opts = {"sep": Constant(None), "end": Constant(None)}
+    for k in e.keywords:
+        if k.arg not in opts:
+            raise low.error(MycTypeError, f"print() keyword '{k.arg}' is not supported "
+                            "(sep= and end= are)", k)
+        v = low.expr(k.value, block)
+        if not (isinstance(v, Constant) and isinstance(v.value, (str, type(None)))):
+            raise low.error(MycSyntaxError, f"print()'s {k.arg}= must be a constant string",
+                            k.value)
+        opts[k.arg] = v
+    tup = low.apply(block, P.make_tuple, *values, node=e) if values else Constant(())
+    t = low.apply(block, P.debug_print, token(block), tup, opts["sep"], opts["end"], node=e)
+    set_token(block, t)
+    return Constant(None, low.loc(e))

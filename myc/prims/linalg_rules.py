@@ -1,0 +1,142 @@
+"""Reverse and forward rules of the linear-algebra primitives (``myc/prims/linalg.py``).
+
+Written in the myc subset like ``bprops.py``/``jvps.py`` (which import them), so they
+are graphs of primitives -- the linear-algebra ones included -- and differentiate again.
+The adjoints are the standard matrix-calculus ones (Giles 2008; Murray 2016 for the
+Cholesky factor), for stacks of matrices:
+
+* ``X = solve(A, B)``: ``B̄ = solve(Aᵀ, X̄)``, ``Ā = -B̄ Xᵀ``; tangent ``solve(A, dB - dA X)``.
+* ``Y = inv(A)``: ``Ā = -Yᵀ Ȳ Yᵀ``; tangent ``-Y dA Y``.
+* ``logabsdet``: ``Ā = ȳ A⁻ᵀ``; ``det``: ``Ā = ȳ det(A) A⁻ᵀ``; tangents ``tr(A⁻¹ dA)``
+  (times ``det(A)``).
+* ``L = cholesky(A)``: ``Ā = sym(L⁻ᵀ Φ(Lᵀ L̄) L⁻¹)`` with ``Φ`` the lower triangle with
+  the diagonal halved and ``sym(X) = (X + Xᵀ)/2``: the gradient is symmetric, as
+  autograd's and JAX's are (a perturbation of ``A`` is taken symmetric); tangent
+  ``L Φ(L⁻¹ sym(dA) L⁻ᵀ)``.
+* ``solve_triangular``: as ``solve``, the matrix sensitivity restricted to the triangle
+  the routine reads.
+"""
+
+# ruff: noqa: ARG001
+from __future__ import annotations
+
+import numpy as np
+
+from myc.prims.namespace import P
+from myc.prims.registry import forward_rule, reverse_rule
+from myc.prims.values import ZERO
+
+__all__ = [
+    "bprop_cholesky", "bprop_linsolve", "bprop_solve_triangular", "bprop_inv",
+    "bprop_det", "bprop_logabsdet", "jvp_cholesky", "jvp_linsolve",
+    "jvp_solve_triangular", "jvp_inv", "jvp_det", "jvp_logabsdet",
+]
+
+
+def _per_matrix(g, a):
+    """A per-matrix value (a scalar for one matrix, ``(...,)`` for a stack) broadcast
+    against the stack of matrices ``a``."""
+    if np.ndim(a) > 2:
+        return np.reshape(g, np.shape(g) + (1, 1))
+    return g
+
+
+def _phi(x, n):
+    """The lower triangle of ``x`` with its diagonal halved."""
+    low = P.tri_mask(n, True)
+    diag = P.tri_mask(n, True) & P.tri_mask(n, False)
+    return np.where(low, x, 0.0) - 0.5 * np.where(diag, x, 0.0)
+
+
+def _sym(x):
+    return 0.5 * (x + P.mT(x))
+
+
+def _inv_t(a):
+    return P.mT(P.inv(a))
+
+
+# ---------------------------------------------------------------- reverse rules
+@reverse_rule(P.cholesky)
+def bprop_cholesky(a, out, dout):
+    n = np.shape(out)[-1]
+    inner = _phi(P.matmul(P.mT(out), dout), n)
+    left = P.solve_triangular(out, inner, True, 1)  # L^-T inner
+    full = P.mT(P.solve_triangular(out, P.mT(left), True, 1))  # ... L^-1
+    return (_sym(full),)
+
+
+@reverse_rule(P.linsolve)
+def bprop_linsolve(a, b, out, dout):
+    db = P.linsolve(P.mT(a), dout)
+    da = -P.matmul(db, P.mT(out))
+    return (P.sum_to(da, np.shape(a)), P.sum_to(db, np.shape(b)))
+
+
+@reverse_rule(P.solve_triangular)
+def bprop_solve_triangular(a, b, lower, trans, out, dout):
+    db = P.solve_triangular(a, dout, lower, 1 - trans)
+    if trans == 0:
+        dt = -P.matmul(db, P.mT(out))
+    else:
+        dt = -P.matmul(out, P.mT(db))
+    da = np.where(P.tri_mask(np.shape(a)[-1], lower), dt, 0.0)
+    return (P.sum_to(da, np.shape(a)), P.sum_to(db, np.shape(b)), ZERO, ZERO)
+
+
+@reverse_rule(P.inv)
+def bprop_inv(a, out, dout):
+    yt = P.mT(out)
+    return (-P.matmul(P.matmul(yt, dout), yt),)
+
+
+@reverse_rule(P.logabsdet)
+def bprop_logabsdet(a, out, dout):
+    return (_per_matrix(dout, a) * _inv_t(a),)
+
+
+@reverse_rule(P.det)
+def bprop_det(a, out, dout):
+    return (_per_matrix(dout * out, a) * _inv_t(a),)
+
+
+# ---------------------------------------------------------------- forward rules
+@forward_rule(P.cholesky)
+def jvp_cholesky(a, ta, out):
+    n = np.shape(out)[-1]
+    left = P.solve_triangular(out, _sym(ta), True, 0)  # L^-1 dA
+    inner = P.mT(P.solve_triangular(out, P.mT(left), True, 0))  # ... L^-T
+    return P.cast_grad(P.matmul(out, _phi(inner, n)), out)
+
+
+@forward_rule(P.linsolve)
+def jvp_linsolve(a, b, ta, tb, out):
+    return P.cast_grad(P.linsolve(a, tb - P.matmul(ta, out)), out)
+
+
+@forward_rule(P.solve_triangular)
+def jvp_solve_triangular(a, b, lower, trans, ta, tb, tlower, ttrans, out):
+    dt = np.where(P.tri_mask(np.shape(a)[-1], lower), ta, 0.0)
+    if trans != 0:
+        dt = P.mT(dt)
+    return P.cast_grad(P.solve_triangular(a, tb - P.matmul(dt, out), lower, trans), out)
+
+
+@forward_rule(P.inv)
+def jvp_inv(a, ta, out):
+    return P.cast_grad(-P.matmul(P.matmul(out, ta), out), out)
+
+
+def _trace_of(a, ta):
+    """``tr(A⁻¹ dA)`` per matrix."""
+    return np.sum(_inv_t(a) * ta, axis=(-2, -1))
+
+
+@forward_rule(P.logabsdet)
+def jvp_logabsdet(a, ta, out):
+    return P.cast_grad(_trace_of(a, ta), out)
+
+
+@forward_rule(P.det)
+def jvp_det(a, ta, out):
+    return P.cast_grad(out * _trace_of(a, ta), out)
