@@ -24,7 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 from math import prod
 
 import numpy as np
-from myc.runtime.lru import LRU
+from myc.support.lru import LRU
 
 from myc.backends.cpu import fpmode
 from myc.backends.cpu.codegen import codegen, entry_name
