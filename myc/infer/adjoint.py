@@ -25,13 +25,13 @@ from typing import Any
 import numpy as np
 
 from myc.ad.rules import reverse_rule_graph
-from myc.infer.abstract import AArray, AScalar, ATape
 from myc.infer.calls import ACALL
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.infer.signature import GraphBreak
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P
+from myc.prims.abstract import AArray, AScalar, ATape
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)

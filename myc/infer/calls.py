@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from myc.infer.abstract import AArray, AScalar
 from myc.infer.control import (
     ALoop,
     PendingResult,
@@ -42,6 +41,7 @@ from myc.infer.control import (
 )
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import P
+from myc.prims.abstract import AArray, AScalar
 
 MAX_ROUNDS = 4
 MAX_SIGNATURES = 64  # distinct specializations of one graph: past this, a GraphBreak

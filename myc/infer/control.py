@@ -33,9 +33,9 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
-from myc.infer.abstract import AArray, AScalar, abstract_of
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
+from myc.prims.abstract import AArray, AScalar, abstract_of
 
 
 class PendingResult(Exception):  # noqa: N818 - a control signal
@@ -354,8 +354,8 @@ class ControlFlow:
 
     # -- branches ------------------------------------------------------------------------
     def symbolic_truth(self, prim: Primitive, x: Node, loc) -> Any:
-        from myc.infer.abstract import zeros_proxy
         from myc.ir.evaluator import Interpreter
+        from myc.prims.abstract import zeros_proxy
 
         Interpreter.call_prim(P.truth, [zeros_proxy(x.abstract)], loc)  # size > 1: error
         if isinstance(x.abstract, AArray) or (prim.name == "not_" and not x.abstract.weak):

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
-from myc.infer.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
 from myc.prims import REGISTRY, Primitive
+from myc.prims.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
 from myc.prims.arrays import STATIC_ONLY
 
 # declared ``elementwise`` in the primitive table: broadcast shapes, NumPy's dtype

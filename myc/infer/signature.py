@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from myc.errors import Location
-from myc.infer.abstract import AArray, AScalar, abstract_of
+from myc.prims.abstract import AArray, AScalar, abstract_of
 
 
 class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error

@@ -22,7 +22,6 @@ from typing import Any
 import numpy as np
 
 from myc.errors import LIBRARY_DIRS, Location, MycError, MycTypeError, MycValueError
-from myc.infer.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.infer.calls import Recursion
 from myc.infer.control import (
     ControlFlow,
@@ -43,6 +42,7 @@ from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exp
 from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
+from myc.prims.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.prims.arrays import concat_index
 from myc.prims.effects import RngArg, is_generator
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import AArray, AScalar
 from myc.ir.nodes import Apply, Constant, Node
 from myc.lower import kernel as K
 from myc.lower.post import Post
 from myc.opt.fusion import FusionGroup, row_reduction
 from myc.opt.rewrite import prim_of
 from myc.prims import REGISTRY
+from myc.prims.abstract import AArray, AScalar
 
 # primitive -> its kernel-IR op, from the primitive table
 _SCALAR = {n: p.scalar for n, p in REGISTRY.items() if p.scalar is not None}

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import AScalar
+from myc.prims.abstract import AScalar
 
 
 @dataclass

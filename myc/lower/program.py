@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
-from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
+from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.prims.effects import bind as bind_rngs
 from myc.prims.effects import is_generator
 from myc.prims.effects import unbind as unbind_rngs

@@ -21,11 +21,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from myc.infer.abstract import AArray
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import prim_of
 from myc.prims import REGISTRY
+from myc.prims.abstract import AArray
 from myc.timings import timed
 
 # what ``myc.lower.groups`` turns into kernel IR: the primitives the table declares with a

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.infer.abstract import AArray, AScalar
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.opt.reductions import array_type, index_parts, is_arange
 from myc.opt.rewrite import is_prim, same, typed
 from myc.prims import P
+from myc.prims.abstract import AArray, AScalar
 
 _BINARY = {"add": P.add, "sub": P.sub, "mul": P.mul}
 

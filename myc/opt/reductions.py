@@ -30,10 +30,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.infer.abstract import AArray
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import const_value, is_prim, prim_of, same, typed
 from myc.prims import P
+from myc.prims.abstract import AArray
 
 _FOLD = ("neg", "add", "sub", "mul", "reshape")
 _FOLD_LIMIT = 1 << 20  # elements: a folded constant is embedded in the program

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from myc.infer.abstract import AArray
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.opt.rewrite import is_const, is_prim, make, prim_of, same
 from myc.prims import P
+from myc.prims.abstract import AArray
 
 _IDENTITY_ON_SAME = ("reshape", "broadcast_to", "sum_to", "expand_reduced", "cast_grad",
                      "astype", "grad_cast", "tangent_out", "to_weak", "pos",

@@ -9,12 +9,12 @@ m = 0 where the maximum is infinite or nan).
 
 from __future__ import annotations
 
-from myc.infer.abstract import AArray
 from myc.infer.rules import infer
 from myc.ir.nodes import Apply, Graph, Node
 from myc.opt.rewrite import is_const, is_prim, make, same
 from myc.opt.rewrite import typed as _typed
 from myc.prims import P
+from myc.prims.abstract import AArray
 
 
 def log1p_expm1(g: Graph, n: Apply) -> Node | None:

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import AArray, AScalar
+from myc.prims.abstract import AArray, AScalar
 from myc.prims.registry import register
 
 

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycShapeError, MycValueError
-from myc.infer.abstract import AArray, AScalar, abstract_of
+from myc.prims.abstract import AArray, AScalar, abstract_of
 from myc.prims.registry import register
 
 LinAlgError = np.linalg.LinAlgError

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
-from myc.infer.abstract import DEVICE_ARRAY_TYPES
+from myc.prims.abstract import DEVICE_ARRAY_TYPES
 
 
 def is_generator(v: Any) -> bool:

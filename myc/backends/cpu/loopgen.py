@@ -51,10 +51,10 @@ from myc.backends.cpu.runtime import (
     chunks,
     num_threads,
 )
-from myc.infer.abstract import AArray, AScalar, ATape, abstract_of
 from myc.lower.kernel import identity
 from myc.lower.target import Bailout
 from myc.prims import REGISTRY, Primitive
+from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.support.lru import LRU
 from myc.timings import timed
 

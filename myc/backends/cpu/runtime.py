@@ -24,7 +24,6 @@ from concurrent.futures import ThreadPoolExecutor
 from math import prod
 
 import numpy as np
-from myc.support.lru import LRU
 
 from myc.backends.cpu import fpmode
 from myc.backends.cpu.codegen import codegen, entry_name
@@ -33,6 +32,7 @@ from myc.backends.cpu.jit import host, optimized_ir
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
+from myc.support.lru import LRU
 from myc.timings import stage, timed
 
 PARALLEL_MIN = 1 << 16

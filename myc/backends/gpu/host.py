@@ -6,7 +6,7 @@ and ROCm ``__dlpack__`` arrays (a ROCm torch tensor); the rest is the same for b
 - A call's CUDA array arguments stay on the device: CuPy arrays as they are, any other
   ``__dlpack__`` CUDA array (a CUDA torch tensor) through ``cupy.from_dlpack``, without a
   copy (:func:`device_call`).  The specializer keys on their shape and dtype only
-  (``myc.infer.abstract.DEVICE_ARRAY_TYPES``); a signature's first call copies them to
+  (``myc.prims.abstract.DEVICE_ARRAY_TYPES``); a signature's first call copies them to
   the host once to trace, and a call that the reference evaluator must run (a graph
   break) copies them too -- counted in :func:`host_fallbacks`.
 - NumPy arguments are copied to the GPU once on entry; the results come back as NumPy
@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.lower.post import Post, finish
+from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 
 _ON_DEVICE = {"matmul", "dot"}
 # views (no kernel of CuPy's own): on the device even where CuPy cannot compile kernels

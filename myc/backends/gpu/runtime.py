@@ -28,8 +28,8 @@ from myc.backends.gpu.codegen import Plan, generate
 from myc.backends.gpu.execute import layout
 from myc.backends.gpu.host import DeviceConst
 from myc.errors import MycRuntimeError, MycValueError
-from myc.infer.abstract import DEVICE_ARRAY_TYPES
 from myc.lower.kernel import Kernel
+from myc.prims.abstract import DEVICE_ARRAY_TYPES
 
 
 class GpuDevice:
