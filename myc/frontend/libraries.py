@@ -41,8 +41,6 @@ SCIPY_LIBRARY = {
     "stats.uniform.cdf": "uniform_cdf",
     "stats.bernoulli.logpmf": "bernoulli_logpmf", "stats.bernoulli.pmf": "bernoulli_pmf",
     "stats.poisson.logpmf": "poisson_logpmf", "stats.poisson.pmf": "poisson_pmf",
-    "linalg.solve_triangular": "solve_triangular", "linalg.cho_factor": "cho_factor",
-    "linalg.cho_solve": "cho_solve",
 }
 
 _SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg")

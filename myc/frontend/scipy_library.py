@@ -321,42 +321,4 @@ def mvn_logpdf(x, mean=None, cov=1, allow_singular=False):
 def mvn_pdf(x, mean=None, cov=1, allow_singular=False):
     return np.exp(mvn_logpdf(x, mean, cov, allow_singular))
 
-
-# ---------------------------------------------------------------- scipy.linalg
-
-
-def _triangle(a, lower, unit_diagonal):
-    m = np.tril(a) if lower else np.triu(a)
-    if unit_diagonal:
-        n = np.shape(a)[-1]
-        eye = np.reshape(np.arange(n), (-1, 1)) == np.reshape(np.arange(n), (1, -1))
-        m = np.where(eye, np.ones_like(m), m)
-    return m
-
-
-def solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False, overwrite_b=False,
-                     check_finite=True):
-    m = _triangle(a, lower, unit_diagonal)
-    if trans == 1 or trans == 2 or trans == "T" or trans == "C":
-        m = np.swapaxes(m, -1, -2)
-    elif not (trans == 0 or trans == "N"):
-        return P.lib_error("scipy.linalg.solve_triangular: trans must be 0, 1, 2, 'N', 'T' "
-                           "or 'C'")
-    return np.linalg.solve(m, b)
-
-
-def cho_factor(a, lower=False, overwrite_a=False, check_finite=True):
-    # SciPy leaves arbitrary values in the unused triangle; here it is zero
-    chol = np.linalg.cholesky(a)
-    if lower:
-        return (chol, lower)
-    return (np.swapaxes(chol, -1, -2), lower)
-
-
-def cho_solve(c_and_lower, b, overwrite_b=False, check_finite=True):
-    c, lower = c_and_lower
-    if lower:
-        low = np.tril(c)
-    else:
-        low = np.swapaxes(np.triu(c), -1, -2)
-    return np.linalg.solve(np.swapaxes(low, -1, -2), np.linalg.solve(low, b))
+# scipy.linalg: myc/frontend/linalg_library.py (its own primitives)
