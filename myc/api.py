@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from myc import pipeline, timings
 from myc.errors import MycError, MycTypeError, MycValueError
-from myc.runtime.args import check_args, check_like, int_tangents, own_outputs
+from myc.prims.containers import like
+from myc.runtime.args import check_arg, check_args, check_like, int_tangents, own_outputs
 
 if TYPE_CHECKING:
     from myc.runtime.specialize import Source
@@ -261,6 +262,10 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         args = check_args(names, tuple(full))
+        # lists and dicts (primals and tangents alike) as myc's static structures
+        primals = tuple(args[:len(primals)])
+        tangents = tuple(check_arg(t, f"tangent {i + 1}") if t is not None else t
+                         for i, t in enumerate(tangents))
         tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
                          for i, (p, t) in enumerate(zip(primals, tangents, strict=True)))
         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)):
@@ -307,7 +312,7 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
 def _zero_tangent(v: Any) -> Any:
     if isinstance(v, tuple):
-        return tuple(_zero_tangent(x) for x in v)
+        return like(v, [_zero_tangent(x) for x in v])
     if isinstance(v, (bool, int)) and not isinstance(v, float):
         return v * 0
     return 0.0 if isinstance(v, float) else (v * 0 if hasattr(v, "dtype") else v)

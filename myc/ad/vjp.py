@@ -10,6 +10,7 @@ import numpy as np
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
+from myc.prims.containers import like, positional
 from myc.runtime.args import check_arg, check_like, own_outputs
 
 
@@ -17,7 +18,7 @@ def _cotangent(d: Any, x: Any) -> Any:
     """A cotangent in the structure of argument ``x``; integer and bool inputs get zeros."""
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
-        return tuple(_cotangent(a, b) for a, b in zip(ds, x, strict=True))
+        return like(x, [_cotangent(a, b) for a, b in zip(ds, x, strict=True)])
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
     if kind in "biu":
         return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)
@@ -67,7 +68,7 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
             cotangent = cotangents[0]
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
-            d = backward(*args, ct)
+            d = backward(*args, positional(ct))  # sensitivities are positional
             # one cotangent per primal given (parameters left to defaults get none)
             return own_outputs(tuple(_cotangent(d[i + 1], a)
                                      for i, a in enumerate(args[:len(originals)])))

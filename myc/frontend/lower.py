@@ -39,6 +39,7 @@ from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
+from myc.prims.containers import DictValue, ListValue, is_namedtuple
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -51,9 +52,7 @@ _UNSUPPORTED_STMT = {
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
-    "ListComp": "list comprehension", "SetComp": "set comprehension",
-    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
-    "Dict": "dict literal", "Set": "set literal", "JoinedStr": "f-string",
+    "SetComp": "set comprehension", "Set": "set literal", "JoinedStr": "f-string",
     "Yield": "'yield'", "YieldFrom": "'yield from'", "Await": "'await'",
     "NamedExpr": "assignment expression (:=)", "Starred": "star-args (*x)",
     "FormattedValue": "f-string",
@@ -64,8 +63,41 @@ _BINOPS = {
     ast.BitAnd: "and_", ast.BitOr: "or_", ast.BitXor: "xor",
 }
 _CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
-           ast.GtE: "ge"}
+           ast.GtE: "ge", ast.In: "contains", ast.NotIn: "contains"}
 _UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "invert"}
+
+# list methods that mutate: lowered as statements rebinding the variable
+# (``out.append(h)`` -> ``out = append(out, h)``, myc/frontend/py_library.py)
+_MUTATORS = {"append": 1, "extend": 1, "insert": 2}
+# dict methods, as library functions of the receiver
+_DICT_METHODS = {"items": ("dict_items", 0), "values": ("dict_values", 0),
+                 "get": ("dict_get", (1, 2))}
+_COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator expression",
+                   "DictComp": "dict comprehension"}
+
+
+def _item_target(t: ast.AST) -> bool:
+    """``name[index]`` as an assignment target (a list's or dict's item)."""
+    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+        not isinstance(t.slice, ast.Slice)
+
+
+def _as_value(v: Any) -> Any:
+    """A Python constant with its lists and dicts as myc's static structures."""
+    if isinstance(v, list):
+        return ListValue([_as_value(x) for x in v])
+    if isinstance(v, dict):
+        return DictValue(tuple(v), [_as_value(x) for x in v.values()])
+    if isinstance(v, tuple):
+        items = [_as_value(x) for x in v]
+        return type(v)._make(items) if is_namedtuple(v) else tuple(items)
+    return v
+
+
+def _static_key(k: Any) -> bool:
+    if isinstance(k, tuple):
+        return all(_static_key(x) for x in k)
+    return k is None or isinstance(k, (str, int, float, bool))
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -249,13 +281,16 @@ class FunctionLowerer:
         idx = list(pos).index(name) - (len(pos) - len(sig))
         value = sig[idx]
         self._check_constant_value(value, name, self.info.tree)
-        return value
+        return _as_value(value)
 
     def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
         if isinstance(value, (bool, int, float, str, np.generic, type(None))):
             return
-        if isinstance(value, tuple):
-            for v in value:
+        if isinstance(value, (tuple, list, dict)):
+            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+                raise self.error(MycTypeError, f"default value of '{name}' is a dict whose "
+                                 "keys are not all str, int, float, bool or None", node)
+            for v in (value.values() if isinstance(value, dict) else value):
                 self._check_constant_value(v, name, node)
             return
         if isinstance(value, np.ndarray):
@@ -305,7 +340,8 @@ class FunctionLowerer:
                 raise self.error(MycSyntaxError, f"{_UNSUPPORTED_EXPR[name]} is not supported",
                                  sub)
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
-            if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
+            if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
+                    and not _item_target(sub):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -322,12 +358,78 @@ class FunctionLowerer:
             raise self.error(MycSyntaxError, f"{what} is not supported", s)
         return method(s, block)
 
+    # -- lists and dicts ---------------------------------------------------------------
+    def py_call(self, name: str, args: list[Node], node: ast.AST, block: Block) -> Node:
+        """A call of Python library function ``name`` (myc/frontend/py_library.py)."""
+        g = _py_library_graph(name)
+        sig: Signature = g.flags["signature"]
+        full = list(args) + [sig.defaults[n] for n in sig.names[len(args):]]
+        return self.apply(block, Constant(g, self.loc(node)), *full, node=node)
+
+    def mutate(self, name: str, build, node: ast.AST, block: Block) -> None:
+        """``name`` rebound to ``build(current value)``: how a list or dict is mutated.
+
+        Python mutates the object, so every other name for it sees the change; myc's
+        lists and dicts are values, so reading such another name afterwards is refused,
+        and so is mutating a global or an enclosing function's variable (which the
+        caller would see)."""
+        if name not in block.env.vars:
+            found_outer = self.outer is not None and any(
+                name in lw.locals for lw, _ in self._outers())
+            if found_outer or self.lookup_python(name)[0]:
+                raise self.error(
+                    MycSyntaxError,
+                    f"'{name}' is a global or a variable of an enclosing function: myc "
+                    "cannot mutate it (its lists and dicts are values)", node,
+                    hint=f"copy it into a local first: {name}2 = list({name}) (or dict)")
+        current = self.read_name(name, node, block)
+        value = build(current)
+        line = getattr(node, "lineno", 0) + self.info.line_offset
+        for other, n in list(block.env.vars.items()):
+            if other != name and n is current:
+                block.env.stale[other] = (f"'{name}' was mutated (line {line})", None)
+        block.env.vars[name] = value
+        block.env.maybe_undef.discard(name)
+        block.env.stale.pop(name, None)
+
+    def _outers(self):
+        outer = self.outer
+        while outer is not None:
+            yield outer
+            outer = outer[0].outer
+
+    def stmt_mutation(self, e: ast.Call, block: Block) -> Block:
+        """``out.append(h)`` / ``.extend`` / ``.insert`` as a statement."""
+        attr = e.func.attr  # type: ignore[attr-defined]
+        recv = e.func.value  # type: ignore[attr-defined]
+        if not isinstance(recv, ast.Name):
+            raise self.error(MycSyntaxError, f"'.{attr}()' is supported on a variable "
+                             "holding a list (out.append(x)), not on an expression", e,
+                             hint="assign the list to a variable first")
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(MycSyntaxError, "star-args (*x) in calls are not supported",
+                                 a)
+        if e.keywords or len(e.args) != _MUTATORS[attr]:
+            raise self.error(MycTypeError, f"list.{attr}() takes exactly "
+                             f"{_MUTATORS[attr]} argument(s)", e)
+        args = [self.expr(a, block) for a in e.args]
+        self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
+                    block)
+        return block
+
     def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
         return block
 
     def stmt_Expr(self, s: ast.Expr, block: Block) -> Block:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return block  # docstring
+        v = s.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                v.func.attr in _MUTATORS and not isinstance(
+                    self._static_callee(v.func.value, block),
+                    (types.ModuleType, types.SimpleNamespace)):
+            return self.stmt_mutation(v, block)
         self.check_subset(s.value)
         self.expr(s.value, block)  # evaluated for its errors; results are pure
         return block
@@ -351,6 +453,23 @@ class FunctionLowerer:
         return block
 
     def stmt_AugAssign(self, s: ast.AugAssign, block: Block) -> Block:
+        if _item_target(s.target):  # d[k] += v: d[k] = d[k] + v (a new value)
+            op = _BINOPS.get(type(s.op))
+            if op is None:
+                raise self.error(MycSyntaxError,
+                                 f"operator '{type(s.op).__name__}=' is not supported", s)
+            t = s.target
+            index = self.expr(t.slice, block)
+
+            def update(cur: Node) -> Node:
+                old = self.apply(block, P.getitem, cur, index, node=t)
+                new = self.apply(block, getattr(P, op), old, self.expr(s.value, block),
+                                 node=s)
+                new = self.apply(block, P.aug_assign, old, new, node=s)
+                return self.py_call("setitem", [cur, index, new], t, block)
+
+            self.mutate(t.value.id, update, t, block)
+            return block
         if not isinstance(s.target, ast.Name):
             self._reject_target(s.target)
         op = _BINOPS.get(type(s.op))
@@ -400,6 +519,10 @@ class FunctionLowerer:
             block.env.vars[target.id] = value_named
             block.env.maybe_undef.discard(target.id)
             block.env.stale.pop(target.id, None)
+        elif _item_target(target):  # d[k] = v, l[i] = v: the variable gets a new value
+            index = self.expr(target.slice, block)
+            self.mutate(target.value.id, lambda cur: self.py_call(
+                "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 if isinstance(elt, ast.Starred):
@@ -466,7 +589,8 @@ class FunctionLowerer:
             count = self.apply(block, P.range_len, start, stop, step, node=it)
             seq = None
         else:
-            seq = self.expr(it, block)
+            # a dict is iterated by key
+            seq = self.py_call("iterable", [self.expr(it, block)], it, block)
             count = self.apply(block, P.len, seq, node=it)
             start = step = None
         return self._loop(s, block, None, (count, seq, start, step))
@@ -623,6 +747,13 @@ class FunctionLowerer:
                 self._check_captures(name, value.value, node, block)
             if name in block.env.stale:
                 why, watched = block.env.stale[name]
+                if watched is None:  # a list or dict mutated through another name
+                    raise self.error(
+                        MycSyntaxError,
+                        f"'{name}' shares its list or dict with a variable mutated since: "
+                        f"{why}; CPython would show the change here, myc lists and dicts "
+                        "are values", node, hint=f"copy it where it is made ({name} = "
+                        "list(...) or dict(...)), or read the mutated variable")
                 if watched.graph is None or block.graph.is_within(watched.graph):
                     value = self.apply(
                         block, P.alias_guard, value, watched,
@@ -685,6 +816,25 @@ class FunctionLowerer:
             const = value.copy()
             const.flags.writeable = False
             return Constant(const, loc)
+        if isinstance(value, (list, dict)) or (isinstance(value, tuple) and
+                                               type(value) is not tuple):
+            # a list, dict or namedtuple: a static structure, read when the program is
+            # parsed (like a global array)
+            if type(value) not in (list, dict) and not is_namedtuple(value):
+                raise self.error(MycNameError, f"'{name}' ({type(value).__name__}) is not "
+                                 "supported by myc", node)
+            items = list(value.values()) if isinstance(value, dict) else list(value)
+            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+                raise self.error(MycTypeError, f"'{name}' is a dict whose keys are not all "
+                                 "str, int, float, bool or None", node)
+            elems = [self.python_value(v, name, node, block) for v in items]
+            meta = ListValue if isinstance(value, list) else tuple(value) if isinstance(
+                value, dict) else type(value)
+            if all(isinstance(e, Constant) and not isinstance(e.value, (Graph, Primitive))
+                   for e in elems):
+                return Constant(P.pack.impl(meta, tuple(e.value for e in elems)), loc)
+            return self.apply(block, P.pack, Constant(meta),
+                              self.apply(block, P.make_tuple, *elems, node=node), node=node)
         if isinstance(value, tuple):
             elems = [self.python_value(v, name, node, block) for v in value]
             if all(isinstance(e, Constant) and not isinstance(e.value, (Graph, Primitive))
@@ -781,14 +931,101 @@ class FunctionLowerer:
         return self.apply(block, P.make_tuple, *elems, node=e)
 
     def expr_List(self, e: ast.List, block: Block) -> Node:
-        """A list display where NumPy reads a sequence -- a call's argument (shapes, axes,
-        ``np.array([...])``), a ``for`` loop's sequence -- is read as a tuple; elsewhere
-        (``return [x, y]``) it would have to be a mutable Python list: rejected."""
-        if not self._sequence_argument(e):
-            raise self.error(MycSyntaxError, "lists are not supported here (myc has no "
-                             "mutable lists)", e,
-                             hint="use a tuple, or np.array([...]) for an array")
-        return self.expr_Tuple(e, block)
+        """A list: a ``ListValue`` (a tuple of static length, myc.prims.containers)."""
+        items = self.expr_Tuple(e, block)
+        if isinstance(items, Constant):
+            return Constant(ListValue(items.value), self.loc(e))
+        return self.apply(block, P.pack, Constant(ListValue), items, node=e)
+
+    def numpy_arg(self, a: ast.expr, block: Block) -> Node:
+        """An argument NumPy reads as a sequence (a shape, axes, ``np.array([...])``):
+        list displays in it are plain tuples."""
+        if isinstance(a, (ast.List, ast.Tuple)) and not any(
+                isinstance(x, ast.Starred) for x in a.elts):
+            elems = [self.numpy_arg(x, block) for x in a.elts]
+            if all(isinstance(x, Constant) and not isinstance(x.value, (Graph, Primitive))
+                   for x in elems):
+                return Constant(tuple(x.value for x in elems), self.loc(a))
+            return self.apply(block, P.make_tuple, *elems, node=a)
+        return self.expr(a, block)
+
+    def expr_Dict(self, e: ast.Dict, block: Block) -> Node:
+        """A dict: a ``DictValue``; its keys are part of its structure, so they must be
+        known when the program is specialized (constants, or loop variables over static
+        keys)."""
+        keys, values = [], []
+        for k, v in zip(e.keys, e.values, strict=True):
+            if k is None:
+                raise self.error(MycSyntaxError, "dict unpacking (**d) in a dict display is "
+                                 "not supported", v)
+            keys.append(self.expr(k, block))
+            values.append(self.expr(v, block))
+        if all(isinstance(k, Constant) for k in keys):
+            order: list[Any] = []
+            value_of: dict[Any, Node] = {}
+            for k, v, kn in zip(keys, values, e.keys, strict=True):
+                if not _static_key(k.value):
+                    raise self.error(MycTypeError, f"dict key {k.value!r} is not supported: "
+                                     "keys are str, int, float, bool or None (or tuples "
+                                     "of these)", kn)
+                if k.value not in value_of:
+                    order.append(k.value)
+                value_of[k.value] = v
+            vals = [value_of[k] for k in order]
+            if all(isinstance(v, Constant) and not isinstance(v.value, (Graph, Primitive))
+                   for v in vals):
+                return Constant(DictValue(tuple(order), [v.value for v in vals]),
+                                self.loc(e))
+            return self.apply(block, P.pack, Constant(tuple(order)),
+                              self.apply(block, P.make_tuple, *vals, node=e), node=e)
+        out: Node = Constant(DictValue((), ()), self.loc(e))
+        for k, v, kn in zip(keys, values, e.keys, strict=True):
+            out = self.py_call("setitem", [out, k, v], kn, block)
+        return out
+
+    def _comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+                       block: Block) -> Node:
+        """A comprehension as Python 3 scopes it: a nested function, called at once, whose
+        body is the ``for``/``if`` statements appending to a fresh list (a generator
+        expression is a list too: the values are computed at once)."""
+        acc = "$acc"
+        if isinstance(e, ast.DictComp):
+            init: ast.expr = ast.Dict(keys=[], values=[])
+            stmt: ast.stmt = ast.Assign(
+                targets=[ast.Subscript(value=ast.Name(id=acc, ctx=ast.Load()), slice=e.key,
+                                       ctx=ast.Store())], value=e.value)
+        else:
+            init = ast.List(elts=[], ctx=ast.Load())
+            stmt = ast.Expr(value=ast.Call(
+                func=ast.Attribute(value=ast.Name(id=acc, ctx=ast.Load()), attr="append",
+                                   ctx=ast.Load()), args=[e.elt], keywords=[]))
+        ast.copy_location(stmt, e)
+        for gen in reversed(e.generators):
+            if gen.is_async:
+                raise self.error(MycSyntaxError, "'async for' is not supported", gen.target)
+            for cond in reversed(gen.ifs):
+                stmt = ast.copy_location(ast.If(test=cond, body=[stmt], orelse=[]), cond)
+            stmt = ast.copy_location(ast.For(target=gen.target, iter=gen.iter, body=[stmt],
+                                             orelse=[]), gen.iter)
+        kind = _COMPREHENSIONS[type(e).__name__]
+        tree = ast.FunctionDef(
+            name=f"<{kind}>", args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                 kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                 defaults=[]),
+            body=[ast.Assign(targets=[ast.Name(id=acc, ctx=ast.Store())], value=init), stmt,
+                  ast.Return(value=ast.Name(id=acc, ctx=ast.Load()))],
+            decorator_list=[], returns=None)
+        for node in (tree, *tree.body):
+            ast.copy_location(node, e)
+        ast.fix_missing_locations(tree)
+        g = self.new_graph(f"{block.graph.name}:{kind.split()[0]}comp", block.graph, e,
+                           "function")
+        self.lower_nested(tree, g, block)
+        return self.apply(block, Constant(g, self.loc(e)), node=e)
+
+    expr_ListComp = _comprehension
+    expr_GeneratorExp = _comprehension
+    expr_DictComp = _comprehension
 
     def _sequence_argument(self, e: ast.AST) -> bool:
         parents = self.__dict__.get("_parents")
@@ -855,7 +1092,13 @@ class FunctionLowerer:
 
         def chain(left: Node, i: int, b: Block) -> Node:
             right = self.expr(e.comparators[i], b)
-            res = self.apply(b, getattr(P, _CMPOPS[type(e.ops[i])]), left, right, node=e)
+            op = type(e.ops[i])
+            if op in (ast.In, ast.NotIn):  # a dict's keys, a list's or tuple's items
+                res = self.apply(b, P.contains, right, left, node=e)
+                if op is ast.NotIn:
+                    res = self.apply(b, P.not_, res, node=e)
+            else:
+                res = self.apply(b, getattr(P, _CMPOPS[op]), left, right, node=e)
             if i == len(e.ops) - 1:
                 return res
             rest = self._lazy(b, e, "cmp", lambda bb: chain(right, i + 1, bb))
@@ -897,10 +1140,9 @@ class FunctionLowerer:
             return self.apply(block, P.transpose, value, None, node=e)
         if attr in ("shape", "ndim", "size"):
             return self.apply(block, getattr(P, attr), value, node=e)
-        raise self.error(MycSyntaxError, f"attribute '.{attr}' is not supported", e,
-                         hint="supported: .T .shape .ndim .size and the methods .sum .mean "
-                         ".max .min .argmax .argmin .reshape .astype .transpose .dot .clip "
-                         ".copy")
+        # a namedtuple's field (anything else is refused by field_index, at this line)
+        pos = self.apply(block, P.field_index, value, attr, node=e)
+        return self.apply(block, P.getitem, value, pos, node=e)
 
     # -- calls -------------------------------------------------------------------
     def expr_Call(self, e: ast.Call, block: Block) -> Node:
@@ -924,9 +1166,12 @@ class FunctionLowerer:
         fn = self.expr(e.func, block)
         return self.call_node(fn, e, block)
 
-    def _args(self, e: ast.Call, block: Block) -> tuple[list[Node], dict[str, Node]]:
-        args = [self.expr(a, block) for a in e.args]
-        kwargs = {k.arg: self.expr(k.value, block) for k in e.keywords}
+    def _args(self, e: ast.Call, block: Block, numpy: bool = False
+              ) -> tuple[list[Node], dict[str, Node]]:
+        """A call's argument nodes; ``numpy``: NumPy reads list displays as sequences."""
+        arg = self.numpy_arg if numpy else self.expr
+        args = [arg(a, block) for a in e.args]
+        kwargs = {k.arg: arg(k.value, block) for k in e.keywords}
         return args, kwargs
 
     def call_node(self, fn: Node, e: ast.Call, block: Block) -> Node:
@@ -1006,10 +1251,84 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, f"{prim.name}() missing argument '{p}'", e)
         return self.apply(block, prim, *full, node=e)
 
+    def builtin_call(self, callee: Any, e: ast.Call, block: Block) -> Node | None:
+        """Python's sequence builtins and namedtuple constructors, or ``None``."""
+        import builtins as py
+
+        if isinstance(callee, type) and is_namedtuple(callee):
+            args, kwargs = self._args(e, block)
+            fields = callee._fields
+            if len(args) > len(fields):
+                raise self.error(MycTypeError, f"{callee.__name__}() takes {len(fields)} "
+                                 f"arguments but {len(args)} were given", e)
+            bound = dict(zip(fields, args, strict=False))
+            for k, v in kwargs.items():
+                if k not in fields or k in bound:
+                    raise self.error(MycTypeError, f"{callee.__name__}() got an unexpected "
+                                     f"or repeated argument '{k}'", e)
+                bound[k] = v
+            defaults = getattr(callee, "_field_defaults", {})
+            missing = [f for f in fields if f not in bound and f not in defaults]
+            if missing:
+                raise self.error(MycTypeError, f"{callee.__name__}() missing argument "
+                                 f"'{missing[0]}'", e)
+            vals = [bound[f] if f in bound else
+                    self.python_value(defaults[f], f, e, block) for f in fields]
+            return self.apply(block, P.pack, Constant(callee),
+                              self.apply(block, P.make_tuple, *vals, node=e), node=e)
+        table = {id(py.sum): ("py_sum", 1, 2), id(py.enumerate): ("py_enumerate", 1, 2),
+                 id(py.list): ("to_list", 0, 1), id(py.tuple): ("to_tuple", 0, 1),
+                 id(py.reversed): ("py_reversed", 1, 1), id(py.dict): ("to_dict", 0, 1),
+                 id(py.zip): ("py_zip", 0, 99), id(py.range): ("py_range", 1, 3),
+                 id(py.sorted): None}
+        if id(callee) not in table:
+            if (callee is py.min or callee is py.max) and len(e.args) == 1 and \
+                    not e.keywords:
+                seq = self.expr(e.args[0], block)
+                return self.py_call("seq_min" if callee is py.min else "seq_max", [seq], e,
+                                    block)
+            return None
+        entry = table[id(callee)]
+        if entry is None:
+            return None
+        name, lo, hi = entry
+        args, kwargs = self._args(e, block)
+        if callee is py.dict and kwargs:  # dict(a=x, b=y)
+            if args:
+                raise self.error(MycTypeError, "dict() with both a positional argument and "
+                                 "keywords is not supported", e)
+            keys = tuple(kwargs)
+            return self.apply(block, P.pack, Constant(keys), self.apply(
+                block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        if callee in (py.sum, py.enumerate) and kwargs:
+            if set(kwargs) != {"start"} or len(args) != 1:
+                raise self.error(MycTypeError, f"{callee.__name__}() takes an iterable and "
+                                 "start=", e)
+            args = [*args, kwargs.pop("start")]
+        if kwargs:
+            raise self.error(MycTypeError, f"{callee.__name__}() takes no keyword "
+                             "arguments", e)
+        if not lo <= len(args) <= hi:
+            raise self.error(MycTypeError, f"{callee.__name__}() takes {lo} to {hi} "
+                             f"arguments, got {len(args)}", e)
+        if callee is py.zip:
+            if not args:
+                return Constant(ListValue(()), self.loc(e))
+            return self.py_call(name, [self.apply(block, P.make_tuple, *args, node=e)], e,
+                                block)
+        if callee is py.range:
+            one, zero = Constant(1, self.loc(e)), Constant(0, self.loc(e))
+            args = [zero, args[0], one] if len(args) == 1 else args + [one] * (3 - len(args))
+        if not args:
+            empty = ListValue(()) if callee is py.list else DictValue((), ()) \
+                if callee is py.dict else ()
+            return Constant(empty, self.loc(e))
+        return self.py_call(name, args, e, block)
+
     def static_call(self, callee: Any, e: ast.Call, block: Block) -> Node:
-        if callee is B.RANGE:
-            raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
-                             "'for' loop", e)
+        special = self.builtin_call(callee, e, block)
+        if special is not None:
+            return special
         transform = getattr(callee, "__myc_transform__", None)
         if transform is not None:
             return self.transform_call(transform, e, block)
@@ -1060,14 +1379,14 @@ class FunctionLowerer:
             out = self.apply(block, P.abs, args[0], node=e)
             return self.apply(block, P.to_weak, out, args[0], node=e)
         if callee is np.array or callee is np.asarray:
-            args, kwargs = self._args(e, block)
+            args, kwargs = self._args(e, block, numpy=True)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
         if id(callee) in B.LIBRARY:  # a NumPy function written in the subset
             return self.call_node(Constant(_library_graph(B.LIBRARY[id(callee)]),
                                            self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
-            args, kwargs = self._args(e, block)
+            args, kwargs = self._args(e, block, numpy=True)
             if id(callee) in B.NP_OPERATORS and args and not kwargs:
                 # np.add(1.0, 2.0) computes on NumPy scalars (np.float64, inf for 1/0)
                 args = [self.apply(block, P.np_first, args[0], args[-1], node=e), *args[1:]]
@@ -1175,8 +1494,24 @@ class FunctionLowerer:
     def method_call(self, e: ast.Call, block: Block) -> Node:
         attr = e.func.attr  # type: ignore[attr-defined]
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        if attr in _MUTATORS:
+            raise self.error(MycSyntaxError, f"'.{attr}()' returns None: use it as a "
+                             f"statement (out.{attr}(...))", e)
+        if attr in _DICT_METHODS or attr == "keys":
+            args, kwargs = self._args(e, block)
+            if kwargs:
+                raise self.error(MycTypeError, f"dict.{attr}() takes no keyword arguments", e)
+            if attr == "keys":
+                if args:
+                    raise self.error(MycTypeError, "dict.keys() takes no arguments", e)
+                return self.apply(block, P.dict_keys, obj, node=e)
+            name, arity = _DICT_METHODS[attr]
+            ok = len(args) in arity if isinstance(arity, tuple) else len(args) == arity
+            if not ok:
+                raise self.error(MycTypeError, f"dict.{attr}() got {len(args)} arguments", e)
+            return self.py_call(name, [obj, *args], e, block)
         obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
-        args, kwargs = self._args(e, block)
+        args, kwargs = self._args(e, block, numpy=True)
         if attr in ("reshape", "transpose"):
             prim = getattr(P, attr)
             if kwargs and attr == "reshape":
@@ -1197,7 +1532,16 @@ class FunctionLowerer:
         raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
                          hint="supported methods: .sum .mean .max .min .argmax .argmin "
                          ".reshape .astype .transpose .dot .clip .copy " +
-                         " ".join("." + m for m in B.METHOD_LIBRARY))
+                         " ".join("." + m for m in B.METHOD_LIBRARY) +
+                         "; on lists .append .extend .insert (as statements); on dicts "
+                         ".items .keys .values .get")
+
+
+def _py_library_graph(name: str) -> Graph:
+    """The graph of Python library function ``name`` (``myc/frontend/py_library.py``)."""
+    from myc.frontend import py_library
+
+    return parse(getattr(py_library, name))
 
 
 def _library_graph(name: str) -> Graph:

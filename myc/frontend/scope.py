@@ -5,9 +5,14 @@ from __future__ import annotations
 import ast
 
 
+_MUTATING_METHODS = frozenset({"append", "extend", "insert"})
+
+
 def _target_names(target: ast.AST, out: set[str]) -> None:
     if isinstance(target, ast.Name):
         out.add(target.id)
+    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        out.add(target.value.id)  # d[k] = v rebinds d (myc's dicts and lists are values)
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
             _target_names(elt, out)
@@ -16,7 +21,8 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
 
 
 def assigned_names(stmts: list[ast.stmt]) -> set[str]:
-    """Names bound by ``stmts`` (not descending into nested functions or lambdas)."""
+    """Names bound by ``stmts`` (not descending into nested functions or lambdas),
+    including lists and dicts mutated in place, which myc rebinds."""
     out: set[str] = set()
 
     def visit(node: ast.AST) -> None:
@@ -34,6 +40,11 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
             _target_names(node.target, out)
         elif isinstance(node, ast.NamedExpr):
             _target_names(node.target, out)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and \
+                node.value.func.attr in _MUTATING_METHODS and \
+                isinstance(node.value.func.value, ast.Name):
+            out.add(node.value.func.value.id)  # out.append(x) rebinds out
         for child in ast.iter_child_nodes(node):
             visit(child)
 

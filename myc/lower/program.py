@@ -21,6 +21,7 @@ from myc.infer.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import P, Primitive
+from myc.prims.containers import like
 from myc.runtime.stats import lowering_fallback, note_run
 from myc.timings import add as add_count
 from myc.timings import timed
@@ -274,13 +275,13 @@ OUT = _Out()
 def _template(v: Any) -> Any:
     """The output template with the typed graph's nodes replaced by ``OUT`` markers."""
     if isinstance(v, tuple):
-        return tuple(_template(x) for x in v)
+        return like(v, [_template(x) for x in v])
     return OUT if isinstance(v, Node) else v
 
 
 def _rebuild(template: Any, results) -> Any:
     if isinstance(template, tuple):
-        return tuple(_rebuild(t, results) for t in template)
+        return like(template, [_rebuild(t, results) for t in template])
     if isinstance(template, _Out):
         return next(results)
     return template

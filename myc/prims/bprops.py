@@ -387,3 +387,9 @@ def bprop_cumsum(x, axis, out, dout):
         return (np.reshape(np.cumsum(dout[::-1])[::-1], np.shape(x)), ZERO)
     rev = P.reverse_index(np.ndim(dout), axis)
     return (np.cumsum(dout[rev], axis)[rev], ZERO)
+
+
+# ---------------------------------------------------------------- lists, dicts, namedtuples
+def bprop_pack(meta, values, out, dout):
+    # a container's sensitivity is positional, as its values' tuple is
+    return (ZERO, dout)

@@ -18,7 +18,7 @@ STRUCTURAL = frozenset({
     "gadd", "env_get", "env_add", "getitem", "switch", "mask_zero", "unpack",
     "check_defined", "cast_grad", "grad_cast", "check_scalar_output", "getitem_grad",
     "unpack_grad", "array_grad", "make_tuple", "materialize", "tangent_out",
-    "default_if_undef", "check_math_domain", "alias_guard",
+    "default_if_undef", "check_math_domain", "alias_guard", "pack",
 })
 
 
@@ -339,3 +339,9 @@ def jvp_concat_grad(xs, axis, d, txs, taxis, td, out):
 
 def jvp_cumsum(x, axis, tx, taxis, out):
     return P.cast_grad(np.cumsum(tx, axis), out)
+
+
+# ---------------------------------------------------------------- lists, dicts, namedtuples
+def jvp_pack(meta, values, tmeta, tvalues, out):
+    # the tangent keeps the container's kind: it is indexed by the same keys
+    return ZERO if P.is_zero(tvalues) else P.pack(meta, tvalues)

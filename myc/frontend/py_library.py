@@ -1,0 +1,184 @@
+"""Python's list and dict operations and sequence builtins, written in the myc subset.
+
+Parsed by the frontend like user code (as ``np_library`` is for NumPy), so AD and every
+backend see them as compositions of ``getitem``, tuple concatenation and ``pack``:
+gradients through ``d.values()``, ``zip`` or ``sum`` need no rules of their own.  The
+loops here run over static structures (a list's length, a dict's keys), so
+specialization unrolls them.  Lists are ``ListValue``s and dicts ``DictValue``s
+(``myc.prims.containers``); a mutation returns the new value, which the frontend binds
+to the mutated variable.
+"""
+
+# ruff: noqa: SIM108 - the subset has no conditional assignment shortcuts to prefer
+from __future__ import annotations
+
+from myc.prims import P
+
+
+def iterable(x):
+    """What ``for v in x`` runs over: a dict's keys, any other sequence itself."""
+    if P.container_kind(x) == "dict":
+        return P.dict_keys(x)
+    return x
+
+
+def dict_values(d):
+    out = []
+    for k in P.dict_keys(d):
+        out.append(d[k])
+    return out
+
+
+def dict_items(d):
+    out = []
+    for k in P.dict_keys(d):
+        out.append((k, d[k]))
+    return out
+
+
+def dict_get(d, key, default=None):
+    if P.container_kind(d) != "dict":
+        return P.fail(d, "'{kind}' object has no attribute 'get'")
+    if key in d:
+        return d[key]
+    return default
+
+
+def setitem(x, key, value):
+    """``x[key] = value`` as a new value: a dict gets the key (new keys go last), a
+    list the item; anything else is refused (arrays are values in myc)."""
+    kind = P.container_kind(x)
+    if kind == "dict":
+        keys = P.keys_with(x, key)
+        vals = ()
+        for k in keys:
+            if k == key:
+                vals = vals + (value,)
+            else:
+                vals = vals + (x[k],)
+        return P.pack(keys, vals)
+    if kind == "list":
+        n = len(x)
+        i = key
+        if key < 0:
+            i = key + n
+        if i < 0 or i >= n:
+            return P.fail(x, "list assignment index out of range")
+        out = []
+        for j in range(n):
+            if j == i:
+                out.append(value)
+            else:
+                out.append(x[j])
+        return out
+    return P.fail(x, "item assignment (x[i] = ...) is not supported on a {kind}: arrays "
+                     "and tuples are immutable in myc (build a new array, e.g. with "
+                     "np.where; lists and dicts can be assigned to)")
+
+
+def append(x, value):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'append'")
+    return x + [value]
+
+
+def extend(x, values):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'extend'")
+    out = x
+    for v in values:
+        out = out + [v]
+    return out
+
+
+def insert(x, index, value):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'insert'")
+    n = len(x)
+    i = index
+    if index < 0:
+        i = max(index + n, 0)
+    i = min(i, n)
+    return x[:i] + [value] + x[i:]
+
+
+def to_list(x):
+    out = []
+    for v in x:
+        out.append(v)
+    return out
+
+
+def to_tuple(x):
+    out = ()
+    for v in x:
+        out = out + (v,)
+    return out
+
+
+def py_sum(xs, start=0):
+    acc = start
+    for v in xs:
+        acc = acc + v
+    return acc
+
+
+def py_zip(seqs):
+    n = len(seqs[0])
+    for s in seqs:
+        n = min(n, len(s))
+    out = []
+    for i in range(n):
+        row = ()
+        for s in seqs:
+            row = row + (iterable(s)[i],)
+        out.append(row)
+    return out
+
+
+def py_enumerate(seq, start=0):
+    out = []
+    i = start
+    for v in seq:
+        out.append((i, v))
+        i = i + 1
+    return out
+
+
+def py_reversed(seq):
+    n = len(seq)
+    out = []
+    for i in range(n):
+        out.append(iterable(seq)[n - 1 - i])
+    return out
+
+
+def py_range(start, stop, step):
+    out = []
+    for i in range(start, stop, step):
+        out.append(i)
+    return out
+
+
+def seq_max(xs):
+    acc = xs[0]
+    for v in xs:
+        acc = max(acc, v)
+    return acc
+
+
+def seq_min(xs):
+    acc = xs[0]
+    for v in xs:
+        acc = min(acc, v)
+    return acc
+
+
+def to_dict(x):
+    """``dict(x)``: a dict's copy (a value already), or a dict of (key, value) pairs."""
+    if P.container_kind(x) == "dict":
+        return x
+    out = {}
+    for k, v in x:
+        out[k] = v
+    return out
