@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 
-
 _MUTATING_METHODS = frozenset({"append", "extend", "insert"})
 
 

@@ -245,10 +245,10 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
     if np.shape(value) != np.shape(like):
         raise MycShapeError(f"{path} has shape {np.shape(value)} but {what} has shape "
                             f"{np.shape(like)}")
-    kind_of = (lambda v: "f" if isinstance(v, float) else "i" if isinstance(v, (bool, int))
-               and not isinstance(v, np.generic) else np.result_type(v).kind)
-    if kind_of(like) == "f" and isinstance(value, (np.ndarray, np.generic)) and \
-            kind_of(value) in "biu":
+    num_kind = (lambda v: "f" if isinstance(v, float) else "i" if isinstance(v, (bool, int))
+                and not isinstance(v, np.generic) else np.result_type(v).kind)
+    if num_kind(like) == "f" and isinstance(value, (np.ndarray, np.generic)) and \
+            num_kind(value) in "biu":
         raise MycTypeError(f"{path} is {np.result_type(value)} but {what} is a float: "
                            "a tangent or cotangent of a float is a float")
 
@@ -264,5 +264,5 @@ def _shape_of_tree(v: Any) -> str:
             + "}"
     if kind is ListValue:
         return "[" + ", ".join(inner) + "]"
-    name = kind.__name__ + "" if kind is not tuple else ""
+    name = kind.__name__ if kind is not tuple else ""
     return name + "(" + ", ".join(inner) + ("," if len(inner) == 1 and not name else "") + ")"
