@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myc.errors import MycIndexError, MycTypeError
+from myc.errors import MycIndexError, MycSyntaxError, MycTypeError
 from myc.prims.registry import register
 
 
@@ -206,7 +206,8 @@ def _field_index(x: Any, name: str) -> int:
         return type(x)._fields.index(name)
     if is_namedtuple(x):
         raise MycTypeError(f"'{type(x).__name__}' object has no attribute '{name}'")
-    raise MycTypeError(f"attribute '.{name}' is not supported on a {kind_of(x)}",
+    raise MycSyntaxError(f"attribute '.{name}' is not supported (on a value of kind "
+                         f"'{kind_of(x)}')",
                        hint="supported: .T .shape .ndim .size, a namedtuple's fields, and "
                             "the methods .sum .mean .max .min .argmax .argmin .reshape "
                             ".astype .transpose .dot .clip .copy")
