@@ -65,6 +65,7 @@ class DictValue(tuple):
         return obj
 
     def lookup(self, key: Any) -> Any:
+        check_key(key)
         try:
             pos = self.keys_.index(key)
         except ValueError:
@@ -81,6 +82,21 @@ class DictValue(tuple):
 
     def __reduce__(self):
         return (DictValue, (self.keys_, tuple(self)))
+
+
+def static_key(k: Any) -> bool:
+    """Can ``k`` be a dict key in compiled code (a value known when it specializes)?"""
+    if isinstance(k, tuple):
+        return all(static_key(x) for x in k)
+    return k is None or isinstance(k, (str, int, float, bool))
+
+
+def check_key(k: Any) -> None:
+    if not static_key(k):
+        raise MycTypeError("a dict key must be known when the program is compiled (a "
+                           "str or int constant, or a loop variable over static keys); "
+                           "this one is computed from array or float data",
+                           hint="use a list indexed by position, or an array")
 
 
 def is_namedtuple(x: Any) -> bool:
@@ -178,6 +194,7 @@ register("dict_keys", "d", lambda d: ListValue(_need_dict(d, "keys").keys_),
 
 def _keys_with(d: Any, key: Any) -> tuple:
     keys = _need_dict(d, "keys").keys_
+    check_key(key)
     return keys if key in keys else keys + (key,)
 
 
