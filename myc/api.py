@@ -176,25 +176,40 @@ def _fn_name(fn: Any) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
-    """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``."""
+def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
+         backend: str | None = None) -> Transformed:
+    """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``.
+
+    Arguments may be pytrees (tuples, lists, dicts, namedtuples): ``argnums`` picks whole
+    arguments and each gradient has its argument's structure.  ``backend``: where the
+    gradient runs (default: ``fn``'s backend if it is a ``myc.jit`` function, else cpu);
+    ``grad(f, backend="opencl")`` is ``grad(jit(f, backend="opencl"))``.
+    """
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
-                       f"grad({_fn_name(fn)})", _backend_of(fn), ("grad", fn, argnums))
+                       f"grad({_fn_name(fn)})", _backend_of(fn, backend),
+                       ("grad", fn, argnums))
 
 
-def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
-    """``(fn(*args), grad(fn)(*args))`` computed together."""
+def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
+                   backend: str | None = None) -> Transformed:
+    """``(fn(*args), grad(fn)(*args))`` computed together (``backend`` as in ``grad``)."""
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
-                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn),
+                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
                        ("value_and_grad", fn, argnums))
 
 
-def _backend_of(fn: Any) -> str:
-    return getattr(fn, "backend", "cpu")
+def _backend_of(fn: Any, backend: str | None = None) -> str:
+    """The backend a transform runs on: the one asked for, else ``fn``'s own."""
+    if backend is None:
+        return getattr(fn, "backend", "cpu")
+    if backend not in pipeline.BACKENDS:
+        raise MycValueError(f"unknown backend '{backend}'; available: "
+                            f"{', '.join(pipeline.BACKENDS)}")
+    return backend
 
 
 def _located(build: Callable[[], Any]) -> Any:
@@ -204,15 +219,19 @@ def _located(build: Callable[[], Any]) -> Any:
         raise exc.with_traceback(None) from None
 
 
-def _grad_transform(fn, argnums=0):
+def _grad_transform(fn, argnums=0, backend=None):
+    """``myc.grad`` inside a compiled function: the gradient's graph (it runs on the
+    enclosing program's backend; ``backend`` is checked, then has no other effect)."""
     from myc.ad.grad import grad_graph
 
+    _backend_of(fn, backend)
     return grad_graph(fn, argnums, False)
 
 
-def _value_and_grad_transform(fn, argnums=0):
+def _value_and_grad_transform(fn, argnums=0, backend=None):
     from myc.ad.grad import grad_graph
 
+    _backend_of(fn, backend)
     return grad_graph(fn, argnums, True)
 
 
@@ -235,8 +254,9 @@ value_and_grad.__myc_transform__ = _value_and_grad_transform  # type: ignore[att
 jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 
-def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal."""
+def vjp(fn: Callable, *primals: Any, backend: str | None = None) -> tuple[Any, Callable]:
+    """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal,
+    each in its primal's structure (``backend`` as in ``grad``)."""
     from myc.ad.vjp import make_vjp
 
     try:
@@ -244,13 +264,14 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
         names = [p.name for p in graph.parameters]
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         return make_vjp(graph, check_args(names, tuple(full)), list(primals),
-                        getattr(fn, "backend", "cpu"))
+                        _backend_of(fn, backend))
     except MycError as exc:
         raise exc.with_traceback(None) from None
 
 
-def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    """``(fn(*primals), J·tangents)`` by forward mode."""
+def jvp(fn: Callable, primals: tuple, tangents: tuple,
+        backend: str | None = None) -> tuple[Any, Any]:
+    """``(fn(*primals), J·tangents)`` by forward mode (``backend`` as in ``grad``)."""
     from myc.ad.forward import run_jvp
 
     try:
@@ -274,7 +295,7 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
         tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
         with timings.call(f"jvp({_fn_name(fn)})"):
             out = run_jvp(graph, args, check_args(names, tuple(tans)),
-                          getattr(fn, "backend", "cpu"))
+                          _backend_of(fn, backend))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None
