@@ -26,12 +26,17 @@ class Jitted:
         self.__myc_function__ = fn
         self.backend = backend
         self._executable: Callable | None = None
+        self._watch: Any = None
 
     def _compile(self) -> Callable:
+        if self._executable is not None and _rebound(self._watch):
+            self._executable = None  # a global it read was rebound: compiled again
         if self._executable is None:
+            from myc.runtime.globals_watch import GlobalWatch
             from myc.runtime.specialize import Source
 
             fn = self.__myc_function__
+            self._watch = GlobalWatch(fn)
             self._source = Source(lambda: pipeline.parsed(fn), self, self.backend)
             self._executable = _executable(self._source, self.backend)
         return self._executable
@@ -59,6 +64,15 @@ class Jitted:
     def __repr__(self) -> str:
         return f"<myc.jit {getattr(self.__myc_function__, '__qualname__', '?')} " \
                f"backend={self.backend}>"
+
+
+def _rebound(watch: Any) -> bool:
+    """Was a global or closure cell the program read rebound since it was compiled?
+    (Then the parsed graphs are forgotten: ``myc.runtime.globals_watch``.)"""
+    if watch is None or watch.changed() is None:
+        return False
+    watch.invalidate()
+    return True
 
 
 def _executable(source: Source, backend: str) -> Callable:
@@ -127,15 +141,23 @@ class Transformed:
         self.backend = backend
         # (transform, function, argnums): what the disk cache's source key describes
         self._myc_source = source
+        self._watch: Any = None
 
     def __myc_graph__(self):
+        if self._graph is not None and _rebound(self._watch):
+            self._graph = self._run = None  # a global it read was rebound
         if self._graph is None:
+            from myc.runtime.globals_watch import GlobalWatch
+
+            self._watch = GlobalWatch(self._myc_source[1]) if self._myc_source else None
             self._graph = self._build()
         return self._graph
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             with timings.call(self.__name__):
+                if self._run is not None and _rebound(self._watch):
+                    self._graph = self._run = None  # a global it read was rebound
                 if self._run is None:
                     from myc.runtime.specialize import Source
 

@@ -40,6 +40,7 @@ from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.containers import DictValue, ListValue, is_namedtuple
+from myc.runtime import globals_watch
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -173,7 +174,10 @@ def parse(fn: Any) -> Graph:
     if not isinstance(fn, types.FunctionType):
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
     g = _GRAPHS.get(fn)
+    if g is not None and globals_watch.parsed_is_stale(fn):
+        g = None  # a global it read was rebound since: parsed again
     if g is None:
+        globals_watch.note_parse(fn)
         info = read_function(fn)
         g = Graph(fn.__name__, None, info.loc(info.tree))
         _GRAPHS[fn] = g
