@@ -306,7 +306,7 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple,
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         args = check_args(names, tuple(full))
         # lists and dicts (primals and tangents alike) as myc's static structures
-        primals = tuple(args[:len(primals)])
+        primals = tuple(check_arg(p, f"primal {i + 1}") for i, p in enumerate(primals))
         tangents = tuple(check_arg(t, f"tangent {i + 1}") if t is not None else t
                          for i, t in enumerate(tangents))
         tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
@@ -315,6 +315,15 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple,
             check_like(t, p, f"tangent {i + 1}", "its primal")
         # a parameter left to its default does not vary: its tangent is zero
         tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
+        sig = graph.flags.get("signature")
+        if sig is not None and not sig.simple:  # def f(x, *args): bound like the primals
+            npos, named = sig.n_positional, len(sig.names)
+            tans = [tangents[i] if i < min(len(tangents), npos) else _zero_tangent(full[i])
+                    for i in range(named)]
+            if sig.varargs is not None:
+                tans.append(tuple(tangents[npos:]))
+            if sig.varkw is not None:
+                tans.append(full[-1])
         with timings.call(f"jvp({_fn_name(fn)})"):
             out = run_jvp(graph, args, check_args(names, tuple(tans)),
                           _backend_of(fn, backend))

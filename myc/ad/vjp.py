@@ -69,9 +69,14 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
             d = backward(*args, positional(ct))  # sensitivities are positional
+            cts = [_cotangent(d[i + 1], a) for i, a in enumerate(args)]
+            sig = graph.flags.get("signature")
+            if sig is not None and not sig.simple:
+                # def f(x, *args): the cotangents of the primals as they were passed
+                star = list(cts[len(sig.names)]) if sig.varargs is not None else []
+                cts = cts[:sig.n_positional] + star
             # one cotangent per primal given (parameters left to defaults get none)
-            return own_outputs(tuple(_cotangent(d[i + 1], a)
-                                     for i, a in enumerate(args[:len(originals)])))
+            return own_outputs(tuple(cts[:len(originals)]))
         except MycError as exc:
             raise exc.with_traceback(None) from None
 

@@ -120,10 +120,25 @@ def _advanced_index(index: Node) -> bool:
 
 @dataclass
 class Signature:
-    """Parameter names and default-value nodes of a graph built from a ``def``."""
+    """Parameter names and default-value nodes of a graph built from a ``def``.
+
+    The graph's parameters are ``names`` (the positional ones, ``npos`` of them, then
+    the keyword-only ones), then ``*varargs`` (a tuple) and ``**varkw`` (a dict) when
+    the ``def`` has them."""
 
     names: list[str]
     defaults: dict[str, Node] = field(default_factory=dict)
+    npos: int | None = None  # None: every name is positional
+    varargs: str | None = None
+    varkw: str | None = None
+
+    @property
+    def n_positional(self) -> int:
+        return len(self.names) if self.npos is None else self.npos
+
+    @property
+    def simple(self) -> bool:
+        return self.npos is None and self.varargs is None and self.varkw is None
 
 
 @dataclass
@@ -217,7 +232,9 @@ class FunctionLowerer:
         self.outer = outer
         tree = info.tree
         body = tree.body if isinstance(tree.body, list) else []
-        self.locals = assigned_names(body) | {a.arg for a in self._all_args(tree.args)}
+        targs = tree.args
+        self.locals = assigned_names(body) | {a.arg for a in self._all_args(targs)} | {
+            a.arg for a in (*targs.kwonlyargs, targs.vararg, targs.kwarg) if a is not None}
         self.loops: list[Loop] = []
         self.n_loops = 0
         # enclosing-function variables this function reads, with their node at creation
@@ -249,19 +266,33 @@ class FunctionLowerer:
         self._check_arguments(args)
         env = Env({})
         names = []
-        for a in self._all_args(args):
+        for a in self._all_args(args) + list(args.kwonlyargs):
             env.vars[a.arg] = g.add_parameter(a.arg, self.loc(a))
             names.append(a.arg)
         sig = Signature(names)
+        if args.kwonlyargs or args.vararg or args.kwarg:
+            sig.npos = len(self._all_args(args))
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                env.vars[star.arg] = g.add_parameter(star.arg, self.loc(star))
+        sig.varargs = args.vararg.arg if args.vararg else None
+        sig.varkw = args.kwarg.arg if args.kwarg else None
         pos = self._all_args(args)
         defaults = list(args.defaults)
-        for a, d in zip(pos[len(pos) - len(defaults):], defaults, strict=True):
+        pairs = list(zip(pos[len(pos) - len(defaults):], defaults, strict=True)) + [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None]
+        for a, d in pairs:
             if defaults_block is None:
-                sig.defaults[a.arg] = Constant(self._default_value(a.arg), self.loc(d))
+                sig.defaults[a.arg] = self._top_default(a.arg, d, Block(g, env))
             else:
                 sig.defaults[a.arg] = self.expr(d, defaults_block)
         g.flags["signature"] = sig
-        if all(isinstance(n, Constant) for n in sig.defaults.values()):
+        if not sig.simple:
+            # parameters bound by name at each call site (``call_graph``): a call through
+            # a function value must pass them all
+            g.flags["defaults"] = []
+        elif all(isinstance(n, Constant) for n in sig.defaults.values()):
             g.flags["defaults"] = [sig.defaults[n].value for n in names if n in sig.defaults]
         else:
             # defaults computed when the def runs: a call through a function value that
@@ -279,13 +310,22 @@ class FunctionLowerer:
         if end is not None:
             end.graph.output = Constant(None, self.loc(tree))
 
-    def _default_value(self, name: str) -> Any:
-        sig = self.py_fn.__defaults__ or ()
-        pos = self.py_fn.__code__.co_varnames[: self.py_fn.__code__.co_argcount]
-        idx = list(pos).index(name) - (len(pos) - len(sig))
-        value = sig[idx]
+    def _top_default(self, name: str, node: ast.AST, block: Block) -> Node:
+        """The default of a top-level function's parameter: its value when the ``def``
+        ran (a constant; a function default is that function's graph)."""
+        kw = self.py_fn.__kwdefaults__ or {}
+        if name in kw:
+            value = kw[name]
+        else:
+            sig = self.py_fn.__defaults__ or ()
+            pos = self.py_fn.__code__.co_varnames[: self.py_fn.__code__.co_argcount]
+            value = sig[list(pos).index(name) - (len(pos) - len(sig))]
+        if callable(value) and not isinstance(value, type):
+            fn = self.python_value(value, name, node, block)
+            if isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive)):
+                return fn
         self._check_constant_value(value, name, self.info.tree)
-        return _as_value(value)
+        return Constant(_as_value(value), self.loc(node))
 
     def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
         if isinstance(value, (bool, int, float, str, np.generic, type(None))):
@@ -303,14 +343,7 @@ class FunctionLowerer:
                          f"{type(value).__name__}", node)
 
     def _check_arguments(self, args: ast.arguments) -> None:
-        if args.vararg is not None:
-            raise self.error(MycSyntaxError, "star-args (*args) are not supported", args.vararg)
-        if args.kwarg is not None:
-            raise self.error(MycSyntaxError, "keyword star-args (**kwargs) are not supported",
-                             args.kwarg)
-        if args.kwonlyargs:
-            raise self.error(MycSyntaxError, "keyword-only arguments are not supported",
-                             args.kwonlyargs[0])
+        """Every form of parameter list is supported (``*args``, keyword-only, ``**kw``)."""
 
     # ------------------------------------------------------------------ statements
     def stmts(self, stmts: list[ast.stmt], block: Block | None) -> Block | None:
@@ -957,11 +990,15 @@ class FunctionLowerer:
         """A dict: a ``DictValue``; its keys are part of its structure, so they must be
         known when the program is specialized (constants, or loop variables over static
         keys)."""
+        if any(k is None for k in e.keys):  # {**a, "k": v, **b}: merged in order
+            out: Node = Constant(DictValue((), ()), self.loc(e))
+            for k, v in zip(e.keys, e.values, strict=True):
+                value = self.expr(v, block)
+                out = self.py_call("dict_merge", [out, value], v, block) if k is None else \
+                    self.py_call("setitem", [out, self.expr(k, block), value], k, block)
+            return out
         keys, values = [], []
         for k, v in zip(e.keys, e.values, strict=True):
-            if k is None:
-                raise self.error(MycSyntaxError, "dict unpacking (**d) in a dict display is "
-                                 "not supported", v)
             keys.append(self.expr(k, block))
             values.append(self.expr(v, block))
         if all(isinstance(k, Constant) for k in keys):
@@ -982,10 +1019,10 @@ class FunctionLowerer:
                                 self.loc(e))
             return self.apply(block, P.pack, Constant(tuple(order)),
                               self.apply(block, P.make_tuple, *vals, node=e), node=e)
-        out: Node = Constant(DictValue((), ()), self.loc(e))
+        acc: Node = Constant(DictValue((), ()), self.loc(e))
         for k, v, kn in zip(keys, values, e.keys, strict=True):
-            out = self.py_call("setitem", [out, k, v], kn, block)
-        return out
+            acc = self.py_call("setitem", [acc, k, v], kn, block)
+        return acc
 
     def _comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.DictComp,
                        block: Block) -> Node:
@@ -1150,13 +1187,11 @@ class FunctionLowerer:
 
     # -- calls -------------------------------------------------------------------
     def expr_Call(self, e: ast.Call, block: Block) -> Node:
-        for a in e.args:
-            if isinstance(a, ast.Starred):
-                raise self.error(MycSyntaxError, "star-args (*x) in calls are not supported", a)
-        for k in e.keywords:
-            if k.arg is None:
-                raise self.error(MycSyntaxError, "keyword star-args (**x) in calls are not "
-                                 "supported", k)
+        if any(isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords):
+            for a in (*e.args, *(k.value for k in e.keywords)):
+                self.check_subset(a.value if isinstance(a, ast.Starred) else a)
+            return self.star_call(e, block)
         # name an unsupported argument (``sum(x for x in t)``) before the callee
         for a in (*e.args, *(k.value for k in e.keywords)):
             self.check_subset(a)
@@ -1197,12 +1232,17 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, "keyword arguments in a recursive call are not "
                                  "supported", e)
             return self.apply(block, fn, *args, node=e)
-        if len(args) > len(sig.names):
-            raise self.error(MycTypeError, f"{g.name}() takes {len(sig.names)} positional "
+        npos = sig.n_positional
+        if len(args) > npos and sig.varargs is None:
+            raise self.error(MycTypeError, f"{g.name}() takes {npos} positional "
                              f"arguments but {len(args)} were given", e)
-        bound: dict[str, Node] = dict(zip(sig.names, args, strict=False))
+        bound: dict[str, Node] = dict(zip(sig.names[:npos], args, strict=False))
+        extra_kw: dict[str, Node] = {}
         for k, v in kwargs.items():
             if k not in sig.names:
+                if sig.varkw is not None:
+                    extra_kw[k] = v
+                    continue
                 raise self.error(MycTypeError, f"{g.name}() got an unexpected keyword argument "
                                  f"'{k}'", e)
             if k in bound:
@@ -1222,7 +1262,68 @@ class FunctionLowerer:
             else:
                 raise self.error(MycTypeError, f"{g.name}() missing required argument "
                                  f"'{name}'", e)
+        if sig.varargs is not None:
+            full.append(self.apply(block, P.make_tuple, *args[npos:], node=e))
+        if sig.varkw is not None:
+            full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
+                block, P.make_tuple, *extra_kw.values(), node=e), node=e))
         return self.apply(block, fn, *full, node=e)
+
+    def star_call(self, e: ast.Call, block: Block) -> Node:
+        """A call with ``*seq`` or ``**mapping`` arguments: their lengths and keys are
+        known only when the program is specialized, so the arguments are bound then
+        (``bind_args`` in myc/frontend/py_library.py)."""
+        parts: list[Node] = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                parts.append(self.py_call("to_tuple", [self.expr(a.value, block)], a, block))
+            else:
+                parts.append(self.apply(block, P.make_tuple, self.expr(a, block), node=a))
+        pos: Node = Constant((), self.loc(e))
+        for part in parts:
+            pos = self.apply(block, P.add, pos, part, node=e)
+        named = [k for k in e.keywords if k.arg is not None]
+        kw: Node = self.apply(block, P.pack, Constant(tuple(k.arg for k in named)), self.apply(
+            block, P.make_tuple, *[self.expr(k.value, block) for k in named], node=e), node=e)
+        for k in e.keywords:
+            if k.arg is None:
+                kw = self.py_call("dict_merge", [kw, self.expr(k.value, block)], k, block)
+        callee = self._static_callee(e.func, block) if not isinstance(
+            e.func, ast.Attribute) or isinstance(self._static_callee(e.func.value, block), (
+                types.ModuleType, types.SimpleNamespace)) else None
+        import builtins as py
+
+        if callee is py.zip and len(e.args) == 1 and not e.keywords:
+            return self.py_call("py_zip", [pos], e, block)
+        fn = self.python_value(callee, ast.unparse(e.func), e.func, block) \
+            if callee is not None else self.expr(e.func, block)
+        if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
+                fn.value.flags.get("signature") is not None):
+            star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (
+                isinstance(a, ast.keyword) and a.arg is None))
+            raise self.error(MycSyntaxError, f"star-args (*x, **x) in a call of "
+                             f"'{ast.unparse(e.func)}' are not supported: only in calls of "
+                             "Python functions known where they are called", star)
+        g = fn.value
+        sig: Signature = g.flags["signature"]
+        defaults = []
+        for name in sig.names:
+            d = sig.defaults.get(name)
+            if d is not None and d.graph is not None and not block.graph.is_within(d.graph):
+                raise self.error(MycTypeError, f"pass argument '{name}' of {g.name}() "
+                                 "explicitly here (its default is not visible)", e)
+            defaults.append(d if d is not None else Constant(None))
+        loc = self.loc(e)
+        bound = self.py_call("bind_args", [
+            Constant(g.name, loc), Constant(tuple(sig.names), loc),
+            Constant(sig.n_positional, loc),
+            Constant(tuple(n in sig.defaults for n in sig.names), loc),
+            self.apply(block, P.make_tuple, *defaults, node=e),
+            Constant(sig.varargs is not None, loc), Constant(sig.varkw is not None, loc),
+            pos, kw], e, block)
+        n = len(g.parameters)
+        return self.apply(block, fn, *[self.apply(block, P.getitem, bound, i, node=e)
+                                       for i in range(n)], node=e)
 
     def call_prim(self, prim: Primitive, args: list[Node], kwargs: dict[str, Node],
                   e: ast.AST, block: Block, aliases: dict[str, str] | None = None) -> Node:

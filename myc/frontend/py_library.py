@@ -182,3 +182,44 @@ def to_dict(x):
     for k, v in x:
         out[k] = v
     return out
+
+
+def dict_merge(a, b):
+    """``{**a, **b}`` / ``f(**a, **b)``: ``b``'s keys after ``a``'s."""
+    if P.container_kind(b) != "dict":
+        return P.fail(b, "argument after ** must be a dict, not {kind}")
+    out = a
+    for k in b:
+        out[k] = b[k]
+    return out
+
+
+def bind_args(fname, names, npos, has_default, defaults, varargs, varkw, pos, kw):
+    """The parameters of ``fname`` from a call's positional tuple and keyword dict,
+    as Python binds them (the graph's order: ``names``, then ``*args``, ``**kw``)."""
+    out = ()
+    for i in range(len(names)):
+        name = names[i]
+        if i < npos and i < len(pos):
+            if name in kw:
+                return P.fail(fname, "{kind}() got multiple values for an argument")
+            out = out + (pos[i],)
+        elif name in kw:
+            out = out + (kw[name],)
+        elif has_default[i]:
+            out = out + (defaults[i],)
+        else:
+            return P.fail(fname, "{kind}() missing a required argument")
+    if varargs:
+        out = out + (pos[npos:],)
+    elif len(pos) > npos:
+        return P.fail(fname, "{kind}() got too many positional arguments")
+    extra = {}
+    for k in kw:
+        if k not in names:
+            extra[k] = kw[k]
+    if varkw:
+        out = out + (extra,)
+    elif len(extra) > 0:
+        return P.fail(fname, "{kind}() got an unexpected keyword argument")
+    return out

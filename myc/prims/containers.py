@@ -234,7 +234,7 @@ register("field_index", "x name", _field_index, differentiable=False)
 
 
 def _fail(x: Any, message: str) -> Any:
-    raise MycTypeError(message.replace("{kind}", kind_of(x)))
+    raise MycTypeError(message.replace("{kind}", x if isinstance(x, str) else kind_of(x)))
 
 
 register("fail", "x message", _fail, differentiable=False,

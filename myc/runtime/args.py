@@ -17,6 +17,8 @@ import numpy as np
 
 from myc.errors import MycTypeError
 from myc.infer.abstract import DEVICE_ARRAY_TYPES
+from myc.ir.nodes import Closure
+from myc.prims import Primitive
 from myc.prims.containers import (
     DictValue,
     ListValue,
@@ -84,6 +86,8 @@ every stage that walks arguments: deeper would exhaust Python's stack)."""
 
 def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
+    if isinstance(value, (Closure, Primitive)):  # a function default (act=np.tanh)
+        return value
     if isinstance(value, (bool, int, float)):
         if isinstance(value, int) and not isinstance(value, bool) and not (
                 -(2**63) <= value < 2**63):
