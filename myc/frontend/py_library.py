@@ -71,9 +71,9 @@ def setitem(x, key, value):
             else:
                 out.append(x[j])
         return out
-    return P.fail(x, "item assignment (x[i] = ...) is not supported on an object of kind "
-                     "'{kind}': arrays and tuples are immutable in myc (build a new array, "
-                     "e.g. with np.where; lists and dicts can be assigned to)")
+    return P.fail(x, "item assignment (x[i] = ...) is not supported on a value of kind "
+                     "'{kind}': arrays and tuples are immutable in myc|hint|build a new "
+                     "array, e.g. with np.where (lists and dicts take item assignment)")
 
 
 def append(x, value):

@@ -133,6 +133,10 @@ def kind_of(x: Any) -> str:
         return "dict"
     if is_namedtuple(t):
         return t.__name__
+    a = getattr(x, "abstract", None)  # a value known by type only (specialization)
+    if a is not None and hasattr(a, "dtype"):
+        return "array" if a.shape else {"f": "float", "i": "int", "b": "bool"}.get(
+            a.dtype.kind, "scalar")
     if isinstance(x, tuple):
         return "tuple"
     if hasattr(x, "shape") and hasattr(x, "dtype") and getattr(x, "ndim", 0) > 0:
@@ -234,7 +238,9 @@ register("field_index", "x name", _field_index, differentiable=False)
 
 
 def _fail(x: Any, message: str) -> Any:
-    raise MycTypeError(message.replace("{kind}", x if isinstance(x, str) else kind_of(x)))
+    message = message.replace("{kind}", x if isinstance(x, str) else kind_of(x))
+    text, _, hint = message.partition("|hint|")
+    raise MycTypeError(text, hint=hint or None)
 
 
 register("fail", "x message", _fail, differentiable=False,
