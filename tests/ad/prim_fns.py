@@ -568,3 +568,16 @@ def cumsum_flat(x):
 
 def cumsum_last(x):
     return np.cumsum(x * x, axis=-1)
+
+
+# ---------------------------------------------------------------- pack (lists, dicts)
+def pack_list(x, y):
+    xs = [x, y * 2.0]
+    xs.append(x * y)
+    return xs[0] * xs[2] + xs[-2]
+
+
+def pack_dict(x, y):
+    d = {"a": x, "b": np.sin(y)}
+    d["c"] = d["a"] * d["b"]
+    return [d["c"], d["a"] + 1.0]

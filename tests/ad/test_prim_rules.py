@@ -396,6 +396,7 @@ CASES: dict[str, list[Case]] = {
         argnums=1, reference="myc")],
     "materialize": [Case(F.materialize, same_shape(2), argnums=0, reference="myc")],
     "tangent_out": [Case(F.tangent_out, same_shape(2), argnums=0, reference="myc")],
+    "pack": [Case(F.pack_list, same_shape(2)), Case(F.pack_dict, same_shape(2))],
 }
 
 # Primitives whose rules J and F apply themselves (variadic: one sensitivity per input).
