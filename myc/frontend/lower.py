@@ -627,7 +627,7 @@ class FunctionLowerer:
             seq = None
         else:
             # a dict is iterated by key
-            seq = self.py_call("iterable", [self.expr(it, block)], it, block)
+            seq = self.apply(block, P.iter_seq, self.expr(it, block), node=it)
             count = self.apply(block, P.len, seq, node=it)
             start = step = None
         return self._loop(s, block, None, (count, seq, start, step))

@@ -15,13 +15,6 @@ from __future__ import annotations
 from myc.prims import P
 
 
-def iterable(x):
-    """What ``for v in x`` runs over: a dict's keys, any other sequence itself."""
-    if P.container_kind(x) == "dict":
-        return P.dict_keys(x)
-    return x
-
-
 def dict_values(d):
     out = []
     for k in P.dict_keys(d):
@@ -131,7 +124,7 @@ def py_zip(seqs):
     for i in range(n):
         row = ()
         for s in seqs:
-            row = row + (iterable(s)[i],)
+            row = row + (P.iter_seq(s)[i],)
         out.append(row)
     return out
 
@@ -149,7 +142,7 @@ def py_reversed(seq):
     n = len(seq)
     out = []
     for i in range(n):
-        out.append(iterable(seq)[n - 1 - i])
+        out.append(P.iter_seq(seq)[n - 1 - i])
     return out
 
 

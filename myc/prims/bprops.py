@@ -393,3 +393,9 @@ def bprop_cumsum(x, axis, out, dout):
 def bprop_pack(meta, values, out, dout):
     # a container's sensitivity is positional, as its values' tuple is
     return (ZERO, dout)
+
+
+def bprop_iter_seq(x, out, dout):
+    if P.container_kind(x) == "dict":  # a dict's keys: nothing to differentiate
+        return (ZERO,)
+    return (dout,)

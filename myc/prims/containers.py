@@ -256,9 +256,17 @@ def _contains(container: Any, item: Any) -> bool:
 
 register("contains", "container item", _contains, differentiable=False)
 
+def _iter_seq(x: Any) -> Any:
+    return ListValue(x.keys_) if isinstance(x, DictValue) else x
+
+
+register("iter_seq", "x", _iter_seq,
+         doc="What ``for v in x`` runs over: a dict's keys, any other sequence itself.")
+
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
-STRUCTURAL = frozenset(["pack", "dict_keys", "keys_with", "container_kind", "field_index"])
+STRUCTURAL = frozenset(["pack", "dict_keys", "keys_with", "container_kind", "field_index",
+                        "iter_seq"])
 
 
 def container_meta(x: Any) -> Any:

@@ -19,6 +19,7 @@ STRUCTURAL = frozenset({
     "check_defined", "cast_grad", "grad_cast", "check_scalar_output", "getitem_grad",
     "unpack_grad", "array_grad", "make_tuple", "materialize", "tangent_out",
     "default_if_undef", "check_math_domain", "alias_guard", "pack",
+    "iter_seq",
 })
 
 
@@ -345,3 +346,7 @@ def jvp_cumsum(x, axis, tx, taxis, out):
 def jvp_pack(meta, values, tmeta, tvalues, out):
     # the tangent keeps the container's kind: it is indexed by the same keys
     return ZERO if P.is_zero(tvalues) else P.pack(meta, tvalues)
+
+
+def jvp_iter_seq(x, tx, out):
+    return ZERO if P.is_zero(tx) or P.container_kind(x) == "dict" else tx

@@ -581,3 +581,12 @@ def pack_dict(x, y):
     d = {"a": x, "b": np.sin(y)}
     d["c"] = d["a"] * d["b"]
     return [d["c"], d["a"] + 1.0]
+
+
+def iter_rows(x, y):
+    acc = 0.0
+    for row in x:
+        acc = acc + np.sum(row * y)
+    for v in (x, y):
+        acc = acc + np.sum(v)
+    return acc
