@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING, Any
 from myc import pipeline, timings
 from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
-from myc.runtime.args import check_args, check_like, int_tangents, own_outputs
+from myc.prims.containers import like
+from myc.runtime.args import check_arg, check_args, check_like, int_tangents, own_outputs
 
 if TYPE_CHECKING:
     from myc.runtime.specialize import Source
@@ -24,12 +25,17 @@ class Jitted:
         self.__myc_function__ = fn
         self.backend = backend
         self._executable: Callable | None = None
+        self._watch: Any = None
 
     def _compile(self) -> Callable:
+        if self._executable is not None and _rebound(self._watch):
+            self._executable = None  # a global it read was rebound: compiled again
         if self._executable is None:
+            from myc.runtime.globals_watch import GlobalWatch
             from myc.runtime.specialize import Source
 
             fn = self.__myc_function__
+            self._watch = GlobalWatch(fn)
             self._source = Source(lambda: pipeline.parsed(fn), self, self.backend)
             self._executable = _executable(self._source, self.backend)
         return self._executable
@@ -65,6 +71,15 @@ def _check_backend(backend: str) -> None:
     except MycValueError:
         raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
                             f"{', '.join(pipeline.backends())}") from None
+
+
+def _rebound(watch: Any) -> bool:
+    """Was a global or closure cell the program read rebound since it was compiled?
+    (Then the parsed graphs are forgotten: ``myc.runtime.globals_watch``.)"""
+    if watch is None or watch.changed() is None:
+        return False
+    watch.invalidate()
+    return True
 
 
 def _executable(source: Source, backend: str) -> Callable:
@@ -128,15 +143,23 @@ class Transformed:
         self.backend = backend
         # (transform, function, argnums): what the disk cache's source key describes
         self._myc_source = source
+        self._watch: Any = None
 
     def __myc_graph__(self):
+        if self._graph is not None and _rebound(self._watch):
+            self._graph = self._run = None  # a global it read was rebound
         if self._graph is None:
+            from myc.runtime.globals_watch import GlobalWatch
+
+            self._watch = GlobalWatch(self._myc_source[1]) if self._myc_source else None
             self._graph = self._build()
         return self._graph
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             with timings.call(self.__name__):
+                if self._run is not None and _rebound(self._watch):
+                    self._graph = self._run = None  # a global it read was rebound
                 if self._run is None:
                     from myc.runtime.specialize import Source
 
@@ -162,25 +185,40 @@ def _fn_name(fn: Any) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
-def grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
-    """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``."""
+def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
+         backend: str | None = None) -> Transformed:
+    """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``.
+
+    Arguments may be pytrees (tuples, lists, dicts, namedtuples): ``argnums`` picks whole
+    arguments and each gradient has its argument's structure.  ``backend``: where the
+    gradient runs (default: ``fn``'s backend if it is a ``myc.jit`` function, else cpu);
+    ``grad(f, backend="opencl")`` is ``grad(jit(f, backend="opencl"))``.
+    """
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
-                       f"grad({_fn_name(fn)})", _backend_of(fn), ("grad", fn, argnums))
+                       f"grad({_fn_name(fn)})", _backend_of(fn, backend),
+                       ("grad", fn, argnums))
 
 
-def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0) -> Transformed:
-    """``(fn(*args), grad(fn)(*args))`` computed together."""
+def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
+                   backend: str | None = None) -> Transformed:
+    """``(fn(*args), grad(fn)(*args))`` computed together (``backend`` as in ``grad``)."""
     from myc.ad.grad import grad_graph
 
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
-                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn),
+                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
                        ("value_and_grad", fn, argnums))
 
 
-def _backend_of(fn: Any) -> str:
-    return getattr(fn, "backend", "cpu")
+def _backend_of(fn: Any, backend: str | None = None) -> str:
+    """The backend a transform runs on: the one asked for, else ``fn``'s own."""
+    if backend is None:
+        return getattr(fn, "backend", "cpu")
+    if backend not in pipeline.BACKENDS:
+        raise MycValueError(f"unknown backend '{backend}'; available: "
+                            f"{', '.join(pipeline.BACKENDS)}")
+    return backend
 
 
 def _located(build: Callable[[], Any]) -> Any:
@@ -190,15 +228,19 @@ def _located(build: Callable[[], Any]) -> Any:
         raise exc.with_traceback(None) from None
 
 
-def _grad_transform(fn, argnums=0):
+def _grad_transform(fn, argnums=0, backend=None):
+    """``myc.grad`` inside a compiled function: the gradient's graph (it runs on the
+    enclosing program's backend; ``backend`` is checked, then has no other effect)."""
     from myc.ad.grad import grad_graph
 
+    _backend_of(fn, backend)
     return grad_graph(fn, argnums, False)
 
 
-def _value_and_grad_transform(fn, argnums=0):
+def _value_and_grad_transform(fn, argnums=0, backend=None):
     from myc.ad.grad import grad_graph
 
+    _backend_of(fn, backend)
     return grad_graph(fn, argnums, True)
 
 
@@ -219,8 +261,9 @@ value_and_grad.__myc_transform__ = _value_and_grad_transform  # type: ignore[att
 jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 
-def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
-    """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal."""
+def vjp(fn: Callable, *primals: Any, backend: str | None = None) -> tuple[Any, Callable]:
+    """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal,
+    each in its primal's structure (``backend`` as in ``grad``)."""
     from myc.runtime.vjp import make_vjp
 
     try:
@@ -228,13 +271,14 @@ def vjp(fn: Callable, *primals: Any) -> tuple[Any, Callable]:
         names = [p.name for p in graph.parameters]
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         return make_vjp(graph, check_args(names, tuple(full)), list(primals),
-                        getattr(fn, "backend", "cpu"))
+                        _backend_of(fn, backend))
     except MycError as exc:
         raise exc.with_traceback(None) from None
 
 
-def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
-    """``(fn(*primals), J·tangents)`` by forward mode."""
+def jvp(fn: Callable, primals: tuple, tangents: tuple,
+        backend: str | None = None) -> tuple[Any, Any]:
+    """``(fn(*primals), J·tangents)`` by forward mode (``backend`` as in ``grad``)."""
     from myc.runtime.vjp import run_jvp
 
     try:
@@ -246,15 +290,28 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple) -> tuple[Any, Any]:
             raise MycTypeError(f"jvp got {len(primals)} primals but {len(tangents)} tangents")
         full = _bind_call(graph, primals, {})  # arity checked, defaults filled in
         args = check_args(names, tuple(full))
+        # lists and dicts (primals and tangents alike) as myc's static structures
+        primals = tuple(check_arg(p, f"primal {i + 1}") for i, p in enumerate(primals))
+        tangents = tuple(check_arg(t, f"tangent {i + 1}") if t is not None else t
+                         for i, t in enumerate(tangents))
         tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
                          for i, (p, t) in enumerate(zip(primals, tangents, strict=True)))
         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)):
             check_like(t, p, f"tangent {i + 1}", "its primal")
         # a parameter left to its default does not vary: its tangent is zero
         tans = list(tangents) + [_zero_tangent(v) for v in full[len(primals):]]
+        sig = graph.flags.get("signature")
+        if sig is not None and not sig.simple:  # def f(x, *args): bound like the primals
+            npos, named = sig.n_positional, len(sig.names)
+            tans = [tangents[i] if i < min(len(tangents), npos) else _zero_tangent(full[i])
+                    for i in range(named)]
+            if sig.varargs is not None:
+                tans.append(tuple(tangents[npos:]))
+            if sig.varkw is not None:
+                tans.append(full[-1])
         with timings.call(f"jvp({_fn_name(fn)})"):
             out = run_jvp(graph, args, check_args(names, tuple(tans)),
-                          getattr(fn, "backend", "cpu"))
+                          _backend_of(fn, backend))
         return own_outputs(out)
     except MycError as exc:
         raise exc.with_traceback(None) from None
@@ -284,7 +341,7 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
 def _zero_tangent(v: Any) -> Any:
     if isinstance(v, tuple):
-        return tuple(_zero_tangent(x) for x in v)
+        return like(v, [_zero_tangent(x) for x in v])
     if isinstance(v, (bool, int)) and not isinstance(v, float):
         return v * 0
     return 0.0 if isinstance(v, float) else (v * 0 if hasattr(v, "dtype") else v)

@@ -60,25 +60,47 @@ def is_float_leaf(x: Any) -> bool:
     return False
 
 
+def _is_tree(x: Any) -> bool:
+    """A node of a pytree: a tuple (namedtuples included), a list or a dict."""
+    return isinstance(x, (tuple, list, dict))
+
+
+def _items(x: Any) -> list[tuple[Any, Any]]:
+    return list(x.items()) if isinstance(x, dict) else list(enumerate(x))
+
+
+def _rebuild(x: Any, values: list[Any]) -> Any:
+    """``values`` in the container kind of ``x`` (same class, same keys)."""
+    if isinstance(x, dict):
+        return dict(zip(x, values, strict=True))
+    if isinstance(x, list):
+        return list(values)
+    if hasattr(type(x), "_make"):
+        return type(x)._make(values)
+    return tuple(values)
+
+
 def has_float_leaf(x: Any) -> bool:
-    if isinstance(x, tuple):
-        return any(has_float_leaf(v) for v in x)
+    if _is_tree(x):
+        return any(has_float_leaf(v) for _, v in _items(x))
     return is_float_leaf(x)
 
 
-def leaves(x: Any, path: tuple[int, ...] = ()) -> list[tuple[tuple[int, ...], Any]]:
-    """``(path, leaf)`` pairs of a nested tuple, depth first."""
-    if isinstance(x, tuple):
+def leaves(x: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], Any]]:
+    """``(path, leaf)`` pairs of a pytree (tuples, lists, dicts), depth first."""
+    if _is_tree(x):
         out = []
-        for i, v in enumerate(x):
+        for i, v in _items(x):
             out += leaves(v, (*path, i))
         return out
     return [(path, x)]
 
 
 def tree_map(fn: Callable[..., Any], x: Any, *rest: Any) -> Any:
-    if isinstance(x, tuple):
-        return tuple(tree_map(fn, *vs) for vs in zip(x, *rest, strict=True))
+    if _is_tree(x):
+        rests = [[v for _, v in _items(r)] for r in rest]
+        return _rebuild(x, [tree_map(fn, v, *vs) for (_, v), *vs in
+                            zip(_items(x), *rests, strict=True)])
     return fn(x, *rest)
 
 
@@ -91,9 +113,13 @@ def get_path(x: Any, path: tuple[int, ...]) -> Any:
 def set_path(x: Any, path: tuple[int, ...], value: Any) -> Any:
     if not path:
         return value
+    if isinstance(x, dict):
+        out = dict(x)
+        out[path[0]] = set_path(x[path[0]], path[1:], value)
+        return out
     items = list(x)
     items[path[0]] = set_path(items[path[0]], path[1:], value)
-    return tuple(items)
+    return _rebuild(x, items)
 
 
 def to_float64(x: Any) -> Any:
@@ -188,12 +214,13 @@ def _name(f: Any) -> str:
 
 def assert_mirrors(ct: Any, arg: Any, what: str) -> None:
     """``ct`` (a cotangent/gradient) has the tuple structure, shapes and dtypes of ``arg``."""
-    if isinstance(arg, tuple):
-        if not isinstance(ct, tuple) or len(ct) != len(arg):
-            raise GradCheckError(f"{what}: expected a tuple of {len(arg)} like the argument, "
-                                 f"got {type(ct).__name__} {ct!r}")
-        for i, (c, a) in enumerate(zip(ct, arg, strict=True)):
-            assert_mirrors(c, a, f"{what}[{i}]")
+    if _is_tree(arg):
+        if type(ct) is not type(arg) or len(ct) != len(arg) or (
+                isinstance(arg, dict) and list(ct) != list(arg)):
+            raise GradCheckError(f"{what}: expected a {type(arg).__name__} of {len(arg)} "
+                                 f"like the argument, got {type(ct).__name__} {ct!r}")
+        for (i, c), (_, a) in zip(_items(ct), _items(arg), strict=True):
+            assert_mirrors(c, a, f"{what}[{i!r}]")
         return
     if not is_float_leaf(arg):
         return  # no gradient is defined for int/bool leaves

@@ -43,15 +43,16 @@ show(lambda: myc.jit(item_assign)(a3))
 
 # --- block comprehension
 def comprehension(x):
-    return sum([x * i for i in range(3)])
+    return sum({x * i for i in range(3)})
 
 
 show(lambda: myc.jit(comprehension)(1.0))
 
 
 # --- block star_args
-def star_args(*xs):
-    return xs
+def star_args(x):
+    pair = (x, 2.0 * x)
+    return np.maximum(*pair)
 
 
 show(lambda: myc.jit(star_args)(1.0))
@@ -173,8 +174,8 @@ show(lambda: myc.jit(kw_of_value)(np.sin, 1.0))
 
 # --- block arg_types
 show(lambda: myc.jit(_two)("a", 1.0))
-show(lambda: myc.jit(_two)([1.0, 2.0], 1.0))
-show(lambda: myc.jit(_two)((1.0, {"k": 2.0}), 1.0))
+show(lambda: myc.jit(_two)([1.0, "b"], 1.0))
+show(lambda: myc.jit(_two)((1.0, {"k": None}), 1.0))
 show(lambda: myc.jit(_two)(np.array(["x"]), 1.0))
 show(lambda: myc.jit(_two)(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), 1.0))
 

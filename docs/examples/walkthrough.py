@@ -113,8 +113,9 @@ except myc.MycShapeError as exc:
 
 def not_in_subset(v):
     out = []
-    for i in range(3):
-        out.append(v * i)
+    while v < 10.0:
+        out.append(v)
+        v = v * 2.0
     return out
 
 

@@ -54,6 +54,8 @@ from myc.frontend.scope import assigned_names
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
+from myc.prims.containers import DictValue, ListValue, is_namedtuple
+from myc.runtime import globals_watch
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -66,9 +68,7 @@ _UNSUPPORTED_STMT = {
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
-    "ListComp": "list comprehension", "SetComp": "set comprehension",
-    "DictComp": "dict comprehension", "GeneratorExp": "generator expression",
-    "Dict": "dict literal", "Set": "set literal", "JoinedStr": "f-string",
+    "SetComp": "set comprehension", "Set": "set literal", "JoinedStr": "f-string",
     "Yield": "'yield'", "YieldFrom": "'yield from'", "Await": "'await'",
     "NamedExpr": "assignment expression (:=)", "Starred": "star-args (*x)",
     "FormattedValue": "f-string",
@@ -79,8 +79,41 @@ _BINOPS = {
     ast.BitAnd: "and_", ast.BitOr: "or_", ast.BitXor: "xor",
 }
 _CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
-           ast.GtE: "ge"}
+           ast.GtE: "ge", ast.In: "contains", ast.NotIn: "contains"}
 _UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "invert"}
+
+# list methods that mutate: lowered as statements rebinding the variable
+# (``out.append(h)`` -> ``out = append(out, h)``, myc/frontend/py_library.py)
+_MUTATORS = {"append": 1, "extend": 1, "insert": 2}
+# dict methods, as library functions of the receiver
+_DICT_METHODS = {"items": ("dict_items", 0), "values": ("dict_values", 0),
+                 "get": ("dict_get", (1, 2))}
+_COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator expression",
+                   "DictComp": "dict comprehension"}
+
+
+def _item_target(t: ast.AST) -> bool:
+    """``name[index]`` as an assignment target (a list's or dict's item)."""
+    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
+        not isinstance(t.slice, ast.Slice)
+
+
+def _as_value(v: Any) -> Any:
+    """A Python constant with its lists and dicts as myc's static structures."""
+    if isinstance(v, list):
+        return ListValue([_as_value(x) for x in v])
+    if isinstance(v, dict):
+        return DictValue(tuple(v), [_as_value(x) for x in v.values()])
+    if isinstance(v, tuple):
+        items = [_as_value(x) for x in v]
+        return type(v)._make(items) if is_namedtuple(v) else tuple(items)
+    return v
+
+
+def _static_key(k: Any) -> bool:
+    if isinstance(k, tuple):
+        return all(_static_key(x) for x in k)
+    return k is None or isinstance(k, (str, int, float, bool))
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -102,10 +135,25 @@ def _advanced_index(index: Node) -> bool:
 
 @dataclass
 class Signature:
-    """Parameter names and default-value nodes of a graph built from a ``def``."""
+    """Parameter names and default-value nodes of a graph built from a ``def``.
+
+    The graph's parameters are ``names`` (the positional ones, ``npos`` of them, then
+    the keyword-only ones), then ``*varargs`` (a tuple) and ``**varkw`` (a dict) when
+    the ``def`` has them."""
 
     names: list[str]
     defaults: dict[str, Node] = field(default_factory=dict)
+    npos: int | None = None  # None: every name is positional
+    varargs: str | None = None
+    varkw: str | None = None
+
+    @property
+    def n_positional(self) -> int:
+        return len(self.names) if self.npos is None else self.npos
+
+    @property
+    def simple(self) -> bool:
+        return self.npos is None and self.varargs is None and self.varkw is None
 
 
 @dataclass
@@ -156,8 +204,11 @@ def parse(fn: Any) -> Graph:
     if not isinstance(fn, types.FunctionType):
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
     g = _GRAPHS.get(fn)
+    if g is not None and globals_watch.parsed_is_stale(fn):
+        g = None  # a global it read was rebound since: parsed again
     if g is None:
         B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
+        globals_watch.note_parse(fn)
         info = read_function(fn)
         g = Graph(fn.__name__, None, info.loc(info.tree))
         _GRAPHS[fn] = g
@@ -197,7 +248,9 @@ class FunctionLowerer:
         self.outer = outer
         tree = info.tree
         body = tree.body if isinstance(tree.body, list) else []
-        self.locals = assigned_names(body) | {a.arg for a in self._all_args(tree.args)}
+        targs = tree.args
+        self.locals = assigned_names(body) | {a.arg for a in self._all_args(targs)} | {
+            a.arg for a in (*targs.kwonlyargs, targs.vararg, targs.kwarg) if a is not None}
         self.loops: list[Loop] = []
         self.n_loops = 0
         # enclosing-function variables this function reads, with their node at creation
@@ -229,19 +282,33 @@ class FunctionLowerer:
         self._check_arguments(args)
         env = Env({})
         names = []
-        for a in self._all_args(args):
+        for a in self._all_args(args) + list(args.kwonlyargs):
             env.vars[a.arg] = g.add_parameter(a.arg, self.loc(a))
             names.append(a.arg)
         sig = Signature(names)
+        if args.kwonlyargs or args.vararg or args.kwarg:
+            sig.npos = len(self._all_args(args))
+        for star in (args.vararg, args.kwarg):
+            if star is not None:
+                env.vars[star.arg] = g.add_parameter(star.arg, self.loc(star))
+        sig.varargs = args.vararg.arg if args.vararg else None
+        sig.varkw = args.kwarg.arg if args.kwarg else None
         pos = self._all_args(args)
         defaults = list(args.defaults)
-        for a, d in zip(pos[len(pos) - len(defaults):], defaults, strict=True):
+        pairs = list(zip(pos[len(pos) - len(defaults):], defaults, strict=True)) + [
+            (a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
+            if d is not None]
+        for a, d in pairs:
             if defaults_block is None:
-                sig.defaults[a.arg] = Constant(self._default_value(a.arg), self.loc(d))
+                sig.defaults[a.arg] = self._top_default(a.arg, d, Block(g, env))
             else:
                 sig.defaults[a.arg] = self.expr(d, defaults_block)
         g.flags["signature"] = sig
-        if all(isinstance(n, Constant) for n in sig.defaults.values()):
+        if not sig.simple:
+            # parameters bound by name at each call site (``call_graph``): a call through
+            # a function value must pass them all
+            g.flags["defaults"] = []
+        elif all(isinstance(n, Constant) for n in sig.defaults.values()):
             g.flags["defaults"] = [sig.defaults[n].value for n in names if n in sig.defaults]
         else:
             # defaults computed when the def runs: a call through a function value that
@@ -262,19 +329,31 @@ class FunctionLowerer:
             end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
                                                 tree)
 
-    def _default_value(self, name: str) -> Any:
-        sig = self.py_fn.__defaults__ or ()
-        pos = self.py_fn.__code__.co_varnames[: self.py_fn.__code__.co_argcount]
-        idx = list(pos).index(name) - (len(pos) - len(sig))
-        value = sig[idx]
+    def _top_default(self, name: str, node: ast.AST, block: Block) -> Node:
+        """The default of a top-level function's parameter: its value when the ``def``
+        ran (a constant; a function default is that function's graph)."""
+        kw = self.py_fn.__kwdefaults__ or {}
+        if name in kw:
+            value = kw[name]
+        else:
+            sig = self.py_fn.__defaults__ or ()
+            pos = self.py_fn.__code__.co_varnames[: self.py_fn.__code__.co_argcount]
+            value = sig[list(pos).index(name) - (len(pos) - len(sig))]
+        if callable(value) and not isinstance(value, type):
+            fn = self.python_value(value, name, node, block)
+            if isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive)):
+                return fn
         self._check_constant_value(value, name, self.info.tree)
-        return value
+        return Constant(_as_value(value), self.loc(node))
 
     def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
         if isinstance(value, (bool, int, float, str, np.generic, type(None))):
             return
-        if isinstance(value, tuple):
-            for v in value:
+        if isinstance(value, (tuple, list, dict)):
+            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+                raise self.error(MycTypeError, f"default value of '{name}' is a dict whose "
+                                 "keys are not all str, int, float, bool or None", node)
+            for v in (value.values() if isinstance(value, dict) else value):
                 self._check_constant_value(v, name, node)
             return
         if isinstance(value, np.ndarray):
@@ -283,14 +362,7 @@ class FunctionLowerer:
                          f"{type(value).__name__}", node)
 
     def _check_arguments(self, args: ast.arguments) -> None:
-        if args.vararg is not None:
-            raise self.error(MycSyntaxError, "star-args (*args) are not supported", args.vararg)
-        if args.kwarg is not None:
-            raise self.error(MycSyntaxError, "keyword star-args (**kwargs) are not supported",
-                             args.kwarg)
-        if args.kwonlyargs:
-            raise self.error(MycSyntaxError, "keyword-only arguments are not supported",
-                             args.kwonlyargs[0])
+        """Every form of parameter list is supported (``*args``, keyword-only, ``**kw``)."""
 
     # ------------------------------------------------------------------ statements
     def stmts(self, stmts: list[ast.stmt], block: Block | None) -> Block | None:
@@ -324,7 +396,8 @@ class FunctionLowerer:
                 raise self.error(MycSyntaxError, f"{_UNSUPPORTED_EXPR[name]} is not supported",
                                  sub)
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
-            if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store):
+            if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
+                    and not _item_target(sub):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -341,12 +414,78 @@ class FunctionLowerer:
             raise self.error(MycSyntaxError, f"{what} is not supported", s)
         return method(s, block)
 
+    # -- lists and dicts ---------------------------------------------------------------
+    def py_call(self, name: str, args: list[Node], node: ast.AST, block: Block) -> Node:
+        """A call of Python library function ``name`` (myc/frontend/py_library.py)."""
+        g = _py_library_graph(name)
+        sig: Signature = g.flags["signature"]
+        full = list(args) + [sig.defaults[n] for n in sig.names[len(args):]]
+        return self.apply(block, Constant(g, self.loc(node)), *full, node=node)
+
+    def mutate(self, name: str, build, node: ast.AST, block: Block) -> None:
+        """``name`` rebound to ``build(current value)``: how a list or dict is mutated.
+
+        Python mutates the object, so every other name for it sees the change; myc's
+        lists and dicts are values, so reading such another name afterwards is refused,
+        and so is mutating a global or an enclosing function's variable (which the
+        caller would see)."""
+        if name not in block.env.vars:
+            found_outer = self.outer is not None and any(
+                name in lw.locals for lw, _ in self._outers())
+            if found_outer or self.lookup_python(name)[0]:
+                raise self.error(
+                    MycSyntaxError,
+                    f"'{name}' is a global or a variable of an enclosing function: myc "
+                    "cannot mutate it (its lists and dicts are values)", node,
+                    hint=f"copy it into a local first: {name}2 = list({name}) (or dict)")
+        current = self.read_name(name, node, block)
+        value = build(current)
+        line = getattr(node, "lineno", 0) + self.info.line_offset
+        for other, n in list(block.env.vars.items()):
+            if other != name and n is current:
+                block.env.stale[other] = (f"'{name}' was mutated (line {line})", None)
+        block.env.vars[name] = value
+        block.env.maybe_undef.discard(name)
+        block.env.stale.pop(name, None)
+
+    def _outers(self):
+        outer = self.outer
+        while outer is not None:
+            yield outer
+            outer = outer[0].outer
+
+    def stmt_mutation(self, e: ast.Call, block: Block) -> Block:
+        """``out.append(h)`` / ``.extend`` / ``.insert`` as a statement."""
+        attr = e.func.attr  # type: ignore[attr-defined]
+        recv = e.func.value  # type: ignore[attr-defined]
+        if not isinstance(recv, ast.Name):
+            raise self.error(MycSyntaxError, f"'.{attr}()' is supported on a variable "
+                             "holding a list (out.append(x)), not on an expression", e,
+                             hint="assign the list to a variable first")
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                raise self.error(MycSyntaxError, "star-args (*x) in calls are not supported",
+                                 a)
+        if e.keywords or len(e.args) != _MUTATORS[attr]:
+            raise self.error(MycTypeError, f"list.{attr}() takes exactly "
+                             f"{_MUTATORS[attr]} argument(s)", e)
+        args = [self.expr(a, block) for a in e.args]
+        self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
+                    block)
+        return block
+
     def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
         return block
 
     def stmt_Expr(self, s: ast.Expr, block: Block) -> Block:
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return block  # docstring
+        v = s.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                v.func.attr in _MUTATORS and not isinstance(
+                    self._static_callee(v.func.value, block),
+                    (types.ModuleType, types.SimpleNamespace)):
+            return self.stmt_mutation(v, block)
         self.check_subset(s.value)
         value = self.expr(s.value, block)  # evaluated for its errors; results are pure
         if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
@@ -375,6 +514,23 @@ class FunctionLowerer:
         return block
 
     def stmt_AugAssign(self, s: ast.AugAssign, block: Block) -> Block:
+        if _item_target(s.target):  # d[k] += v: d[k] = d[k] + v (a new value)
+            op = _BINOPS.get(type(s.op))
+            if op is None:
+                raise self.error(MycSyntaxError,
+                                 f"operator '{type(s.op).__name__}=' is not supported", s)
+            t = s.target
+            index = self.expr(t.slice, block)
+
+            def update(cur: Node) -> Node:
+                old = self.apply(block, P.getitem, cur, index, node=t)
+                new = self.apply(block, getattr(P, op), old, self.expr(s.value, block),
+                                 node=s)
+                new = self.apply(block, P.aug_assign, old, new, node=s)
+                return self.py_call("setitem", [cur, index, new], t, block)
+
+            self.mutate(t.value.id, update, t, block)
+            return block
         if not isinstance(s.target, ast.Name):
             self._reject_target(s.target)
         op = _BINOPS.get(type(s.op))
@@ -424,6 +580,10 @@ class FunctionLowerer:
             block.env.vars[target.id] = value_named
             block.env.maybe_undef.discard(target.id)
             block.env.stale.pop(target.id, None)
+        elif _item_target(target):  # d[k] = v, l[i] = v: the variable gets a new value
+            index = self.expr(target.slice, block)
+            self.mutate(target.value.id, lambda cur: self.py_call(
+                "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
             for elt in target.elts:
                 if isinstance(elt, ast.Starred):
@@ -490,7 +650,8 @@ class FunctionLowerer:
             count = self.apply(block, P.range_len, start, stop, step, node=it)
             seq = None
         else:
-            seq = self.expr(it, block)
+            # a dict is iterated by key
+            seq = self.apply(block, P.iter_seq, self.expr(it, block), node=it)
             count = self.apply(block, P.len, seq, node=it)
             start = step = None
         return self._loop(s, block, None, (count, seq, start, step))
@@ -647,6 +808,13 @@ class FunctionLowerer:
                 self._check_captures(name, value.value, node, block)
             if name in block.env.stale:
                 why, watched = block.env.stale[name]
+                if watched is None:  # a list or dict mutated through another name
+                    raise self.error(
+                        MycSyntaxError,
+                        f"'{name}' shares its list or dict with a variable mutated since: "
+                        f"{why}; CPython would show the change here, myc lists and dicts "
+                        "are values", node, hint=f"copy it where it is made ({name} = "
+                        "list(...) or dict(...)), or read the mutated variable")
                 if watched.graph is None or block.graph.is_within(watched.graph):
                     value = self.apply(
                         block, P.alias_guard, value, watched,
@@ -711,6 +879,25 @@ class FunctionLowerer:
             const = value.copy()
             const.flags.writeable = False
             return Constant(const, loc)
+        if isinstance(value, (list, dict)) or (isinstance(value, tuple) and
+                                               type(value) is not tuple):
+            # a list, dict or namedtuple: a static structure, read when the program is
+            # parsed (like a global array)
+            if type(value) not in (list, dict) and not is_namedtuple(value):
+                raise self.error(MycNameError, f"'{name}' ({type(value).__name__}) is not "
+                                 "supported by myc", node)
+            items = list(value.values()) if isinstance(value, dict) else list(value)
+            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+                raise self.error(MycTypeError, f"'{name}' is a dict whose keys are not all "
+                                 "str, int, float, bool or None", node)
+            elems = [self.python_value(v, name, node, block) for v in items]
+            meta = ListValue if isinstance(value, list) else tuple(value) if isinstance(
+                value, dict) else type(value)
+            if all(isinstance(e, Constant) and not isinstance(e.value, (Graph, Primitive))
+                   for e in elems):
+                return Constant(P.pack.impl(meta, tuple(e.value for e in elems)), loc)
+            return self.apply(block, P.pack, Constant(meta),
+                              self.apply(block, P.make_tuple, *elems, node=node), node=node)
         if isinstance(value, tuple):
             elems = [self.python_value(v, name, node, block) for v in value]
             if all(isinstance(e, Constant) and not isinstance(e.value, (Graph, Primitive))
@@ -850,14 +1037,105 @@ class FunctionLowerer:
         return self.apply(block, P.make_tuple, *elems, node=e)
 
     def expr_List(self, e: ast.List, block: Block) -> Node:
-        """A list display where NumPy reads a sequence -- a call's argument (shapes, axes,
-        ``np.array([...])``), a ``for`` loop's sequence -- is read as a tuple; elsewhere
-        (``return [x, y]``) it would have to be a mutable Python list: rejected."""
-        if not self._sequence_argument(e):
-            raise self.error(MycSyntaxError, "lists are not supported here (myc has no "
-                             "mutable lists)", e,
-                             hint="use a tuple, or np.array([...]) for an array")
-        return self.expr_Tuple(e, block)
+        """A list: a ``ListValue`` (a tuple of static length, myc.prims.containers)."""
+        items = self.expr_Tuple(e, block)
+        if isinstance(items, Constant):
+            return Constant(ListValue(items.value), self.loc(e))
+        return self.apply(block, P.pack, Constant(ListValue), items, node=e)
+
+    def numpy_arg(self, a: ast.expr, block: Block) -> Node:
+        """An argument NumPy reads as a sequence (a shape, axes, ``np.array([...])``):
+        list displays in it are plain tuples."""
+        if isinstance(a, (ast.List, ast.Tuple)) and not any(
+                isinstance(x, ast.Starred) for x in a.elts):
+            elems = [self.numpy_arg(x, block) for x in a.elts]
+            if all(isinstance(x, Constant) and not isinstance(x.value, (Graph, Primitive))
+                   for x in elems):
+                return Constant(tuple(x.value for x in elems), self.loc(a))
+            return self.apply(block, P.make_tuple, *elems, node=a)
+        return self.expr(a, block)
+
+    def expr_Dict(self, e: ast.Dict, block: Block) -> Node:
+        """A dict: a ``DictValue``; its keys are part of its structure, so they must be
+        known when the program is specialized (constants, or loop variables over static
+        keys)."""
+        if any(k is None for k in e.keys):  # {**a, "k": v, **b}: merged in order
+            out: Node = Constant(DictValue((), ()), self.loc(e))
+            for k, v in zip(e.keys, e.values, strict=True):
+                value = self.expr(v, block)
+                out = self.py_call("dict_merge", [out, value], v, block) if k is None else \
+                    self.py_call("setitem", [out, self.expr(k, block), value], k, block)
+            return out
+        keys, values = [], []
+        for k, v in zip(e.keys, e.values, strict=True):
+            keys.append(self.expr(k, block))
+            values.append(self.expr(v, block))
+        if all(isinstance(k, Constant) for k in keys):
+            order: list[Any] = []
+            value_of: dict[Any, Node] = {}
+            for k, v, kn in zip(keys, values, e.keys, strict=True):
+                if not _static_key(k.value):
+                    raise self.error(MycTypeError, f"dict key {k.value!r} is not supported: "
+                                     "keys are str, int, float, bool or None (or tuples "
+                                     "of these)", kn)
+                if k.value not in value_of:
+                    order.append(k.value)
+                value_of[k.value] = v
+            vals = [value_of[k] for k in order]
+            if all(isinstance(v, Constant) and not isinstance(v.value, (Graph, Primitive))
+                   for v in vals):
+                return Constant(DictValue(tuple(order), [v.value for v in vals]),
+                                self.loc(e))
+            return self.apply(block, P.pack, Constant(tuple(order)),
+                              self.apply(block, P.make_tuple, *vals, node=e), node=e)
+        acc: Node = Constant(DictValue((), ()), self.loc(e))
+        for k, v, kn in zip(keys, values, e.keys, strict=True):
+            acc = self.py_call("setitem", [acc, k, v], kn, block)
+        return acc
+
+    def _comprehension(self, e: ast.ListComp | ast.GeneratorExp | ast.DictComp,
+                       block: Block) -> Node:
+        """A comprehension as Python 3 scopes it: a nested function, called at once, whose
+        body is the ``for``/``if`` statements appending to a fresh list (a generator
+        expression is a list too: the values are computed at once)."""
+        acc = "$acc"
+        if isinstance(e, ast.DictComp):
+            init: ast.expr = ast.Dict(keys=[], values=[])
+            stmt: ast.stmt = ast.Assign(
+                targets=[ast.Subscript(value=ast.Name(id=acc, ctx=ast.Load()), slice=e.key,
+                                       ctx=ast.Store())], value=e.value)
+        else:
+            init = ast.List(elts=[], ctx=ast.Load())
+            stmt = ast.Expr(value=ast.Call(
+                func=ast.Attribute(value=ast.Name(id=acc, ctx=ast.Load()), attr="append",
+                                   ctx=ast.Load()), args=[e.elt], keywords=[]))
+        ast.copy_location(stmt, e)
+        for gen in reversed(e.generators):
+            if gen.is_async:
+                raise self.error(MycSyntaxError, "'async for' is not supported", gen.target)
+            for cond in reversed(gen.ifs):
+                stmt = ast.copy_location(ast.If(test=cond, body=[stmt], orelse=[]), cond)
+            stmt = ast.copy_location(ast.For(target=gen.target, iter=gen.iter, body=[stmt],
+                                             orelse=[]), gen.iter)
+        kind = _COMPREHENSIONS[type(e).__name__]
+        tree = ast.FunctionDef(
+            name=f"<{kind}>", args=ast.arguments(posonlyargs=[], args=[], vararg=None,
+                                                 kwonlyargs=[], kw_defaults=[], kwarg=None,
+                                                 defaults=[]),
+            body=[ast.Assign(targets=[ast.Name(id=acc, ctx=ast.Store())], value=init), stmt,
+                  ast.Return(value=ast.Name(id=acc, ctx=ast.Load()))],
+            decorator_list=[], returns=None)
+        for node in (tree, *tree.body):
+            ast.copy_location(node, e)
+        ast.fix_missing_locations(tree)
+        g = self.new_graph(f"{block.graph.name}:{kind.split()[0]}comp", block.graph, e,
+                           "function")
+        self.lower_nested(tree, g, block)
+        return self.apply(block, Constant(g, self.loc(e)), node=e)
+
+    expr_ListComp = _comprehension
+    expr_GeneratorExp = _comprehension
+    expr_DictComp = _comprehension
 
     def _sequence_argument(self, e: ast.AST) -> bool:
         parents = self.__dict__.get("_parents")
@@ -924,7 +1202,13 @@ class FunctionLowerer:
 
         def chain(left: Node, i: int, b: Block) -> Node:
             right = self.expr(e.comparators[i], b)
-            res = self.apply(b, getattr(P, _CMPOPS[type(e.ops[i])]), left, right, node=e)
+            op = type(e.ops[i])
+            if op in (ast.In, ast.NotIn):  # a dict's keys, a list's or tuple's items
+                res = self.apply(b, P.contains, right, left, node=e)
+                if op is ast.NotIn:
+                    res = self.apply(b, P.not_, res, node=e)
+            else:
+                res = self.apply(b, getattr(P, _CMPOPS[op]), left, right, node=e)
             if i == len(e.ops) - 1:
                 return res
             rest = self._lazy(b, e, "cmp", lambda bb: chain(right, i + 1, bb))
@@ -966,20 +1250,17 @@ class FunctionLowerer:
             return self.apply(block, P.transpose, value, None, node=e)
         if attr in ("shape", "ndim", "size"):
             return self.apply(block, getattr(P, attr), value, node=e)
-        raise self.error(MycSyntaxError, f"attribute '.{attr}' is not supported", e,
-                         hint="supported: .T .shape .ndim .size and the methods .sum .mean "
-                         ".max .min .argmax .argmin .reshape .astype .transpose .dot .clip "
-                         ".copy")
+        # a namedtuple's field (anything else is refused by field_index, at this line)
+        pos = self.apply(block, P.field_index, value, attr, node=e)
+        return self.apply(block, P.getitem, value, pos, node=e)
 
     # -- calls -------------------------------------------------------------------
     def expr_Call(self, e: ast.Call, block: Block) -> Node:
-        for a in e.args:
-            if isinstance(a, ast.Starred):
-                raise self.error(MycSyntaxError, "star-args (*x) in calls are not supported", a)
-        for k in e.keywords:
-            if k.arg is None:
-                raise self.error(MycSyntaxError, "keyword star-args (**x) in calls are not "
-                                 "supported", k)
+        if any(isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords):
+            for a in (*e.args, *(k.value for k in e.keywords)):
+                self.check_subset(a.value if isinstance(a, ast.Starred) else a)
+            return self.star_call(e, block)
         # name an unsupported argument (``sum(x for x in t)``) before the callee
         for a in (*e.args, *(k.value for k in e.keywords)):
             self.check_subset(a)
@@ -993,9 +1274,12 @@ class FunctionLowerer:
         fn = self.expr(e.func, block)
         return self.call_node(fn, e, block)
 
-    def _args(self, e: ast.Call, block: Block) -> tuple[list[Node], dict[str, Node]]:
-        args = [self.expr(a, block) for a in e.args]
-        kwargs = {k.arg: self.expr(k.value, block) for k in e.keywords}
+    def _args(self, e: ast.Call, block: Block, numpy: bool = False
+              ) -> tuple[list[Node], dict[str, Node]]:
+        """A call's argument nodes; ``numpy``: NumPy reads list displays as sequences."""
+        arg = self.numpy_arg if numpy else self.expr
+        args = [arg(a, block) for a in e.args]
+        kwargs = {k.arg: arg(k.value, block) for k in e.keywords}
         return args, kwargs
 
     def call_node(self, fn: Node, e: ast.Call, block: Block) -> Node:
@@ -1017,12 +1301,17 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, "keyword arguments in a recursive call are not "
                                  "supported", e)
             return self.apply(block, fn, *args, node=e)
-        if len(args) > len(sig.names):
-            raise self.error(MycTypeError, f"{g.name}() takes {len(sig.names)} positional "
+        npos = sig.n_positional
+        if len(args) > npos and sig.varargs is None:
+            raise self.error(MycTypeError, f"{g.name}() takes {npos} positional "
                              f"arguments but {len(args)} were given", e)
-        bound: dict[str, Node] = dict(zip(sig.names, args, strict=False))
+        bound: dict[str, Node] = dict(zip(sig.names[:npos], args, strict=False))
+        extra_kw: dict[str, Node] = {}
         for k, v in kwargs.items():
             if k not in sig.names:
+                if sig.varkw is not None:
+                    extra_kw[k] = v
+                    continue
                 raise self.error(MycTypeError, f"{g.name}() got an unexpected keyword argument "
                                  f"'{k}'", e)
             if k in bound:
@@ -1042,7 +1331,68 @@ class FunctionLowerer:
             else:
                 raise self.error(MycTypeError, f"{g.name}() missing required argument "
                                  f"'{name}'", e)
+        if sig.varargs is not None:
+            full.append(self.apply(block, P.make_tuple, *args[npos:], node=e))
+        if sig.varkw is not None:
+            full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
+                block, P.make_tuple, *extra_kw.values(), node=e), node=e))
         return self.apply(block, fn, *full, node=e)
+
+    def star_call(self, e: ast.Call, block: Block) -> Node:
+        """A call with ``*seq`` or ``**mapping`` arguments: their lengths and keys are
+        known only when the program is specialized, so the arguments are bound then
+        (``bind_args`` in myc/frontend/py_library.py)."""
+        parts: list[Node] = []
+        for a in e.args:
+            if isinstance(a, ast.Starred):
+                parts.append(self.py_call("to_tuple", [self.expr(a.value, block)], a, block))
+            else:
+                parts.append(self.apply(block, P.make_tuple, self.expr(a, block), node=a))
+        pos: Node = Constant((), self.loc(e))
+        for part in parts:
+            pos = self.apply(block, P.add, pos, part, node=e)
+        named = [k for k in e.keywords if k.arg is not None]
+        kw: Node = self.apply(block, P.pack, Constant(tuple(k.arg for k in named)), self.apply(
+            block, P.make_tuple, *[self.expr(k.value, block) for k in named], node=e), node=e)
+        for k in e.keywords:
+            if k.arg is None:
+                kw = self.py_call("dict_merge", [kw, self.expr(k.value, block)], k, block)
+        callee = self._static_callee(e.func, block) if not isinstance(
+            e.func, ast.Attribute) or isinstance(self._static_callee(e.func.value, block), (
+                types.ModuleType, types.SimpleNamespace)) else None
+        import builtins as py
+
+        if callee is py.zip and len(e.args) == 1 and not e.keywords:
+            return self.py_call("py_zip", [pos], e, block)
+        fn = self.python_value(callee, ast.unparse(e.func), e.func, block) \
+            if callee is not None else self.expr(e.func, block)
+        if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
+                fn.value.flags.get("signature") is not None):
+            star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (
+                isinstance(a, ast.keyword) and a.arg is None))
+            raise self.error(MycSyntaxError, f"star-args (*x, **x) in a call of "
+                             f"'{ast.unparse(e.func)}' are not supported: only in calls of "
+                             "Python functions known where they are called", star)
+        g = fn.value
+        sig: Signature = g.flags["signature"]
+        defaults = []
+        for name in sig.names:
+            d = sig.defaults.get(name)
+            if d is not None and d.graph is not None and not block.graph.is_within(d.graph):
+                raise self.error(MycTypeError, f"pass argument '{name}' of {g.name}() "
+                                 "explicitly here (its default is not visible)", e)
+            defaults.append(d if d is not None else Constant(None))
+        loc = self.loc(e)
+        bound = self.py_call("bind_args", [
+            Constant(g.name, loc), Constant(tuple(sig.names), loc),
+            Constant(sig.n_positional, loc),
+            Constant(tuple(n in sig.defaults for n in sig.names), loc),
+            self.apply(block, P.make_tuple, *defaults, node=e),
+            Constant(sig.varargs is not None, loc), Constant(sig.varkw is not None, loc),
+            pos, kw], e, block)
+        n = len(g.parameters)
+        return self.apply(block, fn, *[self.apply(block, P.getitem, bound, i, node=e)
+                                       for i in range(n)], node=e)
 
     def call_prim(self, prim: Primitive, args: list[Node], kwargs: dict[str, Node],
                   e: ast.AST, block: Block, aliases: dict[str, str] | None = None) -> Node:
@@ -1075,10 +1425,84 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, f"{prim.name}() missing argument '{p}'", e)
         return self.apply(block, prim, *full, node=e)
 
+    def builtin_call(self, callee: Any, e: ast.Call, block: Block) -> Node | None:
+        """Python's sequence builtins and namedtuple constructors, or ``None``."""
+        import builtins as py
+
+        if isinstance(callee, type) and is_namedtuple(callee):
+            args, kwargs = self._args(e, block)
+            fields = callee._fields
+            if len(args) > len(fields):
+                raise self.error(MycTypeError, f"{callee.__name__}() takes {len(fields)} "
+                                 f"arguments but {len(args)} were given", e)
+            bound = dict(zip(fields, args, strict=False))
+            for k, v in kwargs.items():
+                if k not in fields or k in bound:
+                    raise self.error(MycTypeError, f"{callee.__name__}() got an unexpected "
+                                     f"or repeated argument '{k}'", e)
+                bound[k] = v
+            defaults = getattr(callee, "_field_defaults", {})
+            missing = [f for f in fields if f not in bound and f not in defaults]
+            if missing:
+                raise self.error(MycTypeError, f"{callee.__name__}() missing argument "
+                                 f"'{missing[0]}'", e)
+            vals = [bound[f] if f in bound else
+                    self.python_value(defaults[f], f, e, block) for f in fields]
+            return self.apply(block, P.pack, Constant(callee),
+                              self.apply(block, P.make_tuple, *vals, node=e), node=e)
+        table = {id(py.sum): ("py_sum", 1, 2), id(py.enumerate): ("py_enumerate", 1, 2),
+                 id(py.list): ("to_list", 0, 1), id(py.tuple): ("to_tuple", 0, 1),
+                 id(py.reversed): ("py_reversed", 1, 1), id(py.dict): ("to_dict", 0, 1),
+                 id(py.zip): ("py_zip", 0, 99), id(py.range): ("py_range", 1, 3),
+                 id(py.sorted): None}
+        if id(callee) not in table:
+            if (callee is py.min or callee is py.max) and len(e.args) == 1 and \
+                    not e.keywords:
+                seq = self.expr(e.args[0], block)
+                return self.py_call("seq_min" if callee is py.min else "seq_max", [seq], e,
+                                    block)
+            return None
+        entry = table[id(callee)]
+        if entry is None:
+            return None
+        name, lo, hi = entry
+        args, kwargs = self._args(e, block)
+        if callee is py.dict and kwargs:  # dict(a=x, b=y)
+            if args:
+                raise self.error(MycTypeError, "dict() with both a positional argument and "
+                                 "keywords is not supported", e)
+            keys = tuple(kwargs)
+            return self.apply(block, P.pack, Constant(keys), self.apply(
+                block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        if callee in (py.sum, py.enumerate) and kwargs:
+            if set(kwargs) != {"start"} or len(args) != 1:
+                raise self.error(MycTypeError, f"{callee.__name__}() takes an iterable and "
+                                 "start=", e)
+            args = [*args, kwargs.pop("start")]
+        if kwargs:
+            raise self.error(MycTypeError, f"{callee.__name__}() takes no keyword "
+                             "arguments", e)
+        if not lo <= len(args) <= hi:
+            raise self.error(MycTypeError, f"{callee.__name__}() takes {lo} to {hi} "
+                             f"arguments, got {len(args)}", e)
+        if callee is py.zip:
+            if not args:
+                return Constant(ListValue(()), self.loc(e))
+            return self.py_call(name, [self.apply(block, P.make_tuple, *args, node=e)], e,
+                                block)
+        if callee is py.range:
+            one, zero = Constant(1, self.loc(e)), Constant(0, self.loc(e))
+            args = [zero, args[0], one] if len(args) == 1 else args + [one] * (3 - len(args))
+        if not args:
+            empty = ListValue(()) if callee is py.list else DictValue((), ()) \
+                if callee is py.dict else ()
+            return Constant(empty, self.loc(e))
+        return self.py_call(name, args, e, block)
+
     def static_call(self, callee: Any, e: ast.Call, block: Block) -> Node:
-        if callee is B.RANGE:
-            raise self.error(MycSyntaxError, "range() is only supported as the iterable of a "
-                             "'for' loop", e)
+        special = self.builtin_call(callee, e, block)
+        if special is not None:
+            return special
         if callee is print:
             return effects.print_call(self, e, block)
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
@@ -1136,7 +1560,7 @@ class FunctionLowerer:
             out = self.apply(block, P.abs, args[0], node=e)
             return self.apply(block, P.to_weak, out, args[0], node=e)
         if callee is np.array or callee is np.asarray:
-            args, kwargs = self._args(e, block)
+            args, kwargs = self._args(e, block, numpy=True)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
         linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         lib = library_function(callee)
@@ -1145,7 +1569,7 @@ class FunctionLowerer:
             return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
-            args, kwargs = self._args(e, block)
+            args, kwargs = self._args(e, block, numpy=True)
             if id(callee) in B.NP_OPERATORS and args and not kwargs:
                 # np.add(1.0, 2.0) computes on NumPy scalars (np.float64, inf for 1/0)
                 args = [self.apply(block, P.np_first, args[0], args[-1], node=e), *args[1:]]
@@ -1257,8 +1681,24 @@ class FunctionLowerer:
             return effects.rng_call(self, obj, attr, e, block)
         if attr in effects.OTHER_DRAWS:
             raise effects.refuse_draw(self, attr, e)
+        if attr in _MUTATORS:
+            raise self.error(MycSyntaxError, f"'.{attr}()' returns None: use it as a "
+                             f"statement (out.{attr}(...))", e)
+        if attr in _DICT_METHODS or attr == "keys":
+            args, kwargs = self._args(e, block)
+            if kwargs:
+                raise self.error(MycTypeError, f"dict.{attr}() takes no keyword arguments", e)
+            if attr == "keys":
+                if args:
+                    raise self.error(MycTypeError, "dict.keys() takes no arguments", e)
+                return self.apply(block, P.dict_keys, obj, node=e)
+            name, arity = _DICT_METHODS[attr]
+            ok = len(args) in arity if isinstance(arity, tuple) else len(args) == arity
+            if not ok:
+                raise self.error(MycTypeError, f"dict.{attr}() got {len(args)} arguments", e)
+            return self.py_call(name, [obj, *args], e, block)
         obj = self.apply(block, P.receiver, obj, attr, node=e.func)  # not a Python number
-        args, kwargs = self._args(e, block)
+        args, kwargs = self._args(e, block, numpy=True)
         if attr in ("reshape", "transpose"):
             prim = getattr(P, attr)
             if kwargs and attr == "reshape":
@@ -1279,7 +1719,16 @@ class FunctionLowerer:
         raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
                          hint="supported methods: .sum .mean .max .min .argmax .argmin "
                          ".reshape .astype .transpose .dot .clip .copy " +
-                         " ".join("." + m for m in B.METHOD_LIBRARY))
+                         " ".join("." + m for m in B.METHOD_LIBRARY) +
+                         "; on lists .append .extend .insert (as statements); on dicts "
+                         ".items .keys .values .get")
+
+
+def _py_library_graph(name: str) -> Graph:
+    """The graph of Python library function ``name`` (``myc/frontend/py_library.py``)."""
+    from myc.frontend import py_library
+
+    return parse(getattr(py_library, name))
 
 
 def _is_namespace(obj: Any) -> bool:

@@ -7,10 +7,14 @@ import ast
 from myc.frontend.effects import is_effect_call
 from myc.prims.effects import TOKEN
 
+_MUTATING_METHODS = frozenset({"append", "extend", "insert"})
+
 
 def _target_names(target: ast.AST, out: set[str]) -> None:
     if isinstance(target, ast.Name):
         out.add(target.id)
+    elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+        out.add(target.value.id)  # d[k] = v rebinds d (myc's dicts and lists are values)
     elif isinstance(target, (ast.Tuple, ast.List)):
         for elt in target.elts:
             _target_names(elt, out)
@@ -19,7 +23,8 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
 
 
 def assigned_names(stmts: list[ast.stmt]) -> set[str]:
-    """Names bound by ``stmts`` (not descending into nested functions or lambdas)."""
+    """Names bound by ``stmts`` (not descending into nested functions or lambdas),
+    including lists and dicts mutated in place, which myc rebinds."""
     out: set[str] = set()
 
     def visit(node: ast.AST) -> None:
@@ -43,6 +48,11 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
             # prints or draws, or a call made for its effects (``show(x)``): the effect
             # token (myc/frontend/effects.py)
             out.add(TOKEN)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and \
+                node.value.func.attr in _MUTATING_METHODS and \
+                isinstance(node.value.func.value, ast.Name):
+            out.add(node.value.func.value.id)  # out.append(x) rebinds out
         for child in ast.iter_child_nodes(node):
             visit(child)
 

@@ -245,6 +245,8 @@ def _untyped(struct: Any) -> Any:
         return ("v",)
     if struct[0] in ("t", "l"):
         return (struct[0],) + tuple(_untyped(x) for x in struct[1:])
+    if struct[0] == "s":
+        return struct[:2] + tuple(_untyped(x) for x in struct[2:])
     return struct
 
 

@@ -36,6 +36,7 @@ from myc.errors import MycError
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of
+from myc.prims.containers import container_meta, is_container
 
 
 class PendingResult(Exception):  # noqa: N818 - a control signal
@@ -228,6 +229,8 @@ def _is_leaf(v: Any) -> bool:
 
 def flatten(v: Any, leaves: list[Any]) -> Any:
     """``v``'s structure with numeric leaves (symbolic or not) replaced by their index."""
+    if is_container(v):  # a list, dict or namedtuple: its kind and keys are structure
+        return ("s", container_meta(v)) + tuple(flatten(x, leaves) for x in v)
     if isinstance(v, tuple):
         return ("t",) + tuple(flatten(x, leaves) for x in v)
     if isinstance(v, list):
@@ -246,6 +249,8 @@ def unflatten(s: Any, leaves) -> Any:
     tag = s[0]
     if tag == "t":
         return tuple(unflatten(x, leaves) for x in s[1:])
+    if tag == "s":
+        return P.pack.impl(s[1], tuple(unflatten(x, leaves) for x in s[2:]))
     if tag == "l":
         return [unflatten(x, leaves) for x in s[1:]]
     if tag == "v":
@@ -258,6 +263,9 @@ def unflatten(s: Any, leaves) -> Any:
 def same_structure(a: Any, b: Any) -> bool:
     if a[0] != b[0]:
         return False
+    if a[0] == "s":
+        return a[1] == b[1] and len(a) == len(b) and all(
+            same_structure(x, y) for x, y in zip(a[2:], b[2:], strict=True))
     if a[0] in ("t", "l"):
         return len(a) == len(b) and all(same_structure(x, y) for x, y in zip(a[1:], b[1:],
                                                                              strict=True))
@@ -493,7 +501,22 @@ class ControlFlow:
                 chosen = need
             ctx.mode = "body"
             if not chosen.chosen:
-                return self.run_loop(fn, args, loc, ctx, scope)
+                try:
+                    return self.run_loop(fn, args, loc, ctx, scope)
+                except Exception as brk:
+                    grown = getattr(brk, "grown", None)
+                    if grown is not None:
+                        from myc.errors import MycTypeError
+
+                        name, kind = grown
+                        raise MycTypeError(
+                            f"the {kind} '{name}' changes length in a loop whose trip "
+                            "count depends on data: inside compiled code a list's length "
+                            "is static, like an array's shape", loc,
+                            hint="preallocate an array and fill it (np.where), or give "
+                                 "the loop a static trip count (for i in range(n))") \
+                            from None
+                    raise
             from myc.infer.signature import GraphBreak
 
             count = self.count
@@ -572,7 +595,9 @@ class ControlFlow:
                 variant = [isinstance(v, Node) for v in leaves0]
                 continue
             if not same_structure(struct0, struct1):
-                raise GraphBreak("a loop variable changes kind between iterations", loc)
+                brk = GraphBreak("a loop variable changes kind between iterations", loc)
+                brk.grown = _grown_container(fn.graph, struct0, struct1)
+                raise brk
             widened = False
             for i, (v0, v1) in enumerate(zip(leaves0, leaves1, strict=True)):
                 a0, a1 = abstract_leaf(v0), abstract_leaf(v1)
@@ -738,6 +763,27 @@ class ControlFlow:
             is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
             result = self.merge(is_k, outcomes[k], result, loc)
         return ("done", result)
+
+
+def _grown_container(header: Graph, s0: Any, s1: Any) -> tuple[str, str] | None:
+    """The loop variable (name, kind) that is a list or dict whose length (or keys)
+    one iteration changes, if any."""
+    names = [p.name for p in header.parameters]
+
+    def grows(a: Any, b: Any) -> bool:
+        if a[0] == "s" and b[0] == "s" and a[1] == b[1] and len(a) == len(b):
+            return any(grows(x, y) for x, y in zip(a[2:], b[2:], strict=True))
+        if a[0] == "s" and b[0] == "s":
+            return True
+        if a[0] in ("t", "l") and a[0] == b[0] and len(a) == len(b):
+            return any(grows(x, y) for x, y in zip(a[1:], b[1:], strict=True))
+        return False
+
+    for i, (a, b) in enumerate(zip(s0[1:], s1[1:], strict=False)):
+        if grows(a, b):
+            kind = "dict" if isinstance(a[1], tuple) else "list" if a[0] == "s" else "tuple"
+            return (names[i] if i < len(names) else f"#{i}", kind)
+    return None
 
 
 def _strengthens(a0: Any, a1: Any) -> bool:

@@ -8,6 +8,7 @@ from typing import Any
 
 from myc.errors import Location
 from myc.prims.abstract import AArray, AScalar, abstract_of
+from myc.prims.containers import container_meta
 
 
 class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
@@ -26,6 +27,10 @@ def signature_key(value: Any) -> Any:
     """What a specialization depends on: shapes/dtypes of data, values of ints and bools
     (``myc.infer.runtime_ints.IntPolicy.key`` drops the value of an int kept at run time)."""
     if isinstance(value, tuple):
+        if type(value) is not tuple:  # a list, dict or namedtuple: kind and keys count
+            meta = container_meta(value)
+            kind = meta if isinstance(meta, tuple) else (meta.__module__, meta.__qualname__)
+            return ("s", kind) + tuple(signature_key(v) for v in value)
         return ("t",) + tuple(signature_key(v) for v in value)
     a = abstract_of(value)
     if a is None and type(value).__module__.startswith("numpy.random"):

@@ -44,6 +44,8 @@ from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.prims.arrays import concat_index
+from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
+from myc.prims.containers import DictValue, is_container, like
 from myc.prims.effects import RngArg, is_generator
 
 MAX_NODES = 60_000
@@ -78,7 +80,8 @@ _BREAK = {
 # primitives whose NumPy implementation only moves values around: safe on symbolic leaves
 _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
                        "default_if_undef", "is_undef", "is_tuple",
-                       "all_zero", "switch", "make_tuple", "is_none", "is_int"])
+                       "all_zero", "switch", "make_tuple", "is_none", "is_int",
+                       *CONTAINER_PRIMS])
 
 
 class Tracer(Recursion, ControlFlow, Interpreter):
@@ -106,7 +109,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         if isinstance(v, Node):
             return self.vals[v.id]
         if isinstance(v, tuple):
-            return tuple(self.value_of(x) for x in v)
+            return like(v, [self.value_of(x) for x in v])
         if isinstance(v, dict):
             return {k: self.value_of(x) for k, x in v.items()}
         return v
@@ -378,6 +381,12 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             return r  # a rebinding: nothing to cast or broadcast
         return self.emit(P.aug_assign, args, loc)
 
+    def p_contains(self, args, loc):
+        container, item = args
+        if isinstance(container, DictValue) and not has_sym(item):
+            return item in container.keys_
+        raise GraphBreak("'in' on a value that depends on array or float data", loc)
+
     def p_len(self, args, loc):
         x = args[0]
         if isinstance(x, tuple):
@@ -425,7 +434,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         if y is ZERO:
             return x
         if isinstance(x, tuple):
-            return tuple(self.p_gadd([a, b], loc) for a, b in zip(x, y, strict=True))
+            return like(x if is_container(x) else y,
+                        [self.p_gadd([a, b], loc) for a, b in zip(x, y, strict=True)])
         if isinstance(x, dict):
             out = dict(x)
             for k, v in y.items():
@@ -520,7 +530,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         d, x = args
         if isinstance(x, tuple):
             ds = (ZERO,) * len(x) if d is ZERO else d
-            return tuple(self.p_grad_cast([a, b], loc) for a, b in zip(ds, x, strict=True))
+            return like(x, [self.p_grad_cast([a, b], loc) for a, b in zip(ds, x, strict=True)])
         if not isinstance(x, Node):
             return Interpreter.call_prim(P.grad_cast, [d, x], loc)  # refuses int/bool
         xa = x.abstract
@@ -536,7 +546,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
     def p_materialize(self, args, loc):
         t, x = args
         if isinstance(t, tuple) and isinstance(x, tuple):
-            return tuple(self.p_materialize([a, b], loc) for a, b in zip(t, x, strict=True))
+            return like(x, [self.p_materialize([a, b], loc) for a, b in zip(t, x, strict=True)])
         if t is not ZERO:
             return t
         if isinstance(x, Node):
@@ -550,7 +560,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         t, y = args
         if isinstance(y, tuple):
             ts = (ZERO,) * len(y) if t is ZERO else t
-            return tuple(self.p_tangent_out([a, b], loc) for a, b in zip(ts, y, strict=True))
+            return like(y, [self.p_tangent_out([a, b], loc) for a, b in zip(ts, y, strict=True)])
         ya = y.abstract if isinstance(y, Node) else abstract_of(y)
         if t is ZERO or ya is None:
             return Interpreter.call_prim(P.tangent_out, [t, zeros_proxy(ya) if ya else y],
@@ -622,7 +632,8 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
     """The argument as the tracer sees it: data leaves become trace parameters (and an
     int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
-        return tuple(symbolize(v, trace, f"{path}[{i}]", vals) for i, v in enumerate(value))
+        return like(value, [symbolize(v, trace, f"{path}[{i}]", vals)
+                            for i, v in enumerate(value)])
     if is_generator(value):  # bound to the call's generator when it runs
         k = trace.flags["rngs"] = trace.flags.get("rngs", 0) + 1
         return RngArg(k - 1, type(value).__name__)

@@ -122,6 +122,9 @@ class Interpreter:
             self.plans[g] = (params, steps, tail, out_plan)
 
     def run(self, *args: Any) -> Any:
+        for a in args:  # a function passed in (a default such as act=relu): its graphs
+            if isinstance(a, Closure):
+                self.add_graphs(a.graph)
         return self.call_value(Closure(self.root, None), list(args))
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:

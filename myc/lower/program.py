@@ -24,6 +24,7 @@ from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
+from myc.prims.containers import like
 from myc.prims.effects import bind as bind_rngs
 from myc.prims.effects import is_generator
 from myc.prims.effects import unbind as unbind_rngs
@@ -266,13 +267,13 @@ OUT = _Out()
 def _template(v: Any) -> Any:
     """The output template with the typed graph's nodes replaced by ``OUT`` markers."""
     if isinstance(v, tuple):
-        return tuple(_template(x) for x in v)
+        return like(v, [_template(x) for x in v])
     return OUT if isinstance(v, Node) else v
 
 
 def _rebuild(template: Any, results) -> Any:
     if isinstance(template, tuple):
-        return tuple(_rebuild(t, results) for t in template)
+        return like(template, [_rebuild(t, results) for t in template])
     if isinstance(template, _Out):
         return next(results)
     return template

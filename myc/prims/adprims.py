@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from myc.errors import MycTypeError
+from myc.prims.containers import DictValue, is_container, like
 from myc.prims.effects import is_rng
 from myc.prims.registry import register
 from myc.prims.values import ZERO
@@ -23,7 +24,8 @@ def gadd(x, y):
     if y is ZERO:
         return x
     if isinstance(x, tuple):
-        return tuple(gadd(a, b) for a, b in zip(x, y, strict=True))
+        return like(x if is_container(x) else y,
+                    [gadd(a, b) for a, b in zip(x, y, strict=True)])
     if isinstance(x, dict):
         out = dict(x)
         for k, v in y.items():
@@ -86,7 +88,7 @@ def grad_cast(d, x):
     if isinstance(x, tuple):
         if d is ZERO:
             d = (ZERO,) * len(x)
-        return tuple(grad_cast(a, b) for a, b in zip(d, x, strict=True))
+        return like(x, [grad_cast(a, b) for a, b in zip(d, x, strict=True)])
     if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer))) or (
             isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
         kind = f"array of dtype {x.dtype}" if isinstance(x, np.ndarray) else type(x).__name__
@@ -165,6 +167,8 @@ def getitem_grad(x, index, d):
         if isinstance(index, slice):
             for pos, v in zip(range(*index.indices(n)), d, strict=True):
                 out[pos] = v
+        elif isinstance(x, DictValue):  # d[key]: the key's position
+            out[x.keys_.index(index)] = d
         else:
             out[index] = d
         return tuple(out)
@@ -202,7 +206,7 @@ register("array_grad", "obj d", array_grad)
 def zeros_grad_like(x):
     """Materialized zero sensitivity for ``x`` (forward mode's seed for unused inputs)."""
     if isinstance(x, tuple):
-        return tuple(zeros_grad_like(v) for v in x)
+        return like(x, [zeros_grad_like(v) for v in x])
     return ZERO
 
 
@@ -212,11 +216,11 @@ register("zeros_grad_like", "x", zeros_grad_like, differentiable=False)
 def materialize(t, x):
     """A tangent usable in arithmetic: zeros shaped like ``x`` in place of ``ZERO``."""
     if isinstance(t, tuple) and isinstance(x, tuple):  # ZERO leaves inside, e.g. np.array([x, 1.0])
-        return tuple(materialize(a, b) for a, b in zip(t, x, strict=True))
+        return like(x, [materialize(a, b) for a, b in zip(t, x, strict=True)])
     if t is not ZERO:
         return t
     if isinstance(x, tuple):
-        return tuple(materialize(ZERO, v) for v in x)
+        return like(x, [materialize(ZERO, v) for v in x])
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, x.dtype if x.dtype.kind == "f" else np.float64)
     if isinstance(x, np.floating):
@@ -236,7 +240,7 @@ def tangent_out(t, y):
     if isinstance(y, tuple):
         if t is ZERO:
             t = (ZERO,) * len(y)
-        return tuple(tangent_out(a, b) for a, b in zip(t, y, strict=True))
+        return like(y, [tangent_out(a, b) for a, b in zip(t, y, strict=True)])
     if isinstance(y, np.ndarray):
         if t is ZERO:
             return np.zeros(y.shape, y.dtype if y.dtype.kind == "f" else np.float64)

@@ -475,3 +475,17 @@ def __getattr__(name: str):
     if prim is None or prim.bprop is None:
         raise AttributeError(name)
     return prim.bprop
+
+
+# ---------------------------------------------------------------- lists, dicts, namedtuples
+@reverse_rule(P.pack)
+def bprop_pack(meta, values, out, dout):
+    # a container's sensitivity is positional, as its values' tuple is
+    return (ZERO, dout)
+
+
+@reverse_rule(P.iter_seq)
+def bprop_iter_seq(x, out, dout):
+    if P.container_kind(x) == "dict":  # a dict's keys: nothing to differentiate
+        return (ZERO,)
+    return (dout,)

@@ -419,3 +419,15 @@ def __getattr__(name: str):
     if prim is None or prim.jvp is None:
         raise AttributeError(name)
     return prim.jvp
+
+
+# ---------------------------------------------------------------- lists, dicts, namedtuples
+@forward_rule(P.pack, structural=True)
+def jvp_pack(meta, values, tmeta, tvalues, out):
+    # the tangent keeps the container's kind: it is indexed by the same keys
+    return ZERO if P.is_zero(tvalues) else P.pack(meta, tvalues)
+
+
+@forward_rule(P.iter_seq, structural=True)
+def jvp_iter_seq(x, tx, out):
+    return ZERO if P.is_zero(tx) or P.container_kind(x) == "dict" else tx

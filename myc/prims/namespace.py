@@ -9,6 +9,7 @@ from types import SimpleNamespace
 
 from myc.prims import adprims as _adprims  # noqa: F401
 from myc.prims import arrays as _arrays  # noqa: F401
+from myc.prims import containers as _containers  # noqa: F401
 from myc.prims import control as _control  # noqa: F401
 from myc.prims import effects as _effects  # noqa: F401
 from myc.prims import einsum_plan as _einsum_plan  # noqa: F401

@@ -13,6 +13,7 @@ import operator
 import numpy as np
 
 from myc.errors import MycNameError, MycTypeError, MycValueError
+from myc.prims.containers import DictValue
 from myc.prims.registry import register
 from myc.prims.values import UNDEF
 
@@ -217,6 +218,8 @@ register("len", "x", len, differentiable=False, names=("builtins.len",))
 
 
 def _check_index(x, idx):
+    if isinstance(x, DictValue):  # d[key]; myc's own code indexes it by position
+        return x.lookup(idx)
     return x[idx]
 
 
@@ -301,6 +304,9 @@ register("is_undef", "value", lambda v: v is UNDEF, differentiable=False)
 
 
 def _unpack(value, n):
+    if isinstance(value, DictValue):
+        raise MycTypeError("unpacking a dict is not supported",
+                           hint="unpack d.keys(), d.values() or d.items()")
     if not isinstance(value, tuple):
         if isinstance(value, np.ndarray) and value.ndim > 0:
             if value.shape[0] != n:

@@ -16,7 +16,18 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
+from myc.ir.nodes import Closure
+from myc.prims import Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
+from myc.prims.containers import (
+    DictValue,
+    ListValue,
+    container_meta,
+    is_namedtuple,
+    kind_of,
+    like,
+    to_python,
+)
 
 
 def is_generator(v: Any) -> bool:
@@ -83,6 +94,8 @@ every stage that walks arguments: deeper would exhaust Python's stack)."""
 
 def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
+    if isinstance(value, (Closure, Primitive)):  # a function default (act=np.tanh)
+        return value
     if isinstance(value, (bool, int, float)):
         if isinstance(value, int) and not isinstance(value, bool) and not (
                 -(2**63) <= value < 2**63):
@@ -103,13 +116,33 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
         view = value.view()
         view.flags.writeable = False
         return view
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list, dict)):
         if depth >= MAX_NESTING:
             where = path.split("[", 1)[0]
             raise MycTypeError(f"{_describe(where)} nests tuples more than {MAX_NESTING} "
                                "levels deep; myc's limit", hint="flatten the structure, "
                                "or pass its leaves as an array")
-        return tuple(check_arg(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value))
+        if isinstance(value, dict):
+            if type(value) is not dict:
+                raise MycTypeError(f"{_describe(path)} is a {type(value).__name__}; myc "
+                                   "accepts plain dicts", hint="pass dict(x)")
+            for k in value:
+                if not _static_key(k):
+                    raise MycTypeError(f"{_describe(path)} is a dict with key {k!r}; dict "
+                                       "keys must be str, int, float, bool or None (or "
+                                       "tuples of these)")
+            return DictValue(tuple(value), [check_arg(v, f"{path}[{k!r}]", depth + 1)
+                                            for k, v in value.items()])
+        if isinstance(value, list):
+            if type(value) is not list:
+                raise MycTypeError(f"{_describe(path)} is a {type(value).__name__}; myc "
+                                   "accepts plain lists", hint="pass list(x)")
+            return ListValue([check_arg(v, f"{path}[{i}]", depth + 1)
+                              for i, v in enumerate(value)])
+        items = [check_arg(v, f"{path}[{i}]", depth + 1) for i, v in enumerate(value)]
+        if is_namedtuple(value) or type(value) in (ListValue, DictValue):
+            return like(value, items)
+        return tuple(items)
     if type(value) in DEVICE_ARRAY_TYPES:  # a CuPy array (backend="cuda"): stays there
         if np.dtype(value.dtype) not in ALLOWED_DTYPES:
             raise MycTypeError(f"{_describe(path)} is a device array of unsupported dtype "
@@ -118,10 +151,15 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
         return value
     if is_generator(value):
         return value  # used by reference by the draws (myc/prims/effects.py)
-    if isinstance(value, list):
-        raise MycTypeError(f"{_describe(path)} is a list; pass a tuple or a NumPy array")
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
-                       "accepts numbers, NumPy arrays and tuples of these")
+                       "accepts numbers, NumPy arrays and tuples, lists, dicts and "
+                       "namedtuples of these")
+
+
+def _static_key(k: Any) -> bool:
+    if isinstance(k, tuple):
+        return all(_static_key(x) for x in k)
+    return k is None or isinstance(k, (str, int, float, bool))
 
 
 def check_args(names: list[str], args: tuple[Any, ...]) -> list[Any]:
@@ -139,14 +177,14 @@ def own_outputs(value: Any) -> Any:
             return np.array(value, copy=True)
         return value
     if isinstance(value, tuple):
-        return tuple(own_outputs(v) for v in value)
+        return to_python(like(value, [own_outputs(v) for v in value]))
     if value is None or isinstance(value, (bool, int, float, str, np.generic)):
         return value
     # a function value (closure, primitive) has no meaning outside the program
     name = getattr(getattr(value, "graph", value), "name", None)
     what = f"function '{name}'" if isinstance(name, str) else f"a {type(value).__name__}"
     raise MycTypeError(f"the compiled function returned {what}; myc functions return numbers, "
-                       "NumPy arrays and (nested) tuples of these")
+                       "NumPy arrays and (nested) tuples, lists and dicts of these")
 
 
 FLOAT0 = np.dtype([("float0", np.void, 0)])
@@ -170,8 +208,8 @@ def int_tangents(tangent: Any, primal: Any, path: str) -> Any:
     if isinstance(primal, tuple):
         if not isinstance(tangent, tuple) or len(tangent) != len(primal):
             return tangent  # check_like names the mismatch
-        return tuple(int_tangents(t, p, f"{path}[{i}]")
-                     for i, (t, p) in enumerate(zip(tangent, primal, strict=True)))
+        return like(tangent, [int_tangents(t, p, f"{path}[{i}]")
+                              for i, (t, p) in enumerate(zip(tangent, primal, strict=True))])
     if is_generator(primal):
         return primal if tangent is None else tangent  # no tangent: draws are constants
     if not _is_int_leaf(primal):
@@ -205,8 +243,13 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
     from myc.errors import MycShapeError
 
     if isinstance(like, tuple):
-        if not isinstance(value, tuple) or len(value) != len(like):
-            raise MycTypeError(f"{path} must be a tuple of {len(like)} values like {what}")
+        if not isinstance(value, tuple) or len(value) != len(like) or \
+                container_meta(value) != container_meta(like):
+            if container_meta(like) is tuple:
+                raise MycTypeError(f"{path} must be a tuple of {len(like)} values like "
+                                   f"{what}")
+            raise MycTypeError(f"{path} must be a {kind_of(like)} like {what} "
+                               f"({_shape_of_tree(like)}), got {_shape_of_tree(value)}")
         for i, (v, w) in enumerate(zip(value, like, strict=True)):
             check_like(v, w, f"{path}[{i}]", what)
         return
@@ -220,9 +263,24 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
     if np.shape(value) != np.shape(like):
         raise MycShapeError(f"{path} has shape {np.shape(value)} but {what} has shape "
                             f"{np.shape(like)}")
-    kind_of = (lambda v: "f" if isinstance(v, float) else "i" if isinstance(v, (bool, int))
-               and not isinstance(v, np.generic) else np.result_type(v).kind)
-    if kind_of(like) == "f" and isinstance(value, (np.ndarray, np.generic)) and \
-            kind_of(value) in "biu":
+    num_kind = (lambda v: "f" if isinstance(v, float) else "i" if isinstance(v, (bool, int))
+                and not isinstance(v, np.generic) else np.result_type(v).kind)
+    if num_kind(like) == "f" and isinstance(value, (np.ndarray, np.generic)) and \
+            num_kind(value) in "biu":
         raise MycTypeError(f"{path} is {np.result_type(value)} but {what} is a float: "
                            "a tangent or cotangent of a float is a float")
+
+
+def _shape_of_tree(v: Any) -> str:
+    """A value's structure as the user writes it: ``[(.,.), (.,.)]``, ``{'w': .}``."""
+    if not isinstance(v, tuple):
+        return "." if not isinstance(v, (list, dict)) else type(v).__name__
+    kind = container_meta(v)
+    inner = [_shape_of_tree(x) for x in v]
+    if isinstance(v, DictValue):
+        return "{" + ", ".join(f"{k!r}: {x}" for k, x in zip(v.keys_, inner, strict=True)) \
+            + "}"
+    if kind is ListValue:
+        return "[" + ", ".join(inner) + "]"
+    name = kind.__name__ if kind is not tuple else ""
+    return name + "(" + ", ".join(inner) + ("," if len(inner) == 1 and not name else "") + ")"

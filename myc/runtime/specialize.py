@@ -228,12 +228,25 @@ class Binding:
     names: list[str]
     defaults: dict[str, Any]
     loc: Any = None
+    # ``def f(a, *args, k=1, **kw)``: ``names`` are the graph's parameters (a, k, args,
+    # kw); ``npos`` of them are positional, then come the star parameters' names
+    npos: int | None = None
+    varargs: str | None = None
+    varkw: str | None = None
 
     @classmethod
     def of(cls, graph: Graph) -> Binding:
+        from myc.ir.nodes import Closure
+
         sig = graph.flags.get("signature")
-        defaults = {n: c.value for n, c in sig.defaults.items()} if sig is not None else {}
-        return cls(graph.name, [p.name for p in graph.parameters], defaults, graph.loc)
+        defaults = {}
+        for n, c in (sig.defaults.items() if sig is not None else ()):
+            # a function default (def f(x, act=np.tanh)) is a closure of its graph
+            defaults[n] = Closure(c.value, None) if isinstance(c.value, Graph) else c.value
+        b = cls(graph.name, [p.name for p in graph.parameters], defaults, graph.loc)
+        if sig is not None and not sig.simple:
+            b.npos, b.varargs, b.varkw = sig.n_positional, sig.varargs, sig.varkw
+        return b
 
     def storable(self) -> bool:
         """Only plain data defaults go to disk (a default function is a graph here)."""
@@ -249,11 +262,22 @@ class Binding:
         from myc.errors import MycTypeError
 
         names = self.names
-        if len(args) > len(names):
-            raise MycTypeError(f"{self.name}() takes {len(names)} arguments but "
+        npos = getattr(self, "npos", None)
+        varargs, varkw = getattr(self, "varargs", None), getattr(self, "varkw", None)
+        stars = [n for n in (varargs, varkw) if n is not None]
+        if npos is not None:  # star parameters: the named ones, then *args, **kw
+            names = names[:len(names) - len(stars)]
+        else:
+            npos = len(names)
+        if len(args) > npos and varargs is None:
+            raise MycTypeError(f"{self.name}() takes {npos} arguments but "
                                f"{len(args)} were given", self.loc)
-        bound = dict(zip(names, args, strict=False))
+        bound = dict(zip(names[:npos], args, strict=False))
+        extra: dict[str, Any] = {}
         for k, v in kwargs.items():
+            if k not in names and varkw is not None:
+                extra[k] = v
+                continue
             if k not in names:
                 raise MycTypeError(f"{self.name}() got an unexpected keyword argument "
                                    f"'{k}'", self.loc)
@@ -270,6 +294,10 @@ class Binding:
             else:
                 raise MycTypeError(f"{self.name}() missing required argument '{n}'",
                                    self.loc)
+        if varargs is not None:
+            out.append(tuple(args[npos:]))
+        if varkw is not None:
+            out.append(extra)
         return out
 
 

@@ -14,6 +14,7 @@ from myc.ad.forward import jvp_graph
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
+from myc.prims.containers import like, positional
 from myc.prims.effects import is_rng
 from myc.runtime.args import check_arg, check_like, own_outputs
 from myc.runtime.specialize import make_executable
@@ -23,7 +24,7 @@ def _cotangent(d: Any, x: Any) -> Any:
     """A cotangent in the structure of argument ``x``; integer and bool inputs get zeros."""
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
-        return tuple(_cotangent(a, b) for a, b in zip(ds, x, strict=True))
+        return like(x, [_cotangent(a, b) for a, b in zip(ds, x, strict=True)])
     if is_rng(x):
         return None  # a generator has no cotangent
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
@@ -76,10 +77,16 @@ def make_vjp(graph: Graph, args: list[Any], originals: list[Any], backend: str =
             cotangent = cotangents[0]
             ct = check_arg(cotangent, "cotangent")
             check_like(ct, out, "cotangent", "the output")
-            d = backward(*[copy.deepcopy(a) if is_rng(a) else a for a in replay], ct)
+            d = backward(*[copy.deepcopy(a) if is_rng(a) else a for a in replay],
+                         positional(ct))  # sensitivities are positional
+            cts = [_cotangent(d[i + 1], a) for i, a in enumerate(args)]
+            sig = graph.flags.get("signature")
+            if sig is not None and not sig.simple:
+                # def f(x, *args): the cotangents of the primals as they were passed
+                star = list(cts[len(sig.names)]) if sig.varargs is not None else []
+                cts = cts[:sig.n_positional] + star
             # one cotangent per primal given (parameters left to defaults get none)
-            return own_outputs(tuple(_cotangent(d[i + 1], a)
-                                     for i, a in enumerate(args[:len(originals)])))
+            return own_outputs(tuple(cts[:len(originals)]))
         except MycError as exc:
             raise exc.with_traceback(None) from None
 

@@ -617,3 +617,25 @@ def logabsdet(a):
 
 def after_value(x):
     return P.after(0, x * x)
+
+
+# ---------------------------------------------------------------- pack (lists, dicts)
+def pack_list(x, y):
+    xs = [x, y * 2.0]
+    xs.append(x * y)
+    return xs[0] * xs[2] + xs[-2]
+
+
+def pack_dict(x, y):
+    d = {"a": x, "b": np.sin(y)}
+    d["c"] = d["a"] * d["b"]
+    return [d["c"], d["a"] + 1.0]
+
+
+def iter_rows(x, y):
+    acc = 0.0
+    for row in x:
+        acc = acc + np.sum(row * y)
+    for v in (x, y):
+        acc = acc + np.sum(v)
+    return acc

@@ -426,6 +426,8 @@ CASES: dict[str, list[Case]] = {
         argnums=1, reference="myc")],
     "materialize": [Case(F.materialize, same_shape(2), argnums=0, reference="myc")],
     "tangent_out": [Case(F.tangent_out, same_shape(2), argnums=0, reference="myc")],
+    "pack": [Case(F.pack_list, same_shape(2)), Case(F.pack_dict, same_shape(2))],
+    "iter_seq": [Case(F.iter_rows, st.tuples(value((3, 2)), value((2,))))],
 }
 
 # Primitives whose rules J and F apply themselves (variadic: one sensitivity per input).

@@ -230,7 +230,7 @@ def c_match(x):
 
 def up_front_after_loop(x):
     i = _forever()
-    ys = [x for _ in range(2)]  # ERR
+    ys = {x for _ in range(2)}  # ERR
     return i
 
 

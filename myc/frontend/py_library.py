@@ -1,0 +1,218 @@
+"""Python's list and dict operations and sequence builtins, written in the myc subset.
+
+Parsed by the frontend like user code (as ``np_library`` is for NumPy), so AD and every
+backend see them as compositions of ``getitem``, tuple concatenation and ``pack``:
+gradients through ``d.values()``, ``zip`` or ``sum`` need no rules of their own.  The
+loops here run over static structures (a list's length, a dict's keys), so
+specialization unrolls them.  Lists are ``ListValue``s and dicts ``DictValue``s
+(``myc.prims.containers``); a mutation returns the new value, which the frontend binds
+to the mutated variable.
+"""
+
+# ruff: noqa: SIM108 - the subset has no conditional assignment shortcuts to prefer
+from __future__ import annotations
+
+from myc.prims import P
+
+
+def dict_values(d):
+    out = []
+    for k in P.dict_keys(d):
+        out.append(d[k])
+    return out
+
+
+def dict_items(d):
+    out = []
+    for k in P.dict_keys(d):
+        out.append((k, d[k]))
+    return out
+
+
+def dict_get(d, key, default=None):
+    if P.container_kind(d) != "dict":
+        return P.fail(d, "'{kind}' object has no attribute 'get'")
+    if key in d:
+        return d[key]
+    return default
+
+
+def setitem(x, key, value):
+    """``x[key] = value`` as a new value: a dict gets the key (new keys go last), a
+    list the item; anything else is refused (arrays are values in myc)."""
+    kind = P.container_kind(x)
+    if kind == "dict":
+        keys = P.keys_with(x, key)
+        vals = ()
+        for k in keys:
+            if k == key:
+                vals = vals + (value,)
+            else:
+                vals = vals + (x[k],)
+        return P.pack(keys, vals)
+    if kind == "list":
+        n = len(x)
+        i = key
+        if key < 0:
+            i = key + n
+        if i < 0 or i >= n:
+            return P.fail(x, "list assignment index out of range")
+        out = []
+        for j in range(n):
+            if j == i:
+                out.append(value)
+            else:
+                out.append(x[j])
+        return out
+    return P.fail(x, "item assignment (x[i] = ...) is not supported on a value of kind "
+                     "'{kind}': arrays and tuples are immutable in myc|hint|build a new "
+                     "array, e.g. with np.where (lists and dicts take item assignment)")
+
+
+def append(x, value):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'append'")
+    return x + [value]
+
+
+def extend(x, values):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'extend'")
+    out = x
+    for v in values:
+        out = out + [v]
+    return out
+
+
+def insert(x, index, value):
+    if P.container_kind(x) != "list":
+        return P.fail(x, "'{kind}' object has no attribute 'insert'")
+    n = len(x)
+    i = index
+    if index < 0:
+        i = max(index + n, 0)
+    i = min(i, n)
+    return x[:i] + [value] + x[i:]
+
+
+def to_list(x):
+    out = []
+    for v in x:
+        out.append(v)
+    return out
+
+
+def to_tuple(x):
+    out = ()
+    for v in x:
+        out = out + (v,)
+    return out
+
+
+def py_sum(xs, start=0):
+    acc = start
+    for v in xs:
+        acc = acc + v
+    return acc
+
+
+def py_zip(seqs):
+    n = len(seqs[0])
+    for s in seqs:
+        n = min(n, len(s))
+    out = []
+    for i in range(n):
+        row = ()
+        for s in seqs:
+            row = row + (P.iter_seq(s)[i],)
+        out.append(row)
+    return out
+
+
+def py_enumerate(seq, start=0):
+    out = []
+    i = start
+    for v in seq:
+        out.append((i, v))
+        i = i + 1
+    return out
+
+
+def py_reversed(seq):
+    n = len(seq)
+    out = []
+    for i in range(n):
+        out.append(P.iter_seq(seq)[n - 1 - i])
+    return out
+
+
+def py_range(start, stop, step):
+    out = []
+    for i in range(start, stop, step):
+        out.append(i)
+    return out
+
+
+def seq_max(xs):
+    acc = xs[0]
+    for v in xs:
+        acc = max(acc, v)
+    return acc
+
+
+def seq_min(xs):
+    acc = xs[0]
+    for v in xs:
+        acc = min(acc, v)
+    return acc
+
+
+def to_dict(x):
+    """``dict(x)``: a dict's copy (a value already), or a dict of (key, value) pairs."""
+    if P.container_kind(x) == "dict":
+        return x
+    out = {}
+    for k, v in x:
+        out[k] = v
+    return out
+
+
+def dict_merge(a, b):
+    """``{**a, **b}`` / ``f(**a, **b)``: ``b``'s keys after ``a``'s."""
+    if P.container_kind(b) != "dict":
+        return P.fail(b, "argument after ** must be a dict, not {kind}")
+    out = a
+    for k in b:
+        out[k] = b[k]
+    return out
+
+
+def bind_args(fname, names, npos, has_default, defaults, varargs, varkw, pos, kw):
+    """The parameters of ``fname`` from a call's positional tuple and keyword dict,
+    as Python binds them (the graph's order: ``names``, then ``*args``, ``**kw``)."""
+    out = ()
+    for i in range(len(names)):
+        name = names[i]
+        if i < npos and i < len(pos):
+            if name in kw:
+                return P.fail(fname, "{kind}() got multiple values for an argument")
+            out = out + (pos[i],)
+        elif name in kw:
+            out = out + (kw[name],)
+        elif has_default[i]:
+            out = out + (defaults[i],)
+        else:
+            return P.fail(fname, "{kind}() missing a required argument")
+    if varargs:
+        out = out + (pos[npos:],)
+    elif len(pos) > npos:
+        return P.fail(fname, "{kind}() got too many positional arguments")
+    extra = {}
+    for k in kw:
+        if k not in names:
+            extra[k] = kw[k]
+    if varkw:
+        out = out + (extra,)
+    elif len(extra) > 0:
+        return P.fail(fname, "{kind}() got an unexpected keyword argument")
+    return out
