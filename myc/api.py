@@ -31,7 +31,7 @@ class Jitted:
         if self._executable is not None and _rebound(self._watch):
             self._executable = None  # a global it read was rebound: compiled again
         if self._executable is None:
-            from myc.runtime.globals_watch import GlobalWatch
+            from myc.frontend.globals_watch import GlobalWatch
             from myc.runtime.specialize import Source
 
             fn = self.__myc_function__
@@ -75,7 +75,7 @@ def _check_backend(backend: str) -> None:
 
 def _rebound(watch: Any) -> bool:
     """Was a global or closure cell the program read rebound since it was compiled?
-    (Then the parsed graphs are forgotten: ``myc.runtime.globals_watch``.)"""
+    (Then the parsed graphs are forgotten: ``myc.frontend.globals_watch``.)"""
     if watch is None or watch.changed() is None:
         return False
     watch.invalidate()
@@ -149,7 +149,7 @@ class Transformed:
         if self._graph is not None and _rebound(self._watch):
             self._graph = self._run = None  # a global it read was rebound
         if self._graph is None:
-            from myc.runtime.globals_watch import GlobalWatch
+            from myc.frontend.globals_watch import GlobalWatch
 
             self._watch = GlobalWatch(self._myc_source[1]) if self._myc_source else None
             self._graph = self._build()

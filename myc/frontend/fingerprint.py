@@ -77,19 +77,19 @@ def _outer(n: Node) -> str:
 # that is too coarse would be a wrong answer, so the description errs on the fine side.
 # --------------------------------------------------------------------------------------
 
-import dis  # noqa: E402 - the source-key half of this module
 import linecache  # noqa: E402
 import sys  # noqa: E402
 import types  # noqa: E402
 import weakref  # noqa: E402
 from typing import Any  # noqa: E402
 
+from myc.frontend import globals_watch  # noqa: E402
+from myc.frontend.codenames import _names  # noqa: E402, F401 (re-exported)
 from myc.timings import timed  # noqa: E402
 
 # modules whose objects are described by name: their versions are part of every cache
 # key already (``myc.support.diskcache``), and myc's own source is hashed there too
 _LIBRARIES = ("numpy", "math", "builtins", "myc", "scipy")
-_GLOBAL_OPS = frozenset({"LOAD_GLOBAL", "LOAD_NAME", "STORE_GLOBAL", "DELETE_GLOBAL"})
 
 
 class _Unsure(Exception):  # noqa: N818 - a control signal
@@ -148,6 +148,7 @@ def note_parsed(fn: Any, before: str | None) -> str | None:
 
 # function -> its description when the frontend parsed it (under a watching Source)
 _PARSED_AS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+globals_watch.CACHES.append(_PARSED_AS)  # forgotten when a global they read is rebound
 
 
 def _alone(f: types.FunctionType) -> str:
@@ -319,19 +320,3 @@ class _Describer:
                 raise _Unsure(f"no source for {filename}")
             h = self.files[filename] = hashlib.sha256("".join(lines).encode()).hexdigest()
         return f"file:{h}"
-
-
-def _names(code: types.CodeType) -> tuple[set[str], frozenset[str]]:
-    """Global names the code (and its nested code) loads, and every other name it uses
-    (attribute names: ``np.tanh``, ``helpers.f``)."""
-    gnames: set[str] = set()
-    others: set[str] = set()
-    stack = [code]
-    while stack:
-        c = stack.pop()
-        for ins in dis.get_instructions(c):
-            if ins.opname in _GLOBAL_OPS:
-                gnames.add(ins.argval)
-        others.update(c.co_names)
-        stack.extend(k for k in c.co_consts if isinstance(k, types.CodeType))
-    return gnames, frozenset(others)

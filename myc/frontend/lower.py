@@ -43,7 +43,7 @@ from myc.errors import (
     in_library,
 )
 from myc.frontend import builtins as B
-from myc.frontend import effects, linalg_library
+from myc.frontend import effects, globals_watch, linalg_library
 from myc.frontend.libraries import (
     is_namespace,
     library_function,
@@ -55,7 +55,6 @@ from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.containers import DictValue, ListValue, is_namedtuple
-from myc.runtime import globals_watch
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -116,6 +115,7 @@ def _static_key(k: Any) -> bool:
     return k is None or isinstance(k, (str, int, float, bool))
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+globals_watch.CACHES.append(_GRAPHS)  # forgotten when a global they read is rebound
 
 
 def _advanced_index(index: Node) -> bool:

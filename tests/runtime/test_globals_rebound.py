@@ -1,6 +1,6 @@
 """A module global (or closure variable) rebound after the first call is read again:
 the compiled program is dropped and the call compiles with the new value
-(``myc.runtime.globals_watch``).  In-place mutation of a global array keeps its identity
+(``myc.frontend.globals_watch``).  In-place mutation of a global array keeps its identity
 and is still not seen (documented in the README)."""
 
 from __future__ import annotations

@@ -20,6 +20,11 @@ import types
 import weakref
 from typing import Any
 
+from myc.frontend.codenames import _names
+
+# the frontend's caches of parsed functions (``lower._GRAPHS``, ``fingerprint._PARSED_AS``)
+CACHES: list[Any] = []
+
 _MISSING = object()
 _LIBRARIES = ("numpy", "math", "builtins", "myc", "scipy")
 MAX_FUNCTIONS = 256  # functions walked per program: a bound on the per-call check
@@ -54,7 +59,6 @@ class GlobalWatch:
         self._walk()
 
     def _walk(self) -> None:
-        from myc.frontend.fingerprint import _names
 
         seen: set[int] = set()
         stack = [self.fn]
@@ -101,12 +105,9 @@ class GlobalWatch:
     def invalidate(self) -> None:
         """Forget the parsed graphs of every function walked (they compiled the old
         values in), so the next parse reads the globals again."""
-        from myc.frontend import lower
-        from myc.ir import fingerprint
-
         for fn in self.functions:
-            lower._GRAPHS.pop(fn, None)
-            fingerprint._PARSED_AS.pop(fn, None)
+            for cache in CACHES:
+                cache.pop(fn, None)
 
 
 def _functions_in(value: Any) -> list[Any]:
