@@ -215,9 +215,7 @@ def _backend_of(fn: Any, backend: str | None = None) -> str:
     """The backend a transform runs on: the one asked for, else ``fn``'s own."""
     if backend is None:
         return getattr(fn, "backend", "cpu")
-    if backend not in pipeline.BACKENDS:
-        raise MycValueError(f"unknown backend '{backend}'; available: "
-                            f"{', '.join(pipeline.BACKENDS)}")
+    backend_named(backend)  # an unknown name: the error lists the registered ones
     return backend
 
 
