@@ -20,7 +20,9 @@ class Jitted:
     """A function compiled by myc on first call, specialized per argument signature."""
 
     def __init__(self, fn: Callable, backend: str = "cpu"):
-        _check_backend(backend)
+        err = _backend_error(backend)
+        if err is not None:
+            raise err
         functools.update_wrapper(self, fn)  # (copies fn's attributes: set ours after)
         self.__myc_function__ = fn
         self.backend = backend
@@ -65,12 +67,15 @@ class Jitted:
                f"backend={self.backend}>"
 
 
-def _check_backend(backend: str) -> None:
+def _backend_error(backend: str) -> MycValueError | None:
+    """The error for an unknown backend name (raised by the caller, so that the user's
+    traceback shows one myc frame), or None."""
     try:
         backend_named(backend)
     except MycValueError:
-        raise MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
-                            f"{', '.join(pipeline.backends())}") from None
+        return MycValueError(f"myc.jit: unknown backend '{backend}'; available: "
+                             f"{', '.join(pipeline.backends())}")
+    return None
 
 
 def _rebound(watch: Any) -> bool:
@@ -118,7 +123,9 @@ def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
 
 def jit(fn: Callable | None = None, *, backend: str = "cpu"):
     """Compile ``fn`` with myc; usable as ``@myc.jit`` or ``@myc.jit(backend=...)``."""
-    _check_backend(backend)
+    err = _backend_error(backend)
+    if err is not None:
+        raise err
     if fn is None:
         return lambda f: Jitted(f, backend)
     return Jitted(fn, backend)
@@ -244,7 +251,9 @@ def _value_and_grad_transform(fn, argnums=0, backend=None):
 
 def _jit_transform(fn, backend="cpu"):
     """``myc.jit(f)`` inside a compiled function: ``f`` itself (it is compiled already)."""
-    _check_backend(backend)
+    err = _backend_error(backend)
+    if err is not None:
+        raise err
     return fn
 
 
@@ -290,6 +299,10 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple,
         args = check_args(names, tuple(full))
         # lists and dicts (primals and tangents alike) as myc's static structures
         primals = tuple(check_arg(p, f"primal {i + 1}") for i, p in enumerate(primals))
+        # int leaves' tangents (None, float0) made zeros before the check sees them, and
+        # again after it (inside lists and dicts, which the check makes tuples)
+        tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
+                         for i, (p, t) in enumerate(zip(primals, tangents, strict=True)))
         tangents = tuple(check_arg(t, f"tangent {i + 1}") if t is not None else t
                          for i, t in enumerate(tangents))
         tangents = tuple(int_tangents(t, p, f"tangent {i + 1}")
