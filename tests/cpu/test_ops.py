@@ -80,6 +80,10 @@ def check(dtype, case, ops):
     for name, g, w in zip(names, got, want):
         if name in INEXACT:
             assert g.dtype == w.dtype and g.shape == w.shape, name
+            # kernels flush subnormal results to zero (MYC_SUBNORMALS=flush, the
+            # default): a subnormal reference value matches a zero
+            tiny = np.finfo(w.dtype).tiny
+            w = np.where((np.abs(w) < tiny) & (g == 0), g, w)
             d = ulp_diff(g, w)
             assert d.max(initial=0) <= ULP_TOL, (name, d.max(), inputs)
         else:
