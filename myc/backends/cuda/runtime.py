@@ -11,14 +11,13 @@ overrides it) and JIT-compiled by the driver for the GPU at hand.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from typing import Any
 
 from myc.backends.cuda.ptx import DEFAULT_ARCH, NVPTX, new_module, to_ptx
 from myc.backends.gpu import runtime as gpu
-from myc.backends.gpu.codegen import Plan, Unsupported, add_gpu_entries, generate
+from myc.backends.gpu.codegen import Plan, add_gpu_entries, generate
 from myc.backends.gpu.runtime import on_device  # noqa: F401 - part of this module's API
 from myc.lower.kernel import Kernel
 
@@ -52,9 +51,7 @@ def kernel_ptx(kernel: Kernel, arch: str = DEFAULT_ARCH) -> tuple[str, Plan]:
 
 
 def cache_key(kernel: Kernel, arch: str) -> str:
-    body = kernel.format().split("\n", 1)[1:]
-    text = "\n".join(["cuda1", arch, kernel.name, repr(kernel.shape), *body])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return gpu.kernel_key("cuda1", kernel, arch)
 
 
 class CompiledKernel(gpu.CompiledKernel):
@@ -78,11 +75,4 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     does not cover it (the host program then runs that group with NumPy)."""
     dev = device()
     key = cache_key(kernel, dev.arch)
-    ck = _cache.get(key)
-    if ck is None:
-        try:
-            ck = CompiledKernel(kernel, dev, key)
-        except Unsupported:
-            return None
-        _cache[key] = ck
-    return ck
+    return gpu.load_kernel(_cache, key, lambda: CompiledKernel(kernel, dev, key))

@@ -18,13 +18,14 @@ their arrays over on the device (``host.py`` says what runs where).  The passes
 
 from __future__ import annotations
 
+import hashlib
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from myc.backends.gpu.codegen import Plan, generate
+from myc.backends.gpu.codegen import Plan, Unsupported, generate
 from myc.backends.gpu.execute import layout
 from myc.backends.gpu.host import DeviceConst
 from myc.errors import MycRuntimeError, MycValueError
@@ -180,3 +181,24 @@ def on_device(v: Any, dtype: Any, dev: Any) -> Any:
             return cp.asarray(np.ascontiguousarray(arr.get(), dtype=dtype))  # (no rtc)
         return cp.ascontiguousarray(arr.astype(dtype, copy=False))
     return cp.asarray(np.ascontiguousarray(np.asarray(v, dtype=dtype)))
+
+
+def kernel_key(tag: str, kernel: Kernel, arch: str) -> str:
+    """A kernel's cache key for a target (``tag``: the image format and its version)."""
+    body = kernel.format().split("\n", 1)[1:]
+    text = "\n".join([tag, arch, kernel.name, repr(kernel.shape), *body])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def load_kernel(cache: dict[str, Any], key: str, make: Callable[[], Any]) -> Any | None:
+    """The kernel loaded under ``key`` in ``cache`` (made by ``make`` the first time), or
+    None when the generator does not cover it (the host program then runs that group
+    another way)."""
+    ck = cache.get(key)
+    if ck is None:
+        try:
+            ck = make()
+        except Unsupported:
+            return None
+        cache[key] = ck
+    return ck

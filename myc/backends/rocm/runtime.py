@@ -12,13 +12,12 @@ by the emulator, the glue by a stand-in CuPy (``tests/rocm``).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from typing import Any
 
 from myc.backends.gpu import runtime as gpu
-from myc.backends.gpu.codegen import Plan, Unsupported, add_gpu_entries, generate
+from myc.backends.gpu.codegen import Plan, add_gpu_entries, generate
 from myc.backends.rocm.amdgpu import AMDGPU, DEFAULT_ARCH, check_arch
 from myc.lower.kernel import Kernel
 
@@ -76,9 +75,7 @@ def kernel_asm(kernel: Kernel, arch: str | None = None) -> str:
 
 
 def cache_key(kernel: Kernel, arch: str) -> str:
-    body = kernel.format().split("\n", 1)[1:]
-    text = "\n".join(["rocm1", arch, kernel.name, repr(kernel.shape), *body])
-    return hashlib.sha256(text.encode()).hexdigest()
+    return gpu.kernel_key("rocm1", kernel, arch)
 
 
 class CompiledKernel(gpu.CompiledKernel):
@@ -96,11 +93,4 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     does not cover it (the host program then runs that group with NumPy)."""
     dev = device()
     key = cache_key(kernel, dev.arch)
-    ck = _cache.get(key)
-    if ck is None:
-        try:
-            ck = CompiledKernel(kernel, dev, key)
-        except Unsupported:
-            return None
-        _cache[key] = ck
-    return ck
+    return gpu.load_kernel(_cache, key, lambda: CompiledKernel(kernel, dev, key))
