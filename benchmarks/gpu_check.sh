@@ -8,7 +8,8 @@
 #   OUT=/some/dir bash benchmarks/gpu_check.sh
 #
 # Optional: WHEELS=dir of wheels to install offline when llvmlite/hypothesis are missing;
-# SIZE=quick|tiny|full (default quick); COMPILE=0 to skip torch.compile.
+# SIZE=quick|tiny|full (default quick); COMPILE=0 to skip torch.compile; CPU_TESTS=0 to skip
+# the last step (the tests CI runs anyway); CORPUS_TIMEOUT (default 150 s).
 set -u
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/gpu-check-out}"
@@ -43,12 +44,19 @@ timeout 110 "$PY" -m pytest -q --maxfail=10 -p no:cacheprovider -o addopts="" -r
   tests/cuda/test_gpu.py >"$OUT/pytest_gpu.log" 2>&1
 echo "exit $?" >>"$OUT/pytest_gpu.log"; tail -25 "$OUT/pytest_gpu.log" | tee -a "$LOG"
 
+step "tests/cuda/test_corpus_gpu.py: the semantics corpus on the GPU against CPython"
+XDIST=""; "$PY" -c "import xdist" 2>/dev/null && XDIST="-n 8"
+timeout "${CORPUS_TIMEOUT:-150}" "$PY" -m pytest -q --maxfail=20 -p no:cacheprovider -o addopts="" -rs \
+  $XDIST tests/cuda/test_corpus_gpu.py >"$OUT/pytest_corpus.log" 2>&1
+echo "exit $?" >>"$OUT/pytest_corpus.log"; tail -25 "$OUT/pytest_corpus.log" | tee -a "$LOG"
+
 step "W1-W7: correctness against the cpu backend, then timing against PyTorch"
 COMPILE_FLAG="--compile"; [ "${COMPILE:-1}" = "0" ] && COMPILE_FLAG=""
 timeout 170 "$PY" -m benchmarks.gpu_check --out "$OUT" --size "$SIZE" --budget 1.0 \
   $COMPILE_FLAG --compile-limit 30 >"$OUT/gpu_check_run.log" 2>&1
 echo "exit $?" >>"$OUT/gpu_check_run.log"; tail -25 "$OUT/gpu_check_run.log" | tee -a "$LOG"
 
+if [ "${CPU_TESTS:-1}" = "0" ]; then step "done (CPU_TESTS=0: the emulator/ptxas tests skipped)"; exit 0; fi
 step "tests/cuda: emulator, PTX (ptxas where installed), fake-CuPy glue (what CI runs)"
 timeout 80 "$PY" -m pytest -q -p no:cacheprovider -o addopts="" -rs \
   tests/cuda/test_runtime_fake.py tests/cuda/test_programs_emulated.py \
