@@ -58,10 +58,16 @@ register("env_get", "env key", env_get)
 register("env_add", "env key value", env_add)
 
 
+def _dtype(x) -> np.dtype:
+    """``x``'s dtype, without converting it (a CuPy array refuses to become NumPy's)."""
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.result_type(x)
+
+
 def _is_float(x) -> bool:
     if isinstance(x, (bool, int)) or is_rng(x):  # (a generator carries no gradient)
         return False
-    return np.result_type(x).kind == "f"
+    return _dtype(x).kind == "f"
 
 
 def cast_grad(d, x):
@@ -72,9 +78,9 @@ def cast_grad(d, x):
         return d
     if not _is_float(x):
         return ZERO
-    dt = np.result_type(x)
-    if isinstance(d, np.ndarray):
-        return d.astype(dt, copy=False)
+    dt = _dtype(x)
+    if isinstance(d, np.ndarray) or (hasattr(d, "astype") and not isinstance(d, np.generic)):
+        return d.astype(dt, copy=False)  # (a CuPy array stays on the device)
     return dt.type(d)
 
 

@@ -93,9 +93,16 @@ def _dt(dtype):
 
 def _astype(x, dtype):
     dt = _dt(dtype)
-    if isinstance(x, np.ndarray):
-        return x.astype(dt)
+    if isinstance(x, np.ndarray) or _device_array(x):
+        return x.astype(dt)  # (a CuPy array stays one: NumPy cannot convert it)
     return dt.type(x)
+
+
+def _device_array(x) -> bool:
+    """An array of another library (CuPy's: a host step of a GPU program), which has
+    ``astype`` and ``dtype`` but which NumPy's scalar types cannot convert."""
+    return hasattr(x, "__cuda_array_interface__") or (
+        hasattr(x, "astype") and hasattr(x, "dtype") and not isinstance(x, np.generic))
 
 
 register("astype", "x dtype", _astype, fusible=True)
