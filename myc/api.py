@@ -338,15 +338,18 @@ def _target_code(typed, template, name: str, backend: str) -> str:
         raise MycValueError(f"myc.ir: stage='target' is available for {have}, not "
                             f"'{backend}'")
     kernels: list[Any] = []
+    if b.native_host:  # lowered for real (it compiles here, no device needed): its
+        prog = pipeline.lowered(typed, template, name, backend)  # kernels, loops' too
+        kernels = pipeline.program_kernels(prog)
+    else:
+        def record(kernel):
+            kernels.append(kernel)
+            return lambda arrays: None  # never run
 
-    def record(kernel):
-        kernels.append(kernel)
-        return lambda arrays: None  # never run
-
-    prog = pipeline.lowered(typed, template, name, backend, compiler=record)
+        prog = pipeline.lowered(typed, template, name, backend, compiler=record)
     parts = [prog.describe()]
     for k in kernels:
-        parts += [f"\n// ---- kernel {k.name} ({backend})", b.render(k)]
+        parts += [f"\n{b.comment} ---- kernel {k.name} ({backend})", b.render(k)]
     return "\n".join(parts)
 
 
@@ -387,8 +390,9 @@ def aot(fn: Callable, signature: Any, output: str, name: str | None = None):
 def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "cpu") -> str:
     """The program as text after ``stage``: parsed, ad, typed, optimized, fused (the
     optimized program and its fusion groups), kernels (the host program) or target (the
-    target code of every kernel ``backend`` compiles: PTX for ``cuda``, AMDGCN assembly
-    for ``rocm``, OpenCL C for ``opencl``; no device needed).  The stages are
+    target code of every kernel ``backend`` compiles: optimized LLVM IR for ``cpu``, PTX
+    for ``cuda``, AMDGCN assembly for ``rocm``, OpenCL C for ``opencl``; no device
+    needed).  The stages are
     ``myc.pipeline`` 's, run in order.
 
     ``typed`` and later stages specialize on ``example_args`` (like a first call).

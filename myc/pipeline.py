@@ -26,6 +26,7 @@ from myc.infer.signature import GraphBreak
 from myc.ir.manager import node_count
 from myc.ir.nodes import Graph
 from myc.ir.verify import verify
+from myc.lower.kernel import Kernel
 
 STAGES = ("parsed", "ad", "typed", "optimized", "fused", "kernels", "target")
 
@@ -215,6 +216,24 @@ def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
         raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
     prog.int_leaves = leaves
     return prog
+
+
+def program_kernels(prog: Any) -> list[Any]:
+    """The kernel IR of every fused step of a host program, in order, with those of its
+    loops' bodies and typed calls (each program once: a recursive call contains itself)."""
+    out: list[Any] = []
+    seen: set[int] = set()
+    todo = [prog]
+    while todo:
+        p = todo.pop(0)
+        if p is None or id(p) in seen:
+            continue
+        seen.add(id(p))
+        for st in p.steps:
+            if isinstance(st.kernel, Kernel):
+                out.append(st.kernel)
+            todo += [getattr(st.kernel, "body", None), getattr(st.fn, "body", None)]
+    return out
 
 
 def describe_fused(typed: Graph, backend: str = "cpu") -> str:

@@ -30,6 +30,8 @@ class Backend(Target):
     lowers_for_ir: bool = False
     # the language ``render`` writes kernels in (``myc.ir(stage="target")``), if any
     target_language: str | None = None
+    # how a line comment starts in that language (kernels are separated by one)
+    comment: str = "//"
 
     def trace_args(self, args: list[Any]) -> list[Any]:
         """The arguments a signature is traced on (host copies of device arrays)."""
@@ -84,6 +86,14 @@ class Cpu(Backend):
         except ImportError:  # pragma: no cover - the kernel backend is optional
             return None
         return native_loop(body, nstate, tape, plan)
+
+    target_language = "LLVM IR"
+    comment = ";"
+
+    def render(self, kernel: Any) -> str:
+        from myc.backends.cpu.runtime import llvm_ir
+
+        return llvm_ir(kernel)
 
     def from_signal(self, exc: BaseException) -> bool:
         try:
@@ -241,6 +251,7 @@ class Rocm(Cuda):
     name = "rocm"
     cache_tag = "|rocm"
     target_language = "AMDGCN assembly"
+    comment = ";"
 
     def render(self, kernel: Any) -> str:
         from myc.backends.rocm.runtime import kernel_asm

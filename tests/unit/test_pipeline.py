@@ -96,3 +96,22 @@ def test_an_unknown_backend_lists_the_registered_ones():
         myc.jit(mlp_loss, backend="metal")
     with pytest.raises(myc.MycValueError, match="available: interp, cpu, opencl, cuda, rocm"):
         registry.backend("metal")
+
+
+def halve_until_small(x):
+    while np.max(x) > 0.1:
+        x = x * 0.5
+    return np.sum(np.tanh(x))
+
+
+def test_the_target_stage_on_cpu_is_each_kernels_llvm_ir():
+    """``stage="target"`` on the cpu backend: the host program, then the optimized LLVM
+    IR of every kernel, those of a loop's body included (the API promises LLVM IR)."""
+    x = np.linspace(0.5, 2.0, 64).astype(np.float32)
+    text = myc.ir(halve_until_small, x, stage="target", backend="cpu")
+    assert text.startswith("host program halve_until_small")
+    sections = text.split("; ---- kernel ")[1:]
+    assert sections, "the loop body's kernel"
+    for sec in sections:
+        assert "target triple" in sec and "define " in sec
+    assert any("_loop_" in sec.split()[0] for sec in sections)
