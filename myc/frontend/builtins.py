@@ -32,6 +32,21 @@ NP_LIBRARY = {
     "fliplr": "fliplr", "flipud": "flipud", "swapaxes": "swapaxes", "moveaxis": "moveaxis",
     "take": "take", "tile": "tile", "trace": "trace", "meshgrid": "meshgrid",
     "einsum": "einsum", "sort": "sort", "argsort": "argsort",
+    # elementwise compositions, tests of values, scans, products, pieces
+    "sinh": "sinh", "cosh": "cosh", "arcsinh": "arcsinh", "arccosh": "arccosh",
+    "arctanh": "arctanh", "arcsin": "arcsin", "arccos": "arccos", "log2": "log2",
+    "log10": "log10", "exp2": "exp2", "hypot": "hypot", "reciprocal": "reciprocal",
+    "cbrt": "cbrt", "deg2rad": "deg2rad", "radians": "deg2rad", "rad2deg": "rad2deg",
+    "degrees": "rad2deg", "fmax": "fmax", "fmin": "fmin", "heaviside": "heaviside",
+    "round": "around", "around": "around", "isnan": "isnan", "isinf": "isinf",
+    "isfinite": "isfinite", "nan_to_num": "nan_to_num", "logical_and": "logical_and",
+    "logical_or": "logical_or", "logical_xor": "logical_xor", "logical_not": "logical_not",
+    "all": "all", "any": "any", "full_like": "full_like", "empty_like": "empty_like",
+    "empty": "empty", "copy": "copy", "logspace": "logspace", "nansum": "nansum",
+    "nanmean": "nanmean", "average": "average", "cumprod": "cumprod", "diff": "diff",
+    "median": "median", "tensordot": "tensordot", "inner": "inner", "vdot": "vdot",
+    "kron": "kron", "dstack": "dstack", "split": "split", "array_split": "array_split",
+    "pad": "pad", "sinc": "sinc", "tri": "tri",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first
@@ -40,6 +55,7 @@ METHOD_LIBRARY = {
     "ravel": "ravel", "flatten": "flatten", "squeeze": "squeeze", "var": "var",
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
     "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
+    "round": "around", "all": "all", "any": "any", "cumprod": "cumprod",
 }
 
 # NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)

@@ -1248,7 +1248,7 @@ class FunctionLowerer:
         attr = e.attr
         if attr == "T":
             return self.apply(block, P.transpose, value, None, node=e)
-        if attr in ("shape", "ndim", "size"):
+        if attr in ("shape", "ndim", "size", "dtype"):
             return self.apply(block, getattr(P, attr), value, node=e)
         # a namedtuple's field (anything else is refused by field_index, at this line)
         pos = self.apply(block, P.field_index, value, attr, node=e)

@@ -437,3 +437,393 @@ def sort(a, axis=-1, kind=None, order=None, stable=None):
         return P.lib_error("np.sort: a 0-d array cannot be sorted along an axis")
     before, after = P.along_axis_grid(np.shape(a), axis)
     return a[before + (P.argsort(a, axis, kind),) + after]
+
+
+# ---------------------------------------------------------------- more elementwise math
+# (compositions chosen for accuracy: expm1/log1p near zero, no overflow in the squares
+# of large arguments -- the branch a `where` does not take still gets a safe input, so its
+# gradient is never nan)
+
+_LN2 = 0.6931471805599453
+_LN10 = 2.302585092994046
+
+
+def sinh(x):
+    return _scalar_if_0d(0.5 * (np.expm1(x) - np.expm1(-x)))
+
+
+def cosh(x):
+    return _scalar_if_0d(0.5 * (np.exp(x) + np.exp(-x)))
+
+
+def _asinh_pos(a):
+    big = a > 1e18  # (s * s below overflows past 1e154, in float32 past 1.8e19)
+    s = np.where(big, 1.0, a)
+    return np.where(big, np.log(np.where(big, a, 1.0)) + _LN2,
+                    np.log1p(s + s * s / (1.0 + np.sqrt(1.0 + s * s))))
+
+
+def arcsinh(x):
+    neg = x < 0
+    r = _asinh_pos(np.where(neg, -x, x))
+    return _scalar_if_0d(np.where(neg, -r, r))
+
+
+def arccosh(x):
+    big = x > 1e18
+    s = np.where(big, 2.0, x)
+    return _scalar_if_0d(np.where(big, np.log(np.where(big, x, 1.0)) + _LN2,
+                                  np.log(s + np.sqrt(s - 1.0) * np.sqrt(s + 1.0))))
+
+
+def arctanh(x):
+    return _scalar_if_0d(0.5 * (np.log1p(x) - np.log1p(-x)))
+
+
+def arcsin(x):
+    return _scalar_if_0d(np.arctan2(x, np.sqrt((1.0 - x) * (1.0 + x))))
+
+
+def arccos(x):
+    return _scalar_if_0d(np.arctan2(np.sqrt((1.0 - x) * (1.0 + x)), x))
+
+
+def log2(x):
+    return _scalar_if_0d(np.log(x) / _LN2)
+
+
+def log10(x):
+    return _scalar_if_0d(np.log(x) / _LN10)
+
+
+def exp2(x):
+    return _scalar_if_0d(np.power(2.0, x))
+
+
+def hypot(x1, x2):
+    a = np.abs(x1)
+    b = np.abs(x2)
+    m = np.maximum(a, b)
+    n = np.minimum(a, b)
+    zero = m == 0
+    inf = (a == np.inf) | (b == np.inf)
+    safe = np.where(zero | inf, 1.0, m)
+    q = np.where(zero | inf, 0.0, n) / safe
+    r = np.where(zero, 0.0, safe * np.sqrt(1.0 + q * q))
+    return _scalar_if_0d(np.where(inf, np.inf, r))
+
+
+def reciprocal(x):
+    if not P.float_dtype(x.dtype):
+        return P.lib_error("np.reciprocal: only float arrays are supported (NumPy's "
+                           "integer reciprocal truncates)")
+    return _scalar_if_0d(1.0 / x)
+
+
+def cbrt(x):
+    y = np.sign(x) * np.abs(x) ** (1.0 / 3.0)
+    ok = (y != 0) & (np.abs(y) != np.inf)
+    s = np.where(ok, y, 1.0)
+    # one Newton step, written so no intermediate is subnormal (flushed to zero)
+    return _scalar_if_0d(np.where(ok, s - (s - x / (s * s)) / 3.0, y))
+
+
+def sinc(x):
+    z = x == 0
+    y = np.pi * np.where(z, 1.0, x)
+    return _scalar_if_0d(np.where(z, 1.0, np.sin(y) / y))
+
+
+def deg2rad(x):
+    return _scalar_if_0d(x * (np.pi / 180.0))
+
+
+def rad2deg(x):
+    return _scalar_if_0d(x * (180.0 / np.pi))
+
+
+def fmax(x1, x2):
+    return _scalar_if_0d(np.where(x2 != x2, x1, np.where(x1 != x1, x2, np.maximum(x1, x2))))
+
+
+def fmin(x1, x2):
+    return _scalar_if_0d(np.where(x2 != x2, x1, np.where(x1 != x1, x2, np.minimum(x1, x2))))
+
+
+def heaviside(x1, x2):
+    at0 = np.zeros_like(x1) + x2  # (in the dtype NumPy gives: x1's and x2's)
+    return _scalar_if_0d(np.where(x1 != x1, x1,
+                                  np.where(x1 < 0, 0.0, np.where(x1 > 0, 1.0, at0))))
+
+
+def _rint(x):
+    # round half to even, exactly: x - floor(x) is exact for every float
+    r = np.floor(x)
+    d = x - r
+    up = (d > 0.5) | ((d == 0.5) & (np.mod(r, 2.0) != 0))
+    return np.where(up, r + 1.0, r)
+
+
+def around(a, decimals=0, out=None):
+    if not P.is_none(out):
+        return P.lib_error("np.round: out= is not supported")
+    if not P.float_dtype(a.dtype):
+        return a * 1
+    if decimals == 0:
+        return _scalar_if_0d(_rint(a))
+    if decimals > 0:
+        s = 10.0 ** decimals
+        return _scalar_if_0d(_rint(a * s) / s)
+    s = 10.0 ** (-decimals)
+    return _scalar_if_0d(_rint(a / s) * s)
+
+
+# ---------------------------------------------------------------- tests of values
+
+
+def isnan(x):
+    return _scalar_if_0d(x != x)
+
+
+def isinf(x):
+    return _scalar_if_0d(np.abs(x) == np.inf)
+
+
+def isfinite(x):
+    return _scalar_if_0d(~((x != x) | (np.abs(x) == np.inf)))
+
+
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    if not P.float_dtype(x.dtype):
+        return x * 1
+    big = P.finfo_max(x.dtype)
+    hi = big if P.is_none(posinf) else posinf
+    lo = -big if P.is_none(neginf) else neginf
+    r = np.where(x != x, nan, np.where(x == np.inf, hi, np.where(x == -np.inf, lo, x)))
+    return _scalar_if_0d(r.astype(x.dtype))
+
+
+def logical_and(x1, x2):
+    return _scalar_if_0d((x1 != 0) & (x2 != 0))
+
+
+def logical_or(x1, x2):
+    return _scalar_if_0d((x1 != 0) | (x2 != 0))
+
+
+def logical_xor(x1, x2):
+    return _scalar_if_0d((x1 != 0) ^ (x2 != 0))
+
+
+def logical_not(x):
+    return _scalar_if_0d(x == 0)
+
+
+def all(a, axis=None, out=None, keepdims=False):
+    if not P.is_none(out):
+        return P.lib_error("np.all: out= is not supported")
+    return np.sum(a == 0, axis=axis, keepdims=keepdims) == 0
+
+
+def any(a, axis=None, out=None, keepdims=False):
+    if not P.is_none(out):
+        return P.lib_error("np.any: out= is not supported")
+    return np.sum(a != 0, axis=axis, keepdims=keepdims) > 0
+
+
+# ---------------------------------------------------------------- making arrays
+
+
+def full_like(a, fill_value, dtype=None):
+    dt = P.dtype(a) if P.is_none(dtype) else dtype
+    return (np.zeros(np.shape(a)) + fill_value).astype(dt)
+
+
+def empty_like(prototype, dtype=None):
+    return np.zeros_like(prototype, dtype=dtype)
+
+
+def empty(shape, dtype=None):
+    return np.zeros(shape, dtype=dtype)
+
+
+def tri(N, M=None, k=0, dtype=None):
+    cols = N if P.is_none(M) else M
+    mask = np.reshape(np.arange(N), (-1, 1)) + k >= np.reshape(np.arange(cols), (1, -1))
+    return mask.astype(dtype)
+
+
+def copy(a):
+    return np.asarray(a).copy()
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0):
+    return np.power(base, np.linspace(start, stop, num, endpoint=endpoint))
+
+
+# ---------------------------------------------------------------- reductions and scans
+
+
+def nansum(a, axis=None, keepdims=False):
+    return np.sum(np.where(a != a, 0, a), axis=axis, keepdims=keepdims)
+
+
+def nanmean(a, axis=None, keepdims=False):
+    ok = a == a
+    return np.sum(np.where(ok, a, 0), axis=axis, keepdims=keepdims) / np.sum(
+        ok, axis=axis, keepdims=keepdims)
+
+
+def average(a, axis=None, weights=None, returned=False, keepdims=False):
+    if returned:
+        return P.lib_error("np.average: returned=True is not supported")
+    if P.is_none(weights):
+        return np.mean(a, axis=axis, keepdims=keepdims)
+    w = weights
+    if np.ndim(w) != np.ndim(a):
+        if np.ndim(w) != 1 or P.is_none(axis):
+            return P.lib_error("np.average: weights must have a's shape, or be 1-d along "
+                               "the given axis")
+        ax = P.reduced_axes(np.ndim(a), axis)[0]
+        w = np.reshape(w, P.axis_resized((1,) * np.ndim(a), ax, np.shape(w)[0]))
+    return np.sum(a * w, axis=axis, keepdims=keepdims) / np.sum(
+        w * np.ones_like(a), axis=axis, keepdims=keepdims)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    if not (P.is_none(dtype) and P.is_none(out)):
+        return P.lib_error("np.cumprod: dtype= and out= are not supported")
+    if P.is_none(axis):
+        a = np.reshape(a, (-1,))
+        axis = 0
+    nd = np.ndim(a)
+    ax = P.reduced_axes(nd, axis)[0]
+    n = np.shape(a)[ax]
+    x = a * 1
+    s = 1
+    while s < n:  # prefix products in log2(n) rounds (exact gradients at zeros)
+        head = np.ones_like(x[P.axis_slice(nd, ax, 0, s, 1)])
+        x = x * np.concatenate((head, x[P.axis_slice(nd, ax, 0, n - s, 1)]), ax)
+        s = s * 2
+    return x
+
+
+def diff(a, n=1, axis=-1, prepend=None, append=None):
+    if not (P.is_none(prepend) and P.is_none(append)):
+        return P.lib_error("np.diff: prepend= and append= are not supported")
+    nd = np.ndim(a)
+    ax = P.reduced_axes(nd, axis)[0]
+    for _ in range(n):
+        m = np.shape(a)[ax]
+        a = a[P.axis_slice(nd, ax, 1, m, 1)] - a[P.axis_slice(nd, ax, 0, m - 1, 1)]
+    return a
+
+
+def median(a, axis=None, keepdims=False):
+    if P.is_none(axis):
+        s = np.sort(np.reshape(a, (-1,)))
+        ax = 0
+    else:
+        ax = P.reduced_axes(np.ndim(a), axis)[0]
+        s = np.sort(a, axis=ax)
+    nd = np.ndim(s)
+    n = np.shape(s)[ax]
+    h = n // 2
+    if n % 2 == 1:
+        m = s[P.axis_slice(nd, ax, h, h + 1, 1)]
+    else:
+        m = 0.5 * (s[P.axis_slice(nd, ax, h - 1, h, 1)] + s[P.axis_slice(nd, ax, h, h + 1, 1)])
+    m = np.where(np.sum(s != s, axis=ax, keepdims=True) > 0, np.nan, m)
+    if keepdims:
+        if P.is_none(axis):
+            return np.reshape(m, (1,) * np.ndim(a))
+        return m
+    return _scalar_if_0d(np.reshape(m, P.squeeze_shape(np.shape(m), ax)) * 1.0)
+
+
+# ---------------------------------------------------------------- products
+
+
+def tensordot(a, b, axes=2):
+    pa, sa, pb, sb, so = P.tensordot_plan(np.shape(a), np.shape(b), axes)
+    am = np.reshape(np.transpose(a, pa), sa)
+    bm = np.reshape(np.transpose(b, pb), sb)
+    return np.reshape(am @ bm, so)
+
+
+def inner(a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return a * b
+    return tensordot(a, b, ((-1,), (-1,)))
+
+
+def vdot(a, b):
+    return np.sum(np.reshape(a, (-1,)) * np.reshape(b, (-1,)))
+
+
+def kron(a, b):
+    if np.ndim(a) == 1 and np.ndim(b) == 1:
+        return np.reshape(np.reshape(a, (-1, 1)) * np.reshape(b, (1, -1)), (-1,))
+    if np.ndim(a) > 2 or np.ndim(b) > 2:
+        return P.lib_error("np.kron: only arrays of at most 2 dimensions are supported")
+    a2 = atleast_2d(a)
+    b2 = atleast_2d(b)
+    m, n = np.shape(a2)
+    p, q = np.shape(b2)
+    r = np.reshape(a2, (m, 1, n, 1)) * np.reshape(b2, (1, p, 1, q))
+    return np.reshape(r, (m * p, n * q))
+
+
+# ---------------------------------------------------------------- pieces and padding
+
+
+def dstack(tup):
+    parts = ()
+    for a in tup:
+        if np.ndim(a) == 0:
+            parts = parts + (np.reshape(a, (1, 1, 1)),)
+        elif np.ndim(a) == 1:
+            parts = parts + (np.reshape(a, (1, -1, 1)),)
+        elif np.ndim(a) == 2:
+            parts = parts + (np.reshape(a, np.shape(a) + (1,)),)
+        else:
+            parts = parts + (a,)
+    return np.concatenate(parts, 2)
+
+
+def _split(ary, indices_or_sections, axis, strict):
+    nd = np.ndim(ary)
+    ax = P.reduced_axes(nd, axis)[0]
+    out = []
+    for start, stop in P.split_bounds(np.shape(ary)[ax], indices_or_sections, strict):
+        out.append(ary[P.axis_slice(nd, ax, start, stop, 1)])
+    return out
+
+
+def split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, True)
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    return _split(ary, indices_or_sections, axis, False)
+
+
+def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode != "constant":
+        return P.lib_error("np.pad: only mode='constant' is supported")
+    x = np.asarray(array)
+    nd = np.ndim(x)
+    ax = 0
+    for before, after in P.pad_widths(nd, pad_width):
+        shape = np.shape(x)
+        parts = (x,)
+        if before > 0:
+            fill = np.zeros(P.axis_resized(shape, ax, before)) + constant_values
+            parts = (fill.astype(x.dtype),) + parts
+        if after > 0:
+            fill = np.zeros(P.axis_resized(shape, ax, after)) + constant_values
+            parts = parts + (fill.astype(x.dtype),)
+        if len(parts) > 1:
+            x = np.concatenate(parts, ax)
+        ax = ax + 1
+    return x

@@ -110,6 +110,11 @@ def _index_proxy(index: Any) -> Any:
     if isinstance(index, tuple):
         return tuple(_index_proxy(i) for i in index)
     if isinstance(index, AArray):
+        if index.dtype == np.bool_ and index.shape:  # (its count of True is data)
+            raise NotImplementedError(
+                "boolean-mask indexing x[mask] with a mask computed from data: the "
+                "result's shape depends on the data (np.where(mask, x, 0) or "
+                "np.sum(x * mask) keep shapes static and compile)")
         return np.zeros(index.shape, index.dtype)
     if isinstance(index, AScalar):
         return index.dtype.type(0)

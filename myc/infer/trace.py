@@ -405,6 +405,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
     def p_size(self, args, loc):
         return self._from_abstract(P.size, args, loc)
 
+    def p_dtype(self, args, loc):
+        return self._from_abstract(P.dtype, args, loc)
+
     def p_alias_guard(self, args, loc):
         value, updated, message = args
         upd = updated.abstract if isinstance(updated, Node) else abstract_of(updated)

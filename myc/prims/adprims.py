@@ -181,8 +181,23 @@ def getitem_grad(x, index, d):
     if not _is_float(x):
         return ZERO
     base = np.zeros(np.shape(x), dtype=np.result_type(x))
-    np.add.at(base, index, d)
+    np.add.at(base, _no_masks(index), d)
     return base
+
+
+def _no_masks(index):
+    """``index`` with each boolean mask as the integer arrays of its True positions:
+    ``np.add.at`` reads a bool array as the integers 0 and 1, not as a mask."""
+    parts = index if isinstance(index, tuple) else (index,)
+    if not any(isinstance(p, np.ndarray) and p.dtype == np.bool_ for p in parts):
+        return index
+    out: list = []
+    for p in parts:
+        if isinstance(p, np.ndarray) and p.dtype == np.bool_:
+            out.extend(np.nonzero(p))
+        else:
+            out.append(p)
+    return tuple(out)
 
 
 register("getitem_grad", "x index d", getitem_grad)

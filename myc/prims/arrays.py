@@ -216,3 +216,81 @@ for _name, _fn in [("axis_prefix", axis_prefix), ("flip_index", flip_index),
              differentiable=False)
     STATIC_ONLY[_name] = "axes, shifts and repetitions must be ints known when the " \
                          "program is compiled, not computed from array or float data"
+
+
+def tensordot_plan(shape_a: tuple, shape_b: tuple, axes) -> tuple:
+    """``np.tensordot`` as transpose -> reshape -> matmul -> reshape: ``a``'s contracted
+    axes moved last and ``b``'s first, each flattened to a matrix; the five shapes."""
+    na, nb = len(shape_a), len(shape_b)
+    if isinstance(axes, (int, np.integer)) and not isinstance(axes, (bool, np.bool_)):
+        n = int(axes)
+        if n < 0 or n > min(na, nb):
+            raise ValueError("np.tensordot: axes exceeds the arrays' dimensions")
+        ax_a, ax_b = tuple(range(na - n, na)), tuple(range(n))
+    else:
+        ax_a, ax_b = axes
+        ax_a = (ax_a,) if isinstance(ax_a, (int, np.integer)) else tuple(ax_a)
+        ax_b = (ax_b,) if isinstance(ax_b, (int, np.integer)) else tuple(ax_b)
+        ax_a = tuple(_axis(a, na) for a in ax_a)
+        ax_b = tuple(_axis(b, nb) for b in ax_b)
+    if len(ax_a) != len(ax_b) or any(shape_a[i] != shape_b[j]
+                                     for i, j in zip(ax_a, ax_b, strict=True)):
+        raise ValueError("np.tensordot: shape-mismatch for sum")
+    free_a = tuple(i for i in range(na) if i not in ax_a)
+    free_b = tuple(j for j in range(nb) if j not in ax_b)
+    k = int(np.prod([shape_a[i] for i in ax_a])) if ax_a else 1
+    m = int(np.prod([shape_a[i] for i in free_a])) if free_a else 1
+    n = int(np.prod([shape_b[j] for j in free_b])) if free_b else 1
+    out = tuple(shape_a[i] for i in free_a) + tuple(shape_b[j] for j in free_b)
+    return free_a + ax_a, (m, k), ax_b + free_b, (k, n), out
+
+
+def split_bounds(n: int, sections, strict: bool) -> tuple:
+    """``np.split``/``np.array_split``'s pieces of an axis of length ``n``: (start, stop)
+    pairs, from a number of sections or a list of split points."""
+    if isinstance(sections, (int, np.integer)) and not isinstance(sections, (bool, np.bool_)):
+        k = int(sections)
+        if k <= 0:
+            raise ValueError("number sections must be larger than 0.")
+        if strict and n % k:
+            raise ValueError("array split does not result in an equal division")
+        each, extra = divmod(n, k)
+        sizes = [each + 1] * extra + [each] * (k - extra)
+        cuts = [0]
+        for s in sizes:
+            cuts.append(cuts[-1] + s)
+    else:
+        cuts = [0, *(min(max(int(c) if c >= 0 else n + int(c), 0), n) for c in sections), n]
+    return tuple((a, max(a, b)) for a, b in zip(cuts[:-1], cuts[1:], strict=True))
+
+
+def pad_widths(ndim: int, pad_width) -> tuple:
+    """``np.pad``'s ``pad_width`` as one (before, after) pair per axis."""
+    pw = np.asarray(pad_width)
+    if pw.dtype.kind not in "iu" or np.any(pw < 0):
+        raise ValueError("np.pad: pad_width must be non-negative ints")
+    return tuple((int(b), int(a)) for b, a in np.broadcast_to(pw, (ndim, 2)))
+
+
+for _name, _fn in [("tensordot_plan", tensordot_plan), ("split_bounds", split_bounds),
+                   ("pad_widths", pad_widths)]:
+    register(_name, _fn.__code__.co_varnames[:_fn.__code__.co_argcount], _fn,
+             differentiable=False)
+    STATIC_ONLY[_name] = "axes, sections and widths must be ints known when the program " \
+                         "is compiled, not computed from array or float data"
+
+
+def axis_resized(shape: tuple, axis: int, n: int) -> tuple:
+    """``shape`` with length ``n`` along ``axis``."""
+    shape = tuple(shape)
+    ax = _axis(axis, len(shape))
+    return shape[:ax] + (int(n),) + shape[ax + 1:]
+
+
+register("axis_resized", "shape axis n", axis_resized, differentiable=False)
+STATIC_ONLY["axis_resized"] = STATIC_ONLY["pad_widths"]
+register("finfo_max", "dtype", lambda dtype: float(np.finfo(dtype).max), differentiable=False)
+STATIC_ONLY["finfo_max"] = "np.nan_to_num: the array's dtype must be known when compiled"
+register("float_dtype", "dtype", lambda dtype: np.dtype(dtype).kind == "f",
+         differentiable=False)
+STATIC_ONLY["float_dtype"] = "the array's dtype must be known when compiled"

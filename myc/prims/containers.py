@@ -229,7 +229,7 @@ def _field_index(x: Any, name: str) -> int:
         raise MycTypeError(f"'{type(x).__name__}' object has no attribute '{name}'")
     raise MycSyntaxError(f"attribute '.{name}' is not supported (on a value of kind "
                          f"'{kind_of(x)}')",
-                       hint="supported: .T .shape .ndim .size, a namedtuple's fields, and "
+                       hint="supported: .T .shape .ndim .size .dtype, a namedtuple's fields, and "
                             "the methods .sum .mean .max .min .argmax .argmin .reshape "
                             ".astype .transpose .dot .clip .copy")
 

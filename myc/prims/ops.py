@@ -219,6 +219,8 @@ register("sum_to", "x shape", _sum_to)
 register("shape", "x", np.shape, differentiable=False, names=("np.shape",))
 register("ndim", "x", np.ndim, differentiable=False, names=("np.ndim",))
 register("size", "x", np.size, differentiable=False, names=("np.size",))
+register("dtype", "x", lambda x: np.result_type(x), differentiable=False,
+         doc="``x.dtype``: static, like the shape (a signature fixes it).")
 register("len", "x", len, differentiable=False, names=("builtins.len",))
 
 # ---------------------------------------------------------------- indexing
