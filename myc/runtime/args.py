@@ -151,9 +151,41 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
         return value
     if is_generator(value):
         return value  # used by reference by the draws (myc/prims/effects.py)
+    host = _host_dlpack(value, path)
+    if host is not None:  # a torch CPU tensor, a JAX CPU array: NumPy's view of it
+        return check_arg(host, path, depth)
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
-                       "accepts numbers, NumPy arrays and tuples, lists, dicts and "
-                       "namedtuples of these")
+                       "accepts numbers, NumPy arrays (and host arrays with __dlpack__, such as a "
+                       "torch CPU tensor) and tuples, lists, dicts and namedtuples of these")
+
+
+_DL_CPU = 1  # DLPack's device type of host memory (kDLCPU)
+
+
+def _host_dlpack(value: Any, path: str) -> np.ndarray | None:
+    """An array of another library in host memory (``__dlpack__``: a torch CPU tensor, a
+    JAX CPU array) as a NumPy array sharing its memory, read only like every argument;
+    None when ``value`` has no DLPack interface.  One on a GPU is a clear error here (a
+    GPU backend takes those before this check)."""
+    if not (hasattr(value, "__dlpack__") and hasattr(value, "__dlpack_device__")):
+        return None
+    try:
+        kind = int(value.__dlpack_device__()[0])
+    except Exception:  # noqa: BLE001 - not an array we can read
+        return None
+    if kind != _DL_CPU:
+        raise MycTypeError(f"{_describe(path)} is an array on a device (DLPack device type "
+                           f"{kind}), not in host memory",
+                           hint="use backend='cuda' (or 'rocm') for GPU arrays, or copy it "
+                                "to the host first (x.cpu() for a torch tensor)")
+    if getattr(value, "requires_grad", False):  # torch refuses to export those
+        value = value.detach()
+    try:
+        return np.from_dlpack(value)
+    except Exception as exc:  # noqa: BLE001 - a dtype NumPy has no equivalent for (bf16)
+        raise MycTypeError(f"{_describe(path)} ({type(value).__name__}) cannot be read as a "
+                           f"NumPy array: {exc}", hint="convert it to float32/float64 first"
+                           ) from None
 
 
 def _static_key(k: Any) -> bool:
