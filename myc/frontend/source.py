@@ -56,6 +56,15 @@ def _find_lambda(tree: ast.AST, code: types.CodeType, line_offset: int,
     return None
 
 
+def _module_tree(filename: str) -> ast.Module | None:
+    import linecache
+
+    try:
+        return ast.parse("".join(linecache.getlines(filename)))
+    except (SyntaxError, ValueError):
+        return None
+
+
 def read_function(fn: types.FunctionType) -> SourceInfo:
     """Parse ``fn``'s definition; raise ``MycSyntaxError`` when its source is unavailable."""
     code = fn.__code__
@@ -81,6 +90,12 @@ def read_function(fn: types.FunctionType) -> SourceInfo:
         except SyntaxError:
             tree = None
         node = _find_lambda(tree, code, line_offset, col_offset) if tree is not None else None
+        if node is None:  # its lines alone do not parse (a lambda inside a multi-line
+            # dict or call): find it in the whole file, by the code's positions
+            whole = _module_tree(filename)
+            node = _find_lambda(whole, code, 0, 0) if whole is not None else None
+            if node is not None:
+                return SourceInfo(node, filename, 0, 0, "<lambda>")
         if node is None:
             raise MycSyntaxError(
                 "cannot isolate the source of this lambda; define it with 'def' instead",

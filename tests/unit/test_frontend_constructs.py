@@ -712,3 +712,19 @@ def test_two_lambdas_on_one_line():
     except myc.MycSyntaxError:
         return
     assert got == 6.0
+
+
+LAMBDAS = {
+    "square": lambda x: x * x,
+    "shifted": lambda x: x * x + 1.0, "cubed": lambda x: x * x * x,
+}
+
+
+def test_lambdas_inside_a_multi_line_literal_are_found_by_position():
+    """A lambda whose own lines do not parse alone (entries of a multi-line dict, two on
+    one line): found in the whole file by its code's positions."""
+    import myc
+
+    assert myc.jit(LAMBDAS["shifted"])(3.0) == 10.0
+    assert myc.jit(LAMBDAS["cubed"])(2.0) == 8.0
+    assert myc.grad(LAMBDAS["square"])(3.0) == 6.0
