@@ -55,6 +55,18 @@ def slogdet(a):
     return (P.det_sign(a), P.logabsdet(a))
 
 
+def eigh(a, UPLO="L"):
+    if UPLO == "U":  # the upper triangle of a is the lower one of its transpose
+        a = P.mT(a)
+    elif UPLO != "L":
+        return P.lib_error("np.linalg.eigh: UPLO must be 'L' or 'U'")
+    return (P.eigh_values(a), P.eigh_vectors(a))
+
+
+def eigvalsh(a, UPLO="L"):
+    return eigh(a, UPLO)[0]
+
+
 # ---------------------------------------------------------------- scipy.linalg
 def _tri(a, b, lower, trans):
     if np.ndim(b) == 1:
@@ -104,7 +116,8 @@ _MOD = __name__
 NAMES: dict[int, str] = {
     id(np.linalg.cholesky): f"{_MOD}.cholesky", id(np.linalg.solve): f"{_MOD}.solve",
     id(np.linalg.inv): f"{_MOD}.inv", id(np.linalg.det): f"{_MOD}.det",
-    id(np.linalg.slogdet): f"{_MOD}.slogdet",
+    id(np.linalg.slogdet): f"{_MOD}.slogdet", id(np.linalg.eigh): f"{_MOD}.eigh",
+    id(np.linalg.eigvalsh): f"{_MOD}.eigvalsh",
 }
 _SCIPY_ADDED = False
 

@@ -10,7 +10,8 @@ stacks of matrices (leading batch dimensions broadcast as NumPy's do).
 ``np.linalg.solve`` is a reshape around it (``myc/frontend/linalg_library.py``), so one
 reverse rule serves both.  ``solve_triangular`` reads only the named triangle of ``a``
 (SciPy's contract), ``trans`` solving with its transpose.  ``slogdet`` is two primitives,
-``det_sign`` (piecewise constant: no derivative) and ``logabsdet``.
+``det_sign`` (piecewise constant: no derivative) and ``logabsdet``; ``eigh`` is two too,
+``eigh_values`` and ``eigh_vectors`` (LAPACK runs once for each that a program uses).
 
 The reverse and forward rules are compositions of these primitives and the array
 primitives (``myc/prims/linalg_rules.py``), so derivatives of any order work.  The shape
@@ -144,6 +145,19 @@ def _raising(impl, what: str):
     return run
 
 
+def _eigh_values(a):
+    return np.linalg.eigh(a)[0]
+
+
+def _eigh_vectors(a):
+    return np.linalg.eigh(a)[1]
+
+
+def _eigh_values_shape(what: str, a: Any) -> AArray:
+    a = _square(a, what)
+    return AArray(_float_dtype(a.dtype), a.shape[:-1])
+
+
 _PRIMS = [
     ("cholesky", "a", np.linalg.cholesky, _same_shape, True, "np.linalg.cholesky"),
     ("linsolve", "a b", _linsolve, _solve_shape, True, "solve"),
@@ -153,6 +167,9 @@ _PRIMS = [
     ("det", "a", np.linalg.det, _batch_scalar, True, "np.linalg.det"),
     ("logabsdet", "a", _logabsdet, _batch_scalar, True, "np.linalg.slogdet"),
     ("det_sign", "a", _slogdet_sign, _batch_scalar, False, "np.linalg.slogdet"),
+    # np.linalg.eigh (lower triangle read): eigenvalues ascending, eigenvectors in columns
+    ("eigh_values", "a", _eigh_values, _eigh_values_shape, True, "np.linalg.eigh"),
+    ("eigh_vectors", "a", _eigh_vectors, _same_shape, True, "np.linalg.eigh"),
 ]
 
 for _name, _params, _impl, _infer, _diff, _what in _PRIMS:

@@ -13,6 +13,11 @@ Cholesky factor), for stacks of matrices:
   the diagonal halved and ``sym(X) = (X + Xᵀ)/2``: the gradient is symmetric, as
   autograd's and JAX's are (a perturbation of ``A`` is taken symmetric); tangent
   ``L Φ(L⁻¹ sym(dA) L⁻ᵀ)``.
+* ``w, V = eigh(A)``: ``Ā = sym(V (diag(w̄) + F ∘ (Vᵀ V̄)) Vᵀ)`` with
+  ``F_ij = 1/(w_j - w_i)`` off the diagonal and 0 on it (symmetric, as cholesky's);
+  tangents ``dw = diag(Vᵀ sym(dA) V)``, ``dV = V (F ∘ (Vᵀ sym(dA) V))``.  Repeated
+  eigenvalues make ``F`` infinite, as in every framework: the eigenvectors are not a
+  differentiable function of ``A`` there.
 * ``solve_triangular``: as ``solve``, the matrix sensitivity restricted to the triangle
   the routine reads.
 """
@@ -30,6 +35,7 @@ __all__ = [
     "bprop_cholesky", "bprop_linsolve", "bprop_solve_triangular", "bprop_inv",
     "bprop_det", "bprop_logabsdet", "jvp_cholesky", "jvp_linsolve",
     "jvp_solve_triangular", "jvp_inv", "jvp_det", "jvp_logabsdet",
+    "bprop_eigh_values", "bprop_eigh_vectors", "jvp_eigh_values", "jvp_eigh_vectors",
 ]
 
 
@@ -100,6 +106,30 @@ def bprop_det(a, out, dout):
     return (_per_matrix(dout * out, a) * _inv_t(a),)
 
 
+def _eye_mask(n):
+    return P.tri_mask(n, True) & P.tri_mask(n, False)
+
+
+def _eig_f(w):
+    """``F_ij = 1/(w_j - w_i)`` off the diagonal, 0 on it (per matrix of a stack)."""
+    n = np.shape(w)[-1]
+    d = np.expand_dims(w, -2) - np.expand_dims(w, -1)
+    eye = _eye_mask(n)
+    return np.where(eye, 0.0, 1.0 / np.where(eye, 1.0, d))
+
+
+@reverse_rule(P.eigh_values)
+def bprop_eigh_values(a, out, dout):
+    v = P.eigh_vectors(a)
+    return (_sym(P.matmul(v * np.expand_dims(dout, -2), P.mT(v))),)
+
+
+@reverse_rule(P.eigh_vectors)
+def bprop_eigh_vectors(a, out, dout):
+    inner = _eig_f(P.eigh_values(a)) * P.matmul(P.mT(out), dout)
+    return (_sym(P.matmul(P.matmul(out, inner), P.mT(out))),)
+
+
 # ---------------------------------------------------------------- forward rules
 @forward_rule(P.cholesky)
 def jvp_cholesky(a, ta, out):
@@ -140,3 +170,20 @@ def jvp_logabsdet(a, ta, out):
 @forward_rule(P.det)
 def jvp_det(a, ta, out):
     return P.cast_grad(out * _trace_of(a, ta), out)
+
+
+def _rotated(v, ta):
+    """``Vᵀ sym(dA) V``."""
+    return P.matmul(P.matmul(P.mT(v), _sym(ta)), v)
+
+
+@forward_rule(P.eigh_values)
+def jvp_eigh_values(a, ta, out):
+    m = _rotated(P.eigh_vectors(a), ta)
+    return P.cast_grad(np.sum(np.where(_eye_mask(np.shape(out)[-1]), m, 0.0), axis=-1), out)
+
+
+@forward_rule(P.eigh_vectors)
+def jvp_eigh_vectors(a, ta, out):
+    m = _rotated(out, ta)
+    return P.cast_grad(P.matmul(out, _eig_f(P.eigh_values(a)) * m), out)

@@ -297,3 +297,38 @@ def test_trans_must_be_static_and_known():
 def test_aot_refuses_linalg(tmp_path):
     with pytest.raises(MycError, match="cholesky"):
         myc.aot(p_cholesky, "f64[3,3]", str(tmp_path / "libc.so"))
+
+
+# ---------------------------------------------------------------- eigh
+
+
+def e_spectrum(b):
+    a = b @ np.swapaxes(b, -1, -2) + np.eye(np.shape(b)[-1])
+    w, v = np.linalg.eigh(a)
+    return np.sum(w ** 2) + np.sum(np.abs(v[..., -1]) * 2.0) + np.sum(np.linalg.eigvalsh(a))
+
+
+def e_upper(b):
+    a = b @ np.swapaxes(b, -1, -2)
+    w, v = np.linalg.eigh(np.triu(a) + 0.5, UPLO="U")
+    return w, np.abs(v)
+
+
+B4 = np.random.default_rng(3).standard_normal((4, 4))
+B234 = np.random.default_rng(4).standard_normal((2, 3, 3))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_eigh_forward(backend):
+    for fn, arg in [(e_spectrum, B4), (e_spectrum, B234), (e_upper, B4),
+                    (e_upper, B4.astype(np.float32))]:
+        got, want = myc.jit(fn, backend=backend)(arg), fn(arg)
+        for g, w in zip(got if isinstance(want, tuple) else (got,),
+                        want if isinstance(want, tuple) else (want,), strict=True):
+            assert np.asarray(g).dtype == np.asarray(w).dtype
+            np.testing.assert_allclose(g, w, rtol=2e-5 if arg.dtype == np.float32 else 1e-12)
+
+
+def test_eigh_gradients_both_modes_second_order():
+    check_grads(e_spectrum, (B4,), order=2)
+    check_grads(e_spectrum, (B234,), order=1)

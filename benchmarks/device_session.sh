@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# One lent GPU machine, used once (about 9 minutes): the CUDA check (GPU tests, the
+# semantics corpus on the GPU, W1-W7 against PyTorch on the GPU, the per-call host
+# overhead), then the CPU benchmark on two of the machine's cores (another x86 machine
+# class than the development machines: its CPU model and vector ISA are recorded) --
+# plain and with one of the two cores kept busy (--contend) -- while the fuzz campaign
+# uses the other cores.  Everything lands in $OUT as a few files (the device tool
+# returns at most 8): all.tgz with every log and result, and the key tables.
+#
+#   OUT=/some/dir bash benchmarks/device_session.sh
+#
+# Optional: WHEELS=dir of wheels to install offline; FUZZ_SECONDS (default 240);
+# BENCH=0 to skip the CPU benchmark; BENCH_SIZE=tiny for a dry run.
+set -u
+cd "$(dirname "$0")/.."
+OUT="${OUT:-$PWD/device-out}"
+W="$(mktemp -d /tmp/myc-device.XXXXXX)"
+mkdir -p "$OUT"
+export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+PY="${PYTHON:-python3}"
+NCPU=$(nproc)
+LOG="$W/session.log"
+step() { echo "=== $* ($(date +%T))" | tee -a "$LOG"; }
+pin() { if command -v taskset >/dev/null; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+lscpu >"$W/lscpu.txt" 2>&1
+grep -m1 "Model name" "$W/lscpu.txt" | tee -a "$LOG"
+
+FUZZ_PID=""
+if [ "$NCPU" -ge 8 ] && [ -f tests/reliability/campaign.py ]; then
+  step "fuzz campaign in the background on cores 4-$((NCPU - 1))"
+  mkdir -p "$W/fuzz"
+  FUZZ_CORES="4-$((NCPU - 1))"
+  for i in $(seq 4 $((NCPU - 1))); do
+    kind=values; [ $((i % 3)) = 0 ] && kind=gradients
+    backends=interp,cpu; [ $((i % 2)) = 0 ] && [ "$kind" = values ] && backends=interp,cpu,cuda
+    (cd "$PWD" && MYC_CACHE_DIR="$W/fuzz/cache$i" timeout "${FUZZ_SECONDS:-240}" \
+      taskset -c "$i" "$PY" -m tests.reliability.campaign --examples 100000 \
+      --backends "$backends" --kind "$kind" --out "$W/fuzz/run$i" \
+      >"$W/fuzz/run$i.log" 2>&1) &
+  done
+  FUZZ_PID=1
+fi
+
+step "GPU: tests, corpus, W1-W7 against PyTorch (cores 0-3)"
+pin 0-3 env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 bash benchmarks/gpu_check.sh >"$W/gpu_check.out" 2>&1
+tail -40 "$W/gpu_check.out" | tee -a "$LOG"
+if [ -f benchmarks/gpu_overhead.py ]; then
+  step "GPU: per-call host overhead"
+  MYC_CACHE_DIR="$W/cache-ovh" pin 2-3 timeout 90 "$PY" -m benchmarks.gpu_overhead \
+    >"$W/gpu_overhead.txt" 2>&1
+  tail -30 "$W/gpu_overhead.txt" | tee -a "$LOG"
+fi
+
+if [ "${BENCH:-1}" = "1" ]; then
+  step "CPU benchmark on cores 0-1 (JAX and PyTorch on the CPU)"
+  MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
+    pin 0-1 timeout 240 "$PY" -m benchmarks "--${BENCH_SIZE:-quick}" --peers torch.compile,jax --plain \
+    --output "$W/bench-quick" >"$W/bench-quick.log" 2>&1
+  tail -15 "$W/bench-quick.log" | tee -a "$LOG"
+  step "CPU benchmark under --contend (core 1 kept busy)"
+  MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
+    pin 0-1 timeout 150 "$PY" -m benchmarks "--${BENCH_SIZE:-quick}" --contend --workloads W3,W4,W6 --peers jax \
+    --plain --output "$W/bench-contend" >"$W/bench-contend.log" 2>&1
+  tail -8 "$W/bench-contend.log" | tee -a "$LOG"
+fi
+
+if [ -n "$FUZZ_PID" ]; then
+  step "waiting for the fuzz campaign"
+  wait
+  cat "$W"/fuzz/run*/summary.txt >"$W/fuzz_summary.txt" 2>/dev/null
+  tail -60 "$W/fuzz_summary.txt" | tee -a "$LOG"
+fi
+
+step "packing"
+rm -rf "$W"/cache* "$W"/fuzz/cache*
+tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
+cp "$LOG" "$OUT/session.log"
+for f in gpu/gpu_check.md bench-quick/results.md fuzz_summary.txt gpu_overhead.txt; do
+  [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
+done
+ls -la "$OUT"
