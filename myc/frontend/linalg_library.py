@@ -67,6 +67,29 @@ def eigvalsh(a, UPLO="L"):
     return eigh(a, UPLO)[0]
 
 
+def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
+    if not compute_uv:
+        return P.svd_s(a)
+    if full_matrices and np.shape(a)[-1] != np.shape(a)[-2]:
+        return P.lib_error("np.linalg.svd: full_matrices=True of a non-square matrix is not "
+                           "supported (its extra singular vectors are not unique); pass "
+                           "full_matrices=False")
+    return (P.svd_u(a), P.svd_s(a), P.svd_vt(a))
+
+
+def pinv(a, rcond=None, hermitian=False, rtol=None):
+    if not (P.is_none(rcond) and P.is_none(rtol)):
+        return P.lib_error("np.linalg.pinv: rcond= and rtol= are not supported (the default "
+                           "cutoff, max(M, N) * eps * the largest singular value, is used)")
+    u = P.svd_u(a)
+    s = P.svd_s(a)
+    vt = P.svd_vt(a)
+    cut = np.max(s, axis=-1, keepdims=True) * P.pinv_rtol(np.shape(a), s.dtype)
+    big = s > cut
+    inv_s = np.where(big, 1.0 / np.where(big, s, 1.0), 0.0)
+    return P.matmul(P.mT(vt) * np.expand_dims(inv_s, -2), P.mT(u))
+
+
 # ---------------------------------------------------------------- scipy.linalg
 def _tri(a, b, lower, trans):
     if np.ndim(b) == 1:
@@ -117,7 +140,8 @@ NAMES: dict[int, str] = {
     id(np.linalg.cholesky): f"{_MOD}.cholesky", id(np.linalg.solve): f"{_MOD}.solve",
     id(np.linalg.inv): f"{_MOD}.inv", id(np.linalg.det): f"{_MOD}.det",
     id(np.linalg.slogdet): f"{_MOD}.slogdet", id(np.linalg.eigh): f"{_MOD}.eigh",
-    id(np.linalg.eigvalsh): f"{_MOD}.eigvalsh",
+    id(np.linalg.eigvalsh): f"{_MOD}.eigvalsh", id(np.linalg.svd): f"{_MOD}.svd",
+    id(np.linalg.pinv): f"{_MOD}.pinv",
 }
 _SCIPY_ADDED = False
 

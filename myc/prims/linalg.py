@@ -158,6 +158,42 @@ def _eigh_values_shape(what: str, a: Any) -> AArray:
     return AArray(_float_dtype(a.dtype), a.shape[:-1])
 
 
+def _svd_u(a):
+    return np.linalg.svd(a, full_matrices=False)[0]
+
+
+def _svd_s(a):
+    return np.linalg.svd(a, compute_uv=False)
+
+
+def _svd_vt(a):
+    return np.linalg.svd(a, full_matrices=False)[2]
+
+
+def _svd_shapes(what: str, a: Any) -> tuple[AArray, int, int, int]:
+    a = _abs(a)
+    if a.ndim < 2:
+        raise MycShapeError(f"{what}: {a.ndim}-dimensional array given; the array must be "
+                            "at least two-dimensional")
+    m, n = a.shape[-2:]
+    return a, m, n, min(m, n)
+
+
+def _svd_u_shape(what: str, a: Any) -> AArray:
+    a, m, _n, k = _svd_shapes(what, a)
+    return AArray(_float_dtype(a.dtype), a.shape[:-2] + (m, k))
+
+
+def _svd_s_shape(what: str, a: Any) -> AArray:
+    a, _m, _n, k = _svd_shapes(what, a)
+    return AArray(_float_dtype(a.dtype), a.shape[:-2] + (k,))
+
+
+def _svd_vt_shape(what: str, a: Any) -> AArray:
+    a, _m, n, k = _svd_shapes(what, a)
+    return AArray(_float_dtype(a.dtype), a.shape[:-2] + (k, n))
+
+
 _PRIMS = [
     ("cholesky", "a", np.linalg.cholesky, _same_shape, True, "np.linalg.cholesky"),
     ("linsolve", "a b", _linsolve, _solve_shape, True, "solve"),
@@ -170,6 +206,10 @@ _PRIMS = [
     # np.linalg.eigh (lower triangle read): eigenvalues ascending, eigenvectors in columns
     ("eigh_values", "a", _eigh_values, _eigh_values_shape, True, "np.linalg.eigh"),
     ("eigh_vectors", "a", _eigh_vectors, _same_shape, True, "np.linalg.eigh"),
+    # np.linalg.svd, reduced (full_matrices=False): u (..., m, k), s (..., k), vt (..., k, n)
+    ("svd_u", "a", _svd_u, _svd_u_shape, True, "np.linalg.svd"),
+    ("svd_s", "a", _svd_s, _svd_s_shape, True, "np.linalg.svd"),
+    ("svd_vt", "a", _svd_vt, _svd_vt_shape, True, "np.linalg.svd"),
 ]
 
 for _name, _params, _impl, _infer, _diff, _what in _PRIMS:
@@ -205,3 +245,12 @@ register("linalg_trans", "trans", _trans, differentiable=False).infer = _static(
     "solve_triangular's trans=")
 register("linalg_bool", "flag", _as_bool, differentiable=False).infer = _static(
     "the lower= flag")
+
+
+def _pinv_rtol(shape: tuple, dtype: Any) -> float:
+    """``np.linalg.pinv``'s default relative cutoff: ``max(M, N) * eps``."""
+    return float(max(shape[-2:]) * np.finfo(dtype).eps)
+
+
+register("pinv_rtol", "shape dtype", _pinv_rtol, differentiable=False).infer = _static(
+    "np.linalg.pinv's shape and dtype")

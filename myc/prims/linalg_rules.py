@@ -36,6 +36,7 @@ __all__ = [
     "bprop_det", "bprop_logabsdet", "jvp_cholesky", "jvp_linsolve",
     "jvp_solve_triangular", "jvp_inv", "jvp_det", "jvp_logabsdet",
     "bprop_eigh_values", "bprop_eigh_vectors", "jvp_eigh_values", "jvp_eigh_vectors",
+    "bprop_svd_u", "bprop_svd_s", "bprop_svd_vt", "jvp_svd_u", "jvp_svd_s", "jvp_svd_vt",
 ]
 
 
@@ -130,6 +131,43 @@ def bprop_eigh_vectors(a, out, dout):
     return (_sym(P.matmul(P.matmul(out, inner), P.mT(out))),)
 
 
+def _svd_f(s):
+    """``F_ij = 1/(s_j² - s_i²)`` off the diagonal, 0 on it."""
+    q = s * s
+    return _eig_f(q)
+
+
+@reverse_rule(P.svd_s)
+def bprop_svd_s(a, out, dout):
+    u = P.svd_u(a)
+    vt = P.svd_vt(a)
+    return (P.matmul(u * np.expand_dims(dout, -2), vt),)
+
+
+@reverse_rule(P.svd_u)
+def bprop_svd_u(a, out, dout):
+    # Townsend (2016): U (F ∘ (UᵀŪ - ŪᵀU)) S Vᵀ + (I - UUᵀ) Ū S⁻¹ Vᵀ
+    s = P.svd_s(a)
+    vt = P.svd_vt(a)
+    utd = P.matmul(P.mT(out), dout)
+    inner = _svd_f(s) * (utd - P.mT(utd))
+    core = P.matmul(P.matmul(out, inner * np.expand_dims(s, -2)), vt)
+    rest = dout - P.matmul(out, utd)
+    return (core + P.matmul(rest / np.expand_dims(s, -2), vt),)
+
+
+@reverse_rule(P.svd_vt)
+def bprop_svd_vt(a, out, dout):
+    # with V = vtᵀ, V̄ = doutᵀ: U S (F ∘ (VᵀV̄ - V̄ᵀV)) Vᵀ + U S⁻¹ V̄ᵀ (I - VVᵀ)
+    s = P.svd_s(a)
+    u = P.svd_u(a)
+    vtd = P.matmul(out, P.mT(dout))  # VᵀV̄
+    inner = _svd_f(s) * (vtd - P.mT(vtd))
+    core = P.matmul(u, P.matmul(np.expand_dims(s, -1) * inner, out))
+    rest = dout - P.matmul(P.mT(vtd), out)  # V̄ᵀ (I - VVᵀ)
+    return (core + P.matmul(u, rest / np.expand_dims(s, -1)),)
+
+
 # ---------------------------------------------------------------- forward rules
 @forward_rule(P.cholesky)
 def jvp_cholesky(a, ta, out):
@@ -187,3 +225,37 @@ def jvp_eigh_values(a, ta, out):
 def jvp_eigh_vectors(a, ta, out):
     m = _rotated(out, ta)
     return P.cast_grad(P.matmul(out, _eig_f(P.eigh_values(a)) * m), out)
+
+
+def _svd_dp(a, ta):
+    """``dP = Uᵀ dA V`` and the factors."""
+    u = P.svd_u(a)
+    s = P.svd_s(a)
+    vt = P.svd_vt(a)
+    return u, s, vt, P.matmul(P.matmul(P.mT(u), ta), P.mT(vt))
+
+
+@forward_rule(P.svd_s)
+def jvp_svd_s(a, ta, out):
+    _u, _s, _vt, dp = _svd_dp(a, ta)
+    return P.cast_grad(np.sum(np.where(_eye_mask(np.shape(out)[-1]), dp, 0.0), axis=-1), out)
+
+
+@forward_rule(P.svd_u)
+def jvp_svd_u(a, ta, out):
+    u, s, vt, dp = _svd_dp(a, ta)
+    sr = np.expand_dims(s, -2)  # scales columns: X S
+    sl = np.expand_dims(s, -1)  # scales rows: S X
+    du = P.matmul(u, _svd_f(s) * (dp * sr + sl * P.mT(dp)))
+    rest = P.matmul(ta, P.mT(vt)) - P.matmul(u, dp)  # (I - UUᵀ) dA V
+    return P.cast_grad(du + rest / sr, out)
+
+
+@forward_rule(P.svd_vt)
+def jvp_svd_vt(a, ta, out):
+    u, s, vt, dp = _svd_dp(a, ta)
+    sr = np.expand_dims(s, -2)
+    sl = np.expand_dims(s, -1)
+    dv = P.matmul(P.mT(vt), _svd_f(s) * (sl * dp + P.mT(dp) * sr))
+    rest = P.matmul(P.mT(ta), u) - P.matmul(P.mT(vt), P.mT(dp))  # (I - VVᵀ) dAᵀ U
+    return P.cast_grad(P.mT(dv + rest / sr), out)

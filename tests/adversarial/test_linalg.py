@@ -332,3 +332,46 @@ def test_eigh_forward(backend):
 def test_eigh_gradients_both_modes_second_order():
     check_grads(e_spectrum, (B4,), order=2)
     check_grads(e_spectrum, (B234,), order=1)
+
+
+# ---------------------------------------------------------------- svd, pinv
+
+
+def s_mix(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    w = np.arange(1.0, 1.0 + np.shape(s)[-1])
+    low_rank = np.matmul(u * np.expand_dims(s * w, -2), vt)  # sign-invariant products
+    return (np.sum(s ** 2) + np.sum(low_rank ** 2) + np.sum(np.abs(u))
+            + np.sum(np.linalg.svd(a, compute_uv=False)) + np.sum(np.linalg.pinv(a) ** 2))
+
+
+def s_square_default(a):
+    u, s, vt = np.linalg.svd(a)
+    return np.abs(u), s, np.abs(vt)
+
+
+def s_wide_default(a):
+    return np.linalg.svd(a)
+
+
+SVD_ARGS = [np.random.default_rng(5).standard_normal(s) for s in [(4, 4), (5, 3), (3, 5),
+                                                                   (2, 4, 3)]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_svd_forward(backend):
+    for a in SVD_ARGS:
+        np.testing.assert_allclose(myc.jit(s_mix, backend=backend)(a), s_mix(a), rtol=1e-12)
+    for g, w in zip(myc.jit(s_square_default, backend=backend)(SVD_ARGS[0]),
+                    s_square_default(SVD_ARGS[0]), strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-12)
+
+
+@pytest.mark.parametrize("a", SVD_ARGS, ids=lambda a: "x".join(map(str, a.shape)))
+def test_svd_gradients_both_modes(a):
+    check_grads(s_mix, (a,), order=2 if a.ndim == 2 and a.shape[0] == a.shape[1] else 1)
+
+
+def test_svd_full_matrices_of_a_non_square_matrix_is_refused_clearly():
+    with pytest.raises(MycError, match="full_matrices=False"):
+        myc.jit(s_wide_default)(SVD_ARGS[1])
