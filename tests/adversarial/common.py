@@ -49,6 +49,8 @@ EVALUATOR: dict[str, str] = {
     "p_shadow_builtin": "max/min of operands of different types as a value",
     "x_max_as_value": "max/min of operands of different types as a value",
     "x_min_passed": "max/min of operands of different types as a value",
+    "x_aug_fancy_copy": "x[mask] with a mask computed from data: a data-dependent shape "
+                        "(it was typed as if the mask were all False)",
 }
 
 
