@@ -261,3 +261,59 @@ def host_leaves(v):
     if isinstance(v, tuple):
         return tuple(host_leaves(x) for x in v)
     return v.get() if isinstance(v, fake_cupy.FakeArray) else v
+
+
+class DuckDeviceArray:
+    """A device array that, like CuPy's and unlike ``fake_cupy.FakeArray``, is no NumPy
+    array: references that test ``isinstance(x, np.ndarray)`` do not take it."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+        self.dtype, self.shape, self.ndim = self.a.dtype, self.a.shape, self.a.ndim
+
+    def astype(self, dtype, copy=True):
+        return DuckDeviceArray(self.a.astype(dtype, copy=copy))
+
+    def get(self):
+        return self.a.copy()
+
+
+@pytest.mark.parametrize("case", ["astype", "cast_grad", "cast_grad_int", "cast_grad_host_x"])
+def test_astype_and_cast_grad_of_device_operands_stay_on_the_device(case, monkeypatch,
+                                                                    tmp_path):
+    """On a GPU (H100, W3/W4 at tiny sizes) these references fell back to the host:
+    they test for NumPy arrays.  Their device versions give what the references give."""
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+    from myc.prims import REGISTRY
+    from myc.prims.abstract import DEVICE_ARRAY_TYPES
+    from myc.prims.values import ZERO
+
+    monkeypatch.setattr(host, "_elementwise", lambda: True)
+    DEVICE_ARRAY_TYPES.add(DuckDeviceArray)
+    try:
+        host.reset_host_fallbacks()
+        d = np.linspace(-1, 1, 6)
+        if case == "astype":
+            got = host.HostStep(REGISTRY["astype"].impl, "astype")(
+                DuckDeviceArray(np.arange(6)), np.float32)
+            want = np.arange(6).astype(np.float32)
+        elif case == "cast_grad":
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), DuckDeviceArray(np.zeros(6, np.float32)))
+            want = d.astype(np.float32)
+        elif case == "cast_grad_int":
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), DuckDeviceArray(np.zeros(6, np.int64)))
+            assert got is ZERO
+            return
+        else:
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), np.zeros(6, np.float32))
+            want = d.astype(np.float32)
+        assert host.host_fallbacks() == {}
+        assert isinstance(got, DuckDeviceArray)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    finally:
+        DEVICE_ARRAY_TYPES.discard(DuckDeviceArray)
