@@ -14,7 +14,8 @@ alone, with CuPy-resident arguments (as ``benchmarks/gpu_check.py``'s device-io 
   to check the program.  W5 (a data-dependent loop) runs its launches on the emulator
   and their time is subtracted, so that its iteration count is the real one.
 
-Printed per workload: µs per call (median), kernel launches, CuPy calls and
+Printed per workload: µs per call (median wall time, its minimum, and the median of
+this thread's CPU time -- steadier on a loaded machine), kernel launches, CuPy calls and
 device-to-host reads per call (and loop iterations for W5); ``--profile W3`` adds a
 cProfile of the calls, by cumulative time.
 
@@ -185,9 +186,10 @@ def _fake_cupy(tmp: str) -> tuple[Any, Any, dict]:
         if switch["free"]:  # (CuPy's memory pool: no page faults per call)
             key = (shape if isinstance(shape, tuple) else (shape,), np.dtype(dtype).str)
             out = pool.get(key)
-            if out is None:
-                out = pool[key] = np.zeros(shape, dtype)
-            return out.view(fake_cupy.FakeArray)
+            if out is None:  # (owning its memory, as CuPy's allocations)
+                out = pool[key] = fake_cupy.FakeArray(key[0], dtype)
+                out.view(np.ndarray)[...] = 0
+            return out
         return real_empty(shape, dtype)
 
     def gemm(real: Any) -> Any:
@@ -241,11 +243,12 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
     counters.__init__()
     if switch is not None:
         switch["emulated_ns"] = 0
-    times, synced = [], []
+    times, synced, cpu = [], [], []
     prof = cProfile.Profile() if profile else None
     for _ in range(calls):
         sync()
         before = switch["emulated_ns"] if switch is not None else 0
+        c0 = time.thread_time_ns()
         t0 = time.perf_counter_ns()
         if prof is not None:
             prof.enable()
@@ -253,14 +256,18 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
         if prof is not None:
             prof.disable()
         t1 = time.perf_counter_ns()
+        c1 = time.thread_time_ns()
         sync()
         t2 = time.perf_counter_ns()
         emulated = (switch["emulated_ns"] - before) if switch is not None else 0
         times.append((t1 - t0 - emulated) / 1e3)
+        cpu.append((c1 - c0 - emulated) / 1e3)
         synced.append((t2 - t0 - emulated) / 1e3)
     rec.update(counters.as_dict(calls))
     rec["host_us"] = round(statistics.median(times), 1)
     rec["host_us_min"] = round(min(times), 1)
+    # this thread's CPU time: what other processes on a loaded machine do not inflate
+    rec["cpu_us"] = round(statistics.median(cpu), 1)
     if not fake:
         rec["synced_us"] = round(statistics.median(synced), 1)
     if prof is not None:
@@ -307,7 +314,8 @@ def main(argv: list[str] | None = None) -> int:
         load = ""
     print(f"# host overhead per backend='cuda' call, {where}, size {args.size}, "
           f"{args.calls} calls;{load}")
-    print(f"{'workload':8} {'host us':>9} {'min us':>8} {'synced us':>10} {'launches':>9} "
+    print(f"{'workload':8} {'host us':>9} {'min us':>8} {'cpu us':>8} {'synced us':>10} "
+          f"{'launches':>9} "
           f"{'cupy':>6} {'d2h':>5} {'iters':>6} {'first ms':>9} check")
     recs = []
     for name in [n.strip() for n in args.workloads.split(",") if n.strip()]:
@@ -320,7 +328,7 @@ def main(argv: list[str] | None = None) -> int:
             recs.append(rec)
             continue
         recs.append(rec)
-        print(f"{name:8} {rec['host_us']:9.1f} {rec['host_us_min']:8.1f} "
+        print(f"{name:8} {rec['host_us']:9.1f} {rec['host_us_min']:8.1f} {rec['cpu_us']:8.1f} "
               f"{rec.get('synced_us', float('nan')):10.1f} {rec['launches']:9.1f} "
               f"{rec['cupy_calls']:6.1f} {rec['d2h']:5.1f} {rec['iterations']:6.1f} "
               f"{rec['first_call_ms']:9.1f} {rec.get('check', '-')}", flush=True)

@@ -31,9 +31,12 @@ class FakeArray(np.ndarray):
     def device(self):
         return SimpleNamespace(id=0)
 
-    def __getitem__(self, index):  # like CuPy: an element is a 0-d device array
+    def __getitem__(self, index):  # like CuPy: an element is a 0-d view
         r = super().__getitem__(index)
-        return r if isinstance(r, np.ndarray) else np.asarray(r).view(FakeArray)
+        if isinstance(r, np.ndarray):
+            return r
+        return super().__getitem__((*index, Ellipsis) if type(index) is tuple else
+                                   (index, Ellipsis))
 
     def get(self) -> np.ndarray:
         return np.array(self.view(np.ndarray), copy=True)

@@ -342,6 +342,67 @@ def finish_on_device(value: Any, post: Post) -> Any:
     return value
 
 
+class ViewMemo:
+    """A view step (``getitem`` with a constant index, ``reshape``, ``mT``...) of a
+    device array: while its operand is the same array object as last time, the view
+    made then is the answer (the same memory, the same shape and strides) -- W6's 64
+    ``coeffs[i]`` cost a CuPy view and a reshape each, every call, before.  A result
+    that is not a view of the operand (a copy: a reshape of a non-contiguous array, a
+    gather) is never kept; after a few misses in a row (an operand made anew each
+    call) the step stops trying.  The memo holds the last view, and so its operand's
+    memory, until the next call with another operand."""
+
+    def __init__(self, step: HostStep):
+        self.step = step
+        self.memo: tuple[Any, Any] | None = None  # (operand, its view): one object,
+        self.misses = 0  # so that threads see both or neither
+
+    def __call__(self, x: Any, *rest: Any) -> Any:
+        memo = self.memo
+        if memo is not None and x is memo[0]:
+            return memo[1]
+        r = self.step(x, *rest)
+        if self.misses < 3:
+            self.misses += 1
+            base = x.device() if type(x) is DeviceConst else x
+            if type(base) in DEVICE_ARRAY_TYPES and type(r) in DEVICE_ARRAY_TYPES and \
+                    r.size and _inside(_span(r), _span(base)):
+                self.memo, self.misses = (x, r), 0
+        return r
+
+
+def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return b[0] <= a[0] and a[1] <= b[1]
+
+
+def step_call(step: Any) -> tuple[Callable[..., Any], bool]:
+    """How a GPU host program calls ``step`` (``Target.step_call``)."""
+    from myc.lower.program import KernelUnit
+
+    fn = step.fn
+    if isinstance(fn, KernelUnit):
+        return kernel_call(fn), True  # its operands as one tuple
+    if type(fn) is HostStep and fn.name in _VIEWS and step.inputs and \
+            not any(is_slot for is_slot, _ in step.inputs[1:]):
+        return ViewMemo(fn), False
+    return fn, False
+
+
+def kernel_call(unit: Any) -> Callable[[tuple], list[Any]]:
+    """A kernel step of a host program as one call on its operands (a tuple): the
+    compiled kernel itself when no output needs finishing (a division, a reshape, a
+    scalar), else the kernel and its outputs' finish."""
+    compiled = unit.compiled
+    post = unit.plan.post
+    if all(p.divide_by is None and p.reshape is None and p.scalar is None for p in post):
+        return compiled
+
+    def run(vals: tuple) -> list[Any]:
+        return [finish_on_device(o, p) for o, p in zip(compiled(vals), post, strict=True)]
+
+    return run
+
+
 def adapt(steps: list[Any]) -> None:
     """Wrap the non-kernel steps of a GPU host program (in place); array constants
     become :class:`DeviceConst` s, uploaded once."""
@@ -428,23 +489,34 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
     """``run`` on a call's positional arguments: GPU arrays stay on the device (CuPy
     arrays as they are, other ``__dlpack__`` GPU arrays through ``cupy.from_dlpack``);
     the results are CuPy arrays when an argument was a GPU array, else NumPy.
-    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy."""
+    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy.
+    A repeat call whose arguments are all CuPy arrays of a signature seen before takes
+    the fast path (``gpu.fastcall``)."""
+    from myc.backends.gpu import fastcall
+
     use(backend)
+    fast = fastcall.lookup(run, bound)
+    if fast is not None:
+        out = fast.call(bound, _rt().device(), backend)
+        if out is not fastcall.MISSED:
+            return own_results(out, bound, own_outputs)
     found: list[Any] = []
     bound = [_foreign(v, found) for v in bound]
     if not found:
         return own_outputs(run(*check_args(names, tuple(bound))))
     dev = _rt().device()
-    for a in found:
-        where = a.device.id
-        if where != dev.id:
-            from myc.errors import MycValueError
+    fastcall.check_devices(found, dev, backend)
+    checked = check_args(names, tuple(bound))
+    out = run(*checked)
+    fastcall.note(run, bound, checked, backend)
+    return own_results(out, found, own_outputs)
 
-            raise MycValueError(f"backend='{backend}': an argument is on GPU {where}, but "
-                                f"myc runs on GPU {dev.id} (CuPy's current device)")
-    out = run(*check_args(names, tuple(bound)))
+
+def own_results(out: Any, found: list[Any], own_outputs: Callable[[Any], Any]) -> Any:
+    """A program's results as the caller of a call with device arguments (``found``)
+    gets them: CuPy arrays it owns -- a view of an argument or of a constant copied,
+    host arrays uploaded."""
     spans: list[tuple[int, int]] | None = None
-    cp = dev.cp
 
     def own(v: Any) -> Any:
         nonlocal spans
@@ -457,12 +529,12 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
                 spans = [_span(a) for a in found] + _const_spans
             lo, hi = _span(v)
             if any(lo < b and a < hi for a, b in spans):  # a view of an argument
-                return v.copy() if _elementwise() else cp.asarray(v.get())
+                return v.copy() if _elementwise() else _cp().asarray(v.get())
             return v
         if t is np.ndarray:
-            return cp.asarray(v)
+            return _cp().asarray(v)
         if t is DeviceConst:  # a constant of the program: the caller's own copy
-            return cp.asarray(v.host)
+            return _cp().asarray(v.host)
         return own_outputs(v)
 
     return _map(out, own)
