@@ -28,6 +28,10 @@ class FakeArray(np.ndarray):
                 "data": (self.ctypes.data, False), "version": 3}
 
     @property
+    def _c_contiguous(self) -> bool:  # (CuPy's field, read by the runtime)
+        return self.flags.c_contiguous
+
+    @property
     def device(self):
         return SimpleNamespace(id=0)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -128,6 +128,9 @@ class CompiledKernel:
         self._launches = [(self.fns[p.name], (p.grid,), (p.block,), idx) for p, idx in passes]
         self._bools = bools if any(bools) else None
         self._in_bool = any(d == np.bool_ for d in self._dtypes)
+        # CuPy's ndarray keeps its contiguity as a field; ``flags`` makes an object
+        self._contiguous = attrgetter("_c_contiguous") \
+            if hasattr(dev.cp.ndarray, "_c_contiguous") else _flags_contiguous
         # per launch: its function, grid, block and a getter of its buffers' tuple
         self._calls = [(fn, grid, block, _getter(idx)) for fn, grid, block, idx in
                        self._launches]
@@ -147,10 +150,11 @@ class CompiledKernel:
             return [cp.asarray(o) for o in k.reference(host)]
         table = []
         nd = cp.ndarray
+        contiguous = self._contiguous
         for a, dt in zip(inputs, self._dtypes, strict=True):
             if type(a) is DeviceConst:  # a program's array constant: uploaded once
                 a = a.device()
-            if type(a) is not nd or a.dtype != dt or not a.flags.c_contiguous:
+            if type(a) is not nd or a.dtype != dt or not contiguous(a):
                 a = on_device(a, dt, self.dev)  # (the common case: as the kernel wants it)
             table.append(a)
         if self._in_bool:
@@ -166,6 +170,10 @@ class CompiledKernel:
         if self._bools is None:
             return outs
         return [o.view(cp.bool_) if b else o for o, b in zip(outs, self._bools, strict=True)]
+
+
+def _flags_contiguous(a: Any) -> bool:
+    return a.flags.c_contiguous
 
 
 def _getter(idx: tuple[int, ...]) -> Callable[[list[Any]], tuple]:
