@@ -512,19 +512,36 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
     return own_results(out, found, own_outputs)
 
 
+def _root(a: Any) -> Any:
+    """The array owning ``a`` 's memory (the end of its chain of bases)."""
+    while True:
+        b = getattr(a, "base", None)
+        if b is None:
+            return a
+        a = b
+
+
 def own_results(out: Any, found: list[Any], own_outputs: Callable[[Any], Any]) -> Any:
     """A program's results as the caller of a call with device arguments (``found``)
     gets them: CuPy arrays it owns -- a view of an argument or of a constant copied,
     host arrays uploaded."""
     spans: list[tuple[int, int]] | None = None
+    roots: set[int] | None = None
 
     def own(v: Any) -> Any:
-        nonlocal spans
+        nonlocal spans, roots
         t = type(v)
         if t in DEVICE_ARRAY_TYPES:
-            if v.base is None and id(v) not in _const_ids and \
-                    not any(v is a for a in found):
-                return v  # owns its memory (a kernel's or GEMM's result): no view
+            base = v.base
+            if base is None:
+                if id(v) not in _const_ids and not any(v is a for a in found):
+                    return v  # owns its memory (a kernel's or GEMM's result): no view
+            else:  # a view: of what memory (its base's base... CuPy keeps one step)?
+                if roots is None:
+                    roots = {id(_root(a)) for a in found}
+                root = id(_root(base))
+                if root not in roots and root not in _const_ids:
+                    return v  # of memory this call allocated (a reshaped kernel result)
             if spans is None:
                 spans = [_span(a) for a in found] + _const_spans
             lo, hi = _span(v)
