@@ -36,6 +36,9 @@ class FakeArray(np.ndarray):
         return SimpleNamespace(id=0)
 
     def __getitem__(self, index):  # like CuPy: an element is a 0-d view
+        for i in index if type(index) is tuple else (index,):
+            if type(i) is np.ndarray:  # CuPy copies it to the device first
+                host_indexes.append(i)
         r = super().__getitem__(index)
         if isinstance(r, np.ndarray):
             return r
@@ -79,6 +82,7 @@ def _from_dlpack(v):
 
 
 _PROGRAMS: dict[str, EmulatedKernel] = {}
+host_indexes: list[np.ndarray] = []  # host arrays a device array was indexed with
 launches: list[tuple[str, tuple, tuple]] = []
 
 
@@ -149,4 +153,5 @@ def install(monkeypatch, tmp_path) -> SimpleNamespace:
     monkeypatch.setattr(runtime, "kernel_ptx", kernel_ptx)
     monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path / "cache"))
     launches.clear()
+    host_indexes.clear()
     return cupy

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import myc
-from tests.cuda import fake_cupy
+from tests.cuda import checks, fake_cupy
 from tests.cuda.checks import W17, close
 from tests.cuda.checks import program as _program
 
@@ -149,7 +149,7 @@ def _count_transfers(monkeypatch, cp):
     return seen
 
 
-@pytest.mark.parametrize("name", ["W3", "W5", "W7"])
+@pytest.mark.parametrize("name", ["W3", "W4", "W5", "W7"])
 def test_device_arguments_and_loop_state_stay_on_the_device(name, monkeypatch, tmp_path):
     cp = fake_cupy.install(monkeypatch, tmp_path)
     from myc.backends.cuda import host
@@ -160,14 +160,16 @@ def test_device_arguments_and_loop_state_stay_on_the_device(name, monkeypatch, t
     f = myc.jit(_program(w), backend="cuda")
     f(*dev)  # the first call traces on host copies
     seen = _count_transfers(monkeypatch, cp)
+    fake_cupy.host_indexes.clear()
     host.reset_host_fallbacks()
     got = f(*dev)
     # every array stays on the device: what is read back is the scalar result and the
     # loop's condition, one scalar an iteration
     assert seen["h2d"] == 0 and seen["d2h_arrays"] == 0, seen
     assert seen["d2h"] <= 1 + seen["iterations"], seen
+    assert not fake_cupy.host_indexes, "a host index array (CuPy uploads it each call)"
     assert host.host_fallbacks() == {}
-    leaves = got if isinstance(got, tuple) else (got,)
+    leaves = checks.leaves(got)
     assert all(isinstance(x, fake_cupy.FakeArray) for x in leaves if np.ndim(x)), leaves
 
 

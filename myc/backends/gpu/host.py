@@ -232,6 +232,8 @@ class HostStep:
             # host needs it anyway -- read the scalars once here, not at every use
             return self.fn(*(to_host(v) for v in vals))
         if self.name in _STRUCTURAL:
+            if dev and self.name == "make_tuple":  # (an index: CuPy would upload a host
+                return self.fn(*_device_operands(vals))  # array in it every call)
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
         if self.name in _ON_DEVICE:
             cp = _cp()
