@@ -165,14 +165,16 @@ def _fake_cupy(tmp: str) -> tuple[Any, Any, dict]:
 
     mp = pytest.MonkeyPatch()
     cp = fake_cupy.install(mp, pathlib.Path(tmp))
-    switch = {"free": False, "emulated_ns": 0}
+    switch = {"free": False, "emulated_ns": 0, "emulated_cpu_ns": 0}
     real_call = fake_cupy.FakeFunction.__call__
 
     def call(self: Any, grid: tuple, block: tuple, args: tuple) -> None:
         if switch["free"]:
             return None
         t0 = time.perf_counter_ns()
+        c0 = time.thread_time_ns()
         real_call(self, grid, block, args)
+        switch["emulated_cpu_ns"] += time.thread_time_ns() - c0
         switch["emulated_ns"] += time.perf_counter_ns() - t0
         return None
 
@@ -243,6 +245,7 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
     for _ in range(calls):
         sync()
         before = switch["emulated_ns"] if switch is not None else 0
+        before_cpu = switch["emulated_cpu_ns"] if switch is not None else 0
         c0 = time.thread_time_ns()
         t0 = time.perf_counter_ns()
         if prof is not None:
@@ -255,8 +258,9 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
         sync()
         t2 = time.perf_counter_ns()
         emulated = (switch["emulated_ns"] - before) if switch is not None else 0
+        emulated_cpu = (switch["emulated_cpu_ns"] - before_cpu) if switch is not None else 0
         times.append((t1 - t0 - emulated) / 1e3)
-        cpu.append((c1 - c0 - emulated) / 1e3)
+        cpu.append((c1 - c0 - emulated_cpu) / 1e3)
         synced.append((t2 - t0 - emulated) / 1e3)
     # then what a call does, counted over a few more calls (the counting wrappers stay
     # installed: later workloads' launches pay a Python call each, about 0.1 us)

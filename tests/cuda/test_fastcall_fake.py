@@ -139,3 +139,19 @@ def test_errors_of_a_step_are_located_on_both_paths(monkeypatch, tmp_path):
         messages.append(str(info.value))
     assert messages[0] == messages[1]
     assert "return x[idx] * 2.0" in messages[0], messages[0]
+
+
+def test_a_select_on_a_host_condition_gives_the_chosen_device_operand(monkeypatch,
+                                                                     tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+    from myc.prims import P
+
+    a, b = cp.asarray(np.arange(3.0)), cp.asarray(np.ones(3))
+    step = host.HostStep(P.select, "select")
+    assert step(True, a, b) is a and step(np.False_, a, b) is b
+    const = host.DeviceConst(np.zeros(3))
+    got = step(False, a, const)  # a constant chosen: its device copy, as before
+    assert isinstance(got, fake_cupy.FakeArray)
+    np.testing.assert_array_equal(got.get(), np.zeros(3))
+    np.testing.assert_array_equal(step(True, np.arange(3.0), np.ones(3)), np.arange(3.0))

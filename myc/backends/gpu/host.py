@@ -198,15 +198,24 @@ class HostStep:
         self.name = name
         self.runner = _is_runner(fn)
         self.condition = _is_condition(fn)
+        self.select = _is_select(fn)
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.runner = _is_runner(self.fn)
         self.condition = _is_condition(self.fn)
+        self.select = _is_select(self.fn)
 
     def __call__(self, *vals: Any) -> Any:
         if self.runner:  # a loop or typed call: device values go in as they are
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
+        if self.select and len(vals) == 3 and type(vals[0]) not in DEVICE_ARRAY_TYPES \
+                and type(vals[0]) is not DeviceConst:
+            # an array select on a host condition (a loop body's): the chosen operand,
+            # when it is on the device, is the answer (what the reference gives)
+            chosen = vals[1] if bool(vals[0]) else vals[2]
+            if type(chosen) in DEVICE_ARRAY_TYPES:
+                return chosen
         for v in vals:
             t = type(v)
             if t is DeviceConst or t in DEVICE_ARRAY_TYPES:
@@ -282,6 +291,13 @@ def _cast_grad(d: Any, x: Any) -> Any:
 
 # steps whose NumPy reference does not take CuPy operands: their device versions
 _DEVICE_IMPL: dict[str, Callable[..., Any]] = {"astype": _astype, "cast_grad": _cast_grad}
+
+
+def _is_select(fn: Any) -> bool:
+    """Is ``fn`` the ``select`` primitive itself (an array result, nothing to finish)?"""
+    from myc.prims import P
+
+    return fn is P.select
 
 
 def _is_condition(fn: Any) -> bool:
