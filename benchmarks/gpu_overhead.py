@@ -12,7 +12,8 @@ alone, with CuPy-resident arguments (as ``benchmarks/gpu_check.py``'s device-io 
   by ``tests/cuda/fake_cupy.py`` with its kernel launches and GEMMs made free (they are
   counted, not run; kernel outputs are zero-filled); the first call runs the emulator,
   to check the program.  W5 (a data-dependent loop) runs its launches on the emulator
-  and their time is subtracted, so that its iteration count is the real one.
+  and their wall time is subtracted, so that its iteration count is the real one (on a
+  loaded machine that subtraction is noisy: compare W5 over several runs).
 
 Printed per workload: µs per call (median wall time, its minimum, and the median of
 this thread's CPU time -- steadier on a loaded machine), kernel launches, CuPy calls and
@@ -276,7 +277,8 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
     rec["host_us"] = round(statistics.median(times), 1)
     rec["host_us_min"] = round(min(times), 1)
     # this thread's CPU time: what other processes on a loaded machine do not inflate
-    rec["cpu_us"] = round(statistics.median(cpu), 1)
+    # (not where launches ran on the emulator: its CPU time is not cleanly separable)
+    rec["cpu_us"] = round(statistics.median(cpu), 1) if not fake or free else float("nan")
     if not fake:
         rec["synced_us"] = round(statistics.median(synced), 1)
     if prof is not None:
