@@ -21,7 +21,9 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from myc.lower.program import _rebuild
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
+from myc.support.stats import note_run
 
 MISSED = object()  # the fast path does not serve this call: take the full one
 _ATTR = "_gpu_fast"  # on the runner (a ``SpecializedFunction``): key -> FastCall
@@ -92,9 +94,6 @@ class FastCall:
 
     def call(self, bound: list[Any], dev: Any, backend: str) -> Any:
         """The results (before ``host.own_results``), or ``MISSED``."""
-        from myc.lower.program import _rebuild
-        from myc.support.stats import note_run
-
         try:
             self.cache.move_to_end(self.lru_key)  # the specializer still holds it
         except KeyError:

@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.gpu import fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 
@@ -510,8 +511,6 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
     ``check_args`` and ``own_outputs``: the runtime's argument check and result copy.
     A repeat call whose arguments are all CuPy arrays of a signature seen before takes
     the fast path (``gpu.fastcall``)."""
-    from myc.backends.gpu import fastcall
-
     use(backend)
     fast = fastcall.lookup(run, bound)
     if fast is not None:
