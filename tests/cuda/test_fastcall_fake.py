@@ -113,9 +113,13 @@ def test_an_evicted_signature_is_compiled_again(monkeypatch, tmp_path):
     f = myc.jit(lambda x: np.sin(x) * 2.0, backend="cuda")
     f(x)
     sf = f._executable
+    f(x)
     sf.cache.clear()  # (what the LRU does past its bound)
     np.testing.assert_allclose(f(x).get(), np.sin(x.get()) * 2.0, rtol=1e-15)
     assert len(sf.cache) == 1
+    (entry,) = sf._gpu_fast.values()  # the fast path now runs the new program
+    assert entry.prog is next(iter(sf.cache.values()))
+    np.testing.assert_allclose(f(x).get(), np.sin(x.get()) * 2.0, rtol=1e-15)
 
 
 def pick(x, idx):

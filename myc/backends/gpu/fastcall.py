@@ -10,9 +10,9 @@ dtype)`` per argument, the device check, then the host program's flat steps
 (``HostProgram.flat``) and the scalar results read back -- the same steps, values and
 errors as the full path, without the work only a first call needs.
 
-The entry stays valid as long as the specializer still holds the program under its key
-(``move_to_end`` on its LRU: evicted, the call takes the full path and compiles again,
-as before); a global the function read being rebound makes ``myc.jit`` a new runner,
+The entry stays valid as long as the specializer still holds that program under its
+key (evicted, the call takes the full path and compiles again, as before, and the entry
+is replaced); a global the function read being rebound makes ``myc.jit`` a new runner,
 with no entries.  Timings (``MYC_TIMINGS``) take the full path, to be reported.
 """
 
@@ -57,13 +57,14 @@ def note(run: Any, bound: list[Any], checked: Any, backend: str) -> None:
             any(c is not b for c, b in zip(checked, bound, strict=True)):
         return
     table = getattr(run, _ATTR, None)
-    if table is not None and key in table:
-        return
     cache, ints, stats = (getattr(run, a, None) for a in ("cache", "ints", "stats"))
     if cache is None or ints is None or stats is None:
         return  # not a specializing runner
     lru_key = ints.key(list(checked))
     prog = dict.get(cache, lru_key)  # (not counted as a use)
+    old = table.get(key) if table is not None else None
+    if old is not None and old.prog is prog:
+        return  # (else: evicted and compiled again -- the entry is replaced)
     flat = getattr(prog, "flat", None)
     if flat is None or prog.guards or prog.backend != backend or \
             len(prog.params) != len(bound) or prog.__dict__.get("_native") is not None:
@@ -94,10 +95,9 @@ class FastCall:
 
     def call(self, bound: list[Any], dev: Any, backend: str) -> Any:
         """The results (before ``host.own_results``), or ``MISSED``."""
-        try:
-            self.cache.move_to_end(self.lru_key)  # the specializer still holds it
-        except KeyError:
-            return MISSED
+        if dict.get(self.cache, self.lru_key) is not self.prog:
+            return MISSED  # evicted (or compiled again): the full path
+        self.cache.move_to_end(self.lru_key)  # a use, for the LRU
         check_devices(bound, dev, backend)
         slots: list[Any] = [None] * self.nslots
         for slot, v in zip(self.params, bound, strict=True):
