@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The GPU check for backend="cuda", in one go (about 6 minutes at most): versions, the
+# The GPU check for backend="cuda", in one go (about 8 minutes at most): versions, the
 # GPU tests, W1-W7 checked against the cpu backend and timed against PyTorch on the same
-# GPU, then the rest of tests/cuda (emulator, ptxas) as time allows.  Everything lands
+# GPU, the host time per call (benchmarks/gpu_overhead.py), then the rest of tests/cuda
+# (emulator, ptxas) as time allows.  Everything lands
 # in $OUT (default ./gpu-check-out); a failing step is logged and the next one runs.  Without a GPU it is a dry run: the GPU tests skip and
 # the workload table records why.
 #
@@ -55,6 +56,14 @@ COMPILE_FLAG="--compile"; [ "${COMPILE:-1}" = "0" ] && COMPILE_FLAG=""
 timeout 170 "$PY" -m benchmarks.gpu_check --out "$OUT" --size "$SIZE" --budget 1.0 \
   $COMPILE_FLAG --compile-limit 30 >"$OUT/gpu_check_run.log" 2>&1
 echo "exit $?" >>"$OUT/gpu_check_run.log"; tail -25 "$OUT/gpu_check_run.log" | tee -a "$LOG"
+
+step "host overhead per call (benchmarks/gpu_overhead.py): fast path on, then off"
+timeout 60 "$PY" -m benchmarks.gpu_overhead --size "$SIZE" --calls 200 --profile W3,W4 \
+  --json "$OUT/gpu_overhead.json" >"$OUT/gpu_overhead.log" 2>&1
+echo "exit $?" >>"$OUT/gpu_overhead.log"; head -10 "$OUT/gpu_overhead.log" | tee -a "$LOG"
+MYC_NO_FAST_CALLS=1 timeout 60 "$PY" -m benchmarks.gpu_overhead --size "$SIZE" --calls 200 \
+  >"$OUT/gpu_overhead_nofast.log" 2>&1
+echo "exit $?" >>"$OUT/gpu_overhead_nofast.log"; head -10 "$OUT/gpu_overhead_nofast.log" | tee -a "$LOG"
 
 if [ "${CPU_TESTS:-1}" = "0" ]; then step "done (CPU_TESTS=0: the emulator/ptxas tests skipped)"; exit 0; fi
 step "tests/cuda: emulator, PTX (ptxas where installed), fake-CuPy glue (what CI runs)"

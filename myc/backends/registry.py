@@ -215,6 +215,11 @@ class Cuda(Backend):
             return outs
         return [finish_on_device(o, p) for o, p in zip(outs, unit.plan.post, strict=True)]
 
+    def step_call(self, step: Any) -> tuple[Callable[..., Any], bool]:
+        from myc.backends.gpu.host import step_call
+
+        return step_call(step)
+
     def trace_args(self, args: list[Any]) -> list[Any]:
         from myc.backends.gpu.host import to_host_values
 

@@ -13,6 +13,7 @@ import os
 import re
 import threading
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -71,6 +72,7 @@ class HostProgram:
     def __getstate__(self):
         state = dict(self.__dict__)
         state["graph"] = None
+        state.pop("_flat", None)  # made again on first run
         # the native function is made again on first run, from its plan (machine code
         # and buffer sizes) when it was built: no LLVM module to build or print
         native = state.pop("_native", None)
@@ -116,7 +118,17 @@ class HostProgram:
             out = t.body_results(out)  # take device values
         return out
 
+    def flat(self) -> FlatSteps:
+        """The steps as a flat list of calls (made once; not pickled)."""
+        flat = self.__dict__.get("_flat")
+        if flat is None:
+            flat = self._flat = FlatSteps(self)
+        return flat
+
     def _steps(self, slots: list[Any]) -> None:
+        if _TARGETS[self.backend].device_resident:
+            self.flat().run(slots)  # (``slots`` extended by the constants' slots)
+            return
         with np.errstate(all="ignore"):
             for st in self.steps:
                 w = st.when
@@ -195,6 +207,88 @@ class HostProgram:
         if self.checks:
             values = values[:len(values) - self.checks]
         return _rebuild(self.template, iter(values))
+
+
+class FlatSteps:
+    """A host program's steps as a flat list of calls: what a call of a device program
+    costs in Python is mostly per step, so each step's work is decided once here.
+
+    Constants get slots of their own past the program's (filled once: ``init``), so
+    every step reads its operands with one ``itemgetter``; the backend says how each
+    step is called (``Target.step_call``: a kernel is called with its operands as one
+    tuple, without the generic step's dispatch).  Values, errors and their locations
+    are those of ``HostProgram._steps``.
+    """
+
+    def __init__(self, prog: HostProgram):
+        t = _TARGETS[prog.backend]
+        n = prog.nslots
+        consts: list[Any] = []
+        ops = []
+        self.host = False  # a step that is not a kernel: NumPy's errors ignored then
+        for st in prog.steps:
+            idx = []
+            for is_slot, x in st.inputs:
+                if is_slot:
+                    idx.append(x)
+                else:
+                    idx.append(n + len(consts))
+                    consts.append(x)
+            fn, packed = t.step_call(st)
+            self.host = self.host or not packed
+            if len(idx) > 1:
+                get = itemgetter(*idx)
+            elif idx:
+                get = _one(idx[0])
+            else:
+                get = _none
+            ops.append((fn, packed, get, st.output, st.outputs, st.when))
+        self.ops = ops
+        self.steps = prog.steps
+        self.init = [None] * n + consts
+        self.backend = prog.backend
+
+    def run(self, slots: list[Any]) -> None:
+        """Run the steps on ``slots`` (the program's parameters filled in), which is
+        extended by the constants' slots."""
+        slots.extend(self.init[len(slots):])
+        if self.host:
+            with np.errstate(all="ignore"):
+                self._run(slots)
+        else:
+            self._run(slots)
+
+    def _run(self, slots: list[Any]) -> None:
+        i = 0
+        try:
+            for i, (fn, packed, get, out, outs, when) in enumerate(self.ops):  # noqa: B007
+                if when is not None:
+                    c = slots[when[0]]
+                    if c is None or bool(c) != when[1]:
+                        continue  # only the side of a branch not taken needs it
+                r = fn(get(slots)) if packed else fn(*get(slots))
+                if outs is None:
+                    slots[out] = r
+                else:
+                    for slot, v in zip(outs, r, strict=True):
+                        slots[slot] = v
+        except MycError as exc:
+            raise exc.with_loc(self.steps[i].loc) from None
+        except Exception as exc:  # noqa: BLE001 - located like the evaluator's
+            if _TARGETS[self.backend].from_signal(exc):
+                raise
+            st = self.steps[i]
+            raise translate_exception(exc, st.name, st.loc) from None
+
+
+def _one(i: int):
+    def get(slots: list[Any]) -> tuple:
+        return (slots[i],)
+    return get
+
+
+def _none(slots: list[Any]) -> tuple:
+    return ()
 
 
 def _taped_reruns(order: list[Any]) -> dict[int, Apply]:

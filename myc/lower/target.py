@@ -91,6 +91,11 @@ class Target:
         """Fit a lowered program's steps to this backend (in place); its outputs."""
         return outputs
 
+    def step_call(self, step: Any) -> tuple[Callable[..., Any], bool]:
+        """How a host program's ``step`` is called: ``(fn, packed)``, ``fn(operands)``
+        when ``packed`` (one tuple), else ``fn(*operands)``."""
+        return step.fn, False
+
     def finish(self, unit: Any, vals: tuple) -> list[Any]:
         """Run a kernel step whose arguments are device values."""
         raise NotImplementedError

@@ -263,6 +263,8 @@ class Binding:
 
         names = self.names
         npos = getattr(self, "npos", None)
+        if not kwargs and npos is None and len(args) == len(names):
+            return list(args)  # (every parameter given by position: a repeat call's case)
         varargs, varkw = getattr(self, "varargs", None), getattr(self, "varkw", None)
         stars = [n for n in (varargs, varkw) if n is not None]
         if npos is not None:  # star parameters: the named ones, then *args, **kw

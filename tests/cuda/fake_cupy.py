@@ -28,12 +28,22 @@ class FakeArray(np.ndarray):
                 "data": (self.ctypes.data, False), "version": 3}
 
     @property
+    def _c_contiguous(self) -> bool:  # (CuPy's field, read by the runtime)
+        return self.flags.c_contiguous
+
+    @property
     def device(self):
         return SimpleNamespace(id=0)
 
-    def __getitem__(self, index):  # like CuPy: an element is a 0-d device array
+    def __getitem__(self, index):  # like CuPy: an element is a 0-d view
+        for i in index if type(index) is tuple else (index,):
+            if type(i) is np.ndarray:  # CuPy copies it to the device first
+                host_indexes.append(i)
         r = super().__getitem__(index)
-        return r if isinstance(r, np.ndarray) else np.asarray(r).view(FakeArray)
+        if isinstance(r, np.ndarray):
+            return r
+        return super().__getitem__((*index, Ellipsis) if type(index) is tuple else
+                                   (index, Ellipsis))
 
     def get(self) -> np.ndarray:
         return np.array(self.view(np.ndarray), copy=True)
@@ -72,6 +82,7 @@ def _from_dlpack(v):
 
 
 _PROGRAMS: dict[str, EmulatedKernel] = {}
+host_indexes: list[np.ndarray] = []  # host arrays a device array was indexed with
 launches: list[tuple[str, tuple, tuple]] = []
 
 
@@ -142,4 +153,5 @@ def install(monkeypatch, tmp_path) -> SimpleNamespace:
     monkeypatch.setattr(runtime, "kernel_ptx", kernel_ptx)
     monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path / "cache"))
     launches.clear()
+    host_indexes.clear()
     return cupy

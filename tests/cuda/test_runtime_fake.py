@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import myc
-from tests.cuda import fake_cupy
+from tests.cuda import checks, fake_cupy
 from tests.cuda.checks import W17, close
 from tests.cuda.checks import program as _program
 
@@ -149,7 +149,7 @@ def _count_transfers(monkeypatch, cp):
     return seen
 
 
-@pytest.mark.parametrize("name", ["W3", "W5", "W7"])
+@pytest.mark.parametrize("name", ["W3", "W4", "W5", "W7"])
 def test_device_arguments_and_loop_state_stay_on_the_device(name, monkeypatch, tmp_path):
     cp = fake_cupy.install(monkeypatch, tmp_path)
     from myc.backends.cuda import host
@@ -160,14 +160,16 @@ def test_device_arguments_and_loop_state_stay_on_the_device(name, monkeypatch, t
     f = myc.jit(_program(w), backend="cuda")
     f(*dev)  # the first call traces on host copies
     seen = _count_transfers(monkeypatch, cp)
+    fake_cupy.host_indexes.clear()
     host.reset_host_fallbacks()
     got = f(*dev)
     # every array stays on the device: what is read back is the scalar result and the
     # loop's condition, one scalar an iteration
     assert seen["h2d"] == 0 and seen["d2h_arrays"] == 0, seen
     assert seen["d2h"] <= 1 + seen["iterations"], seen
+    assert not fake_cupy.host_indexes, "a host index array (CuPy uploads it each call)"
     assert host.host_fallbacks() == {}
-    leaves = got if isinstance(got, tuple) else (got,)
+    leaves = checks.leaves(got)
     assert all(isinstance(x, fake_cupy.FakeArray) for x in leaves if np.ndim(x)), leaves
 
 
@@ -261,3 +263,59 @@ def host_leaves(v):
     if isinstance(v, tuple):
         return tuple(host_leaves(x) for x in v)
     return v.get() if isinstance(v, fake_cupy.FakeArray) else v
+
+
+class DuckDeviceArray:
+    """A device array that, like CuPy's and unlike ``fake_cupy.FakeArray``, is no NumPy
+    array: references that test ``isinstance(x, np.ndarray)`` do not take it."""
+
+    def __init__(self, a):
+        self.a = np.asarray(a)
+        self.dtype, self.shape, self.ndim = self.a.dtype, self.a.shape, self.a.ndim
+
+    def astype(self, dtype, copy=True):
+        return DuckDeviceArray(self.a.astype(dtype, copy=copy))
+
+    def get(self):
+        return self.a.copy()
+
+
+@pytest.mark.parametrize("case", ["astype", "cast_grad", "cast_grad_int", "cast_grad_host_x"])
+def test_astype_and_cast_grad_of_device_operands_stay_on_the_device(case, monkeypatch,
+                                                                    tmp_path):
+    """On a GPU (H100, W3/W4 at tiny sizes) these references fell back to the host:
+    they test for NumPy arrays.  Their device versions give what the references give."""
+    fake_cupy.install(monkeypatch, tmp_path)
+    from myc.backends.cuda import host
+    from myc.prims import REGISTRY
+    from myc.prims.abstract import DEVICE_ARRAY_TYPES
+    from myc.prims.values import ZERO
+
+    monkeypatch.setattr(host, "_elementwise", lambda: True)
+    DEVICE_ARRAY_TYPES.add(DuckDeviceArray)
+    try:
+        host.reset_host_fallbacks()
+        d = np.linspace(-1, 1, 6)
+        if case == "astype":
+            got = host.HostStep(REGISTRY["astype"].impl, "astype")(
+                DuckDeviceArray(np.arange(6)), np.float32)
+            want = np.arange(6).astype(np.float32)
+        elif case == "cast_grad":
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), DuckDeviceArray(np.zeros(6, np.float32)))
+            want = d.astype(np.float32)
+        elif case == "cast_grad_int":
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), DuckDeviceArray(np.zeros(6, np.int64)))
+            assert got is ZERO
+            return
+        else:
+            got = host.HostStep(REGISTRY["cast_grad"].impl, "cast_grad")(
+                DuckDeviceArray(d), np.zeros(6, np.float32))
+            want = d.astype(np.float32)
+        assert host.host_fallbacks() == {}
+        assert isinstance(got, DuckDeviceArray)
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got.get(), want)
+    finally:
+        DEVICE_ARRAY_TYPES.discard(DuckDeviceArray)

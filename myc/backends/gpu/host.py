@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.gpu import fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 
@@ -198,15 +199,24 @@ class HostStep:
         self.name = name
         self.runner = _is_runner(fn)
         self.condition = _is_condition(fn)
+        self.select = _is_select(fn)
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
         self.runner = _is_runner(self.fn)
         self.condition = _is_condition(self.fn)
+        self.select = _is_select(self.fn)
 
     def __call__(self, *vals: Any) -> Any:
         if self.runner:  # a loop or typed call: device values go in as they are
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
+        if self.select and len(vals) == 3 and type(vals[0]) not in DEVICE_ARRAY_TYPES \
+                and type(vals[0]) is not DeviceConst:
+            # an array select on a host condition (a loop body's): the chosen operand,
+            # when it is on the device, is the answer (what the reference gives)
+            chosen = vals[1] if bool(vals[0]) else vals[2]
+            if type(chosen) in DEVICE_ARRAY_TYPES:
+                return chosen
         for v in vals:
             t = type(v)
             if t is DeviceConst or t in DEVICE_ARRAY_TYPES:
@@ -232,13 +242,15 @@ class HostStep:
             # host needs it anyway -- read the scalars once here, not at every use
             return self.fn(*(to_host(v) for v in vals))
         if self.name in _STRUCTURAL:
+            if dev and self.name == "make_tuple":  # (an index: CuPy would upload a host
+                return self.fn(*_device_operands(vals))  # array in it every call)
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
         if self.name in _ON_DEVICE:
             cp = _cp()
             return getattr(cp, self.name)(*_device_operands(vals))
         if self.name in _VIEWS or _elementwise():
-            try:
-                return self.fn(*_device_operands(vals))
+            try:  # (a reference that tests for NumPy arrays has a device version)
+                return _DEVICE_IMPL.get(self.name, self.fn)(*_device_operands(vals))
             except Exception:  # noqa: BLE001 - not covered on the device: the host runs it
                 pass
         count_fallback(self.name)
@@ -246,6 +258,47 @@ class HostStep:
 
     def __str__(self) -> str:
         return str(self.fn)
+
+
+def _astype(x: Any, dtype: Any) -> Any:
+    from myc.prims.ops import _astype as reference
+    from myc.prims.ops import _dt
+
+    if type(x) in DEVICE_ARRAY_TYPES:
+        return x.astype(_dt(dtype))  # (a copy, as NumPy's astype)
+    return reference(x, dtype)
+
+
+def _cast_grad(d: Any, x: Any) -> Any:
+    """``adprims.cast_grad`` (a sensitivity in its primal's dtype) for device values:
+    the reference reads dtypes through NumPy, which does not take CuPy arrays."""
+    from myc.prims.adprims import cast_grad as reference
+    from myc.prims.values import ZERO
+
+    if d is ZERO or isinstance(x, tuple | dict | float):
+        return reference(d, x)
+    if type(x) in DEVICE_ARRAY_TYPES:
+        dt = x.dtype
+        if dt.kind != "f":
+            return ZERO
+    else:
+        if type(d) not in DEVICE_ARRAY_TYPES or reference(np.float64(0), x) is ZERO:
+            return reference(d, x)
+        dt = np.result_type(x)
+    if type(d) in DEVICE_ARRAY_TYPES:
+        return d.astype(dt, copy=False)
+    return reference(d, np.zeros((), dt))
+
+
+# steps whose NumPy reference does not take CuPy operands: their device versions
+_DEVICE_IMPL: dict[str, Callable[..., Any]] = {"astype": _astype, "cast_grad": _cast_grad}
+
+
+def _is_select(fn: Any) -> bool:
+    """Is ``fn`` the ``select`` primitive itself (an array result, nothing to finish)?"""
+    from myc.prims import P
+
+    return fn is P.select
 
 
 def _is_condition(fn: Any) -> bool:
@@ -306,6 +359,67 @@ def finish_on_device(value: Any, post: Post) -> Any:
     if post.reshape is not None:
         value = value.reshape(post.reshape)
     return value
+
+
+class ViewMemo:
+    """A view step (``getitem`` with a constant index, ``reshape``, ``mT``...) of a
+    device array: while its operand is the same array object as last time, the view
+    made then is the answer (the same memory, the same shape and strides) -- W6's 64
+    ``coeffs[i]`` cost a CuPy view and a reshape each, every call, before.  A result
+    that is not a view of the operand (a copy: a reshape of a non-contiguous array, a
+    gather) is never kept; after a few misses in a row (an operand made anew each
+    call) the step stops trying.  The memo holds the last view, and so its operand's
+    memory, until the next call with another operand."""
+
+    def __init__(self, step: HostStep):
+        self.step = step
+        self.memo: tuple[Any, Any] | None = None  # (operand, its view): one object,
+        self.misses = 0  # so that threads see both or neither
+
+    def __call__(self, x: Any, *rest: Any) -> Any:
+        memo = self.memo
+        if memo is not None and x is memo[0]:
+            return memo[1]
+        r = self.step(x, *rest)
+        if self.misses < 3:
+            self.misses += 1
+            base = x.device() if type(x) is DeviceConst else x
+            if type(base) in DEVICE_ARRAY_TYPES and type(r) in DEVICE_ARRAY_TYPES and \
+                    r.size and _inside(_span(r), _span(base)):
+                self.memo, self.misses = (x, r), 0
+        return r
+
+
+def _inside(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    return b[0] <= a[0] and a[1] <= b[1]
+
+
+def step_call(step: Any) -> tuple[Callable[..., Any], bool]:
+    """How a GPU host program calls ``step`` (``Target.step_call``)."""
+    from myc.lower.program import KernelUnit
+
+    fn = step.fn
+    if isinstance(fn, KernelUnit):
+        return kernel_call(fn), True  # its operands as one tuple
+    if type(fn) is HostStep and fn.name in _VIEWS and step.inputs and \
+            not any(is_slot for is_slot, _ in step.inputs[1:]):
+        return ViewMemo(fn), False
+    return fn, False
+
+
+def kernel_call(unit: Any) -> Callable[[tuple], list[Any]]:
+    """A kernel step of a host program as one call on its operands (a tuple): the
+    compiled kernel itself when no output needs finishing (a division, a reshape, a
+    scalar), else the kernel and its outputs' finish."""
+    compiled = unit.compiled
+    post = unit.plan.post
+    if all(p.divide_by is None and p.reshape is None and p.scalar is None for p in post):
+        return compiled
+
+    def run(vals: tuple) -> list[Any]:
+        return [finish_on_device(o, p) for o, p in zip(compiled(vals), post, strict=True)]
+
+    return run
 
 
 def adapt(steps: list[Any]) -> None:
@@ -394,41 +508,67 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
     """``run`` on a call's positional arguments: GPU arrays stay on the device (CuPy
     arrays as they are, other ``__dlpack__`` GPU arrays through ``cupy.from_dlpack``);
     the results are CuPy arrays when an argument was a GPU array, else NumPy.
-    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy."""
+    ``check_args`` and ``own_outputs``: the runtime's argument check and result copy.
+    A repeat call whose arguments are all CuPy arrays of a signature seen before takes
+    the fast path (``gpu.fastcall``)."""
     use(backend)
+    fast = fastcall.lookup(run, bound)
+    if fast is not None:
+        out = fast.call(bound, _rt().device(), backend)
+        if out is not fastcall.MISSED:
+            return own_results(out, bound, own_outputs)
     found: list[Any] = []
     bound = [_foreign(v, found) for v in bound]
     if not found:
         return own_outputs(run(*check_args(names, tuple(bound))))
     dev = _rt().device()
-    for a in found:
-        where = a.device.id
-        if where != dev.id:
-            from myc.errors import MycValueError
+    fastcall.check_devices(found, dev, backend)
+    checked = check_args(names, tuple(bound))
+    out = run(*checked)
+    fastcall.note(run, bound, checked, backend)
+    return own_results(out, found, own_outputs)
 
-            raise MycValueError(f"backend='{backend}': an argument is on GPU {where}, but "
-                                f"myc runs on GPU {dev.id} (CuPy's current device)")
-    out = run(*check_args(names, tuple(bound)))
+
+def _root(a: Any) -> Any:
+    """The array owning ``a`` 's memory (the end of its chain of bases)."""
+    while True:
+        b = getattr(a, "base", None)
+        if b is None:
+            return a
+        a = b
+
+
+def own_results(out: Any, found: list[Any], own_outputs: Callable[[Any], Any]) -> Any:
+    """A program's results as the caller of a call with device arguments (``found``)
+    gets them: CuPy arrays it owns -- a view of an argument or of a constant copied,
+    host arrays uploaded."""
     spans: list[tuple[int, int]] | None = None
-    cp = dev.cp
+    roots: set[int] | None = None
 
     def own(v: Any) -> Any:
-        nonlocal spans
+        nonlocal spans, roots
         t = type(v)
         if t in DEVICE_ARRAY_TYPES:
-            if v.base is None and id(v) not in _const_ids and \
-                    not any(v is a for a in found):
-                return v  # owns its memory (a kernel's or GEMM's result): no view
+            base = v.base
+            if base is None:
+                if id(v) not in _const_ids and not any(v is a for a in found):
+                    return v  # owns its memory (a kernel's or GEMM's result): no view
+            else:  # a view: of what memory (its base's base... CuPy keeps one step)?
+                if roots is None:
+                    roots = {id(_root(a)) for a in found}
+                root = id(_root(base))
+                if root not in roots and root not in _const_ids:
+                    return v  # of memory this call allocated (a reshaped kernel result)
             if spans is None:
                 spans = [_span(a) for a in found] + _const_spans
             lo, hi = _span(v)
             if any(lo < b and a < hi for a, b in spans):  # a view of an argument
-                return v.copy() if _elementwise() else cp.asarray(v.get())
+                return v.copy() if _elementwise() else _cp().asarray(v.get())
             return v
         if t is np.ndarray:
-            return cp.asarray(v)
+            return _cp().asarray(v)
         if t is DeviceConst:  # a constant of the program: the caller's own copy
-            return cp.asarray(v.host)
+            return _cp().asarray(v.host)
         return own_outputs(v)
 
     return _map(out, own)
