@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lent GPU machine, used once (about 9 minutes): the CUDA check (GPU tests, the
 # semantics corpus on the GPU, W1-W7 against PyTorch on the GPU, the per-call host
-# overhead), then the CPU benchmark on two of the machine's cores (another x86 machine
+# overhead, fast path on and off), then the CPU benchmark on two of the machine's cores (another x86 machine
 # class than the development machines: its CPU model and vector ISA are recorded) --
 # plain and with one of the two cores kept busy (--contend) -- while the fuzz campaign
 # uses the other cores.  Everything lands in $OUT as a few files (the device tool
@@ -44,13 +44,6 @@ fi
 step "GPU: tests, corpus, W1-W7 against PyTorch (cores 0-3)"
 pin 0-3 env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 bash benchmarks/gpu_check.sh >"$W/gpu_check.out" 2>&1
 tail -40 "$W/gpu_check.out" | tee -a "$LOG"
-if [ -f benchmarks/gpu_overhead.py ]; then
-  step "GPU: per-call host overhead"
-  MYC_CACHE_DIR="$W/cache-ovh" pin 2-3 timeout 90 "$PY" -m benchmarks.gpu_overhead \
-    >"$W/gpu_overhead.txt" 2>&1
-  tail -30 "$W/gpu_overhead.txt" | tee -a "$LOG"
-fi
-
 if [ "${BENCH:-1}" = "1" ]; then
   step "CPU benchmark on cores 0-1 (JAX and PyTorch on the CPU)"
   MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
@@ -75,7 +68,7 @@ step "packing"
 rm -rf "$W"/cache* "$W"/fuzz/cache*
 tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
 cp "$LOG" "$OUT/session.log"
-for f in gpu/gpu_check.md bench-quick/results.md fuzz_summary.txt gpu_overhead.txt; do
+for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md fuzz_summary.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
 done
 ls -la "$OUT"
