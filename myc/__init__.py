@@ -29,11 +29,21 @@ __all__ = [
     "__version__",
 ]
 
-from myc.api import aot, grad, ir, jit, jvp, value_and_grad, vjp  # noqa: E402
+from myc.api import (  # noqa: E402
+    aot,
+    grad,
+    hessian_vector_product,
+    ir,
+    jit,
+    jvp,
+    value_and_grad,
+    vjp,
+)
 from myc.runtime.args import FLOAT0 as float0  # noqa: E402
 from myc.support.stats import MycFallbackWarning, Stats, stats  # noqa: E402
 
-__all__ += ["Stats", "aot", "float0", "grad", "ir", "jit", "jvp", "stats", "value_and_grad",
+__all__ += ["Stats", "aot", "float0", "grad", "hessian_vector_product", "ir", "jit", "jvp",
+            "stats", "value_and_grad",
             "vjp"]
 
 # Load the LLVM backend with the package rather than inside the first call, so that a

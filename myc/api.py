@@ -192,27 +192,43 @@ def _fn_name(fn: Any) -> str:
     return getattr(fn, "__name__", type(fn).__name__)
 
 
+def _argnums(argnums: Any, argnum: Any) -> Any:
+    """autograd spells ``argnums`` ``argnum``: either is accepted, not both."""
+    if argnum is None:
+        return argnums
+    if argnums != 0:
+        raise MycTypeError("grad got both argnums= and argnum= (autograd's spelling): "
+                           "pass one")
+    return argnum
+
+
 def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
-         backend: str | None = None) -> Transformed:
+         backend: str | None = None, *, argnum: int | tuple[int, ...] | None = None
+         ) -> Transformed:
     """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``.
 
     Arguments may be pytrees (tuples, lists, dicts, namedtuples): ``argnums`` picks whole
     arguments and each gradient has its argument's structure.  ``backend``: where the
     gradient runs (default: ``fn``'s backend if it is a ``myc.jit`` function, else cpu);
-    ``grad(f, backend="opencl")`` is ``grad(jit(f, backend="opencl"))``.
+    ``grad(f, backend="opencl")`` is ``grad(jit(f, backend="opencl"))``.  ``argnum=``
+    (autograd's name) is ``argnums=``.
     """
     from myc.ad.grad import grad_graph
 
+    argnums = _argnums(argnums, argnum)
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
                        f"grad({_fn_name(fn)})", _backend_of(fn, backend),
                        ("grad", fn, argnums))
 
 
 def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
-                   backend: str | None = None) -> Transformed:
-    """``(fn(*args), grad(fn)(*args))`` computed together (``backend`` as in ``grad``)."""
+                   backend: str | None = None, *,
+                   argnum: int | tuple[int, ...] | None = None) -> Transformed:
+    """``(fn(*args), grad(fn)(*args))`` computed together (``backend``, ``argnum`` as in
+    ``grad``)."""
     from myc.ad.grad import grad_graph
 
+    argnums = _argnums(argnums, argnum)
     return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
                        f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
                        ("value_and_grad", fn, argnums))
@@ -233,18 +249,20 @@ def _located(build: Callable[[], Any]) -> Any:
         raise exc.with_traceback(None) from None
 
 
-def _grad_transform(fn, argnums=0, backend=None):
+def _grad_transform(fn, argnums=0, backend=None, *, argnum=None):
     """``myc.grad`` inside a compiled function: the gradient's graph (it runs on the
     enclosing program's backend; ``backend`` is checked, then has no other effect)."""
     from myc.ad.grad import grad_graph
 
+    argnums = _argnums(argnums, argnum)
     _backend_of(fn, backend)
     return grad_graph(fn, argnums, False)
 
 
-def _value_and_grad_transform(fn, argnums=0, backend=None):
+def _value_and_grad_transform(fn, argnums=0, backend=None, *, argnum=None):
     from myc.ad.grad import grad_graph
 
+    argnums = _argnums(argnums, argnum)
     _backend_of(fn, backend)
     return grad_graph(fn, argnums, True)
 
@@ -446,3 +464,19 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
         return header + describe(prog) + prog.describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None
+
+
+def hessian_vector_product(fn: Callable, argnum: int = 0,
+                           backend: str | None = None) -> Callable:
+    """autograd's ``hessian_vector_product(f)(*args, vector)``: ``H(f) @ vector`` w.r.t.
+    argument ``argnum``, as forward over reverse (``jvp`` of ``grad``), the Hessian
+    never formed."""
+    g = grad(fn, argnum, backend)
+
+    def hvp(*args: Any) -> Any:
+        *primals, vector = args
+        tangents = tuple(vector if i == argnum else _zero_tangent(p)
+                         for i, p in enumerate(primals))
+        return jvp(g, tuple(primals), tangents)[1]
+
+    return hvp

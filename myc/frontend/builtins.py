@@ -132,6 +132,9 @@ def _np_attr(dotted: str):
 
 LIBRARY: dict[int, str] = {id(_np_attr(k)): v for k, v in NP_LIBRARY.items()}
 LIBRARY.update(__import__("myc.frontend.linalg_library", fromlist=["NAMES"]).NAMES)
+# autograd's helpers under myc.misc (plain Python outside compiled code)
+LIBRARY[id(__import__("myc.misc.flatten", fromlist=["flatten"]).flatten)] = \
+    "myc.frontend.py_library.misc_flatten"
 
 RANGE = builtins.range
 MODULES = (np, math)

@@ -58,6 +58,27 @@ def is_effect_call(call: ast.Call) -> bool:
     return isinstance(f, ast.Attribute) and f.attr in RNG_METHODS
 
 
+def is_dims_draw(call: ast.Call) -> bool:
+    """``rs.randn(*shape)`` / ``rs.rand(d0, *rest)``: star-args are dimensions, bound by
+    ``rng_call`` (no keywords)."""
+    f = call.func
+    return isinstance(f, ast.Attribute) and f.attr in ("randn", "rand") and \
+        not call.keywords
+
+
+def _dims(low, e: ast.Call, block) -> Node:
+    """The size tuple of ``randn(d0, *ds, ...)``: plain dimensions and starred
+    sequences concatenated (their lengths are known when the program specializes)."""
+    size: Node = Constant((), low.loc(e))
+    for a in e.args:
+        if isinstance(a, ast.Starred):
+            part = low.py_call("to_tuple", [low.expr(a.value, block)], a, block)
+        else:
+            part = low.apply(block, P.make_tuple, low.expr(a, block), node=a)
+        size = low.apply(block, P.add, size, part, node=e)
+    return size
+
+
 def is_global_draw(callee: Any) -> bool:
     """``np.random.randn`` and friends: methods of NumPy's global ``RandomState``."""
     state = global_state()
@@ -106,7 +127,11 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
     NumPy's own arithmetic with the parameters (``loc + scale * z``, ...)."""
     params, standard, form = RNG_METHODS[method]
     what = f".{method}"
-    if form == "dims":  # randn(d0, d1, ...)
+    if form == "dims" and any(isinstance(a, ast.Starred) for a in e.args):
+        size, dtype = _dims(low, e, block), Constant(None)
+        if not e.args:
+            size = Constant(None)
+    elif form == "dims":  # randn(d0, d1, ...)
         args, kwargs = low._args(e, block)
         if kwargs:
             raise low.error(MycTypeError, f"{method}() takes no keyword arguments", e)

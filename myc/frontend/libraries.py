@@ -125,3 +125,37 @@ def namespace_name(obj: Any) -> str | None:
 def supported_methods(obj: Any) -> list[str]:
     """The methods of SciPy namespace ``obj`` that are library functions."""
     return sorted(m for (i, m) in _methods if i == id(obj))
+
+
+# SciPy functions programs call that myc does not compile, with what to do instead
+_SCIPY_HINTS = {
+    "scipy.integrate.odeint": "myc has no ODE solver yet: integrate with a loop of fixed "
+    "steps written with NumPy (Euler or Runge-Kutta over the time grid), which myc "
+    "compiles and differentiates",
+    "scipy.integrate.solve_ivp": "myc has no ODE solver yet: integrate with a loop of fixed "
+    "steps written with NumPy, which myc compiles and differentiates",
+    "scipy.signal.convolve": "write the convolution with NumPy: a sum over the kernel's "
+    "offsets of shifted slices times kernel entries (or np.einsum over a stack of them)",
+    "scipy.signal.convolve2d": "write the convolution with NumPy: a sum over the kernel's "
+    "offsets of shifted slices times kernel entries",
+    "scipy.optimize.minimize": "call the optimizer outside the compiled function, with "
+    "myc.value_and_grad(f) as its objective and jac=True",
+}
+
+
+def _public_name(fn: types.FunctionType) -> str:
+    parts = [p for p in fn.__module__.split(".") if not p.startswith("_")]
+    return ".".join([*parts, fn.__name__])
+
+
+def scipy_refusal(fn: types.FunctionType) -> tuple[str, str] | None:
+    """``(message, hint)`` when ``fn`` is SciPy's own Python function (not one myc
+    implements): its source is not compiled, since SciPy's internals (object checks,
+    Fortran calls, keyword handling) are far outside the subset."""
+    if not fn.__module__.startswith("scipy.") and fn.__module__ != "scipy":
+        return None
+    name = _public_name(fn)
+    return (f"{name} is not supported by myc (SciPy's source is not compiled)",
+            _SCIPY_HINTS.get(name, "the SciPy functions myc supports are listed in its "
+                                   "docs/scipy.md; call this one outside the compiled "
+                                   "function and pass its result as an argument"))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import builtins as _builtins
+import functools
 import types
 import weakref
 from dataclasses import dataclass, field
@@ -48,6 +49,7 @@ from myc.frontend.libraries import (
     is_namespace,
     library_function,
     namespace_name,
+    scipy_refusal,
     supported_methods,
 )
 from myc.frontend.scope import assigned_names
@@ -67,10 +69,9 @@ _UNSUPPORTED_STMT = {
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
-    "SetComp": "set comprehension", "Set": "set literal", "JoinedStr": "f-string",
+    "SetComp": "set comprehension", "Set": "set literal",
     "Yield": "'yield'", "YieldFrom": "'yield from'", "Await": "'await'",
     "NamedExpr": "assignment expression (:=)", "Starred": "star-args (*x)",
-    "FormattedValue": "f-string",
 }
 _BINOPS = {
     ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
@@ -116,6 +117,12 @@ def _static_key(k: Any) -> bool:
 
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 globals_watch.CACHES.append(_GRAPHS)  # forgotten when a global they read is rebound
+
+
+def _undefined(node: Node) -> bool:
+    """Is ``node`` a name no scope defines (whose error waits until its line runs)?"""
+    return isinstance(node, Apply) and isinstance(node.fn, Constant) and \
+        node.fn.value is P.undefined_name
 
 
 def _advanced_index(index: Node) -> bool:
@@ -387,8 +394,13 @@ class FunctionLowerer:
         return block
 
     def check_subset(self, node: ast.AST) -> None:
+        # ``f(*xs)`` nested in an expression is a call's business (``star_call``)
+        call_stars = {id(a) for sub in ast.walk(node) if isinstance(sub, ast.Call)
+                      for a in sub.args if isinstance(a, ast.Starred)}
         for sub in ast.walk(node):
             name = type(sub).__name__
+            if id(sub) in call_stars:
+                continue
             if name in _UNSUPPORTED_STMT:
                 raise self.error(MycSyntaxError, f"{_UNSUPPORTED_STMT[name]} is not supported",
                                  sub)
@@ -415,6 +427,22 @@ class FunctionLowerer:
         return method(s, block)
 
     # -- lists and dicts ---------------------------------------------------------------
+    def _kinds(self, classes: ast.expr, block: Block) -> tuple[str, ...]:
+        """The container kinds ``isinstance(x, classes)`` admits: ``classes`` must be
+        ``list``, ``tuple``, ``dict`` or a tuple of them, known where the program is
+        compiled (an array's or a number's type is not a question myc answers)."""
+        elts = classes.elts if isinstance(classes, ast.Tuple) else [classes]
+        items = []
+        for elt in elts:
+            items.append(self._static_callee(elt, block))
+        kinds = {list: ("list",), tuple: ("tuple", "namedtuple"), dict: ("dict",)}
+        if not items or not all(isinstance(c, type) and c in kinds for c in items):
+            raise self.error(MycTypeError, "isinstance() is supported with list, tuple "
+                             "and dict (or a tuple of them) as the classes", classes,
+                             hint="the type of an array or a number is known when the "
+                                  "program is written: test np.ndim(x) or the structure")
+        return tuple(k for c in items for k in kinds[c])
+
     def py_call(self, name: str, args: list[Node], node: ast.AST, block: Block) -> Node:
         """A call of Python library function ``name`` (myc/frontend/py_library.py)."""
         g = _py_library_graph(name)
@@ -488,9 +516,11 @@ class FunctionLowerer:
             return self.stmt_mutation(v, block)
         self.check_subset(s.value)
         value = self.expr(s.value, block)  # evaluated for its errors; results are pure
-        if isinstance(s.value, ast.Call) and isinstance(s.value.func, ast.Name) and \
+        if isinstance(s.value, ast.Call) and isinstance(s.value.func, (ast.Name,
+                                                                     ast.Attribute)) and \
                 effects.TOKEN in block.env.vars and not effects.is_effect_call(s.value):
-            # a call made for its effects (``show(x)``): run it
+            # a call made for its effects (``show(x)``), or a method call whose result is
+            # unused (``xs.sort()``, ``ax.plot(x)``: refused when it runs): run it
             both = self.apply(block, P.make_tuple, effects.token(block), value, node=s)
             effects.set_token(block, self.apply(block, P.token_of, both, node=s))
         return block
@@ -845,7 +875,10 @@ class FunctionLowerer:
             outer = lowerer.outer
         found, value = self.lookup_python(name)
         if not found:
-            raise self.error(MycNameError, f"name '{name}' is not defined", node)
+            # as in Python, an error only if the line runs: a branch that specialization
+            # removes (``if ax: plot(ax)`` with ``ax=None``) may name what is not imported
+            return self.apply(block, P.undefined_name, Constant(name, self.loc(node)),
+                              node=node)
         return self.python_value(value, name, node, block)
 
     def lookup_python(self, name: str) -> tuple[bool, Any]:
@@ -928,6 +961,9 @@ class FunctionLowerer:
             return Constant(value, loc)
         inner = _unwrap(value)
         if isinstance(inner, types.FunctionType):
+            refusal = scipy_refusal(inner)
+            if refusal is not None:  # SciPy's own Python source is not compiled
+                raise self.error(MycNameError, refusal[0], node, hint=refusal[1])
             if in_library(inner.__code__.co_filename) and inner is value:
                 return Constant(self.library_graph(inner, name, node), loc)
             return Constant(parse(inner), loc)
@@ -957,6 +993,14 @@ class FunctionLowerer:
                              f"{getattr(value, '__name__', '?')}) is not supported by myc",
                              node, hint="the NumPy and SciPy functions myc supports are "
                              "listed in its docs/numpy.md and docs/scipy.md")
+        if mod not in ("builtins", "") and not isinstance(value, (types.BuiltinFunctionType,
+                                                                 types.ModuleType)):
+            raise self.error(
+                MycNameError, f"'{name}' holds an object of class '{kind}': myc compiles "
+                "numbers, arrays, tuples, lists, dicts and namedtuples, not objects of a "
+                "user's class (their attributes and methods)", node,
+                hint="keep the parameters in a list, dict or namedtuple and pass it as an "
+                     "argument; call the object's methods outside the compiled function")
         raise self.error(MycNameError, f"'{name}' ({kind}) is not supported by myc", node)
 
     def library_graph(self, fn: types.FunctionType, name: str, node: ast.AST) -> Graph:
@@ -1217,6 +1261,87 @@ class FunctionLowerer:
 
         return chain(self.expr(e.left, block), 0, block)
 
+    def _partial_lambda(self, e: ast.Call, block: Block) -> ast.Lambda:
+        """``functools.partial(f, a, k=v)`` as ``lambda *r, **kw: f(a, *r, k=v, **kw)``:
+        the same function, since arguments are values (a name is captured when the
+        partial is made, as a closure captures it)."""
+        if not e.args or any(isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords):
+            raise self.error(MycTypeError, "functools.partial() is supported as "
+                             "partial(f, *args, **kwargs) with the function and arguments "
+                             "written out", e)
+        # the bound arguments are computed once, where the partial is made (a draw in
+        # one draws once), into hidden locals the lambda captures
+        bound = []
+        for i, a in enumerate(e.args[1:]):
+            if isinstance(a, (ast.Name, ast.Constant)):
+                bound.append(a)
+                continue
+            hidden = f"__myc_partial_{id(e)}_{i}"
+            self.locals.add(hidden)
+            block.env.vars[hidden] = self.expr(a, block)
+            bound.append(ast.copy_location(ast.Name(id=hidden, ctx=ast.Load()), a))
+        keywords = []
+        for i, k in enumerate(e.keywords):
+            if isinstance(k.value, (ast.Name, ast.Constant)):
+                keywords.append(k)
+                continue
+            hidden = f"__myc_partial_{id(e)}_k{i}"
+            self.locals.add(hidden)
+            block.env.vars[hidden] = self.expr(k.value, block)
+            keywords.append(ast.keyword(arg=k.arg, value=ast.copy_location(
+                ast.Name(id=hidden, ctx=ast.Load()), k.value)))
+        e = ast.copy_location(ast.Call(func=e.func, args=[e.args[0], *bound],
+                                       keywords=keywords), e)
+        lam = self._partial_fixed(e, block) or self._partial_star(e)
+        for node in ast.walk(lam):
+            if not hasattr(node, "lineno") and "lineno" in node._attributes:
+                ast.copy_location(node, e)
+        return lam
+
+    def _partial_fixed(self, e: ast.Call, block: Block) -> ast.Lambda | None:
+        """The partial of a Python function whose signature is plain: a lambda taking
+        the parameters left, so it can be called through a variable (``map``)."""
+        import inspect
+
+        f = self._static_callee(e.args[0], block)
+        if not isinstance(f, types.FunctionType):
+            return None
+        params = list(inspect.signature(f).parameters.values())
+        if any(q.kind not in (q.POSITIONAL_ONLY, q.POSITIONAL_OR_KEYWORD) for q in params):
+            return None
+        named = {k.arg for k in e.keywords}
+        left = [q for q in params[len(e.args) - 1:] if q.name not in named]
+        if any(q.default is not q.empty and not isinstance(q.default, (
+                int, float, str, bool, type(None))) for q in left):
+            return None
+        call = ast.Call(func=e.args[0], args=list(e.args[1:]), keywords=[
+            *e.keywords, *(ast.keyword(arg=q.name, value=ast.Name(id=q.name, ctx=ast.Load()))
+                           for q in left)])
+        return ast.Lambda(args=ast.arguments(
+            posonlyargs=[], args=[ast.arg(arg=q.name) for q in left], vararg=None,
+            kwonlyargs=[], kw_defaults=[], kwarg=None,
+            defaults=[ast.Constant(q.default) for q in left if q.default is not q.empty]),
+            body=call)
+
+    @staticmethod
+    def _partial_star(e: ast.Call) -> ast.Lambda:
+        rest, kw = "__myc_partial_args", "__myc_partial_kwargs"
+        call = ast.Call(func=e.args[0], args=[*e.args[1:], ast.Starred(
+            value=ast.Name(id=rest, ctx=ast.Load()), ctx=ast.Load())],
+            keywords=[*e.keywords, ast.keyword(arg=None, value=ast.Name(id=kw,
+                                                                         ctx=ast.Load()))])
+        return ast.Lambda(args=ast.arguments(
+            posonlyargs=[], args=[], vararg=ast.arg(arg=rest), kwonlyargs=[], kw_defaults=[],
+            kwarg=ast.arg(arg=kw), defaults=[]), body=call)
+
+    def expr_JoinedStr(self, e: ast.JoinedStr, block: Block) -> Node:
+        """An f-string: refused when its line runs (plotting code under ``if ax:`` may
+        hold one), as myc has no strings to compute with."""
+        return self.apply(block, P.refused, Constant(None, self.loc(e)),
+                          "f-string is not supported|hint|print the values instead: "
+                          "print('loss', loss)", node=e)
+
     def expr_Lambda(self, e: ast.Lambda, block: Block) -> Node:
         g = self.new_graph(f"{block.graph.name}:lambda", block.graph, e, "function")
         self.lower_nested(e, g, block)
@@ -1245,6 +1370,8 @@ class FunctionLowerer:
             mod = getattr(static, "__name__", None) or namespace_name(static) or "P"
             return self.python_value(obj, f"{mod}.{e.attr}", e, block)
         value = self.expr(e.value, block)
+        if _undefined(value):
+            return value
         attr = e.attr
         if attr == "T":
             return self.apply(block, P.transpose, value, None, node=e)
@@ -1256,14 +1383,14 @@ class FunctionLowerer:
 
     # -- calls -------------------------------------------------------------------
     def expr_Call(self, e: ast.Call, block: Block) -> Node:
-        if any(isinstance(a, ast.Starred) for a in e.args) or any(
-                k.arg is None for k in e.keywords):
+        if (any(isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords)) and not effects.is_dims_draw(e):
             for a in (*e.args, *(k.value for k in e.keywords)):
                 self.check_subset(a.value if isinstance(a, ast.Starred) else a)
             return self.star_call(e, block)
         # name an unsupported argument (``sum(x for x in t)``) before the callee
         for a in (*e.args, *(k.value for k in e.keywords)):
-            self.check_subset(a)
+            self.check_subset(a.value if isinstance(a, ast.Starred) else a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
             if not _is_namespace(static_base):
@@ -1272,6 +1399,8 @@ class FunctionLowerer:
         if callee is not None:
             return self.static_call(callee, e, block)
         fn = self.expr(e.func, block)
+        if _undefined(fn):
+            return fn
         return self.call_node(fn, e, block)
 
     def _args(self, e: ast.Call, block: Block, numpy: bool = False
@@ -1454,7 +1583,8 @@ class FunctionLowerer:
                  id(py.list): ("to_list", 0, 1), id(py.tuple): ("to_tuple", 0, 1),
                  id(py.reversed): ("py_reversed", 1, 1), id(py.dict): ("to_dict", 0, 1),
                  id(py.zip): ("py_zip", 0, 99), id(py.range): ("py_range", 1, 3),
-                 id(py.sorted): None}
+                 id(py.slice): ("make_slice", 1, 3), id(py.map): ("py_map", 2, 99),
+                 id(py.isinstance): ("py_isinstance", 2, 2), id(py.sorted): None}
         if id(callee) not in table:
             if (callee is py.min or callee is py.max) and len(e.args) == 1 and \
                     not e.keywords:
@@ -1466,6 +1596,12 @@ class FunctionLowerer:
         if entry is None:
             return None
         name, lo, hi = entry
+        if callee is py.isinstance:
+            if len(e.args) != 2 or e.keywords:
+                raise self.error(MycTypeError, "isinstance() takes 2 positional arguments",
+                                 e)
+            kinds = Constant(self._kinds(e.args[1], block), self.loc(e))
+            return self.py_call(name, [self.expr(e.args[0], block), kinds], e, block)
         args, kwargs = self._args(e, block)
         if callee is py.dict and kwargs:  # dict(a=x, b=y)
             if args:
@@ -1490,6 +1626,13 @@ class FunctionLowerer:
                 return Constant(ListValue(()), self.loc(e))
             return self.py_call(name, [self.apply(block, P.make_tuple, *args, node=e)], e,
                                 block)
+        if callee is py.slice:  # slice(stop), slice(start, stop[, step])
+            none = Constant(None, self.loc(e))
+            args = [none, args[0], none] if len(args) == 1 else args + [none] * (3 - len(args))
+            return self.apply(block, P.make_slice, *args, node=e)
+        if callee is py.map:
+            return self.py_call(name, [args[0], self.apply(block, P.make_tuple, *args[1:],
+                                                           node=e)], e, block)
         if callee is py.range:
             one, zero = Constant(1, self.loc(e)), Constant(0, self.loc(e))
             args = [zero, args[0], one] if len(args) == 1 else args + [one] * (3 - len(args))
@@ -1505,6 +1648,8 @@ class FunctionLowerer:
             return special
         if callee is print:
             return effects.print_call(self, e, block)
+        if callee is functools.partial:
+            return self.expr_Lambda(self._partial_lambda(e, block), block)
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
             return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
                                     callee.__name__, e, block)
@@ -1677,6 +1822,8 @@ class FunctionLowerer:
     def method_call(self, e: ast.Call, block: Block) -> Node:
         attr = e.func.attr  # type: ignore[attr-defined]
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
+        if _undefined(obj):  # plt.cla() without matplotlib: an error if it runs
+            return obj
         if attr in effects.RNG_METHODS:  # rng.standard_normal(...): a draw
             return effects.rng_call(self, obj, attr, e, block)
         if attr in effects.OTHER_DRAWS:
@@ -1716,12 +1863,14 @@ class FunctionLowerer:
             return self.call_prim(getattr(P, self._METHODS[attr]), [obj, *args], kwargs, e,
                                   block, {"a_min": "lo", "a_max": "hi", "min": "lo",
                                           "max": "hi"})
-        raise self.error(MycSyntaxError, f"method '.{attr}()' is not supported", e,
-                         hint="supported methods: .sum .mean .max .min .argmax .argmin "
-                         ".reshape .astype .transpose .dot .clip .copy " +
-                         " ".join("." + m for m in B.METHOD_LIBRARY) +
-                         "; on lists .append .extend .insert (as statements); on dicts "
-                         ".items .keys .values .get")
+        # refused if the line runs (``ax.plot(x)`` under ``if ax:`` with ``ax=None`` does
+        # not), as Python's AttributeError
+        return self.apply(block, P.refused, obj, f"method '.{attr}()' is not supported"
+                          "|hint|supported methods: .sum .mean .max .min .argmax .argmin "
+                          ".reshape .astype .transpose .dot .clip .copy " +
+                          " ".join("." + m for m in B.METHOD_LIBRARY) +
+                          "; on lists .append .extend .insert (as statements); on dicts "
+                          ".items .keys .values .get", node=e)
 
 
 def _py_library_graph(name: str) -> Graph:

@@ -12,6 +12,8 @@ to the mutated variable.
 # ruff: noqa: SIM108 - the subset has no conditional assignment shortcuts to prefer
 from __future__ import annotations
 
+import numpy as np
+
 from myc.prims import P
 
 
@@ -216,3 +218,52 @@ def bind_args(fname, names, npos, has_default, defaults, varargs, varkw, pos, kw
     elif len(extra) > 0:
         return P.fail(fname, "{kind}() got an unexpected keyword argument")
     return out
+
+
+def py_isinstance(x, kinds):
+    """``isinstance(x, list)`` (``tuple``, ``dict``, a tuple of them): the frontend has
+    turned the classes into the container kinds they admit."""
+    return P.container_kind(x) in kinds
+
+
+def py_map(f, seqs):
+    """``map(f, xs, ...)`` computed at once, as a list (a static structure)."""
+    out = []
+    if len(seqs) == 1:
+        for a in seqs[0]:
+            out.append(f(a))
+    elif len(seqs) == 2:
+        for a, b in py_zip(seqs):
+            out.append(f(a, b))
+    elif len(seqs) == 3:
+        for a, b, c in py_zip(seqs):
+            out.append(f(a, b, c))
+    else:
+        return P.fail(seqs, "map() over more than 3 sequences is not supported")
+    return out
+
+
+def _misc_leaves(value):
+    kind = P.container_kind(value)
+    out = []
+    if kind == "dict":
+        for k in P.sorted_keys(value):
+            out = out + _misc_leaves(value[k])
+        return out
+    if kind == "other":
+        return [np.ravel(value)]
+    for v in value:
+        out = out + _misc_leaves(v)
+    return out
+
+
+def _misc_unflatten(vector):
+    return P.fail(vector, "the unflatten function myc.misc.flatten returns cannot be "
+                          "called inside a compiled function|hint|call flatten outside "
+                          "it, or index the flat vector yourself")
+
+
+def misc_flatten(value):
+    """``myc.misc.flatten`` (autograd's ``flatten``) inside compiled code: every leaf
+    raveled and concatenated, dict keys sorted."""
+    return np.concatenate(_misc_leaves(value)), _misc_unflatten

@@ -22,6 +22,13 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
         _target_names(target.value, out)
 
 
+def _method_statement(call: ast.Call) -> bool:
+    """``x.m(...)`` as a statement that is not a list mutation (``out.append(v)``)."""
+    f = call.func
+    return isinstance(f, ast.Attribute) and not (
+        f.attr in _MUTATING_METHODS and isinstance(f.value, ast.Name))
+
+
 def assigned_names(stmts: list[ast.stmt]) -> set[str]:
     """Names bound by ``stmts`` (not descending into nested functions or lambdas),
     including lists and dicts mutated in place, which myc rebinds."""
@@ -44,9 +51,10 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
             _target_names(node.target, out)
         elif (isinstance(node, ast.Call) and is_effect_call(node)) or (
                 isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
-                and isinstance(node.value.func, ast.Name)):
-            # prints or draws, or a call made for its effects (``show(x)``): the effect
-            # token (myc/frontend/effects.py)
+                and (isinstance(node.value.func, ast.Name) or _method_statement(node.value))):
+            # prints or draws, or a call made for its effects (``show(x)``, ``ax.plot(x)``:
+            # which must run, or fail, where Python would): the effect token
+            # (myc/frontend/effects.py)
             out.add(TOKEN)
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                 isinstance(node.value.func, ast.Attribute) and \

@@ -10,6 +10,7 @@ import types
 from dataclasses import dataclass
 
 from myc.errors import Location, MycSyntaxError
+from myc.frontend.generators import generators_as_lists
 
 
 @dataclass
@@ -111,6 +112,7 @@ def read_function(fn: types.FunctionType) -> SourceInfo:
             if isinstance(node, ast.AsyncFunctionDef):
                 raise MycSyntaxError("'async def' is not supported",
                                      Location(filename, node.lineno + line_offset))
+            generators_as_lists(node)  # def g(): yield x -> the list of what it yields
             return SourceInfo(node, filename, line_offset, col_offset, fn.__name__)
     raise MycSyntaxError(f"no function definition found for '{fn.__qualname__}'",
                          Location(filename, first))

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from myc.errors import MycIndexError, MycSyntaxError, MycTypeError
+from myc.errors import MycIndexError, MycNameError, MycSyntaxError, MycTypeError
 from myc.prims.registry import register
 
 
@@ -196,6 +196,12 @@ register("dict_keys", "d", lambda d: ListValue(_need_dict(d, "keys").keys_),
          differentiable=False)
 
 
+register("sorted_keys", "d",
+         lambda d: ListValue(tuple(sorted(_need_dict(d, "keys").keys_))),
+         differentiable=False,
+         doc="A dict's keys sorted (``myc.misc.flatten``'s order, autograd's).")
+
+
 def _keys_with(d: Any, key: Any) -> tuple:
     keys = _need_dict(d, "keys").keys_
     check_key(key)
@@ -243,6 +249,24 @@ def _fail(x: Any, message: str) -> Any:
     raise MycTypeError(text, hint=hint or None)
 
 
+def _undefined_name(name: str) -> Any:
+    raise MycNameError(f"name '{name}' is not defined")
+
+
+register("undefined_name", "name", _undefined_name, differentiable=False,
+         doc="A name no scope defines, read on a line that runs (Python's NameError).")
+
+
+def _refused(x: Any, message: str) -> Any:
+    text, _, hint = message.partition("|hint|")
+    raise MycSyntaxError(text, hint=hint or None)
+
+
+register("refused", "x message", _refused, differentiable=False,
+         doc="Raise ``message`` as a ``MycSyntaxError`` when the line runs (an unsupported "
+             "method on a value, in a branch specialization may remove).")
+
+
 register("fail", "x message", _fail, differentiable=False,
          doc="Raise ``message`` (``{kind}``: the kind of ``x``): a library function's "
              "refusal, at the user's line.")
@@ -265,8 +289,8 @@ register("iter_seq", "x", _iter_seq,
 
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
-STRUCTURAL = frozenset(["pack", "dict_keys", "keys_with", "container_kind", "field_index",
-                        "iter_seq"])
+STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
+                        "field_index", "iter_seq"])
 
 
 def container_meta(x: Any) -> Any:

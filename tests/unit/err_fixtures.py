@@ -38,9 +38,10 @@ def c_with(x):
     return x
 
 
-def c_yield(x):
+def c_yield(x):  # a generator whose yield takes a value in has no list form
     y = x * 2
-    yield y  # ERR
+    z = yield y  # ERR
+    return z
 
 
 def c_yield_from(x):
@@ -161,7 +162,7 @@ def c_lambda_star(x):
 
 def c_fstring(x):
     s = f"{x}"  # ERR
-    return x
+    return s  # used: an unused f-string is dropped, as its value is
 
 
 def c_walrus(x):

@@ -1,0 +1,157 @@
+"""What the published autodiff programs (tests/realworld) needed from myc: ``slice()``,
+``isinstance``, ``map``, ``functools.partial``, ``rs.randn(*shape)``, generator
+functions, ``myc.misc`` (autograd's ``flatten`` and optimizers), ``grad(argnum=)``,
+``hessian_vector_product``, and errors that name what is missing.  Values against
+CPython, derivatives by finite differences (tests/gradcheck), on the evaluator and cpu.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.misc import flatten
+from myc.misc.optimizers import adam, rmsprop, sgd
+from tests.gradcheck import check_grads, leaves
+from tests.unit import realworld_fixtures as F
+
+BACKENDS = ["interp", "cpu"]
+X = np.linspace(-1.0, 1.0, 8)
+W = np.array([0.3, -0.2, 0.5])
+XS = [np.array([[0.1, 0.2, 0.3], [0.0, -0.1, 0.4]]), np.array([[1.0, -1.0, 0.5]])]
+
+
+def _same(got, want):
+    for (pg, g), (pw, w) in zip(leaves(got), leaves(want), strict=True):
+        assert pg == pw
+        np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn,args,argnums", [
+    (F.batch_sum, (X, 1, 3), 0),
+    (F.by_kind, ([np.ones(3), [2.0 * np.ones(3)], (1.0,)], W), 1),
+    (F.mapped, (XS[:1] * 2, [np.ones((2, 3)), 2.0 * np.ones((2, 3))], W), 2),
+    (F.partial_fixed, (np.ones((3, 2)) * 0.1, XS), 0),
+    (F.partial_star, (W, np.array([1.0, 2.0, 3.0])), 0),
+    (F.flat_loss, ({"b": np.ones(2), "a": [np.arange(3.0), 2.0]},), 0),
+    (F.yields, (np.array([1.0, 2.0, 3.0, -1.0]),), 0),
+])
+def test_value_and_gradient(fn, args, argnums, backend):
+    _same(myc.jit(fn, backend=backend)(*args), fn(*args))
+    check_grads(myc.jit(fn, backend=backend), args, argnums=argnums,
+                modes=("rev",) if backend == "interp" else ("rev", "fwd"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_star_dims_draw_is_numpys_stream(backend):
+    m = np.arange(6.0).reshape(2, 3)
+    want = F.star_draw(m, np.random.RandomState(5))
+    rs = np.random.RandomState(5)
+    assert myc.jit(F.star_draw, backend=backend)(m, rs) == want
+    assert rs.randn() == (r := np.random.RandomState(5), r.randn(2, 3), r.rand(2, 2, 3),
+                          r.randn())[-1]  # the generator advanced as CPython's
+    g = myc.grad(F.star_draw, backend=backend)(m, np.random.RandomState(5))
+    r = np.random.RandomState(5)
+    np.testing.assert_allclose(g, r.randn(2, 3) + r.rand(2, 2, 3).sum(0), rtol=1e-14)
+
+
+def test_partial_draws_its_bound_arguments_once():
+    w = np.ones((3, 2)) * 0.1
+    want = F.partial_draw(w, np.random.RandomState(2))
+    assert myc.jit(F.partial_draw)(w, np.random.RandomState(2)) == want
+
+
+def test_flatten_matches_autograds_convention():
+    tree = {"b": (np.ones((2, 2)), 3.0), "a": [np.arange(3.0)]}
+    vec, unflatten = flatten(tree)
+    np.testing.assert_array_equal(vec, [0.0, 1.0, 2.0, 1.0, 1.0, 1.0, 1.0, 3.0])  # keys sorted
+    back = unflatten(vec * 2)
+    assert list(back) == ["b", "a"] and isinstance(back["b"], tuple)
+    np.testing.assert_array_equal(back["b"][0], 2 * np.ones((2, 2)))
+    assert back["b"][1] == 6.0
+    np.testing.assert_array_equal(myc.jit(F.flat_loss)(tree), F.flat_loss(tree))
+
+
+def test_unflatten_inside_compiled_code_is_refused_at_the_line():
+    with pytest.raises(myc.MycTypeError, match="unflatten") as info:
+        myc.jit(F.flat_unflatten)([np.ones(2)])
+    assert info.value.loc is not None and info.value.loc.filename == F.__file__
+
+
+@pytest.mark.parametrize("opt", [adam, sgd, rmsprop])
+def test_optimizers_take_trees_and_myc_gradients(opt):
+    """The optimizers run on a tree of parameters with a myc gradient, and agree with
+    the same optimizer on the flattened vector with the analytic gradient."""
+    target = {"w": np.array([1.0, -2.0]), "b": 0.5}
+
+    def loss(p, i):
+        return np.sum((p["w"] - target["w"]) ** 2) + (p["b"] - target["b"]) ** 2
+
+    p0 = {"w": np.zeros(2), "b": 0.0}
+    got = opt(myc.grad(loss), p0, num_iters=30, step_size=0.1)
+    flat_target = flatten(target)[0]
+    want = opt(lambda x, i: 2 * (x - flat_target), flatten(p0)[0], num_iters=30,
+               step_size=0.1)
+    np.testing.assert_allclose(flatten(got)[0], want, rtol=1e-12)
+    assert list(got) == ["w", "b"]
+
+
+def test_grad_takes_autograds_argnum():
+    f = F.quadratic
+    x, a = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    _same(myc.grad(f, argnum=1)(x, a), myc.grad(f, 1)(x, a))
+    gx, ga = myc.grad(f, argnum=(0, 1))(x, a)
+    _same(ga, x ** 2)
+    v, g = myc.value_and_grad(f, argnum=0)(x, a)
+    assert v == f(x, a)
+    with pytest.raises(myc.MycTypeError, match="argnum"):
+        myc.grad(f, 1, argnum=0)
+
+
+def test_hessian_vector_product_against_finite_differences():
+    x, a, v = np.array([0.5, -1.0, 0.2]), np.array([2.0, 3.0, 1.0]), np.array([1.0, 0.5, -2.0])
+    hv = myc.hessian_vector_product(F.quadratic)(x, a, v)
+    g = myc.grad(F.quadratic)
+    eps = 1e-6
+    fd = (g(x + eps * v, a) - g(x - eps * v, a)) / (2 * eps)
+    np.testing.assert_allclose(hv, fd, rtol=1e-7, atol=1e-9)
+
+
+def test_generator_with_yield_expression_stays_refused():
+    with pytest.raises(myc.MycSyntaxError, match="yield"):
+        myc.jit(F.yield_expression)(W)
+
+
+def test_plotting_branch_not_taken_runs():
+    assert myc.jit(F.plotting_branch)(X) == F.plotting_branch(X)
+    np.testing.assert_allclose(myc.grad(F.plotting_branch)(X), 2 * X)
+
+
+@pytest.mark.parametrize("call,name,hint", [
+    ("odeint(f, y0, t)", "scipy.integrate.odeint", "ODE solver"),
+    ("convolve(y0, t)", "scipy.signal.convolve", "shifted slices"),
+])
+def test_scipy_source_is_refused_by_its_public_name(tmp_path, call, name, hint):
+    pytest.importorskip("scipy")
+    src = tmp_path / "prog.py"
+    src.write_text("import numpy as np\nfrom scipy.integrate import odeint\n"
+                   "from scipy.signal import convolve\n\n\ndef f(y, t):\n    return -y\n\n\n"
+                   f"def g(y0, t):\n    return np.sum({call})\n")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("prog_rw", src)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    with pytest.raises(myc.MycNameError) as info:
+        myc.jit(mod.g)(np.ones(2), np.linspace(0.0, 1.0, 3))
+    assert f"{name} is not supported" in str(info.value)
+    assert hint in str(info.value)
+    assert info.value.loc.filename == str(src) and info.value.loc.line == 11
+
+
+def test_object_of_a_users_class_is_named():
+    with pytest.raises(myc.MycNameError, match="object of class 'Layer'") as info:
+        myc.jit(F.object_loss)(np.ones((1, 2)))
+    assert info.value.loc.filename == F.__file__
