@@ -117,6 +117,16 @@ def _static_key(k: Any) -> bool:
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 globals_watch.CACHES.append(_GRAPHS)  # forgotten when a global they read is rebound
 
+# A graph enters ``_GRAPHS`` before its body is lowered, so that a recursive call (direct
+# or through other functions) finds it; only the thread lowering it may see it then.
+# One reentrant lock around every parse keeps other threads out until the outermost
+# parse of that thread has finished: a thread never reads a half-built graph, and
+# recursion in the lowering thread reenters freely.  ``_PUBLISHED`` lists, in order, the
+# functions entered since the outermost parse began, so a failed parse can forget every
+# graph that may point at its unfinished graph (a callee that recursed back into it).
+_PARSE_LOCK = globals_watch.LOCK  # (also held while rebound globals' graphs are forgotten)
+_PUBLISHED: list[Any] = []
+
 
 def _advanced_index(index: Node) -> bool:
     """Is ``x[index]`` NumPy advanced indexing (a copy, not a view of ``x``)?"""
@@ -203,20 +213,34 @@ def parse(fn: Any) -> Graph:
         return graph_of()
     if not isinstance(fn, types.FunctionType):
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
-    g = _GRAPHS.get(fn)
-    if g is not None and globals_watch.parsed_is_stale(fn):
-        g = None  # a global it read was rebound since: parsed again
-    if g is None:
-        B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
-        globals_watch.note_parse(fn)
-        info = read_function(fn)
-        g = Graph(fn.__name__, None, info.loc(info.tree))
-        _GRAPHS[fn] = g
-        try:
-            FunctionLowerer(info, fn, None).lower_into(g)
-        except BaseException:
-            del _GRAPHS[fn]
-            raise
+    with _PARSE_LOCK:
+        g = _GRAPHS.get(fn)
+        if g is not None and globals_watch.parsed_is_stale(fn):
+            g = None  # a global it read was rebound since: parsed again
+        if g is None:
+            g = _parse_new(fn)
+        return g
+
+
+def _parse_new(fn: types.FunctionType) -> Graph:
+    """Lower ``fn`` into a new graph, entered in ``_GRAPHS`` first (for recursion); on
+    failure, it and every graph entered since are forgotten.  Holds ``_PARSE_LOCK``."""
+    B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
+    globals_watch.note_parse(fn)
+    info = read_function(fn)
+    g = Graph(fn.__name__, None, info.loc(info.tree))
+    mark = len(_PUBLISHED)
+    _GRAPHS[fn] = g
+    _PUBLISHED.append(fn)
+    try:
+        FunctionLowerer(info, fn, None).lower_into(g)
+    except BaseException:
+        for f in _PUBLISHED[mark:]:
+            _GRAPHS.pop(f, None)
+        del _PUBLISHED[mark:]
+        raise
+    if mark == 0:  # the outermost parse: every graph entered is complete now
+        _PUBLISHED.clear()
     return g
 
 
