@@ -48,7 +48,8 @@ def _options(argv: list[str] | None = None) -> argparse.Namespace:
     return opts
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> Counter:
+    """Run a campaign; the counts (``run``: programs, ``fail``: failures)."""
     opts = _options(argv)
     if not opts.cache:
         os.environ["MYC_CACHE_DIR"] = "off"  # before myc reads it
@@ -88,7 +89,7 @@ def main(argv: list[str] | None = None) -> None:
         summary()
         sys.exit(0)
 
-    signal.signal(signal.SIGTERM, stop)
+    previous = signal.signal(signal.SIGTERM, stop)
     programs = st.one_of(progen.program(), progen.tuple_program(), progen.f32_program())
 
     @settings(max_examples=opts.examples, deadline=None, phases=[Phase.generate],
@@ -117,10 +118,14 @@ def main(argv: list[str] | None = None) -> None:
             summary()
         seen["t_end"] = time.time()
 
-    one()
+    try:
+        one()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     summary()
     print((out / "summary.txt").read_text())
+    return seen
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(1 if main()["fail"] else 0)
