@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -28,19 +29,25 @@ class Jitted:
         self.backend = backend
         self._executable: Callable | None = None
         self._watch: Any = None
+        # threads calling a fresh wrapper at once build one runner, not one each
+        self._build_lock = threading.RLock()
 
     def _compile(self) -> Callable:
-        if self._executable is not None and _rebound(self._watch):
-            self._executable = None  # a global it read was rebound: compiled again
-        if self._executable is None:
-            from myc.frontend.globals_watch import GlobalWatch
-            from myc.runtime.specialize import Source
+        run = self._executable
+        if run is not None and not _rebound(self._watch):
+            return run
+        with self._build_lock:
+            if self._executable is not None and _rebound(self._watch):
+                self._executable = None  # a global it read was rebound: compiled again
+            if self._executable is None:
+                from myc.frontend.globals_watch import GlobalWatch
+                from myc.runtime.specialize import Source
 
-            fn = self.__myc_function__
-            self._watch = GlobalWatch(fn)
-            self._source = Source(lambda: pipeline.parsed(fn), self, self.backend)
-            self._executable = _executable(self._source, self.backend)
-        return self._executable
+                fn = self.__myc_function__
+                self._watch = GlobalWatch(fn)
+                self._source = Source(lambda: pipeline.parsed(fn), self, self.backend)
+                self._executable = _executable(self._source, self.backend)
+            return self._executable
 
     @property
     def _graph(self):
@@ -151,31 +158,43 @@ class Transformed:
         # (transform, function, argnums): what the disk cache's source key describes
         self._myc_source = source
         self._watch: Any = None
+        self._build_lock = threading.RLock()  # one graph and runner, whatever the threads
 
     def __myc_graph__(self):
-        if self._graph is not None and _rebound(self._watch):
-            self._graph = self._run = None  # a global it read was rebound
-        if self._graph is None:
-            from myc.frontend.globals_watch import GlobalWatch
+        with self._build_lock:
+            if self._graph is not None and _rebound(self._watch):
+                self._graph = self._run = None  # a global it read was rebound
+            if self._graph is None:
+                from myc.frontend.globals_watch import GlobalWatch
 
-            self._watch = GlobalWatch(self._myc_source[1]) if self._myc_source else None
-            self._graph = self._build()
-        return self._graph
+                self._watch = GlobalWatch(self._myc_source[1]) if self._myc_source else None
+                self._graph = self._build()
+            return self._graph
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             with timings.call(self.__name__):
-                if self._run is not None and _rebound(self._watch):
-                    self._graph = self._run = None  # a global it read was rebound
-                if self._run is None:
-                    from myc.runtime.specialize import Source
-
-                    self._source = Source(self.__myc_graph__, self, self.backend)
-                    self._run = _executable(self._source, self.backend)
-                assert self._source is not None
-                return _call(self._source, self._run, args, kwargs)
+                source, run = self._source, self._run
+                if run is None or _rebound(self._watch):
+                    source, run = self._runner()
+                assert source is not None
+                return _call(source, run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
+
+    def _runner(self) -> tuple[Source, Callable]:
+        """The source and runner, built (again, after a global was rebound) by one
+        thread while the others wait."""
+        with self._build_lock:
+            if self._run is not None and _rebound(self._watch):
+                self._graph = self._run = None  # a global it read was rebound
+            if self._run is None:
+                from myc.runtime.specialize import Source
+
+                self._source = Source(self.__myc_graph__, self, self.backend)
+                self._run = _executable(self._source, self.backend)
+            assert self._source is not None
+            return self._source, self._run
 
     def stats(self):
         """How this function's calls were served (``myc.support.stats.Stats``)."""

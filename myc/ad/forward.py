@@ -55,7 +55,7 @@ def fprim(prim: Primitive, arity: int) -> Graph:
             ts.append(g.add_parameter(f"t_{nm}"))
         y, ty = emit_prim(g, prim, list(xs), list(ts), None)
         g.output = g.apply(P.make_tuple, y, ty)
-        _FPRIM[key] = g
+        return _FPRIM.setdefault(key, g)  # complete before it is shared
     return _FPRIM[key]
 
 
@@ -143,8 +143,8 @@ _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def forward_transform(g: Graph) -> Graph:
     fg = _CACHE.get(g)
     if fg is None:
-        fg = ForwardAD(g).transform(g)
-        _CACHE[g] = fg
+        # (two threads that built it at once agree on the first one stored)
+        fg = _CACHE.setdefault(g, ForwardAD(g).transform(g))
     return fg
 
 

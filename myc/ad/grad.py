@@ -75,5 +75,5 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Grap
     g.output = g.apply(P.make_tuple, y, res) if has_value else res
     # what it differentiates: specialization can take the typed route through loops
     g.flags["grad_of"] = (f, nums, isinstance(argnums, int), has_value)
-    per_graph[key] = g
-    return g
+    # (two threads that built it at once agree on the first one stored)
+    return per_graph.setdefault(key, g)

@@ -80,8 +80,7 @@ def jprim(prim: Primitive, arity: int | None = None) -> Graph:
         sw = bg.apply(P.switch, bg.apply(P.is_zero, dout), zero_b, real_b)
         bg.output = bg.apply(sw)
     jg.output = jg.apply(P.make_tuple, y, Constant(bg))
-    _JPRIM[key] = jg
-    return jg
+    return _JPRIM.setdefault(key, jg)  # complete before it is shared
 
 
 _TUPLE_K: dict[int, Graph] = {}
@@ -101,7 +100,7 @@ def tuple_k(n: int) -> Graph:
         g.flags["drop_extra"] = True
         xs = [g.add_parameter(f"d{i}") for i in range(n)]
         g.output = g.apply(P.make_tuple, *xs)
-        _TUPLE_K[n] = g
+        g = _TUPLE_K.setdefault(n, g)  # complete before it is shared
     return g
 
 
@@ -240,6 +239,6 @@ def reverse_transform(g: Graph) -> Graph:
     """``J(g)``: the graph ``(K, *args) -> (value, backpropagator)``."""
     jg = _CACHE.get(g)
     if jg is None:
-        jg = ReverseAD(g).transform(g)
-        _CACHE[g] = jg
+        # (two threads that built it at once agree on the first one stored)
+        jg = _CACHE.setdefault(g, ReverseAD(g).transform(g))
     return jg

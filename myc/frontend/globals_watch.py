@@ -16,6 +16,7 @@ such arrays as arguments), as documented in the README.
 
 from __future__ import annotations
 
+import threading
 import types
 import weakref
 from typing import Any
@@ -24,6 +25,9 @@ from myc.frontend.codenames import _names
 
 # the frontend's caches of parsed functions (``lower._GRAPHS``, ``fingerprint._PARSED_AS``)
 CACHES: list[Any] = []
+# held while the frontend parses and while entries are forgotten: a thread lowering a
+# function never sees its (unfinished) graph dropped from under it
+LOCK = threading.RLock()
 
 _MISSING = object()
 _LIBRARIES = ("numpy", "math", "builtins", "myc", "scipy")
@@ -105,9 +109,10 @@ class GlobalWatch:
     def invalidate(self) -> None:
         """Forget the parsed graphs of every function walked (they compiled the old
         values in), so the next parse reads the globals again."""
-        for fn in self.functions:
-            for cache in CACHES:
-                cache.pop(fn, None)
+        with LOCK:
+            for fn in self.functions:
+                for cache in CACHES:
+                    cache.pop(fn, None)
 
 
 def _functions_in(value: Any) -> list[Any]:

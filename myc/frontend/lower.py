@@ -118,6 +118,16 @@ def _static_key(k: Any) -> bool:
 _GRAPHS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 globals_watch.CACHES.append(_GRAPHS)  # forgotten when a global they read is rebound
 
+# A graph enters ``_GRAPHS`` before its body is lowered, so that a recursive call (direct
+# or through other functions) finds it; only the thread lowering it may see it then.
+# One reentrant lock around every parse keeps other threads out until the outermost
+# parse of that thread has finished: a thread never reads a half-built graph, and
+# recursion in the lowering thread reenters freely.  ``_PUBLISHED`` lists, in order, the
+# functions entered since the outermost parse began, so a failed parse can forget every
+# graph that may point at its unfinished graph (a callee that recursed back into it).
+_PARSE_LOCK = globals_watch.LOCK  # (also held while rebound globals' graphs are forgotten)
+_PUBLISHED: list[Any] = []
+
 
 def _undefined(node: Node) -> bool:
     """Is ``node`` a name no scope defines (whose error waits until its line runs)?"""
@@ -210,20 +220,34 @@ def parse(fn: Any) -> Graph:
         return graph_of()
     if not isinstance(fn, types.FunctionType):
         raise MycTypeError(f"myc can only compile Python functions, not {type(fn).__name__}")
-    g = _GRAPHS.get(fn)
-    if g is not None and globals_watch.parsed_is_stale(fn):
-        g = None  # a global it read was rebound since: parsed again
-    if g is None:
-        B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
-        globals_watch.note_parse(fn)
-        info = read_function(fn)
-        g = Graph(fn.__name__, None, info.loc(info.tree))
-        _GRAPHS[fn] = g
-        try:
-            FunctionLowerer(info, fn, None).lower_into(g)
-        except BaseException:
-            del _GRAPHS[fn]
-            raise
+    with _PARSE_LOCK:
+        g = _GRAPHS.get(fn)
+        if g is not None and globals_watch.parsed_is_stale(fn):
+            g = None  # a global it read was rebound since: parsed again
+        if g is None:
+            g = _parse_new(fn)
+        return g
+
+
+def _parse_new(fn: types.FunctionType) -> Graph:
+    """Lower ``fn`` into a new graph, entered in ``_GRAPHS`` first (for recursion); on
+    failure, it and every graph entered since are forgotten.  Holds ``_PARSE_LOCK``."""
+    B.resolve_optional()  # scipy.special.erf & co., once the program imported scipy
+    globals_watch.note_parse(fn)
+    info = read_function(fn)
+    g = Graph(fn.__name__, None, info.loc(info.tree))
+    mark = len(_PUBLISHED)
+    _GRAPHS[fn] = g
+    _PUBLISHED.append(fn)
+    try:
+        FunctionLowerer(info, fn, None).lower_into(g)
+    except BaseException:
+        for f in _PUBLISHED[mark:]:
+            _GRAPHS.pop(f, None)
+        del _PUBLISHED[mark:]
+        raise
+    if mark == 0:  # the outermost parse: every graph entered is complete now
+        _PUBLISHED.clear()
     return g
 
 
@@ -262,6 +286,9 @@ class FunctionLowerer:
         self.n_loops = 0
         # enclosing-function variables this function reads, with their node at creation
         self.captures: dict[str, Node | None] = {}
+        # ``x[i]`` results (indices that can be out of range), per graph: the dead ones
+        # are kept for their bounds check (``keep_index_checks``)
+        self.index_loads: list[tuple[Graph, Node]] = []
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -335,6 +362,7 @@ class FunctionLowerer:
         if end is not None:
             end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
                                                 tree)
+        keep_index_checks(self.index_loads)
 
     def _top_default(self, name: str, node: ast.AST, block: Block) -> Node:
         """The default of a top-level function's parameter: its value when the ``def``
@@ -1361,7 +1389,10 @@ class FunctionLowerer:
                                node=e.slice)
         else:
             index = self.expr(e.slice, block)
-        return self.apply(block, P.getitem, value, index, node=e)
+        node = self.apply(block, P.getitem, value, index, node=e)
+        if not _slices_only(index):
+            self.index_loads.append((block.graph, node))
+        return node
 
     def expr_Attribute(self, e: ast.Attribute, block: Block) -> Node:
         static = self._static_callee(e.value, block)
@@ -1893,6 +1924,60 @@ def _library_graph(name: str) -> Graph:
         module, name = name.rsplit(".", 1)
         return parse(getattr(__import__(module, fromlist=[name]), name))
     return parse(getattr(np_library, name))
+
+
+def _slices_only(index: Node) -> bool:
+    """Can indexing with ``index`` never raise (``x[1:]``, ``x[:, None]``)?"""
+    if not isinstance(index, Constant):
+        return False
+    parts = index.value if isinstance(index.value, tuple) else (index.value,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice) for p in parts)
+
+
+def keep_index_checks(loads: list[tuple[Graph, Node]]) -> None:
+    """Make each graph's output depend on its indexing results that nothing uses.
+
+    Python evaluates ``y = x[i]`` and raises ``IndexError`` when ``i`` is out of range,
+    whether or not ``y`` is read; a graph is evaluated from its output, so a dead
+    ``x[i]`` was never computed on any backend.  The output becomes
+    ``checked((x[i], ...), output)`` -- for a jump to a continuation or a branch, the
+    callee is wrapped instead, so that the call stays in tail position."""
+    by_graph: dict[int, tuple[Graph, list[Node]]] = {}
+    for g, n in loads:
+        by_graph.setdefault(id(g), (g, []))[1].append(n)
+    for g, nodes in by_graph.values():
+        if g.output is None:
+            continue
+        live = _reachable(g)
+        dead = [n for n in nodes if id(n) not in live]
+        if not dead:
+            continue
+        out = g.output
+        checks = g.apply(P.make_tuple, *dead, loc=out.loc)
+        if isinstance(out, Apply) and not (isinstance(out.inputs[0], Constant) and
+                                           isinstance(out.inputs[0].value, Primitive)):
+            callee = g.apply(P.checked, checks, out.inputs[0], loc=out.loc)
+            g.output = g.apply(callee, *out.inputs[1:], loc=out.loc)
+        else:
+            g.output = g.apply(P.checked, checks, out, loc=out.loc)
+
+
+def _reachable(g: Graph) -> set[int]:
+    """Ids of the nodes ``g``'s output uses, also through the graphs nested in ``g``."""
+    seen: set[int] = set()
+    nodes = [g.output]
+    while nodes:
+        n = nodes.pop()
+        if n is None or id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, Constant):
+            h = n.value
+            if isinstance(h, Graph) and h is not g and any(a is g for a in h.ancestors()):
+                nodes.append(h.output)
+            continue
+        nodes.extend(getattr(n, "inputs", ()))
+    return seen
 
 
 def _still_building(g: Graph) -> bool:

@@ -328,6 +328,14 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             self.checks.append((self.trace, token))
         return value
 
+    def p_checked(self, args, loc):
+        """Indexing results nothing uses, kept as outputs for their bounds checks."""
+        checks, value = args
+        for n in _leaves(checks):
+            if isinstance(n, Node):
+                self.checks.append((self.trace, n))
+        return value
+
     def p_getitem(self, args, loc):
         x, index = args
         if isinstance(x, tuple):

@@ -240,6 +240,16 @@ def _after(token, value):
 register("after", "token value", _after)
 
 
+def _checked(checks, value):
+    return value
+
+
+# ``value``, once ``checks`` (indexing results nothing else uses) are computed: an
+# out-of-range ``y = x[i]`` raises as in Python although ``y`` is dead
+# (``myc.frontend.lower.keep_index_checks``; the tracer keeps them as outputs)
+register("checked", "checks value", _checked)
+
+
 def _token_of(value):
     return 0
 

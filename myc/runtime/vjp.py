@@ -51,8 +51,8 @@ def _programs(graph: Graph, nargs: int, backend: str) -> tuple[Any, Any]:
         r = w.apply(Constant(jg), Constant(tuple_k(nargs + 1)), *xs)
         back = w.apply(P.getitem, r, 1)
         w.output = w.apply(back, ct)
-        runs = per[(backend, nargs)] = (make_executable(graph, backend),
-                                       make_executable(w, backend))
+        runs = per.setdefault((backend, nargs), (make_executable(graph, backend),
+                                                 make_executable(w, backend)))
     return runs
 
 
@@ -102,5 +102,5 @@ def run_jvp(f: Graph, primals: list, tangents: list, backend: str = "cpu"):
     per = _JVP.setdefault(f, {})
     run = per.get(backend)
     if run is None:
-        run = per[backend] = make_executable(jvp_graph(f), backend)
+        run = per.setdefault(backend, make_executable(jvp_graph(f), backend))
     return run(tuple(primals), tuple(tangents))

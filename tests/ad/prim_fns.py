@@ -619,6 +619,10 @@ def after_value(x):
     return P.after(0, x * x)
 
 
+def checked_value(x):
+    return P.checked((x[0], x * 2.0), x * x)
+
+
 # ---------------------------------------------------------------- pack (lists, dicts)
 def pack_list(x, y):
     xs = [x, y * 2.0]

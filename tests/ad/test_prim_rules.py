@@ -396,6 +396,8 @@ CASES: dict[str, list[Case]] = {
     "det": [Case(F.det, square())],
     "logabsdet": [Case(F.logabsdet, square())],
     "after": [Case(F.after_value, unary())],
+    "checked": [Case(F.checked_value, ND_SHAPES.flatmap(
+        lambda s: st.tuples(value(s))))],
     "switch": [Case(F.switch, st.tuples(st.booleans(), value((3,)), value((3,))),
                     argnums=(1, 2), reference="myc"),
                Case(F.if_expr, st.tuples(st.booleans(), value(()), value(())), argnums=(1, 2))],

@@ -1,76 +1,131 @@
-"""A long fuzz campaign that keeps going past failures and records each one.
+"""A long fuzz campaign in one warm process that keeps going past failures and records each.
 
-    python -m tests.reliability.campaign --examples 10000 --backends interp,cpu \
-        --kind values --out fuzz-out
+    python -m tests.reliability.campaign --backends interp,cpu --kinds values,gradients \
+        --seconds 3600 --out fuzz-out
 
-Hypothesis draws the programs (generation only, no shrinking); each failing program's
-source, arguments and traceback go to ``OUT/failure-N.txt`` and a tally to
-``OUT/summary.txt`` (rewritten every 50 programs, so a run stopped early still reports).
-The figures in docs/reliability.md come from such runs.
+Each random program (``tests/progen.py``, drawn by Hypothesis: generation only, no
+shrinking) is checked for every kind asked: its values on every backend against CPython,
+then its gradients on every compiled backend against the evaluator's (and the
+evaluator's against finite differences).  The process stays warm -- imports, NumPy's and
+LLVM's start-up, the frontend's library graphs are paid once -- so a program costs what
+compiling it costs.  The disk cache is off unless ``--cache`` is given: every program is
+compiled in this process (no program specialized on another draw's data comes back from
+disk, and no cache files pile up).
+
+Each failing program's source, arguments and traceback go to ``OUT/failure-N.txt``; a
+tally -- programs per kind and backend, seconds spent per kind and backend, failures
+grouped by their first line -- goes to ``OUT/summary.txt``, rewritten every 25 programs
+and when the campaign ends, also on SIGTERM (``timeout``), so a run stopped early still
+reports.  The figures in docs/reliability.md come from such runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
+import sys
 import tempfile
 import time
 import traceback
 from collections import Counter
 from pathlib import Path
 
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import strategies as st
 
-from tests import progen
-from tests.reliability import fuzz
-
-
-def main() -> None:
+def _options(argv: list[str] | None = None) -> argparse.Namespace:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--examples", type=int, default=1000)
+    ap.add_argument("--examples", type=int, default=10**6, help="programs at most")
+    ap.add_argument("--seconds", type=float, default=None, help="stop after this long")
     ap.add_argument("--backends", default="interp,cpu")
-    ap.add_argument("--kind", choices=["values", "gradients"], default="values")
+    ap.add_argument("--kinds", default="values,gradients",
+                    help="values, gradients, or both (comma-separated)")
+    ap.add_argument("--kind", default=None, help=argparse.SUPPRESS)  # the old spelling
+    ap.add_argument("--cache", action="store_true", help="keep the disk cache on")
     ap.add_argument("--out", default="fuzz-out")
-    opts = ap.parse_args()
+    opts = ap.parse_args(argv)
+    if opts.kind:
+        opts.kinds = opts.kind
+    return opts
+
+
+def main(argv: list[str] | None = None) -> Counter:
+    """Run a campaign; the counts (``run``: programs, ``fail``: failures)."""
+    opts = _options(argv)
+    if not opts.cache:
+        os.environ["MYC_CACHE_DIR"] = "off"  # before myc reads it
+
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    from tests import progen
+    from tests.reliability import fuzz
+
     out = Path(opts.out)
     out.mkdir(parents=True, exist_ok=True)
     backends = tuple(opts.backends.split(","))
+    compiled = tuple(b for b in backends if b != "interp")
+    kinds = tuple(opts.kinds.split(","))
     directory = Path(tempfile.mkdtemp(prefix="myc-fuzz-"))
-    seen = Counter()
+    seen: Counter = Counter()
+    groups: Counter = Counter()
     start = time.time()
+    deadline = None if opts.seconds is None else start + opts.seconds
 
     def summary() -> None:
-        (out / "summary.txt").write_text(
-            f"kind={opts.kind} backends={','.join(backends)}\n"
-            f"programs={seen['run']} failures={seen['fail']} "
-            f"elapsed={time.time() - start:.0f}s\n{fuzz.TALLY}\n")
+        t = fuzz.TALLY
+        lines = [f"kinds={','.join(kinds)} backends={','.join(backends)} "
+                 f"cache={'on' if opts.cache else 'off'}",
+                 f"programs={seen['run']} failures={seen['fail']} "
+                 f"elapsed={time.time() - start:.0f}s generation={seen['gen_s']:.0f}s",
+                 "checked: " + " ".join(f"{k}={v}" for k, v in sorted(t.checked.items())),
+                 "seconds: " + " ".join(f"{k}={v:.0f}" for k, v in sorted(t.seconds.items())),
+                 f"compiled calls={t.compiled_calls} evaluator calls={t.evaluator_calls} "
+                 f"finite differences checked={t.fd_checked} skipped={t.fd_skipped}",
+                 "failures by first line:"]
+        lines += [f"  {n} x {g}" for g, n in groups.most_common()]
+        (out / "summary.txt").write_text("\n".join(lines) + "\n")
 
+    def stop(signum, frame):  # timeout's SIGTERM: report, then go
+        summary()
+        sys.exit(0)
+
+    previous = signal.signal(signal.SIGTERM, stop)
     programs = st.one_of(progen.program(), progen.tuple_program(), progen.f32_program())
 
     @settings(max_examples=opts.examples, deadline=None, phases=[Phase.generate],
               database=None, suppress_health_check=list(HealthCheck))
     @given(prog=programs, data=st.data(), seed=st.integers(0, 2**32 - 1))
     def one(prog, data, seed):
+        if deadline is not None and time.time() > deadline:
+            return
         args = data.draw(progen.arguments(prog))
+        seen["gen_s"] += time.time() - seen.pop("t_end", start)
         seen["run"] += 1
-        try:
-            if opts.kind == "values":
-                fuzz.check_values(prog, args, directory, backends)
-            else:
-                fuzz.check_gradients(prog, args, directory, seed,
-                                     tuple(b for b in backends if b != "interp"))
-        except Exception:  # noqa: BLE001 - recorded, and the campaign goes on
-            seen["fail"] += 1
-            (out / f"failure-{seen['fail']}.txt").write_text(
-                f"{prog!r}\nargs={args!r}\nseed={seed}\n\n{prog.source}\n\n"
-                f"{traceback.format_exc()}")
-        if seen["run"] % 50 == 0:
+        for kind in kinds:
+            try:
+                if kind == "values":
+                    fuzz.check_values(prog, args, directory, backends)
+                else:
+                    fuzz.check_gradients(prog, args, directory, seed, compiled)
+            except Exception as exc:  # noqa: BLE001 - recorded, and the campaign goes on
+                seen["fail"] += 1
+                first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
+                groups[f"{kind}: {type(exc).__name__}: {first}"] += 1
+                (out / f"failure-{seen['fail']}.txt").write_text(
+                    f"kind={kind}\n{prog!r}\nargs={args!r}\nseed={seed}\n\n{prog.source}\n\n"
+                    f"{traceback.format_exc()}")
+        if seen["run"] % 25 == 0:
             summary()
+        seen["t_end"] = time.time()
 
-    one()
+    try:
+        one()
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     summary()
     print((out / "summary.txt").read_text())
+    return seen
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(1 if main()["fail"] else 0)

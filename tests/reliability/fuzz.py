@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import itertools
 import sys
+import time
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +50,10 @@ class Tally:
     evaluator_calls: dict[str, int] = field(default_factory=dict)
     fd_checked: int = 0
     fd_skipped: int = 0
+    # programs checked per "kind/backend" ("values/cpu", "gradients/opencl")
+    checked: Counter = field(default_factory=Counter)
+    # seconds per "kind/backend" (compiling and running) and "values/python"
+    seconds: Counter = field(default_factory=Counter)
 
 
 TALLY = Tally()
@@ -153,15 +159,20 @@ def check_values(prog, args, directory, backends: tuple[str, ...] = BACKENDS) ->
     f, modname = progen.load(prog, directory)
     try:
         a, b, x = args
+        t0 = time.perf_counter()
         expected = run_python(f, args)
+        TALLY.seconds["values/python"] += time.perf_counter() - t0
         before = x.copy()
         for backend in backends:
+            t0 = time.perf_counter()
             jf = myc.jit(f, backend=backend)
             got = jf(a, b, x)
+            TALLY.seconds[f"values/{backend}"] += time.perf_counter() - t0
             np.testing.assert_array_equal(x, before, err_msg=f"{backend} mutated x")
             assert_close(got, expected, prog, f"{backend} value", TOL[prog.dtype])
             if backend != "interp":
                 check_compiled(jf._executable, f"{backend} value", prog)
+            TALLY.checked[f"values/{backend}"] += 1
         TALLY.programs += 1
     finally:
         sys.modules.pop(modname, None)
@@ -181,10 +192,15 @@ def check_gradients(prog, args, directory, seed: int,
         a, b, x = args
         w = weights(prog, rng)
         run_python(loss, (a, b, x, w))
+        t0 = time.perf_counter()
         want = myc.grad(myc.jit(loss, backend="interp"), argnums=(0, 1, 2))(a, b, x, w)
+        TALLY.seconds["gradients/interp"] += time.perf_counter() - t0
+        TALLY.checked["gradients/interp"] += 1
         for backend in backends:
+            t0 = time.perf_counter()
             g = myc.grad(myc.jit(loss, backend=backend), argnums=(0, 1, 2))
             got = g(a, b, x, w)
+            TALLY.seconds[f"gradients/{backend}"] += time.perf_counter() - t0
             check_compiled(g._run, f"{backend} gradient", wrapped)
             for i, (gi, wi) in enumerate(zip(got, want, strict=True)):
                 assert np.shape(gi) == np.shape(wi), f"{backend} grad {i} shape\n{prog.source}"
@@ -192,6 +208,7 @@ def check_gradients(prog, args, directory, seed: int,
                     np.asarray(gi, np.float64), np.asarray(wi, np.float64),
                     err_msg=f"{backend} gradient {i} differs from the evaluator's\n"
                             f"{wrapped.source}", **GRAD_TOL[prog.dtype])
+            TALLY.checked[f"gradients/{backend}"] += 1
         if prog.dtype == "float64":
             check_finite_differences(loss, args, w, want, rng, wrapped)
         TALLY.programs += 1

@@ -30,3 +30,28 @@ def test_weak_float_strengthened_in_a_loop(backend, a):
     np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
     assert myc.jit(strengthened_in_loop, backend=backend)(a, x) == strengthened_in_loop(a, x)
+
+
+def min_then_max_in_branch(a, x):
+    v0 = -x
+    if (v0 @ v0) <= v0.mean():  # data-dependent: both sides are computed (if-converted)
+        return np.exp(np.minimum(v0, v0[-1]))[1:].max() * 0.149
+    return np.tanh(a + 2)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_select_between_a_0d_array_and_a_constant(backend, monkeypatch):
+    """Found by the campaign (2026-11-26): the gradient's native program selects between
+    the two sides' sensitivities, one a 0-d array, the other folded to a NumPy scalar
+    constant; the native loop generator passed the scalar where a pointer was expected
+    and LLVM's builder failed an assertion, so the signature ran on the evaluator.
+    (The 'open, not reproduced' LLVM assertion of earlier campaigns.)"""
+    monkeypatch.setenv("MYC_STRICT", "internal")  # an internal failure raises
+    x = np.array([-1.23675702, -1.23675702, -1.23675702])
+    g = myc.grad(myc.jit(min_then_max_in_branch, backend=backend), argnums=(0, 1))
+    want = myc.grad(myc.jit(min_then_max_in_branch, backend="interp"), argnums=(0, 1))(1.46, x)
+    got = g(1.46, x)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-12)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    if backend != "interp":
+        assert g.stats().evaluator_calls == 0, g.stats()

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from tests import progen
 from tests.backends import BACKENDS
-from tests.reliability import fuzz
+from tests.reliability import campaign, fuzz
 
 PROGRAMS = st.one_of(progen.program(), progen.tuple_program(), progen.f32_program())
 FAST = int(os.environ.get("MYC_FUZZ_FAST", "100"))
@@ -74,3 +74,17 @@ def test_values_many(progdir, prog, data):
 @given(prog=PROGRAMS, data=st.data(), seed=st.integers(0, 2**32 - 1))
 def test_gradients_many(progdir, prog, data, seed):
     fuzz.check_gradients(prog, data.draw(progen.arguments(prog)), progdir, seed)
+
+
+@pytest.mark.slow
+def test_campaign(tmp_path, monkeypatch):
+    """The long campaign's runner itself, bounded: ``MYC_FUZZ_CAMPAIGN`` programs (default
+    200), values and gradients on every backend, in this warm process; each failure's
+    file is named in the assertion."""
+    monkeypatch.setenv("MYC_CACHE_DIR", "off")  # (the campaign sets it; restored after)
+    n = int(os.environ.get("MYC_FUZZ_CAMPAIGN", "200"))
+    seen = campaign.main(["--examples", str(n), "--backends", ",".join(BACKENDS),
+                          "--out", str(tmp_path)])
+    assert seen["run"] >= min(n, 10)  # (Hypothesis may stop early on duplicates)
+    assert seen["fail"] == 0, (tmp_path / "summary.txt").read_text() + "\n".join(
+        p.read_text() for p in sorted(tmp_path.glob("failure-*.txt"))[:3])

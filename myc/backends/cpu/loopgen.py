@@ -748,7 +748,9 @@ class NativeLoop:
                 continue
             if isinstance(out, AArray):  # select between arrays: between pointers
                 c = value(si, off + 0, *ins_[0], want=I1)
-                r = b.select(c, value(si, off + 1, *ins_[1]), value(si, off + 2, *ins_[2]))
+                sides = [self._array_operand(b, entry, value, si, off + k, ins_[k], out)
+                         for k in (1, 2)]
+                r = b.select(c, *sides)
                 b.store(r, slot_var(st.output))
                 continue
             rt = _ltype(out)
@@ -1101,6 +1103,25 @@ class NativeLoop:
                     raise Unsupported("an integer mean")
                 v = b.fdiv(v, ir.Constant(src, float(post.divide_by)))
             b.store(convert(v, src, _ltype(a)), slot_var(slot))
+
+    def _array_operand(self, b: ir.IRBuilder, entry, value, si: int, k: int,
+                       operand: tuple[bool, Any], out: AArray) -> ir.Value:
+        """A pointer to the elements of a select's side.  A side that folded to a NumPy
+        scalar constant where the other is a 0-d array (the two sensitivities of an
+        if-converted branch) lives in a cell written once at entry; it was passed as a
+        number where a pointer was expected (an LLVM assertion: the select's operand
+        types differ)."""
+        is_slot, x = operand
+        a = self.body.specs[x] if is_slot else abstract_of(x)
+        if isinstance(a, AArray):
+            return value(si, k, is_slot, x)
+        if is_slot or tuple(out.shape) != ():
+            raise Unsupported("a select between an array and a scalar")
+        with native_ops.at_entry(b, entry):
+            cell = b.alloca(_mem(out))
+            v = value(si, k, is_slot, x, want=_ltype(out))
+            b.store(v if _mem(out) == _ltype(out) else b.zext(v, _mem(out)), cell)
+        return cell
 
     # -- indexing and fills ------------------------------------------------------------
     def _index_parts(self, si: int, index: tuple[bool, Any]):
