@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> Counter:
     @given(prog=programs, data=st.data(), seed=st.integers(0, 2**32 - 1))
     def one(prog, data, seed):
         if deadline is not None and time.time() > deadline:
-            return
+            raise _TimeUp  # (returning would leave hypothesis drawing programs until
+            # max_examples: generation alone then keeps the process busy)
         args = data.draw(progen.arguments(prog))
         seen["gen_s"] += time.time() - seen.pop("t_end", start)
         seen["run"] += 1
@@ -120,11 +121,17 @@ def main(argv: list[str] | None = None) -> Counter:
 
     try:
         one()
+    except _TimeUp:
+        pass
     finally:
         signal.signal(signal.SIGTERM, previous)
     summary()
     print((out / "summary.txt").read_text())
     return seen
+
+
+class _TimeUp(Exception):  # noqa: N818 - a control signal: --seconds have passed
+    pass
 
 
 if __name__ == "__main__":
