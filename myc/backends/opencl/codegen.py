@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass, field
 from math import prod
 
+from myc.backends.opencl import mathlib
 from myc.lower.kernel import (
     Binary,
     Cast,
@@ -145,13 +146,8 @@ inline T myc_fdiv_T(T a, T b) {
     else f = copysign((T)0, a / b);
     return f;
 }
-inline T myc_sigmoid_T(T x) {
-    T e = exp(-fabs(x));
-    T s = (T)1 / ((T)1 + e);
-    return x >= (T)0 ? s : e * s;
-}
 inline long myc_tolong_T(T x) {
-    return (isnan(x) || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
+    return (x != x || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
         ? LMIN : (long)x;
 }
 inline T myc_digamma_T(T x) {
@@ -186,12 +182,14 @@ inline T myc_trigamma_T(T x) {
 """
 
 # op -> the OpenCL C function rendering it (``{s}``: the dtype's helper suffix);
-# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``
+# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``.  myc's own
+# functions (``mathlib``: exp, log, tanh...) vectorize where PoCL's builtins are a scalar
+# call per element
 C_MATH = {
-    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sin": "sin",
-    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "atan", "sqrt": "sqrt",
-    "sigmoid": "myc_sigmoid_{s}", "erf": "erf", "gammaln": "lgamma",
+    "sin": "sin", "cos": "cos", "tan": "tan", "arctan": "atan", "sqrt": "sqrt",
+    "erf": "erf", "gammaln": "lgamma",
     "digamma": "myc_digamma_{s}", "trigamma": "myc_trigamma_{s}",
+    **{op: f"myc_{op}_{{s}}" for op in mathlib.FUNCTIONS},
 }
 INLINE_OPS = frozenset({
     "neg", "square", "abs", "sign", "floor", "ceil", "not", "add", "sub", "mul", "div",
@@ -208,7 +206,7 @@ def prelude(fp64: bool) -> str:
     text = _PRELUDE + _FLOAT_HELPERS.replace("_T(", "_f(").replace("T", "float")
     if fp64:
         text += _FLOAT_HELPERS.replace("_T(", "_d(").replace("T", "double")
-    return text
+    return text + mathlib.source(fp64)
 
 
 class _Gen:
@@ -284,7 +282,8 @@ class _Gen:
         if op == "square":
             return f"({x} * {x})" if k == "f" else f"(long)((ulong){x} * (ulong){x})"
         if op == "abs":
-            return f"fabs({x})" if k == "f" else f"({x} < 0 ? (long)(0UL - (ulong){x}) : {x})"
+            return f"myc_fabs_{self.suffix(dt)}({x})" if k == "f" else \
+                f"({x} < 0 ? (long)(0UL - (ulong){x}) : {x})"
         if op == "sign":
             return f"({x} > ({ty})0 ? ({ty})1 : ({x} < ({ty})0 ? ({ty})-1 : {x}))"
         if op in ("floor", "ceil") and k == "i":
@@ -315,7 +314,7 @@ class _Gen:
         if op in ("maximum", "minimum"):
             cmp = ">=" if op == "maximum" else "<="
             if k == "f":
-                return f"(isnan({x}) ? {x} : (isnan({y}) ? {y} : ({x} {cmp} {y} ? {x} : {y})))"
+                return f"({x} != {x} ? {x} : ({y} != {y} ? {y} : ({x} {cmp} {y} ? {x} : {y})))"
             return f"({x} {cmp} {y} ? {x} : {y})"
         if op in ("and", "or"):
             sym = "&" if op == "and" else "|"
@@ -348,7 +347,7 @@ class _Gen:
             return f"{acc} = (uchar)({acc} {'|' if op == 'max' else '&'} {v});"
         cmp = ">" if op == "max" else "<"
         if kind(dt) == "f":
-            return f"if ({v} {cmp} {acc} || isnan({v})) {acc} = isnan({acc}) ? {acc} : {v};"
+            return f"if ({v} {cmp} {acc} || {v} != {v}) {acc} = {acc} != {acc} ? {acc} : {v};"
         return f"if ({v} {cmp} {acc}) {acc} = {v};"
 
     # -- passes -------------------------------------------------------------------------
