@@ -225,3 +225,24 @@ def test_a_step_without_a_device_version_is_reported_and_counted():
     assert jf.stats().fallbacks.get("opencl-host-step") == 1
     assert host.host_fallbacks() == {"cumsum": 1}
     np.testing.assert_allclose(got, f(x), rtol=1e-12)
+
+
+def first_index_above(x, thresh):
+    for i in range(len(x)):
+        if x[i] > thresh:
+            return i
+    return -1
+
+
+def test_a_guarded_index_in_a_loop_reads_one_element_on_the_device():
+    # ``x[i]`` under an if-converted branch is a guarded step: on the device, the
+    # element read as a scalar; the array never comes back to the host
+    x = np.linspace(-1.0, 1.0, 200)
+    f = myc.jit(first_index_above, backend="opencl")
+    f(x, 0.5)
+    host.reset_transfers()
+    got = f(x, 0.5)
+    t = host.transfers()
+    assert got == first_index_above(x, 0.5)
+    assert not host.host_fallbacks() and "to_host" not in t, t
+    assert f(x, 5.0) == -1

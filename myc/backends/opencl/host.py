@@ -45,6 +45,7 @@ from myc.backends.opencl.ops import as_device, to_host
 from myc.errors import MycValueError
 from myc.lower.post import Post, finish
 from myc.prims.abstract import AArray, AScalar
+from myc.prims.containers import like
 from myc.support.stats import lowering_fallback
 
 # steps that only move values around: device values pass through them as they are
@@ -79,8 +80,9 @@ def _leaves(v: Any) -> Iterator[Any]:
 
 
 def _map(v: Any, f: Callable[[Any], Any]) -> Any:
+    """``f`` on each leaf of ``v``, keeping its containers (lists, dicts, namedtuples)."""
     if isinstance(v, tuple):
-        return tuple(_map(x, f) for x in v)
+        return like(v, [_map(x, f) for x in v])
     return f(v)
 
 
@@ -200,8 +202,13 @@ class HostStep:
         self.runner = isinstance(self.fn, LoopRunner | CallRunner)
         a = getattr(self.fn, "abstract", None)
         self.scalar = isinstance(a, AScalar)
-        self.device_fn = DEVICE.get(self.name)
-        self.creates = self.name in ops.CREATORS
+        # the step's own primitive; a ``guarded`` step is named after the op it guards,
+        # which it calls after its path flag and the op (``myc.prims.control``)
+        prim = getattr(getattr(self.fn, "prim", self.fn), "name", None)
+        own = prim == self.name
+        self.guarded = prim == "guarded"
+        self.device_fn = DEVICE.get(self.name) if own or self.guarded else None
+        self.creates = own and self.name in ops.CREATORS
 
     def __getstate__(self) -> dict:
         return {"fn": self.fn, "name": self.name}
@@ -230,9 +237,16 @@ class HostStep:
             r = self.fn(*(_map(v, lambda x: read_scalar(x) if on_device(x)
                                else to_host(x)) for v in vals))
             return _dev().upload(r) if type(r) is np.ndarray else r
+        if self.guarded and self.device_fn is not None:
+            path = vals[0]
+            if on_device(path):
+                path = read_scalar(path)[()]
+            if not path:  # off the branch taken: a zero, the operands unread
+                r = self.fn(False, *vals[1:])
+                return _dev().upload(r) if type(r) is np.ndarray else r
         if self.device_fn is not None:
-            try:
-                r = self.device_fn(*vals)
+            try:  # (a guarded step's operands follow its path, prim and abstract)
+                r = self.device_fn(*(vals[3:] if self.guarded else vals))
             except NotOnDevice:
                 pass
             else:
