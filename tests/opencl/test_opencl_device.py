@@ -246,3 +246,18 @@ def test_a_guarded_index_in_a_loop_reads_one_element_on_the_device():
     assert got == first_index_above(x, 0.5)
     assert not host.host_fallbacks() and "to_host" not in t, t
     assert f(x, 5.0) == -1
+
+
+def test_gemm_never_reads_a_device_operand_element_by_element(dev, monkeypatch):
+    # ``np.asarray`` of a pyopencl array indexes it element by element: a 512x1024
+    # product spent minutes there before its kernel ran
+    def refuse(self, index):
+        raise AssertionError("a device array indexed from the host")
+
+    a = np.ones((9, 5), np.float32)
+    b = np.ones((5, 3), np.float32)
+    da, db = dev.upload(a), dev.upload(b)
+    monkeypatch.setattr(dev.Array, "__getitem__", refuse)
+    got = gemm.matmul(da, db)
+    monkeypatch.undo()
+    np.testing.assert_array_equal(got.get(), a @ b)

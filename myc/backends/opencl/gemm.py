@@ -3,11 +3,12 @@
 ``C[b] = op(A[b]) @ op(B[b])`` for float32 and float64, ``op`` a transpose or not
 (a flag of the kernel, so ``x.T @ y`` reads ``x`` where it is: ``mT`` on the device is
 a strided view, not a copy), over a batch (a third global dimension, with a stride per
-operand: 0 for a matrix broadcast against a batch).  A work-group of 8x8 work-items
-computes a 32x32 tile of ``C``, each work-item a 4x4 block in registers; the tiles of
-``A`` (32x16) and ``B`` (16x32) it reads are staged in local memory.  Edges that are
-not multiples of the tile are zero-filled on load and masked on store.  Float32
-accumulates in float32, as NumPy's BLAS does.
+operand: 0 for a matrix broadcast against a batch).  On a GPU a work-group of 8x8
+work-items computes a 32x32 tile of ``C``, each work-item a 4x4 block in registers; the
+tiles of ``A`` (32x16) and ``B`` (16x32) it reads are staged in local memory; edges that
+are not multiples of the tile are zero-filled on load and masked on store.  On a CPU
+device a work-item computes 8 rows of one column (``cpu_source``).  Float32 accumulates
+in float32, as NumPy's BLAS does.
 
 ``MYC_OPENCL_GEMM=host-blas`` runs the products with NumPy's BLAS on the device's
 memory mapped into the host instead -- on a CPU device (PoCL) only, where device
@@ -92,42 +93,37 @@ void gemm(__global const {ct} *restrict A, long aoff, long lda, long sa,
 """
 
 
-RM, RN = 4, 8  # the C block of a work-item on a CPU device
+RM = 8  # rows of C per work-item on a CPU device (one column each)
 
 
 def cpu_source(ct: str, ta: bool, tb: bool) -> str:
-    """The GEMM kernel for a CPU device: no local memory and no barrier (PoCL runs a
-    work-group with barriers far slower: 64x64x64 took 1.9 s here), each work-item a
-    ``RM x RN`` block of ``C`` in registers, reading ``A`` and ``B`` through the
-    caches; indices past an edge are clamped on load and masked on store, so the inner
-    loop has no branch and vectorizes."""
-    a_at = "A[k * lda + ia[r]]" if ta else "A[ia[r] * lda + k]"
-    b_at = "B[jb[s] * ldb + k]" if tb else "B[k * ldb + jb[s]]"
+    """The GEMM kernel for a CPU device: a work-item computes ``RM`` rows of one column
+    of ``C``, its accumulators ``RM`` named scalars (written out, not an array: PoCL
+    keeps a private array in memory, and that kernel ran 1000x slower), with no local
+    memory and no barrier (PoCL runs a work-group with barriers far slower).  PoCL
+    vectorizes across the work-items of the first dimension -- neighbouring columns --
+    so each step of ``k`` loads a vector of ``B``'s row and broadcasts ``RM`` elements
+    of ``A``: an outer-product update in vector registers.  Rows past ``M`` are clamped
+    on load and masked on store."""
+    rows = "".join(f"    long i{r} = r0 + {r} < M ? r0 + {r} : M - 1;\n" for r in range(RM))
+    accs = "".join(f"    {ct} c{r} = 0;\n" for r in range(RM))
+    a_at = (lambda r: f"A[k * lda + i{r}]") if ta else (lambda r: f"A[i{r} * lda + k]")
+    b_at = "B[j * ldb + k]" if tb else "B[k * ldb + j]"
+    upd = "".join(f"        c{r} += {a_at(r)} * bv;\n" for r in range(RM))
+    store = "".join(f"    if (r0 + {r} < M) C[(r0 + {r}) * ldc + j] = c{r};\n"
+                    for r in range(RM))
     return f"""
 __kernel void gemm(__global const {ct} *restrict A, long aoff, long lda, long sa,
                    __global const {ct} *restrict B, long boff, long ldb, long sb,
                    __global {ct} *restrict C, long ldc, long sc, long M, long N, long K) {{
-    long j0 = get_global_id(0) * {RN}, i0 = get_global_id(1) * {RM}, b = get_global_id(2);
+    long j = get_global_id(0), r0 = get_global_id(1) * {RM}, b = get_global_id(2);
     A += aoff + b * sa;
     B += boff + b * sb;
     C += b * sc;
-    long ia[{RM}], jb[{RN}];
-    for (int r = 0; r < {RM}; r++) ia[r] = i0 + r < M ? i0 + r : M - 1;
-    for (int s = 0; s < {RN}; s++) jb[s] = j0 + s < N ? j0 + s : N - 1;
-    {ct} acc[{RM}][{RN}];
-    for (int r = 0; r < {RM}; r++)
-        for (int s = 0; s < {RN}; s++) acc[r][s] = 0;
-    for (long k = 0; k < K; k++) {{
-        {ct} av[{RM}], bv[{RN}];
-        for (int r = 0; r < {RM}; r++) av[r] = {a_at};
-        for (int s = 0; s < {RN}; s++) bv[s] = {b_at};
-        for (int r = 0; r < {RM}; r++)
-            for (int s = 0; s < {RN}; s++) acc[r][s] += av[r] * bv[s];
-    }}
-    for (int r = 0; r < {RM}; r++)
-        for (int s = 0; s < {RN}; s++)
-            if (i0 + r < M && j0 + s < N) C[(i0 + r) * ldc + j0 + s] = acc[r][s];
-}}
+{rows}{accs}    for (long k = 0; k < K; k++) {{
+        {ct} bv = {b_at};
+{upd}    }}
+{store}}}
 """
 
 
@@ -188,9 +184,11 @@ def _gemm_kernel(a: Any, b: Any, dt: np.dtype) -> Any:
     count("gemm_kernel")
     knl = _kernel(ops._ct(dt), ta, tb, dev.cpu)
     if dev.cpu:
-        grid, local = (-(-n // RN), -(-m // RM), nb), None
+        grid, local = (n, -(-m // RM), nb), None
     else:
         grid, local = (-(-n // TN) * WG, -(-m // TM) * WG, nb), (WG, WG, 1)
+    if nb == 1:  # no batch: a 2-d range (PoCL ran the 3-d one of 128^3 5x slower)
+        grid, local = grid[:2], None if local is None else local[:2]
     with lock:
         knl(dev.queue, grid, local, A.base_data, np.int64(aoff), np.int64(lda),
             np.int64(sa), B.base_data, np.int64(boff), np.int64(ldb), np.int64(sb),
@@ -232,8 +230,11 @@ def _host_blas(A: Any, ta: bool, B: Any, tb: bool, out: Any, batch: tuple,
 
 def _float_type(a: Any, b: Any) -> np.dtype:
     def dt(x: Any) -> np.dtype:
-        return np.dtype(x.host.dtype if type(x) is DeviceConst else
-                        getattr(x, "dtype", np.asarray(x).dtype))
+        if type(x) is DeviceConst:
+            return np.dtype(x.host.dtype)
+        if hasattr(x, "dtype"):  # (never ``np.asarray`` of a device array: it reads
+            return np.dtype(x.dtype)  # the array element by element, one copy each)
+        return np.asarray(x).dtype
 
     r = np.result_type(dt(a), dt(b))
     if r.kind != "f":
