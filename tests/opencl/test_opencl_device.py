@@ -261,3 +261,22 @@ def test_gemm_never_reads_a_device_operand_element_by_element(dev, monkeypatch):
     got = gemm.matmul(da, db)
     monkeypatch.undo()
     np.testing.assert_array_equal(got.get(), a @ b)
+
+
+@pytest.mark.parametrize("ta, tb", [(False, False), (True, False), (False, True)])
+def test_host_blas_gemm_on_mapped_device_memory(dev, ta, tb, monkeypatch):
+    if not dev.cpu:
+        pytest.skip("host BLAS maps device memory: CPU devices only")
+    monkeypatch.setenv("MYC_OPENCL_GEMM", "host-blas")
+    rng = np.random.default_rng(7)
+    a = rng.standard_normal((13, 6) if ta else (6, 13)).astype(np.float32)
+    b = rng.standard_normal((9, 13) if tb else (13, 9)).astype(np.float32)
+    da, db = dev.upload(a), dev.upload(b)
+    if ta:
+        da, a = ops.m_t(da), a.T
+    if tb:
+        db, b = ops.m_t(db), b.T
+    host.reset_transfers()
+    got = gemm.matmul(da, db)
+    assert host.transfers().get("gemm_host_blas") == 1
+    np.testing.assert_allclose(got.get(), a @ b, rtol=1e-5, atol=1e-5)

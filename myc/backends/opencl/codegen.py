@@ -55,6 +55,7 @@ SPLIT_MIN = 1 << 14
 SPLIT_PIECES = 256
 GROUP = 64  # work-items sharing one reduction result on a GPU (a power of two)
 LANES = 8  # accumulators of a CPU work-item reducing along the last axis
+ROW_RANGE = 16  # a store pass whose rows are at least this long has a 2-d range
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -72,6 +73,7 @@ class Pass:
     size: int
     args: tuple[tuple[str, int], ...]
     local: int | None = None
+    grid: tuple[int, ...] | None = None  # a 2-d range (else ``size`` work-items)
 
     @property
     def writes(self) -> tuple[str, int]:
@@ -408,16 +410,28 @@ class _Gen:
             dt = out.expr.dtype
             name = f"out{i}"
             if isinstance(out, Store):
-                lines = ["    long g = get_global_id(0);"]
                 idx = [""] * nd
-                self.index_of("g", shape, list(range(nd)), idx, lines, "i")
-                rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
+                grid = None
+                if nd >= 2 and shape[-1] >= ROW_RANGE:
+                    # a 2-d range, columns first: the work-items a CPU compiler turns
+                    # into vector lanes share their row, so a value broadcast along
+                    # the row (a row's max, a bias) is one load, not a gather
+                    lines = ["    long g0 = get_global_id(0), g1 = get_global_id(1);",
+                             f"    long g = g1 * {shape[-1]}L + g0;"]
+                    self.index_of("g1", shape[:-1], list(range(nd - 1)), idx, lines, "i")
+                    idx[nd - 1] = "g0"
+                    rowflat = "g1"
+                    grid = (shape[-1], prod(shape[:-1]))
+                else:
+                    lines = ["    long g = get_global_id(0);"]
+                    self.index_of("g", shape, list(range(nd)), idx, lines, "i")
+                    rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
                 names: dict[Expr, str] = {}
                 self.flat = "g"
                 self.emit([out.expr], idx, rowflat, lines, names)
                 self.flat = None
                 lines.append(f"    dst[g] = {names[out.expr]};")
-                passes.append(Pass(name, prod(shape), rows + (("out", i),)))
+                passes.append(Pass(name, prod(shape), rows + (("out", i),), grid=grid))
                 self.bodies.append(self.kernel_text(
                     name, f"__global {CTYPE[dt]} *restrict dst", lines))
                 continue
@@ -509,20 +523,17 @@ class _Gen:
             out.append("    " + self.combine(op, acc, names[expr], dt))
             return [indent + b for b in out]
 
-        if lanes:
-            lines += [f"    {at} lane[{LANES}];",
-                      f"    for (int j = 0; j < {LANES}; j++) lane[j] = {ident};",
-                      "    long t0 = lo;",
-                      f"    for (; t0 + {LANES} <= hi; t0 += {LANES}) {{",
-                      f"        for (int j = 0; j < {LANES}; j++) {{",
-                      "            long t = t0 + j;",
-                      *body("lane[j]", "        "),
-                      "        }",
-                      "    }",
-                      f"    for (int j = 0; j < {LANES}; j++) {{",
-                      "        " + self.combine(op, "acc", "lane[j]", dt),
-                      "    }",
-                      "    for (long t = t0; t < hi; t++) {",
+        if lanes:  # named accumulators, the body written out per lane: PoCL keeps a
+            # private array (``lane[8]``) in memory, which cost 2x here
+            lines += [f"    {at} lane{j} = {ident};" for j in range(LANES)]
+            lines += ["    long t0 = lo;",
+                      f"    for (; t0 + {LANES} <= hi; t0 += {LANES}) {{"]
+            for j in range(LANES):
+                lines += ["        {", f"            long t = t0 + {j};",
+                          *body(f"lane{j}", "        "), "        }"]
+            lines.append("    }")
+            lines += ["    " + self.combine(op, "acc", f"lane{j}", dt) for j in range(LANES)]
+            lines += ["    for (long t = t0; t < hi; t++) {",
                       *body("acc", "    "),
                       "    }"]
         else:

@@ -75,7 +75,7 @@ class CompiledKernel:
         queue = dev.queue
         with lock:
             for p, knl in zip(self.plan.passes, self._kernels, strict=True):
-                knl(queue, (p.size,), None if p.local is None else (p.local,),
+                knl(queue, p.grid or (p.size,), None if p.local is None else (p.local,),
                     *[table[kind][i] for kind, i in p.args])
                 dev.flush()
         return outs
@@ -85,6 +85,9 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     """``kernel`` built for the OpenCL device (cached by content), or None when the
     generator does not cover it (the host program then runs with NumPy -- all of it, not
     only that group -- and says so with a ``MycFallbackWarning``)."""
+    # (``myc.backends.gpu.runtime.kernel_key`` and ``load_kernel`` are this for CUDA and
+    # ROCm, but catch the GPU generator's ``Unsupported``: sharing them needs one
+    # ``Unsupported`` for every renderer, e.g. in ``myc.lower.kernel``)
     dev = device()
     key = cache_key(kernel, dev)
     ck = _cache.get(key)
