@@ -113,7 +113,12 @@ class _Device:
         self.enqueued = 0
 
     def empty(self, shape: tuple, dtype: Any) -> Any:
-        return self.Array(self.queue, shape, dtype, allocator=self.pool)
+        try:
+            return self.Array(self.queue, shape, dtype, allocator=self.pool)
+        except self.cl.Error as exc:  # as NumPy says it (the step's error names the line)
+            raise MemoryError(f"Unable to allocate {_size(shape, dtype)} for an array "
+                              f"with shape {tuple(shape)} and data type "
+                              f"{np.dtype(dtype)} on the OpenCL device ({exc})") from None
 
     def upload(self, host: np.ndarray) -> Any:
         """A device copy of ``host`` (counted: :func:`transfers`)."""
@@ -131,6 +136,17 @@ class _Device:
         if self.enqueued >= _FLUSH_EVERY:
             self.enqueued = 0
             self.queue.flush()
+
+
+def _size(shape: tuple, dtype: Any) -> str:
+    n = float(np.dtype(dtype).itemsize)
+    for d in shape:
+        n *= d
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB", "PiB"):
+        if n < 1024 or unit == "PiB":
+            return f"{n:.2f} {unit}" if unit != "bytes" else f"{int(n)} bytes"
+        n /= 1024
+    return f"{n:.2f} EiB"  # pragma: no cover
 
 
 def device() -> _Device:

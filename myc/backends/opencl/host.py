@@ -112,7 +112,10 @@ def to_device_values(values: list[Any]) -> list[Any]:
         if t is np.ndarray or t is DeviceConst:
             if out is values:
                 out = list(values)
-            out[i] = v.device() if t is DeviceConst else _dev().upload(v)
+            try:
+                out[i] = v.device() if t is DeviceConst else _dev().upload(v)
+            except MemoryError:  # (a broadcast view too big to copy: the first step
+                pass  # that reads it says so, with its line)
     return out
 
 
@@ -293,13 +296,33 @@ def device_constants(operands: list[tuple[bool, Any]]) -> list[tuple[bool, Any]]
             else (is_slot, x) for is_slot, x in operands]
 
 
+def _opencl_arrays(bound: list[Any]) -> list[Any]:
+    """The PyOpenCL arrays among a call's arguments (in tuples, lists and dicts; no
+    deeper than the argument check allows, which names a structure nested deeper)."""
+    found = []
+    stack = [(v, 0) for v in bound]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, tuple | list):
+            if depth < _MAX_DEPTH:
+                stack.extend((x, depth + 1) for x in v)
+        elif isinstance(v, dict):
+            if depth < _MAX_DEPTH:
+                stack.extend((x, depth + 1) for x in v.values())
+        elif type(v).__module__.startswith("pyopencl"):
+            found.append(v)
+    return found
+
+
+_MAX_DEPTH = 64
+
+
 def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
                 check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
     """``run`` on a call's positional arguments: ``pyopencl.array.Array`` s stay on the
     device, and then the results are device arrays too; else NumPy in, NumPy out.
     ``check_args`` and ``own_outputs``: the runtime's argument check and result copy."""
-    found = [v for v in _leaves(tuple(bound))
-             if type(v).__module__.startswith("pyopencl")]
+    found = _opencl_arrays(bound)
     if not found:
         return own_outputs(run(*check_args(names, tuple(bound))))
     dev = _dev()
