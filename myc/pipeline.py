@@ -160,7 +160,10 @@ def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
         return []
     from myc.opt.fusion import fuse
 
-    return fuse(typed, 1) if native_first(typed, backend) else fuse(typed)
+    # a native-first program, or a backend whose every array op is a kernel (a device:
+    # the op runs there), groups arrays of any size; else small arrays stay NumPy steps
+    every = native_first(typed, backend) or backend_named(backend).kernel_every_op
+    return fuse(typed, 1) if every else fuse(typed)
 
 
 def lowered(typed: Graph, template: Any, name: str, backend: str = "cpu",

@@ -104,12 +104,17 @@ class Cpu(Backend):
 
 
 class OpenCL(Backend):
-    """OpenCL C kernels (any OpenCL device; PoCL on a CPU); other steps on the host."""
+    """OpenCL C kernels (any OpenCL device; PoCL on a CPU); arrays stay on the device
+    between steps, GEMM and the other array steps run there too.  The host glue is
+    ``myc.backends.opencl.host``: ``pyopencl.array.Array`` in, ``pyopencl.array.Array``
+    out; NumPy in, NumPy out with one copy each way."""
 
     name = "opencl"
     cache_tag = "|opencl"
     target_language = "OpenCL C"
     lowers_for_ir = True
+    device_resident = True
+    merge_taped_reruns = True
 
     def kernel_compiler(self) -> Callable[[Any], Any]:
         from myc.backends.opencl.runtime import compile_kernel
@@ -120,6 +125,71 @@ class OpenCL(Backend):
         from myc.backends.opencl.codegen import generate
 
         return generate(kernel).source
+
+    def owns(self, value: Any) -> bool:
+        from myc.backends.opencl.device import on_device
+
+        return on_device(value)
+
+    def any_on_device(self, values: list[Any]) -> bool:
+        from myc.backends.opencl.host import any_on_device
+
+        return any_on_device(values)
+
+    def to_device(self, values: list[Any]) -> list[Any]:
+        from myc.backends.opencl.host import to_device_values
+
+        return to_device_values(values)
+
+    def body_results(self, values: list[Any]) -> list[Any]:
+        from myc.backends.opencl.host import body_results
+
+        return body_results(values)
+
+    def results(self, values: list[Any], prog: Any, device_in: bool) -> list[Any]:
+        from myc.backends.opencl.host import results
+
+        return results(values, prog.outputs, prog.specs, len(prog.guards), device_in)
+
+    def scalar(self, value: Any, abstract: Any) -> Any:
+        from myc.backends.opencl.host import device_scalar
+
+        return device_scalar(value, abstract)
+
+    def stack(self, column: list[Any], dtype: Any) -> Any:
+        from myc.backends.opencl.host import stack_on_device
+
+        return stack_on_device(column, dtype)
+
+    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]],
+              specs: list[Any] | None = None) -> list[tuple[bool, Any]]:
+        from myc.backends.opencl.host import adapt
+
+        return adapt(steps, outputs, specs)
+
+    def finish(self, unit: Any, vals: tuple) -> list[Any]:
+        from myc.backends.opencl.host import run_kernel
+
+        return run_kernel(unit, vals)
+
+    def trace_args(self, args: list[Any]) -> list[Any]:
+        from myc.backends.opencl.host import to_host_values
+
+        return to_host_values(args)
+
+    def evaluator_args(self, args: tuple) -> tuple:
+        from myc.backends.opencl.host import any_on_device, count_fallback, to_host_values
+
+        if any_on_device(list(args)):  # the evaluator reads host arrays: copied, counted
+            count_fallback("evaluator")
+            return tuple(to_host_values(list(args)))
+        return args
+
+    def call(self, run: Callable[..., Any], names: list[str], bound: list[Any],
+             check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
+        from myc.backends.opencl.host import device_call  # OpenCL arrays in and out
+
+        return device_call(run, names, bound, check_args, own_outputs)
 
 
 class Cuda(Backend):
@@ -196,8 +266,8 @@ class Cuda(Backend):
 
         return stack_on_device(column, dtype)
 
-    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]]
-              ) -> list[tuple[bool, Any]]:
+    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]],
+              specs: list[Any] | None = None) -> list[tuple[bool, Any]]:
         from myc.backends.gpu.host import adapt, device_constants
 
         adapt(steps)

@@ -513,7 +513,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = []
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
-    outputs = t.adapt(steps, outputs)  # e.g. kernels on the GPU, other steps on the host
+    outputs = t.adapt(steps, outputs, specs)  # e.g. kernels on the device, other steps
+    # on the device where the backend has them
     return HostProgram(name, len(slot_of), params, steps, outputs, _template(template),
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])),

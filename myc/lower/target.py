@@ -86,9 +86,10 @@ class Target:
         """A loop tape's column of device values as one array."""
         raise NotImplementedError
 
-    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]]
-              ) -> list[tuple[bool, Any]]:
-        """Fit a lowered program's steps to this backend (in place); its outputs."""
+    def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]],
+              specs: list[Any] | None = None) -> list[tuple[bool, Any]]:
+        """Fit a lowered program's steps to this backend (in place); its outputs.
+        ``specs``: the abstract value of every slot (what a step's operands are)."""
         return outputs
 
     def step_call(self, step: Any) -> tuple[Callable[..., Any], bool]:

@@ -6,9 +6,11 @@ A fusion group (``myc.lower.kernel.Kernel``) becomes these passes, run in order:
   its last axis) loops over the row and writes the row's value to a temporary buffer,
   which later passes read;
 - one per output: a ``Store`` has a work-item per domain point; a ``Reduce`` has a
-  work-item per output element looping over the reduced axes -- or, when there are few
-  output elements and much to reduce, a work-item per (element, slice of the reduced
-  range) writing partial results that the host combines (``LaunchPlan.split``).
+  work-item per output element looping over the reduced axes (on a CPU along the last
+  axis in blocks of ``LANES`` accumulators, which vectorize; on a GPU a work-group of
+  ``GROUP`` work-items per element) -- or, when there are few output elements and much
+  to reduce, a work-item per (element, slice of the reduced range) writing partials,
+  and a second pass combining each element's partials in order (``LaunchPlan.split``).
 
 Every expression is emitted once per pass as straight-line C (``v12 = ...``): the DAG's
 sharing is kept.  Bools are ``uchar`` 0/1 in memory and in registers.  The semantics are
@@ -25,6 +27,7 @@ import math
 from dataclasses import dataclass, field
 from math import prod
 
+from myc.backends.opencl import mathlib
 from myc.lower.kernel import (
     Binary,
     Cast,
@@ -50,7 +53,9 @@ CTYPE = {"float32": "float", "float64": "double", "int64": "long", "bool": "ucha
 SPLIT_OUTPUTS = 64
 SPLIT_MIN = 1 << 14
 SPLIT_PIECES = 256
-GROUP = 64  # work-items sharing one reduction result (a power of two)
+GROUP = 64  # work-items sharing one reduction result on a GPU (a power of two)
+LANES = 8  # accumulators of a CPU work-item reducing along the last axis
+ROW_RANGE = 16  # a store pass whose rows are at least this long has a 2-d range
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -59,29 +64,36 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
 
 @dataclass
 class Pass:
-    """One OpenCL kernel: its name, global size, and where its results go (``("out", i)``
-    an output, ``("partial", i)`` partials of output ``i``, ``("row", j)`` a row
-    temporary)."""
+    """One OpenCL kernel: its name, global size, work-group size (when it relies on one)
+    and its buffer arguments in order -- ``("in", i)`` kernel input ``i``, ``("tmp", j)``
+    temporary ``j`` (a row reduction's values, a split reduction's partials),
+    ``("out", i)`` output ``i``; the last one is what it writes."""
 
     name: str
     size: int
-    writes: tuple[str, int]
-    reads_rows: int  # how many row temporaries (the first ones) it takes after the inputs
-    ctype: str  # the C type it writes (a float32 sum's partials: double)
-    local: int | None = None  # work-group size, when the pass relies on one
+    args: tuple[tuple[str, int], ...]
+    local: int | None = None
+    grid: tuple[int, ...] | None = None  # a 2-d range (else ``size`` work-items)
+
+    @property
+    def writes(self) -> tuple[str, int]:
+        return self.args[-1]
 
 
 @dataclass
 class LaunchPlan:
     source: str
     passes: list[Pass]
-    rows: list[tuple[str, int]]  # row temporaries: (dtype, element count)
+    temps: list[tuple[str, int]]  # temporaries: (C type, element count)
     split: dict[int, int] = field(default_factory=dict)  # output -> pieces per element
 
 
-def generate(kernel: Kernel, fp64: bool = True, group: bool = True) -> LaunchPlan:
-    """The passes of ``kernel``; ``group``: the device runs work-groups of ``GROUP``."""
-    return _Gen(kernel, fp64, group).plan()
+def generate(kernel: Kernel, fp64: bool = True, group: bool = True,
+             cpu: bool = True) -> LaunchPlan:
+    """The passes of ``kernel``.  ``group``: the device runs work-groups of ``GROUP``;
+    ``cpu``: the device is a CPU (PoCL), whose compiler vectorizes a loop within a
+    work-item better than work-items sharing a result through local memory."""
+    return _Gen(kernel, fp64, group, cpu).plan()
 
 
 def literal(value, dtype: str) -> str:
@@ -145,13 +157,8 @@ inline T myc_fdiv_T(T a, T b) {
     else f = copysign((T)0, a / b);
     return f;
 }
-inline T myc_sigmoid_T(T x) {
-    T e = exp(-fabs(x));
-    T s = (T)1 / ((T)1 + e);
-    return x >= (T)0 ? s : e * s;
-}
 inline long myc_tolong_T(T x) {
-    return (isnan(x) || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
+    return (x != x || x >= (T)9223372036854775807.0 || x < -(T)9223372036854775808.0)
         ? LMIN : (long)x;
 }
 inline T myc_digamma_T(T x) {
@@ -186,12 +193,14 @@ inline T myc_trigamma_T(T x) {
 """
 
 # op -> the OpenCL C function rendering it (``{s}``: the dtype's helper suffix);
-# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``
+# arithmetic ops are rendered inline by ``_Gen.unary`` / ``_Gen.binary``.  myc's own
+# functions (``mathlib``: exp, log, tanh...) vectorize where PoCL's builtins are a scalar
+# call per element
 C_MATH = {
-    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sin": "sin",
-    "cos": "cos", "tan": "tan", "tanh": "tanh", "arctan": "atan", "sqrt": "sqrt",
-    "sigmoid": "myc_sigmoid_{s}", "erf": "erf", "gammaln": "lgamma",
+    "sin": "sin", "cos": "cos", "tan": "tan", "arctan": "atan", "sqrt": "sqrt",
+    "erf": "erf", "gammaln": "lgamma",
     "digamma": "myc_digamma_{s}", "trigamma": "myc_trigamma_{s}",
+    **{op: f"myc_{op}_{{s}}" for op in mathlib.FUNCTIONS},
 }
 INLINE_OPS = frozenset({
     "neg", "square", "abs", "sign", "floor", "ceil", "not", "add", "sub", "mul", "div",
@@ -208,14 +217,15 @@ def prelude(fp64: bool) -> str:
     text = _PRELUDE + _FLOAT_HELPERS.replace("_T(", "_f(").replace("T", "float")
     if fp64:
         text += _FLOAT_HELPERS.replace("_T(", "_d(").replace("T", "double")
-    return text
+    return text + mathlib.source(fp64)
 
 
 class _Gen:
-    def __init__(self, kernel: Kernel, fp64: bool, group: bool = True):
+    def __init__(self, kernel: Kernel, fp64: bool, group: bool = True, cpu: bool = True):
         self.k = kernel
         self.fp64 = fp64
         self.group = group
+        self.cpu = cpu
         self.nd = len(kernel.shape)
         self.rowvar: dict[RowReduce, int] = {}  # row reduction -> its temporary
         self.flat: str | None = None  # the pass's flat domain index, where it has one
@@ -284,7 +294,8 @@ class _Gen:
         if op == "square":
             return f"({x} * {x})" if k == "f" else f"(long)((ulong){x} * (ulong){x})"
         if op == "abs":
-            return f"fabs({x})" if k == "f" else f"({x} < 0 ? (long)(0UL - (ulong){x}) : {x})"
+            return f"myc_fabs_{self.suffix(dt)}({x})" if k == "f" else \
+                f"({x} < 0 ? (long)(0UL - (ulong){x}) : {x})"
         if op == "sign":
             return f"({x} > ({ty})0 ? ({ty})1 : ({x} < ({ty})0 ? ({ty})-1 : {x}))"
         if op in ("floor", "ceil") and k == "i":
@@ -315,7 +326,7 @@ class _Gen:
         if op in ("maximum", "minimum"):
             cmp = ">=" if op == "maximum" else "<="
             if k == "f":
-                return f"(isnan({x}) ? {x} : (isnan({y}) ? {y} : ({x} {cmp} {y} ? {x} : {y})))"
+                return f"({x} != {x} ? {x} : ({y} != {y} ? {y} : ({x} {cmp} {y} ? {x} : {y})))"
             return f"({x} {cmp} {y} ? {x} : {y})"
         if op in ("and", "or"):
             sym = "&" if op == "and" else "|"
@@ -348,7 +359,7 @@ class _Gen:
             return f"{acc} = (uchar)({acc} {'|' if op == 'max' else '&'} {v});"
         cmp = ">" if op == "max" else "<"
         if kind(dt) == "f":
-            return f"if ({v} {cmp} {acc} || isnan({v})) {acc} = isnan({acc}) ? {acc} : {v};"
+            return f"if ({v} {cmp} {acc} || {v} != {v}) {acc} = {acc} != {acc} ? {acc} : {v};"
         return f"if ({v} {cmp} {acc}) {acc} = {v};"
 
     # -- passes -------------------------------------------------------------------------
@@ -381,83 +392,154 @@ class _Gen:
         k, nd = self.k, self.nd
         shape = list(k.shape)
         passes: list[Pass] = []
-        rows: list[tuple[str, int]] = []
+        temps: list[tuple[str, int]] = []
         nrows = prod(shape[:-1]) if nd else 1
+        ins = tuple(("in", i) for i in range(len(k.inputs)))
         for level in row_reductions([o.expr for o in k.outputs]):
             for r in level:  # one pass per row reduction of the level
-                j = len(rows)
-                rows.append((r.dtype, nrows))
+                j = len(temps)
+                temps.append((CTYPE[r.dtype], nrows))
                 name = f"rowpass{j}"
-                passes.append(self.reduction(name, r.op, r.x, [nd - 1], 1, ("row", j), j))
+                args = ins + tuple(("tmp", t) for t in range(j)) + (("tmp", j),)
+                passes.append(self.reduction(name, r.op, r.x, [nd - 1], 1, args))
                 self.rowvar[r] = j
+        rows = ins + tuple(("tmp", t) for t in range(len(temps)))
         split: dict[int, int] = {}
         for out in sorted(k.outputs, key=lambda o: o.out_index):
             i = out.out_index
             dt = out.expr.dtype
             name = f"out{i}"
             if isinstance(out, Store):
-                lines = ["    long g = get_global_id(0);"]
                 idx = [""] * nd
-                self.index_of("g", shape, list(range(nd)), idx, lines, "i")
-                rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
+                grid = None
+                if nd >= 2 and shape[-1] >= ROW_RANGE:
+                    # a 2-d range, columns first: the work-items a CPU compiler turns
+                    # into vector lanes share their row, so a value broadcast along
+                    # the row (a row's max, a bias) is one load, not a gather
+                    lines = ["    long g0 = get_global_id(0), g1 = get_global_id(1);",
+                             f"    long g = g1 * {shape[-1]}L + g0;"]
+                    self.index_of("g1", shape[:-1], list(range(nd - 1)), idx, lines, "i")
+                    idx[nd - 1] = "g0"
+                    rowflat = "g1"
+                    grid = (shape[-1], prod(shape[:-1]))
+                else:
+                    lines = ["    long g = get_global_id(0);"]
+                    self.index_of("g", shape, list(range(nd)), idx, lines, "i")
+                    rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
                 names: dict[Expr, str] = {}
                 self.flat = "g"
                 self.emit([out.expr], idx, rowflat, lines, names)
                 self.flat = None
                 lines.append(f"    dst[g] = {names[out.expr]};")
-                passes.append(Pass(name, prod(shape), ("out", i), len(rows), CTYPE[dt]))
+                passes.append(Pass(name, prod(shape), rows + (("out", i),), grid=grid))
                 self.bodies.append(self.kernel_text(
                     name, f"__global {CTYPE[dt]} *restrict dst", lines))
                 continue
             n_out = prod(shape[a] for a in range(nd) if a not in out.axes)
             n_red = prod(shape[a] for a in out.axes)
-            pieces = 1
             if n_out <= SPLIT_OUTPUTS and n_red >= SPLIT_MIN:
-                pieces = min(SPLIT_PIECES, n_red // 1024)
-                split[i] = pieces
-            passes.append(self.reduction(name, out.op, out.expr, list(out.axes), pieces,
-                                         ("partial" if pieces > 1 else "out", i), len(rows)))
+                # partials over work-items, then a pass combining each element's
+                # partials in order (on the device: nothing is read back to finish)
+                pieces = split[i] = min(SPLIT_PIECES, n_red // 1024)
+                t = len(temps)
+                temps.append((self.acc_type(out.op, dt), n_out * pieces))
+                passes.append(self.reduction(name, out.op, out.expr, list(out.axes),
+                                             pieces, rows + (("tmp", t),)))
+                passes.append(self.finish(f"fin{i}", out.op, dt, n_out, pieces,
+                                          (("tmp", t), ("out", i))))
+                continue
+            passes.append(self.reduction(name, out.op, out.expr, list(out.axes), 1,
+                                         rows + (("out", i),)))
         source = prelude(self.fp64) + "\n".join(self.bodies)
-        return LaunchPlan(source, passes, rows, split)
+        return LaunchPlan(source, passes, temps, split)
+
+    def finish(self, name: str, op: str, dt: str, n_out: int, pieces: int,
+               args: tuple[tuple[str, int], ...]) -> Pass:
+        """Each element's ``pieces`` partials combined, in order."""
+        at = self.acc_type(op, dt)
+        lines = ["    long g = get_global_id(0);",
+                 f"    {at} acc = part[g * {pieces}L];",
+                 f"    for (long p = 1; p < {pieces}L; p++) {{",
+                 f"        {at} v = part[g * {pieces}L + p];",
+                 "        " + self.combine(op, "acc", "v", dt),
+                 "    }",
+                 f"    dst[g] = ({CTYPE[dt]})acc;"]
+        self.bodies.append(f"__kernel void {name}(__global const {at} *restrict part, "
+                           f"__global {CTYPE[dt]} *restrict dst) {{\n"
+                           + "\n".join(lines) + "\n}\n")
+        return Pass(name, n_out, args)
 
     def reduction(self, name: str, op: str, expr: Expr, red: list[int], pieces: int,
-                  writes: tuple[str, int], nrows: int) -> Pass:
+                  args: tuple[tuple[str, int], ...]) -> Pass:
         """A pass reducing ``expr`` over domain axes ``red``: one result per kept index
-        (times ``pieces`` partials, interleaved over the reduced range).  With a long
-        enough range, a work-group of ``GROUP`` work-items shares one result: they read
-        consecutive elements (coalesced on a GPU, vector lanes on a CPU) and combine
-        their accumulators through local memory; else one work-item loops alone."""
+        (times ``pieces`` partials, each over a slice of the reduced range).
+
+        On a CPU a work-item loops over its range alone; when the range runs along the
+        domain's last axis (contiguous), in blocks of ``LANES`` consecutive elements
+        with one accumulator each, which the device compiler turns into vector loads
+        and vector arithmetic.  On a GPU, with a long enough range, a work-group of
+        ``GROUP`` work-items shares one result: they read consecutive elements
+        (coalesced) and combine their accumulators through local memory."""
         shape, nd = list(self.k.shape), self.nd
         dt = expr.dtype
         kept = [a for a in range(nd) if a not in red]
         n_out = prod(shape[a] for a in kept)
         n_red = prod(shape[a] for a in red)
-        group = GROUP if self.group and n_red >= GROUP and pieces == 1 else 1
+        group = GROUP if not self.cpu and self.group and n_red >= GROUP and pieces == 1 \
+            else 1
+        lanes = self.cpu and nd - 1 in red and n_red >= 2 * LANES
         at = self.acc_type(op, dt)
         dst_t = CTYPE[dt] if pieces == 1 else at
+        ident = literal(identity(op, dt), dt)
         idx = [""] * nd
         if group > 1:
             lines = ["    long o = get_group_id(0), l = get_local_id(0);",
-                     f"    long lo = l, step = {group}L;"]
-        else:
+                     f"    long lo = l, hi = {n_red}L, step = {group}L;"]
+        elif self.cpu:  # contiguous slices: a work-item's reads are consecutive
+            chunk = -(-n_red // pieces)
+            chunk = -(-chunk // LANES) * LANES
             lines = ["    long g = get_global_id(0);",
-                     f"    long o = g / {pieces}L, lo = g % {pieces}L, step = {pieces}L;"]
+                     f"    long o = g / {pieces}L, lo = (g % {pieces}L) * {chunk}L;",
+                     f"    long hi = lo + {chunk}L < {n_red}L ? lo + {chunk}L : {n_red}L, "
+                     "step = 1L;"]
+        else:  # interleaved slices: neighbouring work-items read neighbouring elements
+            lines = ["    long g = get_global_id(0);",
+                     f"    long o = g / {pieces}L, lo = g % {pieces}L, hi = {n_red}L, "
+                     f"step = {pieces}L;"]
         self.index_of("o", [shape[a] for a in kept], kept, idx, lines, "i")
-        lines.append(f"    {at} acc = {literal(identity(op, dt), dt)};")
-        lines.append(f"    for (long t = lo; t < {n_red}L; t += step) {{")
-        body: list[str] = []
-        ridx = list(idx)
-        self.index_of("t", [shape[a] for a in red], red, ridx, body, "r")
-        rowflat = "0"
-        if nd >= 2:
-            terms = [f"({ridx[a]}) * {s}L" for a, s in
-                     zip(range(nd - 1), c_strides(tuple(shape[:-1])), strict=True)]
-            rowflat = "(" + " + ".join(terms) + ")"
-        names: dict[Expr, str] = {}
-        self.emit([expr], ridx, rowflat, body, names)
-        lines += ["    " + b for b in body]
-        lines.append("        " + self.combine(op, "acc", names[expr], dt))
-        lines.append("    }")
+        lines.append(f"    {at} acc = {ident};")
+
+        def body(acc: str, indent: str) -> list[str]:
+            out: list[str] = []
+            ridx = list(idx)
+            self.index_of("t", [shape[a] for a in red], red, ridx, out, "r")
+            rowflat = "0"
+            if nd >= 2:
+                terms = [f"({ridx[a]}) * {s}L" for a, s in
+                         zip(range(nd - 1), c_strides(tuple(shape[:-1])), strict=True)]
+                rowflat = "(" + " + ".join(terms) + ")"
+            names: dict[Expr, str] = {}
+            self.emit([expr], ridx, rowflat, out, names)
+            out.append("    " + self.combine(op, acc, names[expr], dt))
+            return [indent + b for b in out]
+
+        if lanes:  # named accumulators, the body written out per lane: PoCL keeps a
+            # private array (``lane[8]``) in memory, which cost 2x here
+            lines += [f"    {at} lane{j} = {ident};" for j in range(LANES)]
+            lines += ["    long t0 = lo;",
+                      f"    for (; t0 + {LANES} <= hi; t0 += {LANES}) {{"]
+            for j in range(LANES):
+                lines += ["        {", f"            long t = t0 + {j};",
+                          *body(f"lane{j}", "        "), "        }"]
+            lines.append("    }")
+            lines += ["    " + self.combine(op, "acc", f"lane{j}", dt) for j in range(LANES)]
+            lines += ["    for (long t = t0; t < hi; t++) {",
+                      *body("acc", "    "),
+                      "    }"]
+        else:
+            lines += ["    for (long t = lo; t < hi; t += step) {",
+                      *body("acc", "    "),
+                      "    }"]
         if group > 1:
             lines += [f"    __local {at} part[{group}];",
                       "    part[l] = acc;",
@@ -474,8 +556,7 @@ class _Gen:
         else:
             lines.append(f"    dst[g] = ({dst_t})acc;")
         self.bodies.append(self.kernel_text(name, f"__global {dst_t} *restrict dst", lines))
-        return Pass(name, n_out * pieces * group, writes, nrows, dst_t,
-                    group if group > 1 else None)
+        return Pass(name, n_out * pieces * group, args, group if group > 1 else None)
 
     def kernel_text(self, name: str, out: str, lines: list[str]) -> str:
         return (f"__kernel void {name}({self.params(out)}) {{\n" + "\n".join(lines)
