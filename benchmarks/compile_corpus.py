@@ -7,15 +7,13 @@ an LSTM, a mixture model's gradient and Hessian-vector product, a stencil simula
 HMM's forward recursion, a Gaussian-process data fit, an RK4 integration, a Taylor series
 differentiated twice through a data-dependent ``while``, and long counted loops.  The JAX
 builders (``jax.numpy`` versions of the same code, jitted) are used only where JAX is
-importable.
+importable (``benchmarks/compile_corpus_jax.py``).
 """
 
 from __future__ import annotations
 
-import types
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -270,33 +268,7 @@ ENTRIES = {e.name: e for e in _entries()}
 
 
 def jax_program(name: str) -> tuple[Callable, tuple] | None:
-    """The same program in JAX (jitted), or ``None`` (no JAX, or no port)."""
-    try:
-        import jax
-        import jax.numpy as jnp
-    except ImportError:
-        return None
-    e = ENTRIES[name]
-    _, args = e.build()
-    names = {"np": jnp}
-    # the same code objects, their globals' ``np`` JAX's (so ``_sigmoid`` follows too)
-    for f in (_sigmoid,):
-        names[f.__name__] = types.FunctionType(f.__code__, {**f.__globals__, **names})
+    """The same program in JAX (jitted), or ``None``: ``benchmarks/compile_corpus_jax.py``."""
+    from benchmarks.compile_corpus_jax import jax_program as port
 
-    def port(f: Callable) -> Callable:
-        return types.FunctionType(f.__code__, {**f.__globals__, **names})
-
-    fams: dict[str, Any] = {
-        "RNN grad": (rnn_loss, 4), "LSTM grad": (lstm_loss, 8), "mixture grad": (gmm_nll, 3),
-        "HMM grad": (hmm_loglik, 3), "GP grad": (gp_fit, 2)}
-    if e.program in fams:
-        fn, n = fams[e.program]
-        return jax.jit(jax.grad(port(fn), argnums=tuple(range(n)))), args
-    if e.program == "fluid grad":
-        steps, f = args[-1], port(fluid_loss)
-        return jax.jit(jax.grad(lambda u, v, a, b: f(u, v, a, b, steps),
-                                argnums=(0, 1))), args[:-1]
-    if e.program == "RK4 grad":
-        steps, f = args[-1], port(rk4_loss)
-        return jax.jit(jax.grad(lambda w, y: f(w, y, steps))), args[:-1]
-    return None
+    return port(name)

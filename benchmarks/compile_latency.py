@@ -8,6 +8,13 @@ figure is a fresh subprocess; with ``--repeats`` the median of N of them).  W2 a
 are the benchmark workloads run as the harness runs them,
 ``myc.jit(myc.value_and_grad(fn, argnums))``.
 
+``python -m benchmarks.compile_latency --corpus --compare --myc DIR [--rounds 3]
+[NAMES]`` runs the corpus with DIR's ``myc`` (before) and this checkout's (after),
+interleaved program by program, and JAX (``benchmarks/compile_corpus_jax.py``), each run
+a fresh process with an empty disk cache and one thread, and reports the CPU time of the
+first call and of the steady call (minimum over the rounds) -- the table and plot of
+docs/compile-time.md.
+
 ``python -m benchmarks.compile_latency --corpus [NAMES]`` measures the compile-time
 corpus (``benchmarks/compile_corpus.py``): for each program its first call cold (a fresh
 process, an empty disk cache) and from the disk cache, with ``MYC_TIMINGS=1``'s time per
@@ -19,6 +26,7 @@ when matplotlib is installed).  ``--myc DIR`` measures the ``myc`` package found
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -187,12 +195,18 @@ def _corpus_one(name: str, which: str) -> dict:
         if built is None:
             return {"skipped": "no JAX or no JAX port"}
         fn, args = built
-        t0 = time.perf_counter()
-        out = fn(*args)
         import jax
 
-        jax.block_until_ready(out)
-        return {"first_ms": (time.perf_counter() - t0) * 1e3}
+        t0, c0 = time.perf_counter(), time.process_time()
+        jax.block_until_ready(fn(*args))
+        first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
+        steady = []
+        for _ in range(STEADY_CALLS):
+            c0 = time.process_time()
+            jax.block_until_ready(fn(*args))
+            steady.append(time.process_time() - c0)
+        return {"first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
+                "steady_ms": min(steady) * 1e3}
     import warnings
 
     from benchmarks.compile_corpus import ENTRIES
@@ -200,9 +214,9 @@ def _corpus_one(name: str, which: str) -> dict:
     fn, args = ENTRIES[name].build()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         fn(*args)
-        first = time.perf_counter() - t0
+        first, first_cpu = time.perf_counter() - t0, time.process_time() - c0
     # an internal failure runs the program on the reference evaluator: say so
     evaluator = any("reference evaluator" in str(w.message) for w in caught)
     try:
@@ -211,9 +225,18 @@ def _corpus_one(name: str, which: str) -> dict:
         rep = timings.last() or {}
     except ImportError:  # a checkout from before myc.timings
         rep = {}
-    return {"first_ms": first * 1e3, "stages": {k: v * 1e3 for k, v in
-                                                rep.get("stages", {}).items()},
+    steady = []
+    for _ in range(STEADY_CALLS):
+        c0 = time.process_time()
+        fn(*args)
+        steady.append(time.process_time() - c0)
+    return {"first_ms": first * 1e3, "first_cpu_ms": first_cpu * 1e3,
+            "steady_ms": min(steady) * 1e3,
+            "stages": {k: v * 1e3 for k, v in rep.get("stages", {}).items()},
             "counts": rep.get("counts", {}), "evaluator": evaluator}
+
+
+STEADY_CALLS = 5  # after the first call: the steady figure is their minimum (CPU time)
 
 
 def _corpus_run(name: str, which: str, cache: str, opts) -> dict:
@@ -272,7 +295,71 @@ def corpus(opts) -> None:
     _plot(results, opts.plot)
 
 
-def _plot(results: dict, path: str) -> None:
+def compare(opts) -> None:
+    """Before (``--myc DIR``) and after (this checkout), interleaved program by program
+    for ``--rounds`` rounds, each run a fresh process with an empty disk cache, and JAX:
+    CPU time of the first call and of the steady call (minimum over the rounds)."""
+    from benchmarks.compile_corpus import ENTRIES
+
+    names = opts.programs or list(ENTRIES)
+    before_opts = argparse.Namespace(**{**vars(opts)})
+    after_opts = argparse.Namespace(**{**vars(opts), "myc": None})
+    results: dict[str, dict] = {}
+    print("| program | steps | CPU, cold: before -> after | ratio | steady: before -> after | "
+          "JAX: first call, steady | typed -> optimized nodes (after) |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in names:
+        e = ENTRIES[name]
+        runs: dict[str, list[dict]] = {"before": [], "after": [], "jax": []}
+        for _ in range(max(1, opts.rounds)):
+            for which, o in (("before", before_opts), ("after", after_opts)):
+                runs[which].append(_corpus_run(name, "myc",
+                                               tempfile.mkdtemp(prefix="myc-corpus-"), o))
+            if not opts.no_jax:
+                runs["jax"].append(_corpus_run(name, "jax",
+                                               tempfile.mkdtemp(prefix="myc-corpus-"),
+                                               after_opts))
+        best = {k: _best(v) for k, v in runs.items()}
+        results[name] = {"program": e.program, "steps": e.steps, **best,
+                         "cold": best["after"]}
+        b, a, j = best["before"], best["after"], best["jax"]
+        c = a.get("counts", {})
+        ratio = (f"{b['first_cpu_ms'] / a['first_cpu_ms']:.1f}x"
+                 if "first_cpu_ms" in b and "first_cpu_ms" in a else "")
+        print(f"| {name} | {e.steps or ''} | {_cpu(b)} -> {_cpu(a)} | {ratio} | "
+              f"{_steady(b)} -> {_steady(a)} | "
+              + (f"{_cpu(j)}, {_steady(j)}" if "first_cpu_ms" in j else _fmt(j) if j else "-")
+              + f" | {c.get('typed nodes', '')} -> {c.get('optimized nodes', '')} |",
+              flush=True)
+    with open(opts.json, "w") as f:
+        json.dump(results, f, indent=1)
+    _plot(results, opts.plot, key="first_cpu_ms",
+          ylabel="first call, cold (CPU seconds, one thread)")
+
+
+def _best(runs: list[dict]) -> dict:
+    """The run with the smallest first call, its steady figure the smallest of all."""
+    ok = [r for r in runs if "first_cpu_ms" in r]
+    if not ok:
+        return runs[0] if runs else {}
+    out = dict(min(ok, key=lambda r: r["first_cpu_ms"]))
+    out["steady_ms"] = min(r["steady_ms"] for r in ok)
+    out["runs_first_cpu_ms"] = [r["first_cpu_ms"] for r in ok]
+    return out
+
+
+def _cpu(r: dict) -> str:
+    if "first_cpu_ms" not in r:
+        return _fmt(r) if r else "-"
+    return f"{r['first_cpu_ms'] / 1e3:.2f} s" + (" (evaluator)" if r.get("evaluator") else "")
+
+
+def _steady(r: dict) -> str:
+    return f"{r['steady_ms']:.2f} ms" if "steady_ms" in r else "-"
+
+
+def _plot(results: dict, path: str, key: str = "first_ms",
+          ylabel: str = "first call, cold (s)") -> None:
     try:
         import matplotlib
 
@@ -283,19 +370,19 @@ def _plot(results: dict, path: str) -> None:
         return
     fams: dict[str, list] = {}
     for r in results.values():
-        if r["steps"] is not None and "first_ms" in r["cold"] and r["steps"] <= 1000:
+        if r["steps"] is not None and key in r["cold"] and r["steps"] <= 1000:
             fams.setdefault(r["program"], []).append(r)
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for prog, rs in fams.items():
         rs.sort(key=lambda r: r["steps"])
-        line, = ax.plot([r["steps"] for r in rs], [r["cold"]["first_ms"] / 1e3 for r in rs],
+        line, = ax.plot([r["steps"] for r in rs], [r["cold"][key] / 1e3 for r in rs],
                         "o-", label=f"myc {prog}")
-        js = [r for r in rs if "first_ms" in r["jax"]]
+        js = [r for r in rs if key in r["jax"]]
         if js:
-            ax.plot([r["steps"] for r in js], [r["jax"]["first_ms"] / 1e3 for r in js], "x--",
+            ax.plot([r["steps"] for r in js], [r["jax"][key] / 1e3 for r in js], "x--",
                     color=line.get_color(), label=f"JAX {prog}")
     ax.set_xlabel("steps")
-    ax.set_ylabel("first call, cold (s)")
+    ax.set_ylabel(ylabel)
     ax.set_title("First-call time against program size (one thread)")
     ax.legend(fontsize=8)
     ax.grid(alpha=0.3)
@@ -308,7 +395,6 @@ def main() -> None:
     """``--one WHICH``: one measurement in this process.  Otherwise every program, each
     figure the median of ``--repeats`` fresh processes (cold: an empty cache each time;
     disk cache: the directory that cold process filled), after one warm-up process."""
-    import argparse
     import statistics
 
     if len(sys.argv) > 1 and sys.argv[1] == "--one":
@@ -320,10 +406,16 @@ def main() -> None:
     ap.add_argument("--myc", default=None, help="measure the myc package in this checkout")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--no-jax", action="store_true", help="do not try JAX")
+    ap.add_argument("--compare", action="store_true",
+                    help="the corpus, --myc DIR (before) against this checkout, interleaved")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of --compare")
     ap.add_argument("--json", default="compile-corpus.json")
     ap.add_argument("--plot", default="compile-scaling.png")
     ap.add_argument("programs", nargs="*")
     opts = ap.parse_args()
+    if opts.corpus and opts.compare:
+        compare(opts)
+        return
     if opts.corpus:
         corpus(opts)
         return

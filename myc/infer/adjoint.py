@@ -75,9 +75,16 @@ class Adjoint:
         # node id -> the branch conditions ((cond, side), ...) under which its cotangent
         # can be nonzero: it only flows through the sides of if-converted branches
         self.masks: dict[int, tuple] = {}
+        # nodes of the primal program that no differentiated argument reaches: their
+        # cotangents are never read, so none is summed (a loop would carry them as state:
+        # an RNN's ``xs`` got a (steps, batch, input) accumulator and a matrix product
+        # per iteration)
+        self.inactive: set[int] = set()
+        self.taped: dict[int, Apply] = {}  # a loop node's id -> its taped rerun
 
     def add(self, cts: dict[int, Any], node: Node, d: Any, loc, mask: tuple = ()) -> None:
-        if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)):
+        if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)) or \
+                node.id in self.inactive:
             return
         old = cts.get(node.id)
         if old is None:
@@ -200,11 +207,12 @@ class Adjoint:
         taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), enabled,
                                 *[_value(i) for i in init], *[_value(i) for i in invs]],
                        loc, abstract=ALOOP)
+        self.taped[n.id] = taped
         tape = t.emit(P.loop_out, [taped, 1 + ns + nexit], loc, abstract=ATAPE)
         count = t.emit(P.loop_out, [taped, 2 + ns + nexit], loc, abstract=_INT)
         carried = [j for j in range(ns) if _is_float(states[j])]
         accum = [k for k, i in enumerate(invs) if isinstance(i, (Apply, Parameter))
-                 and _is_float(i.abstract)]
+                 and _is_float(i.abstract) and i.id not in self.inactive]
         # the backward loop's body: iteration k of the primal, recomputed and swept
         bw = Graph(f"{g.name}:adjoint", None, loc)
         k = bw.add_parameter("k")
@@ -337,6 +345,35 @@ class Adjoint:
         return bt, grads
 
 
+def _inactive(nodes: list[Apply], wrt: list[Any], params: list[Any]) -> set[int]:
+    """Ids of the parameters and nodes (in schedule order) that none of ``wrt`` reaches."""
+    def ids(v: Any) -> list[int]:
+        if isinstance(v, tuple):
+            return [k for x in v for k in ids(x)]
+        return [v.id] if isinstance(v, Node) else []
+
+    active = {k for v in wrt for k in ids(v)}
+    out = {k for v in params for k in ids(v)} - active
+    for n in nodes:
+        if any(isinstance(i, (Apply, Parameter)) and i.id in active for i in n.inputs[1:]):
+            active.add(n.id)
+        else:
+            out.add(n.id)
+    return out
+
+
+def _share_taped(g: Graph, taped: dict[int, Apply]) -> None:
+    """The primal's values of a loop that has a taped rerun are read from the rerun (its
+    results are the loop's, then the tape): the loop runs twice, not three times."""
+    if not taped:
+        return
+    for n in Manager(g).owned.get(g, []):
+        if isinstance(n, Apply):
+            for k, i in enumerate(n.inputs):
+                if k and isinstance(i, Apply) and i.id in taped and n is not taped[i.id]:
+                    n.inputs[k] = taped[i.id]
+
+
 def _new(m: dict[int, Any], src: Node) -> Any:
     return m.get(src.id, src)
 
@@ -364,7 +401,9 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
         tracer.trace, [])) if isinstance(n, Apply)]
     tracer.trace.output = None
     cts: dict[int, Any] = {y.id: tracer.call_prim(P.seed_like, [y], graph.loc)}
-    Adjoint(tracer).sweep(nodes, cts)
+    adj = Adjoint(tracer)
+    adj.inactive = _inactive(nodes, [sym_args[i] for i in argnums], sym_args)
+    adj.sweep(nodes, cts)
 
     def grad_of(sym: Any, arg: Any) -> Any:
         if isinstance(sym, tuple):
@@ -374,4 +413,6 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
 
     grads = [grad_of(sym_args[i], args[i]) for i in argnums]
     res = grads[0] if single else tuple(grads)
-    return finish_trace(tracer, (y, res) if has_value else res)
+    done = finish_trace(tracer, (y, res) if has_value else res)
+    _share_taped(tracer.trace, adj.taped)
+    return done

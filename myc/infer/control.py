@@ -115,7 +115,7 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode", "start", "unroll_only")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second")
 
     def __init__(self, graph: Graph, frame: Any, start: int = 0):
         self.graph = graph
@@ -123,6 +123,8 @@ class LoopCtx:
         self.mode = "unroll"
         self.start = start  # the tracer's node count at the loop's entry
         self.unroll_only = False  # kept as a loop node it failed: unroll it after all
+        # the entry of its second iteration: (fn, args, node count, tracer marks)
+        self.second: tuple | None = None
 
 
 class LoopNeeded(Exception):  # noqa: N818 - a control signal
@@ -141,10 +143,11 @@ class LoopNeeded(Exception):  # noqa: N818 - a control signal
 
 # The unrolling policy (docs/loops.md, measured there): a loop with static control flow
 # is unrolled -- its iterations then fuse with each other and run without a loop's
-# per-iteration costs -- until it has emitted UNROLL_NODES operations; the rest of its
-# iterations become one ``loop`` node (the unrolled ones stay, peeled), so compile time
-# stops growing with the trip count.
-UNROLL_NODES = 1000
+# per-iteration costs -- while it has emitted at most UNROLL_NODES operations; past that
+# it becomes one ``loop`` node from its second iteration (the first stays, peeled: the
+# loop's variables have settled into their types), so compile time stops growing with
+# the trip count and the program around the loop stays small.
+UNROLL_NODES = 500
 
 
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
@@ -519,6 +522,10 @@ class ControlFlow:
                     raise
             from myc.infer.signature import GraphBreak
 
+            if ctx.second is not None and ctx.second[3] == self.marks():
+                # back to the second iteration's entry: the iterations unrolled since
+                # are dead nodes (they registered no check, guard or effect)
+                chosen.fn, chosen.call_args, self.count = ctx.second[:3]
             count = self.count
             try:
                 return self.run_loop(chosen.fn, chosen.call_args, loc, ctx, scope)

@@ -170,6 +170,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
                 ctx = next((c for c in self.loops if c.graph is g and c.frame is fn.frame),
                            None)
                 if ctx is not None and ctx.mode == "unroll" and not self.concrete:
+                    if ctx.second is None and self.count > ctx.start:  # one iteration in
+                        ctx.second = (fn, args, self.count, self.marks())
                     if not unroll_pays(ctx, self.count):
                         raise LoopNeeded(ctx, True, fn, args)
             if g in self.headers and ctx is None:
@@ -246,6 +248,12 @@ class Tracer(Recursion, ControlFlow, Interpreter):
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
                              "(a long loop unrolled?)", loc, unbounded=True)
         return node
+
+    def marks(self) -> tuple:
+        """What tracing records beside the nodes it emits (checks, guards, effects, typed
+        functions): unchanged, the nodes emitted since are dead if nothing reads them."""
+        return (len(self.checks), len(self.guards), self.last_effect.get(id(self.trace)),
+                len(getattr(self, "made", ())))
 
     count = 0
     strict_loops = False  # a loop chosen to stay a loop that cannot: break, not unroll

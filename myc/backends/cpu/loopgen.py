@@ -237,6 +237,7 @@ class NativeLoop:
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         self.once = bool(getattr(body, "once", False))
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
+        self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
@@ -308,6 +309,10 @@ class NativeLoop:
                 continue  # the same contiguous data under another shape
             if name == "make_tuple" and not _guard:
                 self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
+                continue
+            if name in ("getitem", "getitem_grad") and isinstance(out, AArray) and \
+                    self._row_index(name, ins_, out):
+                self.rows.add(si)  # x[i]: a row by a computed int, guarded or not
                 continue
             if name in _ARRAY_STEPS and not _guard and isinstance(out, AArray):
                 self._array_step_plan(si, name, ins_, out)
@@ -562,7 +567,8 @@ class NativeLoop:
                     written.update(st.outputs)
                 elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
                         nm == "mT" and st.output in self.mt_copy) or (
-                        nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
+                        nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
+                        and not self._alias(si)):
                     written.add(st.output)
             for e, (is_slot, x) in enumerate(self.exit_outputs):
                 if is_slot and x in written and isinstance(specs[x], AArray) \
@@ -589,7 +595,8 @@ class NativeLoop:
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
             elif st.output in self.mt_of or _unwrap(st)[0] in _GEMM or (
-                    _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)):
+                    _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
+                    and not self._alias(si)):
                 a = specs[st.output]
                 if st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
@@ -728,6 +735,10 @@ class NativeLoop:
                     b.store(b.load(dst, typ=_mem(out)), slot_var(st.output))
                     continue
                 b.store(dst, slot_var(st.output))
+                continue
+            if si in self.rows:
+                self._row_step(b, module, si, name, ins_, off, out, path, bail_on, value,
+                               scratch_ptr, slot_var)
                 continue
             if isinstance(out, AArray) and name in _ARRAY_STEPS and not guard:
                 dst = scratch_ptr[(si, 0)]
@@ -1150,6 +1161,71 @@ class NativeLoop:
             n = a.shape[0]
         return "gather", (parts, n)
 
+    def _row_index(self, name: str, ins_: list, out: AArray) -> bool:
+        """Is this ``x[i]`` (``getitem``) or its gradient (``getitem_grad``: zeros of
+        ``x``'s shape, row ``i`` set) with ``i`` a computed int64 and ``x`` a C-contiguous
+        array?  A loop's ``xs[t]``: its counter is loop data, so the index is computed
+        (and guarded: it may fail only where the loop goes on)."""
+        specs = self.body.specs
+        (xs_, x), (is_, i) = ins_[0], ins_[1]
+        xa = specs[x] if xs_ else abstract_of(x)
+        ia = specs[i] if is_ else None
+        if not (isinstance(xa, AArray) and xa.ndim >= 1 and xa.shape[0] > 0
+                and isinstance(ia, AScalar) and ia.dtype == np.int64
+                and out.dtype == xa.dtype and _dtname(out.dtype) in MEMTYPE):
+            return False
+        if name == "getitem":
+            return len(ins_) == 2 and tuple(out.shape) == tuple(xa.shape[1:])
+        if len(ins_) != 3 or tuple(out.shape) != tuple(xa.shape) or out.dtype.kind != "f":
+            return False
+        ds_, d = ins_[2]
+        da = specs[d] if ds_ else abstract_of(d)
+        if isinstance(da, AArray):
+            return da.dtype == out.dtype and tuple(da.shape) == tuple(xa.shape[1:])
+        return isinstance(da, AScalar) and xa.ndim == 1 and da.dtype.kind in "fib"
+
+    def _alias(self, si: int) -> bool:
+        """Does step ``si``'s array result alias another array (no buffer of its own)?"""
+        return si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem"
+
+    def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
+                  path, bail_on, value, scratch_ptr, slot_var) -> None:
+        """``x[i]``: a pointer into ``x`` (rows of a C-contiguous array are contiguous, and
+        nothing writes an array a step reads while the iteration runs); its gradient:
+        zeros with row ``i`` set.  An index out of range (negative ones count from the
+        end) hands the run to the host runner, which raises Python's IndexError -- only
+        where the step's path holds; elsewhere row 0 is read (its result is discarded)."""
+        specs = self.body.specs
+        xa = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        ty = MEMTYPE[_dtname(out.dtype)]
+        row = prod(xa.shape[1:])
+        rowbytes = row * _memdtype(np.dtype(out.dtype)).itemsize
+        size = ir.Constant(I64, xa.shape[0])
+        i = value(si, off + 1, *ins_[1], want=I64)
+        i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+        bad = b.icmp_unsigned(">=", i, size)
+        bail_on(bad, path)
+        if path is not None:
+            bad = b.or_(bad, b.not_(path))
+        i = b.select(bad, ir.Constant(I64, 0), i)
+        if name == "getitem":
+            ptr = b.gep(value(si, off + 0, *ins_[0]), [b.mul(i, ir.Constant(I64, rowbytes))],
+                        source_etype=I8)
+            b.store(ptr, slot_var(self.body.steps[si].output))
+            return
+        dst = scratch_ptr[(si, 0)]
+        native_ops.fill(b, dst, ty, 0, prod(out.shape))
+        with b.if_then(b.not_(bad)):
+            at = b.gep(dst, [b.mul(i, ir.Constant(I64, row))], source_etype=ty)
+            ds_, d = ins_[2]
+            da = specs[d] if ds_ else abstract_of(d)
+            if isinstance(da, AArray):
+                if rowbytes:
+                    _memcpy(b, module, at, value(si, off + 2, ds_, d), rowbytes)
+            else:
+                b.store(value(si, off + 2, ds_, d, want=LLTYPE[_dtname(out.dtype)]), at)
+        b.store(dst, slot_var(self.body.steps[si].output))
+
     def _array_step_plan(self, si: int, name: str, ins_: list, out: AArray) -> None:
         specs = self.body.specs
         if name in ("zeros_like", "ones_like", "zeros", "ones"):
@@ -1384,9 +1460,12 @@ class NativeLoop:
             k += 1
         tapes = []
         if self.tape:
+            pools = getattr(self._local, "tapes", None)
+            if pools is None or pools[0] != self.cap:  # this thread's, at this capacity
+                pools = self._local.tapes = (self.cap, [[] for _ in range(self.nstate)])
             for j in range(self.nstate):
                 a = specs[self.body.params[j]]
-                t = np.empty((self.cap, *a.shape), _memdtype(a.dtype))
+                t = _pooled(pools[1][j], (self.cap, *a.shape), _memdtype(a.dtype))
                 tapes.append(t)
                 io[k] = t.ctypes.data
                 k += 1
@@ -1493,12 +1572,18 @@ def _constant_element(x: Any, index: Any) -> np.generic | None:
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
     """A result array: a fresh one, or a big one returned before that nobody holds any
     more (a fresh big array costs a page fault per 4 KiB on its first write)."""
-    if not POOL or prod(a.shape) * a.dtype.itemsize < _POOL_MIN_BYTES:
-        return np.empty(a.shape, a.dtype)
+    return _pooled(pool, a.shape, a.dtype)
+
+
+def _pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
+    it is big and there is room): results, and a taped loop's tape."""
+    if not POOL or prod(shape) * dtype.itemsize < _POOL_MIN_BYTES:
+        return np.empty(shape, dtype)
     for arr in pool:
         if sys.getrefcount(arr) == _POOL_FREE_REFS:
             return arr
-    arr = np.empty(a.shape, a.dtype)
+    arr = np.empty(shape, dtype)
     if len(pool) < _POOL_DEPTH:
         pool.append(arr)
     return arr
