@@ -49,6 +49,9 @@ fi
 step "GPU: tests, corpus, W1-W7 against PyTorch (cores 0-3)"
 pin 0-3 env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 bash benchmarks/gpu_check.sh >"$W/gpu_check.out" 2>&1
 tail -40 "$W/gpu_check.out" | tee -a "$LOG"
+# (kept at once: a run stopped later still returns the GPU results)
+cp "$W/gpu/gpu_check.md" "$OUT/gpu_gpu_check.md" 2>/dev/null
+tar czf "$OUT/gpu.tgz" -C "$W" gpu gpu_check.out 2>/dev/null
 if [ "${BENCH:-1}" = "1" ] && [ "$(left)" -gt 150 ]; then
   step "CPU benchmark on cores 0-1 (JAX and PyTorch on the CPU; $(left) s left)"
   MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
@@ -79,7 +82,8 @@ step "packing"
 rm -rf "$W"/cache* "$W"/fuzz/cache*
 tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
 cp "$LOG" "$OUT/session.log"
-for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md fuzz_summary.txt; do
+rm -f "$OUT/gpu.tgz"
+for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md fuzz_summary.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
 done
 ls -la "$OUT"
