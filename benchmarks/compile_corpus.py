@@ -265,10 +265,3 @@ def _entries() -> list[Entry]:
 
 
 ENTRIES = {e.name: e for e in _entries()}
-
-
-def jax_program(name: str) -> tuple[Callable, tuple] | None:
-    """The same program in JAX (jitted), or ``None``: ``benchmarks/compile_corpus_jax.py``."""
-    from benchmarks.compile_corpus_jax import jax_program as port
-
-    return port(name)

@@ -189,7 +189,7 @@ def _corpus_one(name: str, which: str) -> dict:
     import time
 
     if which == "jax":
-        from benchmarks.compile_corpus import jax_program
+        from benchmarks.compile_corpus_jax import jax_program
 
         built = jax_program(name)
         if built is None:
