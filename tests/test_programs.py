@@ -189,3 +189,29 @@ def test_long_while_loop(backend):
     elapsed = time.perf_counter() - t0
     assert_same(got, _count_up(n))
     assert elapsed < 60.0, f"100k-iteration while loop took {elapsed:.1f}s"
+
+
+def run_corpus_module(module: str, backend: str) -> int:
+    """Every argument set of the corpus programs in ``module`` (the last part of its name)
+    on ``backend`` against CPython, arguments unchanged; how many ran (error cases are
+    left to the tests above).  The GPU corpus tests use it."""
+    import copy
+
+    import myc
+    from tests.programs import all_cases
+
+    ran = 0
+    for func, arg_tuples in all_cases():
+        if func.__module__.rsplit(".", 1)[-1] != module:
+            continue
+        for args in arg_tuples:
+            try:
+                want = func(*copy.deepcopy(args))
+            except Exception:  # noqa: BLE001, S112 - an error case: checked above
+                continue
+            snapshot = copy.deepcopy(args)
+            got = myc.jit(func, backend=backend)(*args)
+            assert_same(got, want, f"{func.__name__}{args!r:.80}")
+            assert_unchanged(args, snapshot)
+            ran += 1
+    return ran

@@ -6,13 +6,10 @@ real CuPy exercises (lists, dicts, host steps, loops driven from the host)."""
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-import myc
 from tests.programs import all_cases
-from tests.test_programs import assert_same, assert_unchanged
+from tests.test_programs import run_corpus_module
 
 cupy = pytest.importorskip("cupy")
 try:
@@ -26,18 +23,4 @@ MODULES = sorted({f.__module__.rsplit(".", 1)[-1] for f, _ in all_cases()})
 
 @pytest.mark.parametrize("module", MODULES)
 def test_corpus_on_cuda(module):
-    ran = 0
-    for func, arg_tuples in all_cases():
-        if func.__module__.rsplit(".", 1)[-1] != module:
-            continue
-        for args in arg_tuples:
-            try:
-                want = func(*copy.deepcopy(args))
-            except Exception:  # noqa: BLE001 - an error case: test_programs checks those
-                continue
-            snapshot = copy.deepcopy(args)
-            got = myc.jit(func, backend="cuda")(*args)
-            assert_same(got, want, f"{func.__name__}{args!r:.80}")
-            assert_unchanged(args, snapshot)
-            ran += 1
-    assert ran
+    assert run_corpus_module(module, "cuda")

@@ -5,16 +5,13 @@ kernel those programs compile linked into a code object for gfx90a and checked. 
 
 from __future__ import annotations
 
-import copy
-
 import pytest
 
-import myc
 from myc.backends.rocm import runtime
 from tests.programs import all_cases
 from tests.rocm.elfcheck import check_code_object, elftools_or_skip, lld_or_skip
 from tests.rocm.emulated import emulated
-from tests.test_programs import assert_same, assert_unchanged
+from tests.test_programs import run_corpus_module
 
 MODULES = sorted({f.__module__.rsplit(".", 1)[-1] for f, _ in all_cases()})
 
@@ -23,21 +20,7 @@ MODULES = sorted({f.__module__.rsplit(".", 1)[-1] for f, _ in all_cases()})
 @pytest.mark.parametrize("module", MODULES)
 def test_corpus_on_rocm(module, monkeypatch, tmp_path):
     kernels = emulated(monkeypatch, tmp_path)
-    ran = 0
-    for func, arg_tuples in all_cases():
-        if func.__module__.rsplit(".", 1)[-1] != module:
-            continue
-        for args in arg_tuples:
-            try:
-                want = func(*copy.deepcopy(args))
-            except Exception:  # noqa: BLE001 - an error case: test_programs checks those
-                continue
-            snapshot = copy.deepcopy(args)
-            got = myc.jit(func, backend="rocm")(*args)
-            assert_same(got, want, f"{func.__name__}{args!r:.80}")
-            assert_unchanged(args, snapshot)
-            ran += 1
-    assert ran
+    assert run_corpus_module(module, "rocm")
     lld_or_skip()
     elftools_or_skip()
     for k in kernels:
