@@ -18,6 +18,7 @@ tangents keep the class, so a tangent is indexed by the same keys as its primal.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from myc.errors import MycIndexError, MycNameError, MycSyntaxError, MycTypeError
@@ -122,6 +123,22 @@ def like(x: Any, items: Any) -> Any:
     if is_namedtuple(t):
         return t._make(items)
     return tuple(items)
+
+
+def leaves(v: Any) -> Iterator[Any]:
+    """The leaves of a value made of tuples (lists, dicts and namedtuples are tuples here)."""
+    if isinstance(v, tuple):
+        for x in v:
+            yield from leaves(x)
+    else:
+        yield v
+
+
+def map_leaves(v: Any, f: Callable[[Any], Any]) -> Any:
+    """``f`` on each leaf of ``v``, keeping its containers (lists, dicts, namedtuples)."""
+    if isinstance(v, tuple):
+        return like(v, [map_leaves(x, f) for x in v])
+    return f(v)
 
 
 def kind_of(x: Any) -> str:

@@ -319,3 +319,21 @@ def test_astype_and_cast_grad_of_device_operands_stay_on_the_device(case, monkey
         np.testing.assert_array_equal(got.get(), want)
     finally:
         DEVICE_ARRAY_TYPES.discard(DuckDeviceArray)
+
+
+def list_and_dict(x):
+    return [x * 2.0, np.sum(x)], {"a": x + 1.0}
+
+
+def test_results_keep_their_containers(monkeypatch, tmp_path):
+    """Lists and dicts come back as lists and dicts, with device arrays or NumPy ones
+    (the result walk used to rebuild every container as a tuple)."""
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = np.linspace(0.0, 1.0, 64).astype(np.float32)
+    f = myc.jit(list_and_dict, backend="cuda")
+    for arg in (x, cp.asarray(x)):
+        got = f(arg)
+        assert isinstance(got, tuple) and isinstance(got[0], list)
+        assert isinstance(got[1], dict) and list(got[1]) == ["a"]
+        np.testing.assert_allclose(np.asarray(got[1]["a"].get() if hasattr(got[1]["a"], "get")
+                                              else got[1]["a"]), x + 1.0)

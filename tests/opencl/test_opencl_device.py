@@ -280,3 +280,18 @@ def test_host_blas_gemm_on_mapped_device_memory(dev, ta, tb, monkeypatch):
     got = gemm.matmul(da, db)
     assert host.transfers().get("gemm_host_blas") == 1
     np.testing.assert_allclose(got.get(), a @ b, rtol=1e-5, atol=1e-5)
+
+
+def list_and_dict(x):
+    return [x * 2.0, np.sum(x)], {"a": x + 1.0}
+
+
+def test_results_keep_their_containers(dev):
+    x = np.linspace(0.0, 1.0, 64)
+    f = myc.jit(list_and_dict, backend="opencl")
+    for arg in (x, dev.cla.to_device(dev.queue, x)):
+        got = f(arg)
+        assert isinstance(got, tuple) and isinstance(got[0], list)
+        assert isinstance(got[1], dict) and list(got[1]) == ["a"]
+        a = got[1]["a"]
+        np.testing.assert_allclose(a.get() if hasattr(a, "get") else a, x + 1.0)

@@ -37,6 +37,7 @@ import numpy as np
 from myc.backends.gpu import fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
+from myc.prims.containers import map_leaves, to_python
 
 _ON_DEVICE = {"matmul", "dot"}
 # views (no kernel of CuPy's own): on the device even where CuPy cannot compile kernels
@@ -89,7 +90,7 @@ def to_host(v: Any) -> Any:
 
 
 def to_host_values(values: list[Any]) -> list[Any]:
-    return [_map(v, to_host) for v in values]
+    return [map_leaves(v, to_host) for v in values]
 
 
 # the runtime module of the GPU backend in use, and its name (one CuPy a process)
@@ -439,20 +440,6 @@ def device_constants(operands: list[tuple[bool, Any]]) -> list[tuple[bool, Any]]
             else (is_slot, x) for is_slot, x in operands]
 
 
-def _leaves(v: Any):
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _leaves(x)
-    else:
-        yield v
-
-
-def _map(v: Any, f: Callable[[Any], Any]) -> Any:
-    if isinstance(v, tuple):
-        return tuple(_map(x, f) for x in v)
-    return f(v)
-
-
 # DLPack device types: CUDA, CUDA host (pinned), CUDA managed, ROCm, ROCm host
 _DL_GPU = (2, 3, 13, 10, 11)
 
@@ -571,4 +558,4 @@ def own_results(out: Any, found: list[Any], own_outputs: Callable[[Any], Any]) -
             return _cp().asarray(v.host)
         return own_outputs(v)
 
-    return _map(out, own)
+    return to_python(map_leaves(out, own))  # (the program's lists and dicts as Python's)

@@ -24,7 +24,7 @@ value hooks every device-resident backend provides (``myc.lower.target.Target``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -45,7 +45,7 @@ from myc.backends.opencl.ops import as_device, to_host
 from myc.errors import MycValueError
 from myc.lower.post import Post, finish
 from myc.prims.abstract import AArray, AScalar
-from myc.prims.containers import like
+from myc.prims.containers import leaves, map_leaves, to_python
 from myc.support.stats import lowering_fallback
 
 # steps that only move values around: device values pass through them as they are
@@ -71,21 +71,6 @@ def count_fallback(name: str) -> None:
     count(f"host:{name}")
 
 
-def _leaves(v: Any) -> Iterator[Any]:
-    if isinstance(v, tuple):
-        for x in v:
-            yield from _leaves(x)
-    else:
-        yield v
-
-
-def _map(v: Any, f: Callable[[Any], Any]) -> Any:
-    """``f`` on each leaf of ``v``, keeping its containers (lists, dicts, namedtuples)."""
-    if isinstance(v, tuple):
-        return like(v, [_map(x, f) for x in v])
-    return f(v)
-
-
 def _as_scalar(h: Any, a: AScalar) -> Any:
     """A scalar read from the device, as the program's type ``a`` promises."""
     v = np.asarray(h)[()]
@@ -95,11 +80,11 @@ def _as_scalar(h: Any, a: AScalar) -> Any:
 
 
 def any_on_device(values: list[Any]) -> bool:
-    return any(on_device(v) for v in _leaves(tuple(values)))
+    return any(on_device(v) for v in leaves(tuple(values)))
 
 
 def to_host_values(values: list[Any]) -> list[Any]:
-    return [_map(v, to_host) for v in values]
+    return [map_leaves(v, to_host) for v in values]
 
 
 def to_device_values(values: list[Any]) -> list[Any]:
@@ -224,7 +209,7 @@ class HostStep:
         if self.runner:  # a loop or typed call: device values go in as they are
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
         dev = False
-        for v in _leaves(vals):
+        for v in leaves(vals):
             if type(v) is DeviceConst or on_device(v):
                 dev = True
                 break
@@ -234,10 +219,10 @@ class HostStep:
             return self.fn(*vals)
         if self.name in _STRUCTURAL:
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
-        if all(v.ndim == 0 for v in _leaves(vals) if on_device(v)):
+        if all(v.ndim == 0 for v in leaves(vals) if on_device(v)):
             # arithmetic on device scalars (a condition, a step size): the host reads
             # them -- a scalar each, not an array
-            r = self.fn(*(_map(v, lambda x: read_scalar(x) if on_device(x)
+            r = self.fn(*(map_leaves(v, lambda x: read_scalar(x) if on_device(x)
                                else to_host(x)) for v in vals))
             return _dev().upload(r) if type(r) is np.ndarray else r
         if self.guarded and self.device_fn is not None:
@@ -255,8 +240,8 @@ class HostStep:
             else:
                 return device_scalar(r, self.fn.abstract) if self.scalar else r
         count_fallback(self.name)
-        r = self.fn(*(_map(v, to_host) for v in vals))
-        return _map(r, lambda x: _dev().upload(x) if type(x) is np.ndarray else x)
+        r = self.fn(*(map_leaves(v, to_host) for v in vals))
+        return map_leaves(r, lambda x: _dev().upload(x) if type(x) is np.ndarray else x)
 
     def __str__(self) -> str:
         return str(self.fn)
@@ -349,7 +334,7 @@ def device_call(run: Callable[..., Any], names: list[str], bound: list[Any],
             return dev.upload(v.host)
         return own_outputs(v)
 
-    return _map(out, own)
+    return to_python(map_leaves(out, own))  # (the program's lists and dicts as Python's)
 
 
 __all__ = ["DEVICE", "HostStep", "adapt", "any_on_device", "body_results",
