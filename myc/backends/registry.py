@@ -275,15 +275,10 @@ class Cuda(Backend):
 
     def finish(self, unit: Any, vals: tuple) -> list[Any]:
         from myc.backends.gpu.host import finish_on_device
+        from myc.lower.post import finish_outputs
 
         outs = unit.compiled(list(vals))  # (constants: uploaded once, on first use)
-        plain = unit.__dict__.get("_plain")
-        if plain is None:  # no output needs a division, a reshape or a scalar read
-            plain = unit._plain = all(p.divide_by is None and p.reshape is None and
-                                      p.scalar is None for p in unit.plan.post)
-        if plain:
-            return outs
-        return [finish_on_device(o, p) for o, p in zip(outs, unit.plan.post, strict=True)]
+        return finish_outputs(unit, outs, finish_on_device)
 
     def step_call(self, step: Any) -> tuple[Callable[..., Any], bool]:
         from myc.backends.gpu.host import step_call

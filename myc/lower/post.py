@@ -35,3 +35,16 @@ def finish(value: np.ndarray, post: Post) -> Any:
             return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
         return a.dtype.type(v)
     return value
+
+
+def finish_outputs(unit: Any, outs: list[Any], finish_one: Any) -> list[Any]:
+    """A kernel unit's outputs after their post steps (a division, a reshape, a scalar
+    read) by the backend's ``finish_one``; the outputs as they are when none needs one
+    (decided once per unit, kept on it)."""
+    plain = unit.__dict__.get("_plain")
+    if plain is None:
+        plain = unit._plain = all(p.divide_by is None and p.reshape is None and
+                                  p.scalar is None for p in unit.plan.post)
+    if plain:
+        return outs
+    return [finish_one(o, p) for o, p in zip(outs, unit.plan.post, strict=True)]

@@ -43,7 +43,7 @@ from myc.backends.opencl.device import (
 from myc.backends.opencl.device import device as _dev
 from myc.backends.opencl.ops import as_device, to_host
 from myc.errors import MycValueError
-from myc.lower.post import Post, finish
+from myc.lower.post import Post, finish, finish_outputs
 from myc.prims.abstract import AArray, AScalar
 from myc.prims.containers import leaves, map_leaves, to_python
 from myc.support.stats import lowering_fallback
@@ -165,13 +165,7 @@ def run_kernel(unit: Any, vals: tuple) -> list[Any]:
     compiled = unit.compiled
     launch = getattr(compiled, "launch", None)
     outs = launch(list(vals)) if launch is not None else compiled(list(vals))
-    plain = unit.__dict__.get("_plain")
-    if plain is None:  # no output needs a division, a reshape or a scalar read
-        plain = unit._plain = all(p.divide_by is None and p.reshape is None and
-                                  p.scalar is None for p in unit.plan.post)
-    if plain:
-        return outs
-    return [finish_on_device(o, p) for o, p in zip(outs, unit.plan.post, strict=True)]
+    return finish_outputs(unit, outs, finish_on_device)
 
 
 class HostStep:
