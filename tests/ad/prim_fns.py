@@ -615,6 +615,33 @@ def logabsdet(a):
     return np.linalg.slogdet(a)[1]
 
 
+def _separated(a, scale):
+    """``a`` made symmetric-positive (eigh) or kept square (svd) around a diagonal of
+    well-separated values: derivatives of eigen- and singular vectors need gaps."""
+    n = a.shape[-1]
+    return np.eye(n) * np.arange(1.0, 1.0 + 3.0 * n, 3.0) + scale * a
+
+
+def eigh_values_sep(a):
+    return np.linalg.eigvalsh(_separated(0.01 * (a @ np.swapaxes(a, -1, -2)), 1.0))
+
+
+def eigh_vectors_sep(a):
+    return np.linalg.eigh(_separated(0.01 * (a @ np.swapaxes(a, -1, -2)), 1.0))[1] ** 2
+
+
+def svd_s_sep(a):
+    return np.linalg.svd(_separated(a, 0.05), compute_uv=False)
+
+
+def svd_u_sep(a):
+    return np.linalg.svd(_separated(a, 0.05))[0] ** 2
+
+
+def svd_vt_sep(a):
+    return np.linalg.svd(_separated(a, 0.05))[2] ** 2
+
+
 def after_value(x):
     return P.after(0, x * x)
 

@@ -395,6 +395,11 @@ CASES: dict[str, list[Case]] = {
     "inv": [Case(F.inv, square())],
     "det": [Case(F.det, square())],
     "logabsdet": [Case(F.logabsdet, square())],
+    "eigh_values": [Case(F.eigh_values_sep, square())],
+    "eigh_vectors": [Case(F.eigh_vectors_sep, square())],
+    "svd_s": [Case(F.svd_s_sep, square())],
+    "svd_u": [Case(F.svd_u_sep, square())],
+    "svd_vt": [Case(F.svd_vt_sep, square())],
     "after": [Case(F.after_value, unary())],
     "checked": [Case(F.checked_value, ND_SHAPES.flatmap(
         lambda s: st.tuples(value(s))))],
