@@ -129,3 +129,16 @@ def check_transcendentals(run, dtype: str) -> None:
         # NumPy's float32 SIMD functions have their own few-ulp error (as tests/cpu)
         bound = ACCURACY[dtype][op] + (8 if dtype == "float32" else 1)
         assert ulp_diff(g, w).max() <= bound, op
+
+
+def cupy_and_gpu_mark():
+    """CuPy (the calling test module is skipped without it) and the mark that skips a
+    module's tests where CuPy sees no NVIDIA GPU: ``cupy, pytestmark = ...``."""
+    import pytest
+
+    cupy = pytest.importorskip("cupy")
+    try:
+        has_gpu = bool(cupy.cuda.is_available())
+    except Exception:  # noqa: BLE001 - a CuPy without a usable driver
+        has_gpu = False
+    return cupy, pytest.mark.skipif(not has_gpu, reason="no NVIDIA GPU visible to CuPy")

@@ -8,15 +8,11 @@ from __future__ import annotations
 
 import pytest
 
+from tests.cuda import checks
 from tests.programs import all_cases
 from tests.test_programs import run_corpus_module
 
-cupy = pytest.importorskip("cupy")
-try:
-    _has_gpu = bool(cupy.cuda.is_available())
-except Exception:  # noqa: BLE001
-    _has_gpu = False
-pytestmark = pytest.mark.skipif(not _has_gpu, reason="no NVIDIA GPU visible to CuPy")
+cupy, pytestmark = checks.cupy_and_gpu_mark()
 
 MODULES = sorted({f.__module__.rsplit(".", 1)[-1] for f, _ in all_cases()})
 

@@ -14,12 +14,7 @@ import myc
 from myc.lower.kernel import Kernel
 from tests.cuda import checks
 
-cupy = pytest.importorskip("cupy")
-try:
-    _has_gpu = bool(cupy.cuda.is_available())
-except Exception:  # noqa: BLE001
-    _has_gpu = False
-pytestmark = pytest.mark.skipif(not _has_gpu, reason="no NVIDIA GPU visible to CuPy")
+cupy, pytestmark = checks.cupy_and_gpu_mark()
 
 from myc.backends.cuda import runtime  # noqa: E402
 
