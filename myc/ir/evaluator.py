@@ -26,6 +26,10 @@ from myc.errors import (
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Closure, Constant, Graph, Node
 from myc.prims import Primitive
+from myc.prims.containers import DictValue
+
+# reductions that take an array (a dict given to one is refused, as NumPy refuses it)
+_ARRAY_REDUCTIONS = frozenset("sum mean max min argmax argmin prod cumsum".split())
 
 _RECURSION_LIMIT = 20000
 # myc's, NumPy's and SciPy's source: a line there is not the user's
@@ -231,6 +235,10 @@ class Interpreter:
                 raise MycTypeError(f"{prim.name}() takes {len(prim.params)} arguments but "
                                    f"{len(args)} were given", loc)
             args = full
+        if (prim.elementwise or prim.name in _ARRAY_REDUCTIONS) and any(
+                type(a) is DictValue for a in args):
+            # (a dict is a tuple of its values here; NumPy refuses one, as the tracer does)
+            raise MycTypeError(f"{prim.name}: unsupported operand of type dict", loc)
         try:
             return prim.impl(*args)
         except RecursionError:

@@ -1664,9 +1664,6 @@ def test_bad_input(fn, argsets, cls):
     check_raises(fn, argsets, cls)
 
 
-@pytest.mark.xfail(strict=True, reason="known since lists and dicts became values: a dict "
-                   "passed to a NumPy function computes on its values, where NumPy raises "
-                   "TypeError (issue 15 follow-up)")
 def test_a_dict_is_not_an_array():
     check_raises(bi_unary, [({"a": 1.0},)], MycTypeError)
 
