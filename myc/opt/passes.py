@@ -40,7 +40,7 @@ PASSES = [
     ("simplify", lambda g: rewrite(g, simplify.RULES)),
     ("cse", _cse.cse),
     ("sums and gathers", lambda g: rewrite(g, reductions.RULES + gathers.RULES)),
-    ("stabilize", lambda g: rewrite(g, stability.RULES)),
+    ("stabilize", stability.stabilize),
 ]
 
 

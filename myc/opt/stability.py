@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from myc.infer.rules import infer
 from myc.ir.nodes import Apply, Graph, Node
-from myc.opt.rewrite import is_const, is_prim, make, same
+from myc.opt.rewrite import is_const, is_prim, make, rewrite, same
 from myc.opt.rewrite import typed as _typed
 from myc.prims import P
 from myc.prims.abstract import AArray
@@ -103,3 +103,38 @@ def _finite_or_zero(g: Graph, m: Node, n: Apply) -> Node:
 
 
 RULES = [log1p_expm1, log_sigmoid, logsumexp]
+
+
+def decision_cone(g: Graph) -> set[int]:
+    """Ids of the nodes a guard of ``g`` reads (its last ``len(flags["guards"])``
+    outputs, transitively).  A guard re-checks, on every call, a decision the tracer took
+    with NumPy's arithmetic; computed more accurately (``log1p`` for ``log(1 + y)``) it
+    can come out the other way on the very call it was taken on (y = 1e-100: 1e-100 > 0,
+    where NumPy's log(1 + y) is 0), and the call goes to the evaluator."""
+    k = len(g.flags.get("guards", []))
+    out = g.output
+    if not k or not (isinstance(out, Apply) and is_prim(out, "make_tuple")):
+        return set()
+    seen: set[int] = set()
+    todo = list(out.inputs[-k:])
+    while todo:
+        n = todo.pop()
+        if n.id in seen or not isinstance(n, Apply) or n.graph is not g:
+            continue
+        seen.add(n.id)
+        todo.extend(n.inputs[1:])
+    return seen
+
+
+def stabilize(g: Graph) -> int:
+    """The stability rewrites, except where a guard reads the value (``decision_cone``)."""
+    cone = decision_cone(g)
+    if not cone:
+        return rewrite(g, RULES)
+
+    def outside(rule):
+        def apply(gr: Graph, n: Apply) -> Node | None:
+            return None if n.id in cone else rule(gr, n)
+        return apply
+
+    return rewrite(g, [outside(r) for r in RULES])

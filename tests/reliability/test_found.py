@@ -55,3 +55,25 @@ def test_gradient_select_between_a_0d_array_and_a_constant(backend, monkeypatch)
     np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
     if backend != "interp":
         assert g.stats().evaluator_calls == 0, g.stats()
+
+
+def _type_per_path(x):
+    if np.log(1.0 + x * x) > 0.0:  # a tuple on one path, a float on the other: guarded
+        return (x, x)
+    return x
+
+
+def test_a_guard_reads_numpys_arithmetic_not_the_stability_rewrite():
+    """Found by the fuzz campaign (2026-11-26): the decision is taken with NumPy's
+    ``log(1 + 1e-100) == 0``; the guard re-computed it as ``log1p(1e-100) = 1e-100 > 0``
+    and missed on the very call it was specialized on (the evaluator answered, with a
+    warning).  Guards now read values the stability rewrites leave alone."""
+    import warnings
+
+    f = myc.jit(_type_per_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", myc.MycFallbackWarning)
+        assert f(1e-50) == 1e-50
+        assert f(0.5) == (0.5, 0.5)
+        assert f(1e-50) == 1e-50
+    assert f.stats().evaluator_calls == 0
