@@ -251,7 +251,7 @@ class HostStep:
             return getattr(cp, self.name)(*_device_operands(vals))
         if self.name in _VIEWS or _elementwise():
             try:  # (a reference that tests for NumPy arrays has a device version)
-                return _DEVICE_IMPL.get(self.name, self.fn)(*_device_operands(vals))
+                return self.fn(*_device_operands(vals))
             except Exception:  # noqa: BLE001 - not covered on the device: the host runs it
                 pass
         count_fallback(self.name)
@@ -259,40 +259,6 @@ class HostStep:
 
     def __str__(self) -> str:
         return str(self.fn)
-
-
-def _astype(x: Any, dtype: Any) -> Any:
-    from myc.prims.ops import _astype as reference
-    from myc.prims.ops import _dt
-
-    if type(x) in DEVICE_ARRAY_TYPES:
-        return x.astype(_dt(dtype))  # (a copy, as NumPy's astype)
-    return reference(x, dtype)
-
-
-def _cast_grad(d: Any, x: Any) -> Any:
-    """``adprims.cast_grad`` (a sensitivity in its primal's dtype) for device values:
-    the reference reads dtypes through NumPy, which does not take CuPy arrays."""
-    from myc.prims.adprims import cast_grad as reference
-    from myc.prims.values import ZERO
-
-    if d is ZERO or isinstance(x, tuple | dict | float):
-        return reference(d, x)
-    if type(x) in DEVICE_ARRAY_TYPES:
-        dt = x.dtype
-        if dt.kind != "f":
-            return ZERO
-    else:
-        if type(d) not in DEVICE_ARRAY_TYPES or reference(np.float64(0), x) is ZERO:
-            return reference(d, x)
-        dt = np.result_type(x)
-    if type(d) in DEVICE_ARRAY_TYPES:
-        return d.astype(dt, copy=False)
-    return reference(d, np.zeros((), dt))
-
-
-# steps whose NumPy reference does not take CuPy operands: their device versions
-_DEVICE_IMPL: dict[str, Callable[..., Any]] = {"astype": _astype, "cast_grad": _cast_grad}
 
 
 def _is_select(fn: Any) -> bool:
