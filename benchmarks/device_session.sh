@@ -1,89 +1,89 @@
 #!/usr/bin/env bash
-# One lent GPU machine, used once (about 9 minutes): the CUDA check (GPU tests, the
-# semantics corpus on the GPU, W1-W7 against PyTorch on the GPU, the per-call host
-# overhead, fast path on and off), then the CPU benchmark on two of the machine's cores (another x86 machine
-# class than the development machines: its CPU model and vector ISA are recorded) --
-# plain and with one of the two cores kept busy (--contend) -- while the fuzz campaign
-# uses the other cores.  Everything lands in $OUT as a few files (the device tool
-# returns at most 8): all.tgz with every log and result, and the key tables.
+# One lent GPU machine, used once (about 7 minutes): every step runs at the same time on
+# its own cores, so the session costs the longest step, not their sum.
+#   cores 0-3    the CUDA check (benchmarks/gpu_check.sh: GPU tests, the semantics corpus
+#                on the GPU, W1-W7 against PyTorch, host overhead per call)
+#   cores 4-5/6-7  the no-regression comparison (with BASELINE=dir: a tree of an older
+#                commit's myc/ and benchmarks/): the old and the current harness, W1-W7
+#                quick, run side by side, then `python -m benchmarks --compare`
+#   cores 8-9    the CPU benchmark with JAX and torch.compile (this machine is another
+#                x86 class than the development machines: CPU model and ISA recorded)
+#   cores 10-11  the same under --contend (core 11 kept busy), JAX as the peer
+#   cores 12-13/14-15  vector width by hand: MYC_VECTOR_WIDTH=256 and 512 on W1, W6, W7,
+#                W7f (is the probe's choice the faster one on this CPU?)
+# A machine with fewer than 16 cores runs what fits.  Everything lands in $OUT: all.tgz
+# with every log and result, and the key tables (the device tool returns at most 8 files).
 #
-#   OUT=/some/dir bash benchmarks/device_session.sh
+#   OUT=/some/dir BASELINE=.baseline bash benchmarks/device_session.sh
 #
-# Optional: WHEELS=dir of wheels to install offline; FUZZ_SECONDS (default BUDGET - 90);
-# BENCH=0 to skip the CPU benchmark; BENCH_SIZE=tiny for a dry run; BUDGET (default 540 s):
-# the benchmark steps are skipped or shortened so that the whole ends within it.
+# Optional: WHEELS=dir of wheels to install offline; BUDGET (default 420 s): every step
+# is cut off by then; BENCH_SIZE=tiny for a dry run; GPU=0 to skip the GPU step.
 set -u
 cd "$(dirname "$0")/.."
 OUT="${OUT:-$PWD/device-out}"
 W="$(mktemp -d /tmp/myc-device.XXXXXX)"
 mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1 PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export PYTHONUNBUFFERED=1
+ROOT="$PWD"
 PY="${PYTHON:-python3}"
-NCPU=$(nproc)
+NCPU="${NCPU:-$(nproc)}"  # (NCPU=16 PIN=0 BENCH_SIZE=tiny GPU=0: a dry run anywhere)
 LOG="$W/session.log"
-START=$(date +%s)
-left() { echo $(( ${BUDGET:-540} - ($(date +%s) - START) )); }  # seconds left to the budget
+BUDGET="${BUDGET:-420}"
+SIZE="--${BENCH_SIZE:-quick}"
 step() { echo "=== $* ($(date +%T))" | tee -a "$LOG"; }
-pin() { if command -v taskset >/dev/null; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
+pin() { if [ "${PIN:-1}" = "1" ] && command -v taskset >/dev/null; then taskset -c "$1" "${@:2}"; else "${@:2}"; fi; }
 lscpu >"$W/lscpu.txt" 2>&1
 grep -m1 "Model name" "$W/lscpu.txt" | tee -a "$LOG"
-
-FUZZ_PID=""
-if [ "$NCPU" -ge 8 ] && [ -f tests/reliability/campaign.py ]; then
-  step "fuzz campaign in the background on cores 4-$((NCPU - 1))"
-  mkdir -p "$W/fuzz"
-  FUZZ_CORES="4-$((NCPU - 1))"
-  for i in $(seq 4 $((NCPU - 1))); do
-    # most cores on gradients (cpu against the evaluator and finite differences), a
-    # quarter on values against CPython with the GPU backend in the comparison
-    kinds=gradients; backends=interp,cpu
-    [ $((i % 4)) = 0 ] && kinds=values && backends=interp,cpu,cuda
-    (MYC_CACHE_DIR="$W/fuzz/cache$i" taskset -c "$i" timeout "$((${FUZZ_SECONDS:-$(( ${BUDGET:-540} - 90 ))} + 60))" \
-      "$PY" -m tests.reliability.campaign --seconds "${FUZZ_SECONDS:-$(( ${BUDGET:-540} - 90 ))}" \
-      --backends "$backends" --kinds "$kinds" --out "$W/fuzz/run$i" \
-      >"$W/fuzz/run$i.log" 2>&1) &
+if [ -n "${WHEELS:-}" ]; then
+  for m in llvmlite hypothesis; do
+    "$PY" -c "import $m" 2>/dev/null || \
+      "$PY" -m pip install --no-index --find-links "$WHEELS" "$m" 2>&1 | tail -1 | tee -a "$LOG"
   done
-  FUZZ_PID=1
 fi
+# a CPU benchmark: pinned cores, its own cache, JAX and torch on the CPU, cut off in time
+bench() {  # bench CORES NAME DIR(tree) ARGS...
+  local cores=$1 name=$2 tree=$3; shift 3
+  (cd "$tree" && MYC_CACHE_DIR="$W/cache-$name" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
+     PYTHONPATH="$tree" pin "$cores" timeout "$((BUDGET - 20))" "$PY" -m benchmarks "$SIZE" \
+     --plain --output "$W/$name" "$@" >"$W/$name.log" 2>&1; echo "exit $?" >>"$W/$name.log")
+}
 
-step "GPU: tests, corpus, W1-W7 against PyTorch (cores 0-3)"
-pin 0-3 env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 bash benchmarks/gpu_check.sh >"$W/gpu_check.out" 2>&1
-tail -40 "$W/gpu_check.out" | tee -a "$LOG"
-# (kept at once: a run stopped later still returns the GPU results)
-cp "$W/gpu/gpu_check.md" "$OUT/gpu_gpu_check.md" 2>/dev/null
-tar czf "$OUT/gpu.tgz" -C "$W" gpu gpu_check.out 2>/dev/null
-if [ "${BENCH:-1}" = "1" ] && [ "$(left)" -gt 150 ]; then
-  step "CPU benchmark on cores 0-1 (JAX and PyTorch on the CPU; $(left) s left)"
-  MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
-    pin 0-1 timeout "$(( $(left) > 260 ? 220 : $(left) - 40 ))" "$PY" -m benchmarks "--${BENCH_SIZE:-quick}" --peers torch.compile,jax --plain \
-    --output "$W/bench-quick" >"$W/bench-quick.log" 2>&1
-  tail -15 "$W/bench-quick.log" | tee -a "$LOG"
+step "all steps start ($NCPU cores, budget $BUDGET s)"
+if [ "${GPU:-1}" = "1" ]; then
+  (PYTHONPATH="$ROOT" pin 0-3 timeout "$((BUDGET - 10))" env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 \
+     bash benchmarks/gpu_check.sh >"$W/gpu_check.out" 2>&1) &
 fi
-if [ "${BENCH:-1}" = "1" ] && [ "$(left)" -gt 80 ]; then
-  step "CPU benchmark under --contend (core 1 kept busy; $(left) s left)"
-  MYC_CACHE_DIR="$W/cache-bench" JAX_PLATFORMS=cpu CUDA_VISIBLE_DEVICES="" \
-    pin 0-1 timeout "$(( $(left) - 30 ))" "$PY" -m benchmarks "--${BENCH_SIZE:-quick}" --contend --workloads W3,W4,W6 --peers jax \
-    --plain --output "$W/bench-contend" >"$W/bench-contend.log" 2>&1
-  tail -8 "$W/bench-contend.log" | tee -a "$LOG"
+if [ "$NCPU" -ge 8 ] && [ -n "${BASELINE:-}" ] && [ -d "${BASELINE}/myc" ]; then
+  BASE="$(cd "$BASELINE" && pwd)"
+  bench 4-5 compare-old "$BASE" --peers none &
+  bench 6-7 compare-new "$ROOT" --peers none &
 fi
-
-if [ -n "$FUZZ_PID" ]; then
-  step "waiting for the fuzz campaign"
-  wait
-  for d in "$W"/fuzz/run*/; do echo "--- $d"; cat "$d/summary.txt"; done >"$W/fuzz_summary.txt" 2>/dev/null
-  mkdir -p "$W/fuzz_failures"
-  for d in "$W"/fuzz/run*/; do
-    for f in "$d"failure-*; do [ -f "$f" ] && cp "$f" "$W/fuzz_failures/$(basename "$d")-$(basename "$f")"; done
-  done
-  tail -60 "$W/fuzz_summary.txt" | tee -a "$LOG"
+if [ "$NCPU" -ge 12 ]; then
+  bench 8-9 bench-quick "$ROOT" --peers torch.compile,jax &
+  bench 10-11 bench-contend "$ROOT" --contend --peers jax &
+fi
+if [ "$NCPU" -ge 16 ]; then
+  (export MYC_VECTOR_WIDTH=256; bench 12-13 vw256 "$ROOT" --workloads W1,W6,W7 --peers jax) &
+  (export MYC_VECTOR_WIDTH=512; bench 14-15 vw512 "$ROOT" --workloads W1,W6,W7 --peers jax) &
+fi
+wait
+step "all steps ended"
+tail -30 "$W/gpu_check.out" 2>/dev/null | tee -a "$LOG"
+for n in compare-old compare-new bench-quick bench-contend vw256 vw512; do
+  [ -f "$W/$n.log" ] && { echo "--- $n"; grep -E "ok:|exit|FAIL|Error" "$W/$n.log" | tail -12; } | tee -a "$LOG"
+done
+if [ -f "$W/compare-old/results.json" ] && [ -f "$W/compare-new/results.json" ]; then
+  step "no-regression comparison (old harness on cores 4-5, new on 6-7, side by side)"
+  PYTHONPATH="$ROOT" "$PY" -m benchmarks --compare "$W/compare-old/results.json" \
+    "$W/compare-new/results.json" >"$W/compare.txt" 2>&1
+  cat "$W/compare.txt" | tee -a "$LOG"
 fi
 
 step "packing"
-rm -rf "$W"/cache* "$W"/fuzz/cache*
+rm -rf "$W"/cache*
 tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
 cp "$LOG" "$OUT/session.log"
-rm -f "$OUT/gpu.tgz"
-for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md fuzz_summary.txt; do
+for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md compare.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
 done
 ls -la "$OUT"

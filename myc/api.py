@@ -11,6 +11,7 @@ from myc import pipeline, timings
 from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.prims.containers import like
+from myc.runtime import fastcall
 from myc.runtime.args import check_arg, check_args, check_like, int_tangents, own_outputs
 
 if TYPE_CHECKING:
@@ -117,8 +118,17 @@ def _stats_of(run: Any, name: str, backend: str):
 def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
-    return backend_named(source.backend).call(run, b.names, b.bind(args, kwargs),
-                                              check_args, own_outputs)
+    bound = b.bind(args, kwargs)
+    fast = fastcall.lookup(run, bound)
+    if fast is not None:  # a host signature seen before (``myc.runtime.fastcall``)
+        out = fast.call(bound)
+        if out is not fastcall.MISSED:
+            return own_outputs(out)
+    backend = backend_named(source.backend)
+    out = backend.call(run, b.names, bound, check_args, own_outputs)
+    if backend.host_fast_calls:
+        fastcall.note(run, bound)
+    return out
 
 
 def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:

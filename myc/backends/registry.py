@@ -28,6 +28,9 @@ class Backend(Target):
     source_keyed: bool = False
     # ``myc.ir(stage="kernels")`` lowers for this backend itself (else for the CPU)
     lowers_for_ir: bool = False
+    # repeat calls with host arrays may skip the full dispatch (``runtime.fastcall``):
+    # only where ``call`` is the plain one below
+    host_fast_calls: bool = False
     # the language ``render`` writes kernels in (``myc.ir(stage="target")``), if any
     target_language: str | None = None
     # how a line comment starts in that language (kernels are separated by one)
@@ -64,6 +67,7 @@ class Cpu(Backend):
     """LLVM: vectorized, multi-threaded kernels; host programs and loops native."""
 
     name = "cpu"
+    host_fast_calls = True
     kernel_every_op = False
     native_host = True
     source_keyed = True
