@@ -16,7 +16,7 @@ import numpy as np
 
 from myc.errors import MycTypeError
 from myc.prims import REGISTRY, Primitive
-from myc.prims.abstract import AArray, AScalar, abstract_of, proxy, result_abstract
+from myc.prims.abstract import AArray, AScalar, as_abstract, proxy, result_abstract
 from myc.prims.arrays import STATIC_ONLY
 
 # declared ``elementwise`` in the primitive table: broadcast shapes, NumPy's dtype
@@ -26,13 +26,7 @@ SAME_AS_FIRST = frozenset(["check_math_domain"])
 REDUCTIONS = frozenset("sum mean max min argmax argmin".split())
 
 
-def _abs(v: Any) -> AArray | AScalar:
-    if isinstance(v, (AArray, AScalar)):
-        return v
-    a = abstract_of(v)
-    if a is None:
-        raise TypeError(f"unsupported operand of type {type(v).__name__}")
-    return a
+_abs = as_abstract  # (one definition: ``myc.prims.abstract``)
 
 
 def _prox(v: Any) -> Any:

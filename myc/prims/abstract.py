@@ -71,6 +71,17 @@ def abstract_of(value: Any) -> Abstract | None:
     return None
 
 
+def as_abstract(v: Any) -> AArray | AScalar:
+    """An operand of a shape rule as an abstract value: abstract already, or a concrete
+    leaf's abstract (a ``TypeError`` for anything that is not numeric data)."""
+    if isinstance(v, (AArray, AScalar)):
+        return v
+    a = abstract_of(v)
+    if a is None:
+        raise TypeError(f"unsupported operand of type {type(v).__name__}")
+    return a
+
+
 def proxy(a: Abstract) -> Any:
     """A one-element stand-in with the same dtype, kind and ndim (for dtype rules)."""
     if isinstance(a, AScalar):

@@ -27,19 +27,13 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycShapeError, MycValueError
-from myc.prims.abstract import AArray, AScalar, abstract_of
+from myc.prims.abstract import AArray, AScalar, as_abstract
 from myc.prims.registry import register
 
 LinAlgError = np.linalg.LinAlgError
 
 
-def _abs(v: Any) -> AArray | AScalar:
-    if isinstance(v, (AArray, AScalar)):
-        return v
-    a = abstract_of(v)
-    if a is None:
-        raise TypeError(f"unsupported operand of type {type(v).__name__}")
-    return a
+_abs = as_abstract  # (one definition: ``myc.prims.abstract``)
 
 
 def _float_dtype(*dts: np.dtype) -> np.dtype:
