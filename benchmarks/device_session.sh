@@ -48,6 +48,7 @@ bench() {  # bench CORES NAME DIR(tree) ARGS...
      --plain --output "$W/$name" "$@" >"$W/$name.log" 2>&1; echo "exit $?" >>"$W/$name.log")
 }
 
+PYTHONPATH="$ROOT" "$PY" -c "from myc.backends.cpu.jit import host; print('myc host (cpu, features; the vector width chosen):', host())" 2>&1 | tail -1 | tee -a "$LOG"
 step "all steps start ($NCPU cores, budget $BUDGET s)"
 if [ "${GPU:-1}" = "1" ]; then
   (PYTHONPATH="$ROOT" pin 0-3 timeout "$((BUDGET - 10))" env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 \
@@ -63,8 +64,8 @@ if [ "$NCPU" -ge 12 ]; then
   bench 10-11 bench-contend "$ROOT" --contend --peers jax &
 fi
 if [ "$NCPU" -ge 16 ]; then
-  (export MYC_VECTOR_WIDTH=256; bench 12-13 vw256 "$ROOT" --workloads W1,W6,W7 --peers jax) &
-  (export MYC_VECTOR_WIDTH=512; bench 14-15 vw512 "$ROOT" --workloads W1,W6,W7 --peers jax) &
+  (export MYC_VECTOR_WIDTH=256; bench 12-13 vw256 "$ROOT" --workloads W1,W6,W7,W7f --peers jax) &
+  (export MYC_VECTOR_WIDTH=512; bench 14-15 vw512 "$ROOT" --workloads W1,W6,W7,W7f --peers jax) &
 fi
 wait
 step "all steps ended"
