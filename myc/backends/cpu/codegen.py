@@ -158,13 +158,22 @@ def counted_loop(e: Emitter, lo: ir.Value, hi: ir.Value, inits: list[ir.Value], 
     return outs
 
 
+def _native_scalef() -> bool:
+    """Do kernels compile for AVX-512 here (``vscalefps`` makes ``2^k`` one instruction
+    in exp and its family)?  Follows the vector-width choice: narrowed to AVX2, no."""
+    from myc.backends.cpu.jit import host
+    from myc.backends.cpu.tuning import has_avx512
+
+    return has_avx512(host()[1])
+
+
 class KernelGen:
     def __init__(self, kernel: Kernel, plan: Plan, module: ir.Module):
         self.k = kernel
         self.plan = plan
         self.module = module
         self.flush = fpmode.flushes()  # subnormals to zero in this kernel (fpmode.py)
-        self.math = MathLib(module)
+        self.math = MathLib(module, scalef=_native_scalef())
         self.outs = sorted(kernel.outputs, key=lambda o: o.out_index)
         self.load_strides = dict(plan.loads)
         self.levels = row_reductions([o.expr for o in self.outs])

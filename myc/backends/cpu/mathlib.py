@@ -142,8 +142,19 @@ def clamp(e: Emitter, x: V, lo: float, hi: float) -> V:
 
 
 def ldexp(e: Emitter, p: V, k: V) -> V:
-    """``p * 2^k`` for ``k`` (integer) down to the subnormal range and up to overflow."""
+    """``p * 2^k`` for ``k`` (integer) down to the subnormal range and up to overflow.
+
+    Where the target scales natively (AVX-512's ``vscalefps``: ``MathLib(scalef=True)``)
+    this is LLVM's ``ldexp``, one rounding like the two halves below; elsewhere
+    ``llvm.ldexp`` becomes a libm call per element, so ``2^k`` is built from exponent
+    bits, in two halves (``k`` down to -150 and up to 128 do not fit one)."""
     P = prec(p.ty)
+    if getattr(e, "scalef", False):
+        fn_name = f"llvm.ldexp.{suffix(p.ty)}.i{P.ity.width}"
+        fn = e.module.globals.get(fn_name)
+        if fn is None:
+            fn = ir.Function(e.module, ir.FunctionType(p.ty, [p.ty, P.ity]), fn_name)
+        return e.call(fn, p, k)
     k1 = k >> 1
     k2 = k - k1
     s1 = e.bitcast((k1 + P.bias) << P.mbits, P.ty)
@@ -165,7 +176,8 @@ def exp_core(e: Emitter, x: V, x_lo: V | None = None) -> V:
     P = prec(x.ty)
     x = clamp(e, x, P.exp_lo, P.exp_hi)
     k = (x * LOG2E).rint()
-    r = (x - k * P.ln2[0]) - k * P.ln2[1]
+    # x - k ln2_hi is exact (Sterbenz); the fused low part rounds once instead of twice
+    r = e.fma(-k, e.c(x.ty, P.ln2[1]), x - k * P.ln2[0])
     if x_lo is not None:
         r = r + x_lo
     p = e.muladd(r * r, e.poly(r, P.exp_poly), r) + 1.0
@@ -621,8 +633,9 @@ class MathLib:
     """Defines ``@myc.<name>.<f32|f64>`` (and the fast variants ``@myc.<name>.fast.<..>``
     of the functions in :data:`FAST`) in a module on first use."""
 
-    def __init__(self, module: ir.Module):
+    def __init__(self, module: ir.Module, scalef: bool = False):
         self.module = module
+        self.scalef = scalef  # the target has a native vector ldexp (x86 AVX-512)
 
     def call(self, e: Emitter, name: str, *args: V) -> V:
         return e.call(self.function(name, args[0].ty), *args)
@@ -643,6 +656,7 @@ class MathLib:
         fn.attributes.add("alwaysinline")
         fn.attributes.add("nounwind")
         e = Emitter(ir.IRBuilder(fn.append_basic_block("entry")))
+        e.scalef = self.scalef
         impl = FAST_IMPLS[name] if fast else IMPLS[name]
         e.b.ret(impl(e, *(e.v(a) for a in fn.args)).v)
         return fn
