@@ -9,8 +9,8 @@
 #   cores 8-9    the CPU benchmark with JAX and torch.compile (this machine is another
 #                x86 class than the development machines: CPU model and ISA recorded)
 #   cores 10-11  the same under --contend (core 11 kept busy), JAX as the peer
-#   cores 12-13/14-15  vector width by hand: MYC_VECTOR_WIDTH=256 and 512 on W1, W6, W7,
-#                W7f (is the probe's choice the faster one on this CPU?)
+#   cores 12-13  the CPU math tests (this CPU's AVX-512 code paths against the references)
+#   cores 14-15  benchmarks/x86_probe.py: myc against JAX, one thread then two
 # A machine with fewer than 16 cores runs what fits.  Everything lands in $OUT: all.tgz
 # with every log and result, and the key tables (the device tool returns at most 8 files).
 #
@@ -64,14 +64,25 @@ if [ "$NCPU" -ge 12 ]; then
   bench 10-11 bench-contend "$ROOT" --contend --peers jax &
 fi
 if [ "$NCPU" -ge 16 ]; then
-  (export MYC_VECTOR_WIDTH=256; bench 12-13 vw256 "$ROOT" --workloads W1,W6,W7,W7f --peers jax) &
-  (export MYC_VECTOR_WIDTH=512; bench 14-15 vw512 "$ROOT" --workloads W1,W6,W7,W7f --peers jax) &
+  # this CPU's own code paths (AVX-512 math) checked against the references, then the
+  # memory-bound probes against JAX with one and two threads
+  (cd "$ROOT" && MYC_CACHE_DIR="$W/cache-cputests" PYTHONPATH="$ROOT" pin 12-13 timeout "$((BUDGET - 20))" \
+     "$PY" -m pytest -q -p no:cacheprovider -o addopts="" tests/cpu/test_mathlib.py \
+     tests/cpu/test_subnormals.py tests/cpu/test_special.py tests/cpu/test_tuning.py \
+     >"$W/cpu_tests.log" 2>&1; echo "exit $?" >>"$W/cpu_tests.log") &
+  (cd "$ROOT" && for t in 1 2; do cores=14; [ $t = 2 ] && cores=14-15
+     MYC_CACHE_DIR="$W/cache-probe$t" PYTHONPATH="$ROOT" JAX_PLATFORMS=cpu \
+     XLA_FLAGS="--xla_cpu_multi_thread_eigen=$([ $t = 1 ] && echo false || echo true) intra_op_parallelism_threads=$t" \
+     pin $cores timeout 100 "$PY" -m benchmarks.x86_probe --threads $t >"$W/probe-t$t.log" 2>&1; done) &
 fi
 wait
 step "all steps ended"
 tail -30 "$W/gpu_check.out" 2>/dev/null | tee -a "$LOG"
-for n in compare-old compare-new bench-quick bench-contend vw256 vw512; do
+for n in compare-old compare-new bench-quick bench-contend; do
   [ -f "$W/$n.log" ] && { echo "--- $n"; grep -E "ok:|exit|FAIL|Error" "$W/$n.log" | tail -12; } | tee -a "$LOG"
+done
+for f in cpu_tests.log probe-t1.log probe-t2.log; do
+  [ -f "$W/$f" ] && { echo "--- $f"; tail -8 "$W/$f"; } | tee -a "$LOG"
 done
 if [ -f "$W/compare-old/results.json" ] && [ -f "$W/compare-new/results.json" ]; then
   step "no-regression comparison (old harness on cores 4-5, new on 6-7, side by side)"
