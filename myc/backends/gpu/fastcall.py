@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from myc.backends.gpu import graphs
 from myc.lower.program import _rebuild
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.support.stats import note_run
@@ -92,6 +93,9 @@ class FastCall:
                         in enumerate(prog.outputs)
                         if is_slot and isinstance(prog.specs[x], AScalar)]
         self.checks = prog.checks
+        # a CUDA graph of the steps, for calls on the same arrays (``gpu.graphs``)
+        self.graphs = graphs.GraphPolicy() if graphs.enabled(prog.backend) else None
+        self.scalar_slots = {i for i, _ in self.scalars}
 
     def call(self, bound: list[Any], dev: Any, backend: str) -> Any:
         """The results (before ``host.own_results``), or ``MISSED``."""
@@ -99,11 +103,16 @@ class FastCall:
             return MISSED  # evicted (or compiled again): the full path
         self.cache.move_to_end(self.lru_key)  # a use, for the LRU
         check_devices(bound, dev, backend)
-        slots: list[Any] = [None] * self.nslots
-        for slot, v in zip(self.params, bound, strict=True):
-            slots[slot] = v
-        self.flat.run(slots)
-        values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        pol = self.graphs
+        values = None if pol is None else \
+            pol.values(bound, dev.cp, self.flat.run, self.nslots, self.params,
+                       self.outputs, self.scalar_slots, self.checks)
+        if values is None:
+            slots: list[Any] = [None] * self.nslots
+            for slot, v in zip(self.params, bound, strict=True):
+                slots[slot] = v
+            self.flat.run(slots)
+            values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
         for i, conv in self.scalars:
             v = values[i]
             if type(v) in DEVICE_ARRAY_TYPES:
