@@ -51,6 +51,7 @@ pin 0-3 env OUT="$W/gpu" SIZE=quick CPU_TESTS=0 bash benchmarks/gpu_check.sh >"$
 tail -40 "$W/gpu_check.out" | tee -a "$LOG"
 # (kept at once: a run stopped later still returns the GPU results)
 cp "$W/gpu/gpu_check.md" "$OUT/gpu_gpu_check.md" 2>/dev/null
+cp "$W/gpu/gpu_check_full.md" "$OUT/gpu_gpu_check_full.md" 2>/dev/null
 tar czf "$OUT/gpu.tgz" -C "$W" gpu gpu_check.out 2>/dev/null
 if [ "${BENCH:-1}" = "1" ] && [ "$(left)" -gt 150 ]; then
   step "CPU benchmark on cores 0-1 (JAX and PyTorch on the CPU; $(left) s left)"
@@ -83,7 +84,7 @@ rm -rf "$W"/cache* "$W"/fuzz/cache*
 tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
 cp "$LOG" "$OUT/session.log"
 rm -f "$OUT/gpu.tgz"
-for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md fuzz_summary.txt; do
+for f in gpu/gpu_check.md gpu/gpu_check_full.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md fuzz_summary.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
 done
 ls -la "$OUT"

@@ -41,6 +41,11 @@ def defer_to(checks: list[Any] | None) -> None:
     _deferred.checks = checks
 
 
+def capturing() -> bool:
+    """Is this thread capturing a CUDA graph (``gpu.graphs``)?"""
+    return getattr(_deferred, "checks", None) is not None
+
+
 def check_index(x: Any, idx: Any) -> None:
     """Raise ``IndexError`` (NumPy's) if ``x[idx]`` has an index out of range."""
     from myc.backends.gpu.host import DeviceConst, _const_of

@@ -66,6 +66,8 @@ def reset_host_fallbacks() -> None:
 
 
 def count_fallback(name: str) -> None:
+    if bounds.capturing():  # (a capture the host step ends: refused, counted there)
+        return
     with _fallback_lock:
         _fallbacks[name] += 1
 
