@@ -7,6 +7,8 @@ results never shared with the next call, and every out-of-range index an error."
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,24 @@ def test_an_out_of_range_label_raises_on_every_path(monkeypatch, tmp_path):
     bad_y = cp.asarray(bad)
     with pytest.raises(myc.MycIndexError, match="out of bounds"):
         f(x, bad_y)
+
+
+def root_of_picked(x, idx):
+    v = x[idx]
+    return math.sqrt(float(np.sum(v)))
+
+
+def test_a_wrapped_gather_does_not_hide_its_index_error(monkeypatch, tmp_path):
+    """On a repeat call the gathers' checks are read after the steps; a later step that
+    fails on the wrapped gather's values (here sqrt of a negative) must not replace
+    the IndexError NumPy raises first."""
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    x = cp.asarray(np.array([-1.0, 1.0, 1.0]))
+    ok = cp.asarray(np.array([1, 2]))
+    f = myc.jit(root_of_picked, backend="cuda")
+    assert f(x, ok) == f(x, ok) == math.sqrt(2.0)
+    assert f._executable._gpu_fast  # the fast path serves the next calls
+    bad = cp.asarray(np.array([3, 3]))  # wraps to [0, 0]: a sum of -2
+    for _ in range(2):
+        with pytest.raises(myc.MycIndexError, match="index 3 is out of bounds"):
+            f(x, bad)

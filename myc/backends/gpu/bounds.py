@@ -9,10 +9,13 @@ checks its index first:
 - an index array on the device (a call's argument: W3/W4's ``labels``) is checked on
   the device: ``max(uint64(i + n)) < 2n`` holds exactly when every ``i`` is in
   ``[-n, n)`` (a negative sum wraps to a huge unsigned value) -- one addition and one
-  reduction, then one read of the maximum.  Inside a CUDA graph capture
-  (``gpu.graphs``) the read is deferred: the maximum is one of the graph's buffers,
-  read after every replay; a replay that finds it out of range runs the steps again
-  without the graph, and their check raises, located on the user's line;
+  reduction, then one read of the maximum.  On a repeat call (``gpu.fastcall``) the
+  read is deferred to the end of the steps, so that the host does not wait for the
+  GPU in the middle of the program (CuPy's wrapped gather touches no memory out of
+  bounds; its values are dropped); inside a CUDA graph capture (``gpu.graphs``) the
+  maximum is one of the graph's buffers, read after every replay.  A deferred check
+  that finds an index out of range runs the steps again with the checks read at once,
+  which raise, located on the user's line;
 - an index array on the host or a program's constant is checked with NumPy (a
   constant once per shape indexed: it cannot change);
 - any other index form with a device array in it (a boolean mask, ``None``,
@@ -35,15 +38,25 @@ from myc.prims.abstract import DEVICE_ARRAY_TYPES
 _deferred = threading.local()  # .checks: a graph capture's list, else absent or None
 
 
-def defer_to(checks: list[Any] | None) -> None:
-    """Inside a capture: device checks append ``(maximum, limit)`` to ``checks``
-    instead of reading the maximum now (None: read at once again)."""
+def defer_to(checks: list[Any] | None, capture: bool = False) -> None:
+    """Device checks append ``(maximum, limit)`` to ``checks`` instead of reading the
+    maximum now (None: read at once again); ``capture``: a CUDA graph is being
+    captured (nothing may be read)."""
     _deferred.checks = checks
+    _deferred.capture = capture and checks is not None
 
 
 def capturing() -> bool:
     """Is this thread capturing a CUDA graph (``gpu.graphs``)?"""
-    return getattr(_deferred, "checks", None) is not None
+    return getattr(_deferred, "capture", False)
+
+
+def out_of_range(checks: list[tuple[Any, int]]) -> bool:
+    """Did a deferred check find an index out of range (one read per check)?"""
+    for top, limit in checks:
+        if read(top) >= limit:
+            return True
+    return False
 
 
 def check_index(x: Any, idx: Any) -> None:

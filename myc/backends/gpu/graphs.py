@@ -153,10 +153,9 @@ class CapturedCall:
         run without the graph, and raise)."""
         with self.lock:
             self.graph.launch()
-            for top, limit in self.checks:
-                if bounds.read(top) >= limit:
-                    _count("index out of range")
-                    return None
+            if self.checks and bounds.out_of_range(self.checks):
+                _count("index out of range")
+                return None
             out = []
             for read, v in self.results:
                 if read is None:
@@ -194,7 +193,7 @@ def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
             stream.begin_capture()
         except Exception as exc:  # noqa: BLE001 - e.g. HIP: the steps run
             return _refuse(policy, exc)
-        bounds.defer_to(checks)
+        bounds.defer_to(checks, capture=True)
         try:
             run(slots)
         except BaseException as exc:  # noqa: BLE001 - ended below, then said
