@@ -95,7 +95,7 @@ class FastCall:
         self.checks = prog.checks
         # a CUDA graph of the steps, for calls on the same arrays (``gpu.graphs``)
         self.graphs = graphs.GraphPolicy() if graphs.enabled(prog.backend) else None
-        self.scalar_slots = {i for i, _ in self.scalars}
+        self.scalar_slots = dict(self.scalars)  # (read by a graph's replay itself)
         # the gathers' checks read at the end of the steps -- not with loops or typed
         # calls, whose control flow could depend on a wrapped gather's values
         self.defer = not any(getattr(getattr(fn, "step", fn), "runner", False)

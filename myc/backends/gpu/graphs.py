@@ -80,7 +80,7 @@ class GraphPolicy:
         self.off = False  # refused once (or unstable): the steps run, as before
 
     def values(self, bound: list[Any], cp: Any, run: Any, nslots: int, params: list[int],
-               outputs: list[tuple[bool, Any]], scalars: set[int],
+               outputs: list[tuple[bool, Any]], scalars: dict[int, Any],
                unused: int) -> list[Any] | None:
         """This call's output values through the graph (replayed, or captured now), or
         None: the caller runs the steps.  ``outputs``' last ``unused`` are computed only
@@ -121,7 +121,7 @@ class CapturedCall:
     argument objects it reads and the slots holding its results."""
 
     def __init__(self, graph: Any, pool: Any, args: tuple, slots: list[Any],
-                 outputs: list[tuple[bool, Any]], scalars: set[int], stream_ptr: int,
+                 outputs: list[tuple[bool, Any]], scalars: dict[int, Any], stream_ptr: int,
                  checks: list[tuple[Any, int]]):
         self.graph = graph
         self.checks = checks  # the gathers' bounds (``gpu.bounds``): read per replay
@@ -130,14 +130,16 @@ class CapturedCall:
         self.slots = slots
         self.stream_ptr = stream_ptr
         self.lock = threading.Lock()
-        # per result: ("copy", array) / ("read", array) / ("as is", value)
-        self.results = []
+        # per result: (how, value) -- "copy" a device array, "read" a device scalar
+        # (with its conversion), or "as is" (a host value)
+        self.results: list[tuple[str, Any, Any]] = []
         for i, (is_slot, x) in enumerate(outputs):
             v = slots[x] if is_slot else x
             if type(v) in DEVICE_ARRAY_TYPES:
-                self.results.append((i in scalars, v))
+                self.results.append(("read", v, scalars[i]) if i in scalars else
+                                    ("copy", v, None))
             else:
-                self.results.append((None, v))
+                self.results.append(("as is", v, None))
 
     def serves(self, bound: list[Any], cp: Any) -> bool:
         args = self.args
@@ -157,19 +159,19 @@ class CapturedCall:
                 _count("index out of range")
                 return None
             out = []
-            for read, v in self.results:
-                if read is None:
-                    out.append(v)
-                elif read:
-                    out.append(v)  # a scalar: read back (a copy) by the fast path
-                else:
+            for how, v, conv in self.results:  # (before the next replay can start)
+                if how == "copy":
                     out.append(v.copy())  # the caller's own array
+                elif how == "read":
+                    out.append(conv(v.get()[()]))  # a scalar, as the program's type says
+                else:
+                    out.append(v)
             _count("replayed")
         return out
 
 
 def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
-            params: list[int], outputs: list[tuple[bool, Any]], scalars: set[int],
+            params: list[int], outputs: list[tuple[bool, Any]], scalars: dict[int, Any],
             cp: Any) -> list[Any] | None:
     """Capture ``run(slots)`` (the flat steps) on ``bound`` and replay it once: this
     call's values; None when the capture was refused (counted; the caller runs the
