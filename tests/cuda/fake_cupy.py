@@ -152,7 +152,8 @@ class FakeArray(np.ndarray):
 def _wrapped_gather(src: np.ndarray, items: tuple) -> np.ndarray:
     """``src[items]`` as CuPy does it: an integer index array out of range wraps around
     (NumPy would raise)."""
-    return src[tuple(np.mod(i, n) if isinstance(i, np.ndarray) and n else i
+    return src[tuple(np.mod(i, n) if isinstance(i, np.ndarray) and n and i.size and
+                     (i.min() < -n or i.max() >= n) else i
                      for i, n in zip(items, src.shape, strict=False))]
 
 

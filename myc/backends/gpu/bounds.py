@@ -63,12 +63,17 @@ def check_index(x: Any, idx: Any) -> None:
     """Raise ``IndexError`` (NumPy's) if ``x[idx]`` has an index out of range."""
     from myc.backends.gpu.host import DeviceConst, _const_of
 
+    shape = (x.host if type(x) is DeviceConst else x).shape if \
+        type(x) is DeviceConst or type(x) in DEVICE_ARRAY_TYPES or \
+        type(x) is np.ndarray else None
+    if shape is None:
+        return  # (a tuple or a dict indexed: checked by its own indexing)
     items = idx if type(idx) is tuple else (idx,)
     if _const_of:  # a program's constant uploaded for the index (by ``make_tuple``)
         items = tuple(_constant(i, _const_of) if type(i) in DEVICE_ARRAY_TYPES else i
                       for i in items)
 
-    simple = len(items) <= x.ndim
+    simple = len(items) <= len(shape)
     for i in items:
         t = type(i)
         if t in DEVICE_ARRAY_TYPES or t is np.ndarray or t is DeviceConst:
@@ -79,9 +84,8 @@ def check_index(x: Any, idx: Any) -> None:
             simple = False  # None, Ellipsis, a list...
     if not simple:
         if any(type(i) in DEVICE_ARRAY_TYPES for i in items):
-            _exact(x.shape, items)
+            _exact(shape, items)
         return
-    shape = x.shape
     for axis, i in enumerate(items):
         t = type(i)
         if t in DEVICE_ARRAY_TYPES:
