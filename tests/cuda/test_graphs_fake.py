@@ -184,3 +184,16 @@ def test_a_wrapped_gather_does_not_hide_its_index_error(monkeypatch, tmp_path):
     for _ in range(2):
         with pytest.raises(myc.MycIndexError, match="index 3 is out of bounds"):
             f(x, bad)
+
+
+def test_large_results_are_not_worth_a_graph(monkeypatch, tmp_path):
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    graphs.reset_graph_stats()
+    monkeypatch.setattr(graphs, "MAX_COPY_BYTES", 1000)
+    x = cp.asarray(np.linspace(0, 1, 300))  # a 2400-byte result
+    f = myc.jit(lambda x: np.exp(x) * 2.0, backend="cuda")
+    for _ in range(5):
+        np.testing.assert_allclose(f(x).get(), np.exp(x.get()) * 2.0, rtol=1e-15)
+    stats = graphs.graph_stats()
+    assert not stats.get("captured") and not stats.get("replayed"), stats
+    assert any(k.startswith("not used:") for k in stats), stats

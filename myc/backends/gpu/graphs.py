@@ -31,7 +31,9 @@ When: a fast-path signature (``gpu.fastcall``) whose call gets the same argument
 objects as the call before it is captured (a benchmark or a training step over fixed
 buffers); arguments that are new arrays every call (``w = w - lr * g``) are never
 captured, and after :data:`MAX_CAPTURES` captures for one signature it stops trying
-(``unstable``).  ``MYC_NO_GRAPHS=1`` turns graphs off.  CuPy's ROCm build cannot
+(``unstable``).  A call whose array results exceed :data:`MAX_COPY_BYTES` is not
+replayed (``not used``): copying them out would cost the GPU more than the host saves.
+``MYC_NO_GRAPHS=1`` turns graphs off.  CuPy's ROCm build cannot
 capture (HIP): ``backend="rocm"`` runs the steps.
 """
 
@@ -46,6 +48,10 @@ from myc.backends.gpu import bounds
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
 
 MAX_CAPTURES = 4  # per signature: arguments that keep changing stop the captures
+# array results larger than this in all are not worth a graph: copying them out of the
+# graph's buffers costs the GPU more time (~20 us per 32 MiB on an H100) than the
+# replay saves the host
+MAX_COPY_BYTES = 32 << 20
 
 _stats: Counter[str] = Counter()
 _stats_lock = threading.Lock()
@@ -212,6 +218,11 @@ def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
         return _refuse(policy, failed)
     g = CapturedCall(graph, pool, tuple(bound), slots, outputs, scalars, current.ptr,
                      checks)
+    copied = sum(int(v.nbytes) for how, v, _ in g.results if how == "copy")
+    if copied > MAX_COPY_BYTES:
+        policy.off = True
+        _count(f"not used: {copied / 2**20:.1f} MiB of results to copy per call")
+        return None
     policy.graph = g
     _count("captured")
     return g.replay(cp)
