@@ -95,7 +95,7 @@ step "packing"
 rm -rf "$W"/cache*
 tar czf "$OUT/all.tgz" -C "$W" . 2>/dev/null
 cp "$LOG" "$OUT/session.log"
-for f in gpu/gpu_check.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md compare.txt; do
+for f in gpu/gpu_check.md gpu/gpu_check_full.md gpu/gpu_overhead.log bench-quick/results.md bench-contend/results.md compare.txt; do
   [ -f "$W/$f" ] && cp "$W/$f" "$OUT/$(echo "$f" | tr / _)"
 done
 ls -la "$OUT"

@@ -48,6 +48,7 @@ def versions() -> dict:
             out["driver"] = cupy.cuda.runtime.driverGetVersion()
             out["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
             out["peak_gbs"] = peak_gbs(cupy)
+            out["copy_gbs"] = copy_gbs(cupy)
     except Exception as exc:  # noqa: BLE001
         out["gpu_available"] = False
         out["gpu_error"] = f"{type(exc).__name__}: {exc}"
@@ -63,6 +64,28 @@ def peak_gbs(cupy) -> float | None:
         khz = rt.deviceGetAttribute(36, dev)  # cudaDevAttrMemoryClockRate
         bits = rt.deviceGetAttribute(37, dev)  # cudaDevAttrGlobalMemoryBusWidth
         return 2.0 * khz * 1e3 * bits / 8 / 1e9 if khz and bits else None
+    except Exception:  # noqa: BLE001 - a report
+        return None
+
+
+def copy_gbs(cupy, nbytes: int = 1 << 28, repeats: int = 10) -> float | None:
+    """A measured reference: CuPy copying ``nbytes`` from one device buffer to another
+    (bytes read plus bytes written over the median time of ``repeats`` copies, timed
+    with CUDA events) -- what a memory-bound kernel can reach in practice."""
+    try:
+        src = cupy.ones(nbytes // 4, dtype=cupy.float32)
+        dst = cupy.empty_like(src)
+        dst[...] = src
+        times = []
+        for _ in range(repeats):
+            start, stop = cupy.cuda.Event(), cupy.cuda.Event()
+            start.record()
+            dst[...] = src
+            stop.record()
+            stop.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, stop) / 1e3)
+        del src, dst
+        return 2 * nbytes / statistics.median(times) / 1e9
     except Exception:  # noqa: BLE001 - a report
         return None
 
@@ -140,9 +163,14 @@ def run_workload(w, size: str, budget: float, compile_limit: float) -> dict:
         rec["myc_cuda_device_io"] = {"first_call_ms": first, "check": res,
                                      "steps": steps_of(f)}
         if res["ok"]:
+            from myc.backends.gpu.graphs import graph_stats, reset_graph_stats
+
             reset_host_fallbacks()
+            reset_graph_stats()
             rec["myc_cuda_device_io"].update(median_ms(lambda: (f(*dev), sync()), budget))
             rec["myc_cuda_device_io"]["host_fallbacks"] = host_fallbacks()
+            # CUDA graphs (``myc/backends/gpu/graphs.py``): captured, replayed, refused
+            rec["myc_cuda_device_io"]["graphs"] = graph_stats()
         out = f(*inputs)
         res2 = check(to_numpy_list(out), ref, w.rtol, w.atol)
         rec["myc_cuda"] = {"check": res2}
@@ -218,13 +246,19 @@ def markdown(env: dict, recs: list[dict]) -> str:
              f"{env.get('torch')}, numpy {env.get('numpy')}, llvmlite {env.get('llvmlite')}.", "",
              "Median ms per call (synchronized). myc device-io: CuPy arguments and "
              "results (what torch is timed with); myc numpy-io: NumPy arguments and results "
-             "(copies included). GB/s: the inputs and outputs once over the device-io time"
-             + (f" (% of the GPU's {env['peak_gbs']:.0f} GB/s)" if env.get("peak_gbs")
-                else "") + ". Host fallbacks: steps whose device operands were copied to "
-             "the host during the device-io timing.", "",
+             "(copies included). GB/s: the bytes that must move (inputs and outputs, "
+             "once) over the device-io time"
+             + (f" (% of the GPU's theoretical {env['peak_gbs']:.0f} GB/s: memory clock x "
+                "bus width x 2)" if env.get("peak_gbs") else "")
+             + (f" (and % of {env['copy_gbs']:.0f} GB/s, a device-to-device copy "
+                "measured here)" if env.get("copy_gbs") else "")
+             + ". Host fallbacks: steps whose device operands were copied to "
+             "the host during the device-io timing. Graphs: CUDA graphs captured (c), "
+             "replayed (r) and refused (with why) during that timing.", "",
              "| workload | size | myc check | myc first call ms | myc device-io | GB/s "
-             "| myc numpy-io | torch eager | torch.compile | myc/eager | host fallbacks |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+             "| myc numpy-io | torch eager | torch.compile | myc/eager | host fallbacks "
+             "| graphs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in recs:
         m = r.get("myc_cuda", {})
         dev = r.get("myc_cuda_device_io", {})
@@ -234,10 +268,16 @@ def markdown(env: dict, recs: list[dict]) -> str:
         gbs = "-"
         if "median_ms" in dev:
             g = r["io_bytes"] / dev["median_ms"] / 1e6
-            gbs = f"{g:.1f}" + (f" ({100 * g / env['peak_gbs']:.0f}%)"
+            gbs = f"{g:.1f}" + (f" ({100 * g / env['peak_gbs']:.0f}%" +
+                                (f", {100 * g / env['copy_gbs']:.0f}% of copy"
+                                 if env.get("copy_gbs") else "") + ")"
                                 if env.get("peak_gbs") else "")
         fb = dev.get("host_fallbacks")
         fbs = "-" if fb is None else (", ".join(f"{k} {v}" for k, v in fb.items()) or "none")
+        gr = dev.get("graphs")
+        grs = "-" if gr is None else (", ".join(
+            f"c {v}" if k == "captured" else f"r {v}" if k == "replayed" else f"{k} {v}"
+            for k, v in gr.items()).replace("|", "/") or "none")
         eager = r.get("torch_eager", {})
         ratio = "-"
         best = dev.get("median_ms", m.get("median_ms"))
@@ -247,7 +287,7 @@ def markdown(env: dict, recs: list[dict]) -> str:
         lines.append(f"| {r['workload']} | {r['size']} | {ok} | {first} | "
                      f"{_cell(r, 'myc_cuda_device_io')} | {gbs} | {_cell(r, 'myc_cuda')} | "
                      f"{_cell(r, 'torch_eager')} | {_cell(r, 'torch_compile')} | {ratio} | "
-                     f"{fbs} |")
+                     f"{fbs} | {grs} |")
     errors = [(r["workload"], k, v["error"]) for r in recs for k, v in r.items()
               if isinstance(v, dict) and "error" in v]
     if errors:

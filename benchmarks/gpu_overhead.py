@@ -15,6 +15,10 @@ alone, with CuPy-resident arguments (as ``benchmarks/gpu_check.py``'s device-io 
   and their wall time is subtracted, so that its iteration count is the real one (on a
   loaded machine that subtraction is noisy: compare W5 over several runs).
 
+Calls repeat on the same arrays, so from the third call on a CUDA graph of the call
+replays (``myc/backends/gpu/graphs.py``; ``MYC_NO_GRAPHS=1`` to compare without; on the
+fake CuPy a replay is free, like its launches); what happened is printed per workload.
+
 Printed per workload: µs per call (median wall time, its minimum, and the median of
 this thread's CPU time -- steadier on a loaded machine), kernel launches, CuPy calls and
 device-to-host reads per call (and loop iterations for W5); ``--profile W3`` adds a
@@ -129,6 +133,17 @@ def _wrap_cupy(cp: Any, counters: Counters) -> None:
         counted._counted = True  # type: ignore[attr-defined]
         setattr(cp, name, counted)
     nd = cp.ndarray
+    real_copy = nd.copy
+    if not getattr(real_copy, "_counted", False):
+        def copy(self: Any, *a: Any, **k: Any) -> Any:
+            counters.cupy += 1
+            return real_copy(self, *a, **k)
+
+        copy._counted = True  # type: ignore[attr-defined]
+        try:
+            nd.copy = copy
+        except TypeError:  # CuPy's ndarray is a C type: copies not counted
+            pass
     real_get = nd.get
     if not getattr(real_get, "_counted", False):
         def get(self: Any, *a: Any, **k: Any) -> Any:
@@ -180,6 +195,14 @@ def _fake_cupy(tmp: str) -> tuple[Any, Any, dict]:
         return None
 
     mp.setattr(fake_cupy.FakeFunction, "__call__", call)
+    real_launch = fake_cupy.FakeGraph.launch
+
+    def launch(self: Any, stream: Any = None) -> None:  # a CUDA graph's replay: free
+        if switch["free"]:  # too (on a GPU, one cudaGraphLaunch of a few microseconds)
+            return None
+        return real_launch(self, stream)
+
+    mp.setattr(fake_cupy.FakeGraph, "launch", launch)
     fake_cupy.launches.clear()
     real_empty, real_matmul, real_dot = cp.empty, cp.matmul, cp.dot
 
@@ -205,6 +228,12 @@ def _fake_cupy(tmp: str) -> tuple[Any, Any, dict]:
         return run
 
     mp.setattr(cp, "empty", empty)
+    real_copy = fake_cupy.FakeArray.copy
+
+    def copy(self: Any, order: str = "C") -> Any:  # (a device-to-device copy: free too)
+        return empty(self.shape, self.dtype) if switch["free"] else real_copy(self, order)
+
+    mp.setattr(fake_cupy.FakeArray, "copy", copy)
     mp.setattr(cp, "matmul", gemm(real_matmul))
     mp.setattr(cp, "dot", gemm(real_dot))
     return cp, mp, switch
@@ -217,6 +246,9 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
     w = next(w for w in WORKLOADS if w.name == name)
     import cupy as cp
 
+    from myc.backends.gpu.graphs import graph_stats, reset_graph_stats
+
+    reset_graph_stats()
     if switch is not None:
         switch["free"] = False  # the first calls compute (on the emulator)
     inputs = w.make_inputs(0, size)
@@ -274,6 +306,7 @@ def measure(name: str, size: str, calls: int, fake: bool, switch: dict | None,
         f(*dev)
     sync()
     rec.update(counters.as_dict(3))
+    rec["graphs"] = graph_stats()  # CUDA graphs captured, replayed, refused (why)
     rec["host_us"] = round(statistics.median(times), 1)
     rec["host_us_min"] = round(min(times), 1)
     # this thread's CPU time: what other processes on a loaded machine do not inflate
@@ -343,6 +376,9 @@ def main(argv: list[str] | None = None) -> int:
               f"{rec.get('synced_us', float('nan')):10.1f} {rec['launches']:9.1f} "
               f"{rec['cupy_calls']:6.1f} {rec['d2h']:5.1f} {rec['iterations']:6.1f} "
               f"{rec['first_call_ms']:9.1f} {rec.get('check', '-')}", flush=True)
+    for rec in recs:
+        if rec.get("graphs"):
+            print(f"{rec['workload']:8} CUDA graphs: {rec['graphs']}")
     for rec in recs:
         if "profile" in rec:
             print(f"\n## profile of {rec['workload']} ({args.calls} calls)\n{rec['profile']}")

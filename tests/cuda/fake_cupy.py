@@ -5,6 +5,16 @@ host arrays in ufuncs and array functions, carry ``__cuda_array_interface__`` an
 back with ``.get()``.  Its ``cuda.function.Module`` loads the PTX that
 ``runtime.kernel_ptx`` made and launches the emulator's build of the same kernel
 (``install(monkeypatch)`` wires this up), checking grid and block sizes on the way.
+
+Stream capture (CUDA graphs) is modelled as CUDA does it: between a non-default
+stream's ``begin_capture()`` and ``end_capture()`` device work is *recorded*, not done
+-- kernel launches, GEMMs, and every array operation that writes a new array (its
+result is allocated at once, as CuPy's is, and filled at each replay from the current
+contents of its operands); views are metadata and need no recording.  A
+device-to-host read, a host-to-device upload or a synchronization during a capture
+invalidates it (``end_capture`` then raises, as ``cudaStreamEndCapture`` does).
+``Graph.launch()`` replays the recorded work in order on the same buffers.  Memory
+taken while ``cuda.using_allocator(pool.malloc)`` is active is counted by that pool.
 """
 
 from __future__ import annotations
@@ -17,6 +27,47 @@ import numpy as np
 
 from myc.backends.cuda import runtime
 from myc.backends.cuda.emulate import EmulatedKernel
+
+
+class _Capture:
+    """The stream capture in progress: the recorded work, whether it is still valid."""
+
+    def __init__(self) -> None:
+        self.ops: list = []
+        self.invalid: str | None = None
+
+
+_state = SimpleNamespace(capture=None, allocator=None)
+
+
+def _recording() -> bool:
+    return _state.capture is not None
+
+
+def _not_in_capture(what: str) -> None:
+    """A synchronous transfer: CUDA refuses it in a capture, which it invalidates."""
+    cap = _state.capture
+    if cap is not None:
+        cap.invalid = cap.invalid or what
+        raise RuntimeError(f"fake cupy: cudaErrorStreamCaptureUnsupported ({what} "
+                           "during stream capture)")
+
+
+def _record(result, compute) -> None:
+    """In a capture: ``compute()`` (plain NumPy on the operands' memory) is what the
+    graph writes into ``result`` at each replay."""
+    if _state.capture is None or not isinstance(result, np.ndarray):
+        return
+    out = result.view(np.ndarray)
+
+    def op():
+        np.copyto(out, compute())
+
+    _state.capture.ops.append(op)
+
+
+def _plain(x):
+    return x.view(np.ndarray) if isinstance(x, FakeArray) else x
 
 
 class FakeArray(np.ndarray):
@@ -36,27 +87,74 @@ class FakeArray(np.ndarray):
         return SimpleNamespace(id=0)
 
     def __getitem__(self, index):  # like CuPy: an element is a 0-d view
-        for i in index if type(index) is tuple else (index,):
+        items = index if type(index) is tuple else (index,)
+        for i in items:
             if type(i) is np.ndarray:  # CuPy copies it to the device first
                 host_indexes.append(i)
-        r = super().__getitem__(index)
-        if isinstance(r, np.ndarray):
+        src = self.view(np.ndarray)
+        if len(items) <= self.ndim and all(
+                type(i) in (int, slice) or isinstance(i, np.integer) or
+                (isinstance(i, np.ndarray) and i.dtype.kind in "iu") for i in items) and \
+                any(isinstance(i, np.ndarray) for i in items):
+            plain = tuple(_plain(i) for i in items)
+            r = _wrapped_gather(src, plain).view(FakeArray)
+            _record(r, lambda: _wrapped_gather(src, plain))
             return r
-        return super().__getitem__((*index, Ellipsis) if type(index) is tuple else
-                                   (index, Ellipsis))
+        r = super().__getitem__(index)
+        if not isinstance(r, np.ndarray):
+            r = super().__getitem__((*index, Ellipsis) if type(index) is tuple else
+                                    (index, Ellipsis))
+        if _recording() and not np.may_share_memory(_plain(r), src):  # a gather: device work
+            _record(r, lambda: src[index])
+        return r
 
     def get(self) -> np.ndarray:
+        _not_in_capture("a device-to-host copy")
         return np.array(self.view(np.ndarray), copy=True)
+
+    def copy(self, order="C"):
+        r = np.array(self.view(np.ndarray), copy=True, order=order).view(FakeArray)
+        src = self.view(np.ndarray)
+        _record(r, lambda: src)
+        return r
+
+    def astype(self, dtype, *a, **k):
+        r = self.view(np.ndarray).astype(dtype, *a, **k)
+        r = r if isinstance(r, FakeArray) else r.view(FakeArray)
+        src = self.view(np.ndarray)
+        if r is not self and not np.may_share_memory(_plain(r), src):
+            _record(r, lambda: src)
+        return r
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         _refuse_host(inputs)
-        plain = [x.view(np.ndarray) if isinstance(x, FakeArray) else x for x in inputs]
-        return _wrap(getattr(ufunc, method)(*plain, **kwargs))
+        plain = [_plain(x) for x in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(_plain(x) for x in kwargs["out"])
+        r = _wrap(getattr(ufunc, method)(*plain, **kwargs), scalar=True)
+        if _recording():
+            k2 = dict(kwargs)
+            k2.pop("out", None)
+            _record(r, lambda: getattr(ufunc, method)(*plain, **k2))
+        return r
 
     def __array_function__(self, func, types, args, kwargs):
         _refuse_host(args)
-        plain = [x.view(np.ndarray) if isinstance(x, FakeArray) else x for x in args]
-        return _wrap(func(*plain, **kwargs))
+        plain = [_plain(x) for x in args]
+        r = _wrap(func(*plain, **kwargs))
+        if _recording() and isinstance(r, np.ndarray) and \
+                not any(isinstance(x, np.ndarray) and np.may_share_memory(_plain(r), x)
+                        for x in plain):
+            _record(r, lambda: func(*plain, **kwargs))
+        return r
+
+
+def _wrapped_gather(src: np.ndarray, items: tuple) -> np.ndarray:
+    """``src[items]`` as CuPy does it: an integer index array out of range wraps around
+    (NumPy would raise)."""
+    return src[tuple(np.mod(i, n) if isinstance(i, np.ndarray) and n and i.size and
+                     (i.min() < -n or i.max() >= n) else i
+                     for i, n in zip(items, src.shape, strict=False))]
 
 
 def _refuse_host(values) -> None:
@@ -65,11 +163,14 @@ def _refuse_host(values) -> None:
             raise TypeError("fake cupy: a host array mixed with device arrays")
 
 
-def _wrap(v):
+def _wrap(v, scalar: bool = False):
     if isinstance(v, np.ndarray) and not isinstance(v, FakeArray):
         return v.view(FakeArray)
     if isinstance(v, tuple):
         return tuple(_wrap(x) for x in v)
+    if scalar and isinstance(v, np.generic) and _recording():
+        # (CuPy's result is a 0-d device array; a capture needs one to write into)
+        return np.asarray(v).view(FakeArray)
     return v
 
 
@@ -95,6 +196,9 @@ class FakeFunction:
         assert grid == (self.p.grid,) and block == (self.p.block,), (grid, block, self.p)
         assert all(isinstance(a, FakeArray) and a.flags.c_contiguous for a in args), \
             "a kernel argument is not a contiguous device array"
+        if _recording():  # recorded: run at each replay, on these buffers
+            _state.capture.ops.append(lambda: self(grid, block, args))
+            return
         launches.append((self.p.name, grid, block))
         argv = (ctypes.c_void_p * max(1, len(args)))(*[a.ctypes.data for a in args])
         self.ek.fns[self.p.name](ctypes.addressof(argv))
@@ -111,31 +215,130 @@ class FakeModule:
 
 def _owned(shape, dtype) -> FakeArray:
     """A new "device" array owning its memory (``base`` None, as CuPy's allocations)."""
+    if _state.allocator is not None:
+        _state.allocator(int(np.prod(shape, dtype=np.int64)) * np.dtype(dtype).itemsize)
     return FakeArray(shape, dtype)
 
 
 def asarray(v):
     if isinstance(v, FakeArray):
         return v
+    _not_in_capture("a host-to-device copy")
     a = np.asarray(v)
     out = _owned(a.shape, a.dtype)  # a host-to-device copy
     np.copyto(out.view(np.ndarray), a)
     return out
 
 
+def _device_op(fn):
+    """A CuPy function making a new array from device arrays: done now, and recorded
+    in a capture (redone at each replay on the operands' current contents)."""
+    def run(*arrays):
+        plain = [[_plain(x) for x in a] if isinstance(a, list | tuple) else _plain(a)
+                 for a in arrays]
+        r = np.asarray(fn(*plain)).view(FakeArray)
+        _record(r, lambda: fn(*plain))
+        return r
+    return run
+
+
+class FakeStream:
+    """A CUDA stream; the default one (``ptr`` 0) cannot capture."""
+
+    _ptrs = iter(range(1, 1 << 30))
+    _current: list = []  # streams made current by ``with``
+
+    def __init__(self, null: bool = False, non_blocking: bool = False):
+        self.ptr = 0 if null else next(self._ptrs)
+        self.capture: _Capture | None = None
+
+    def __enter__(self):
+        FakeStream._current.append(self)
+        return self
+
+    def __exit__(self, *exc):
+        FakeStream._current.pop()
+        return False
+
+    def synchronize(self) -> None:
+        _not_in_capture("a stream synchronization")
+
+    def begin_capture(self, mode=None) -> None:
+        if self.ptr == 0:
+            raise RuntimeError("cannot capture on the default (legacy) stream")
+        assert self.capture is None and _state.capture is None, "capture in capture"
+        self.capture = _state.capture = _Capture()
+
+    def is_capturing(self) -> bool:
+        return self.capture is not None
+
+    def end_capture(self) -> FakeGraph:
+        cap, self.capture, _state.capture = self.capture, None, None
+        assert cap is not None, "the stream is not capturing"
+        if cap.invalid:
+            raise RuntimeError(f"fake cupy: cudaErrorStreamCaptureInvalidated ({cap.invalid})")
+        return FakeGraph(cap.ops)
+
+
+class FakeGraph:
+    """A captured graph: its recorded work, replayed in order."""
+
+    launched = 0  # replays, all graphs together
+
+    def __init__(self, ops: list):
+        self.ops = ops
+
+    def launch(self, stream=None) -> None:
+        assert _state.capture is None, "a graph launched during a capture"
+        FakeGraph.launched += 1
+        for op in self.ops:
+            op()
+
+
+class FakeMemoryPool:
+    """A memory pool: counts what was allocated from it (``using_allocator``)."""
+
+    def __init__(self) -> None:
+        self.allocations = 0
+
+    def malloc(self, nbytes: int) -> None:
+        self.allocations += 1
+
+
+class _UsingAllocator:
+    def __init__(self, malloc) -> None:
+        self.malloc = malloc
+
+    def __enter__(self):
+        self.saved, _state.allocator = _state.allocator, self.malloc
+        return self
+
+    def __exit__(self, *exc):
+        _state.allocator = self.saved
+        return False
+
+
+_NULL = FakeStream(null=True)
+
+
+def _current_stream() -> FakeStream:
+    return FakeStream._current[-1] if FakeStream._current else _NULL
+
+
 cupy = SimpleNamespace(
     __name__="cupy", ndarray=FakeArray, uint8=np.uint8, bool_=np.bool_, asarray=asarray,
-    ascontiguousarray=lambda a: np.ascontiguousarray(a.view(np.ndarray)).view(FakeArray),
+    ascontiguousarray=_device_op(np.ascontiguousarray),
     empty=_owned,
     from_dlpack=lambda v: _from_dlpack(v),
-    stack=lambda arrays: np.stack([a.view(np.ndarray) for a in arrays]).view(FakeArray),
-    matmul=lambda a, b: np.matmul(a.view(np.ndarray), b.view(np.ndarray)).view(FakeArray),
-    dot=lambda a, b: np.asarray(np.dot(a.view(np.ndarray), b.view(np.ndarray))).view(FakeArray),
+    stack=_device_op(np.stack),
+    matmul=_device_op(np.matmul),
+    dot=_device_op(np.dot),
     cuda=SimpleNamespace(
         is_available=lambda: True, Device=lambda: SimpleNamespace(id=0),
         runtime=SimpleNamespace(getDeviceProperties=lambda i: {"name": b"fake GPU"}),
         function=SimpleNamespace(Module=FakeModule),
-        get_current_stream=lambda: SimpleNamespace(synchronize=lambda: None)))
+        get_current_stream=_current_stream, Stream=FakeStream,
+        MemoryPool=FakeMemoryPool, using_allocator=_UsingAllocator))
 
 
 def install(monkeypatch, tmp_path) -> SimpleNamespace:
@@ -154,4 +357,6 @@ def install(monkeypatch, tmp_path) -> SimpleNamespace:
     monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path / "cache"))
     launches.clear()
     host_indexes.clear()
+    _state.capture = _state.allocator = None
+    FakeStream._current.clear()
     return cupy

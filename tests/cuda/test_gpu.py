@@ -126,3 +126,51 @@ def test_kernels_really_run_on_the_gpu():
     np.testing.assert_allclose(got, np.exp(x) * 2.0 + np.sin(x), rtol=2e-6, atol=1e-6)
     assert runtime._cache and all(isinstance(ck, runtime.CompiledKernel)
                                   for ck in runtime._cache.values())
+
+
+@pytest.mark.parametrize("w", checks.W17, ids=lambda w: w.name)
+def test_repeat_calls_on_the_same_arrays_replay_a_cuda_graph(w):
+    """Captured (every workload but W5, whose loop reads its condition), replayed with
+    the values of the steps; an argument changed in place is read by the replay, and
+    earlier results are not overwritten by later replays."""
+    from myc.backends.gpu import graphs
+
+    graphs.reset_graph_stats()
+    args = w.make_inputs(0, "tiny")
+    dev = tuple(cupy.asarray(a) if isinstance(a, np.ndarray) else a for a in args)
+    f = myc.jit(checks.program(w), backend="cuda")
+    results = [_host(f(*dev)) for _ in range(4)]
+    want = myc.jit(checks.program(w), backend="cpu")(*args)
+    tol = {"rtol": max(w.rtol, 2e-4), "atol": max(w.atol, 2e-5)}
+    for r in results:
+        checks.close(r, want, **tol)
+    stats = graphs.graph_stats()
+    if w.name == "W5":
+        assert not stats.get("captured"), stats
+        return
+    assert stats.get("captured") == 1 and stats.get("replayed", 0) >= 2, stats
+    kept = f(*dev)
+    kept_host = _host(kept)
+    a = dev[0]
+    a *= a.dtype.type(0.5)  # in place: the next replay reads it
+    args2 = (a.get(), *args[1:])
+    checks.close(_host(f(*dev)), myc.jit(checks.program(w), backend="cpu")(*args2), **tol)
+    checks.close(_host(kept), kept_host, rtol=0, atol=0)  # still the caller's own
+
+
+def test_an_out_of_range_index_array_on_the_gpu_raises():
+    """CuPy wraps an out-of-range integer index around; myc raises NumPy's IndexError
+    (a MycIndexError on the user's line), with and without a CUDA graph."""
+    w = next(w for w in checks.W17 if w.name == "W3")
+    logits, labels = w.make_inputs(0, "tiny")
+    f = myc.jit(checks.program(w), backend="cuda")
+    x, y = cupy.asarray(logits), cupy.asarray(labels)
+    for _ in range(4):
+        f(x, y)
+    for value in (logits.shape[1], -logits.shape[1] - 1):
+        y[3] = value
+        with pytest.raises(myc.MycIndexError, match="out of bounds"):
+            f(x, y)
+    y[3] = labels[3]
+    checks.close(_host(f(x, y)), myc.jit(checks.program(w), backend="cpu")(logits, labels),
+                 rtol=max(w.rtol, 2e-4), atol=max(w.atol, 2e-5))

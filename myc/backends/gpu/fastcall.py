@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from myc.backends.gpu import bounds, graphs
 from myc.lower.program import _rebuild
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.support.stats import note_run
@@ -92,6 +93,13 @@ class FastCall:
                         in enumerate(prog.outputs)
                         if is_slot and isinstance(prog.specs[x], AScalar)]
         self.checks = prog.checks
+        # a CUDA graph of the steps, for calls on the same arrays (``gpu.graphs``)
+        self.graphs = graphs.GraphPolicy() if graphs.enabled(prog.backend) else None
+        self.scalar_slots = dict(self.scalars)  # (read by a graph's replay itself)
+        # the gathers' checks read at the end of the steps -- not with loops or typed
+        # calls, whose control flow could depend on a wrapped gather's values
+        self.defer = not any(getattr(getattr(fn, "step", fn), "runner", False)
+                             for fn, *_ in self.flat.ops)
 
     def call(self, bound: list[Any], dev: Any, backend: str) -> Any:
         """The results (before ``host.own_results``), or ``MISSED``."""
@@ -99,11 +107,12 @@ class FastCall:
             return MISSED  # evicted (or compiled again): the full path
         self.cache.move_to_end(self.lru_key)  # a use, for the LRU
         check_devices(bound, dev, backend)
-        slots: list[Any] = [None] * self.nslots
-        for slot, v in zip(self.params, bound, strict=True):
-            slots[slot] = v
-        self.flat.run(slots)
-        values = [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        pol = self.graphs
+        values = None if pol is None else \
+            pol.values(bound, dev.cp, self.flat.run, self.nslots, self.params,
+                       self.outputs, self.scalar_slots, self.checks)
+        if values is None:
+            values = self.run_steps(bound)
         for i, conv in self.scalars:
             v = values[i]
             if type(v) in DEVICE_ARRAY_TYPES:
@@ -113,6 +122,39 @@ class FastCall:
         note_run(False)
         self.stats.ran(False)
         return _rebuild(self.prog.template, iter(values))
+
+
+    def run_steps(self, bound: list[Any]) -> list[Any]:
+        """The outputs of the steps on ``bound``; the gathers' bounds (``gpu.bounds``)
+        read once they are all queued (an index out of range: the steps again, with
+        each check read at once, raise where NumPy would)."""
+        slots: list[Any] = [None] * self.nslots
+        for slot, v in zip(self.params, bound, strict=True):
+            slots[slot] = v
+        if not self.defer:
+            self.flat.run(slots)
+            return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        checks: list[Any] = []
+        bounds.defer_to(checks)
+        try:
+            self.flat.run(slots)
+        except Exception:
+            # an error of a later step, on values a wrapped gather made: NumPy would
+            # have raised the gather's IndexError first
+            bounds.defer_to(None)
+            if not (checks and bounds.out_of_range(checks)):
+                raise
+        else:
+            bounds.defer_to(None)
+            if not (checks and bounds.out_of_range(checks)):
+                return [slots[x] if is_slot else x for is_slot, x in self.outputs]
+        finally:
+            bounds.defer_to(None)
+        slots = [None] * self.nslots
+        for slot, v in zip(self.params, bound, strict=True):
+            slots[slot] = v
+        self.flat.run(slots)  # (with the checks read at once: raises)
+        return [slots[x] if is_slot else x for is_slot, x in self.outputs]
 
 
 def check_devices(arrays: list[Any], dev: Any, backend: str) -> None:

@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.gpu import fastcall
+from myc.backends.gpu import bounds, fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.prims.containers import map_leaves, to_python
@@ -50,6 +50,7 @@ _fallbacks: Counter[str] = Counter()
 # the device memory of uploaded constants: a result there is copied before it is returned
 _const_spans: list[tuple[int, int]] = []
 _const_ids: set[int] = set()  # those arrays themselves (kept alive by their DeviceConst)
+_const_of: dict[int, Any] = {}  # and the DeviceConst of each (by the array's id)
 _fallback_lock = threading.Lock()
 
 
@@ -65,6 +66,8 @@ def reset_host_fallbacks() -> None:
 
 
 def count_fallback(name: str) -> None:
+    if bounds.capturing():  # (a capture the host step ends: refused, counted there)
+        return
     with _fallback_lock:
         _fallbacks[name] += 1
 
@@ -168,6 +171,7 @@ class DeviceConst:
             if type(self._dev) in DEVICE_ARRAY_TYPES and self._dev.size:
                 _const_spans.append(_span(self._dev))
                 _const_ids.add(id(self._dev))
+                _const_of[id(self._dev)] = self
         return self._dev
 
     def __getstate__(self) -> dict:
@@ -249,6 +253,8 @@ class HostStep:
         if self.name in _ON_DEVICE:
             cp = _cp()
             return getattr(cp, self.name)(*_device_operands(vals))
+        if self.name == "getitem" and len(vals) == 2:  # CuPy would wrap: checked first
+            bounds.check_index(*vals)
         if self.name in _VIEWS or _elementwise():
             try:  # (a reference that tests for NumPy arrays has a device version)
                 return self.fn(*_device_operands(vals))
