@@ -130,9 +130,10 @@ def test_kernels_really_run_on_the_gpu():
 
 @pytest.mark.parametrize("w", checks.W17, ids=lambda w: w.name)
 def test_repeat_calls_on_the_same_arrays_replay_a_cuda_graph(w):
-    """Captured (every workload but W5, whose loop reads its condition), replayed with
-    the values of the steps; an argument changed in place is read by the replay, and
-    earlier results are not overwritten by later replays."""
+    """Captured (every workload but W5, whose loop reads its condition, and W4, whose
+    GEMMs CuPy 14 cannot call during a capture: both refused, visibly), replayed with the
+    values of the steps; an argument changed in place is read by the replay, and earlier
+    results are not overwritten by later replays."""
     from myc.backends.gpu import graphs
 
     graphs.reset_graph_stats()
@@ -147,6 +148,10 @@ def test_repeat_calls_on_the_same_arrays_replay_a_cuda_graph(w):
     stats = graphs.graph_stats()
     if w.name == "W5":
         assert not stats.get("captured"), stats
+        return
+    if w.name == "W4" and any("cuBLAS" in k for k in stats):  # (the H100 run: CuPy 14.2)
+        assert not stats.get("captured") and sum(
+            n for k, n in stats.items() if k.startswith("refused")) == 1, stats
         return
     assert stats.get("captured") == 1 and stats.get("replayed", 0) >= 2, stats
     kept = f(*dev)
