@@ -197,8 +197,9 @@ def compile(graph: Graph, args: list[Any], backend: str = "cpu",
 
 def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
                     backend: str):
-    """The host program of ``graph`` for ``args`` with the ints at ``positions`` as
-    parameters; raises ``NotRuntime`` when the rule above keeps any of them static (or
+    """The host program of ``graph`` for ``args`` with the int leaves at ``positions``
+    (indices among the call's leaves, tuples flattened) as parameters; raises
+    ``NotRuntime`` when the rule above keeps any of them static (or
     anything fails: the by-value program is then made, and reports any error)."""
     from myc.infer.runtime_ints import NotRuntime, decides, leaf_positions
     from myc.infer.trace import trace

@@ -59,6 +59,38 @@ def _effectful(g: Graph) -> bool:
     return False
 
 
+# a mask (``Adjoint.masks``) that holds on every path: one empty conjunction
+ALWAYS: tuple = ((),)
+# alternatives kept in a mask before it is widened to the conditions they share
+MAX_PATHS = 8
+
+
+def _always(mask: tuple) -> bool:
+    return any(not conj for conj in mask)
+
+
+def _and(mask: tuple, cond: Any, side: bool) -> tuple:
+    """``mask`` on the ``side`` of the branch on ``cond``."""
+    return tuple((*conj, (cond, side)) for conj in mask)
+
+
+def _same(p: tuple, q: tuple) -> bool:
+    return len(p) == len(q) and all(
+        any(a[0] is b[0] and a[1] == b[1] for b in q) for a in p)
+
+
+def _either(held: tuple, new: tuple) -> tuple:
+    """The disjunction of two masks: where either holds."""
+    if _always(held) or _always(new):
+        return ALWAYS
+    alts = list(held) + [c for c in new if not any(_same(c, h) for h in held)]
+    if len(alts) <= MAX_PATHS:
+        return tuple(alts)
+    common = tuple(m for m in alts[0] if all(
+        any(m[0] is k[0] and m[1] == k[1] for k in c) for c in alts[1:]))
+    return (common,)  # a weaker mask: the conditions every alternative shares
+
+
 def _is_float(a: Any) -> bool:
     return isinstance(a, (AArray, AScalar)) and a.dtype.kind == "f"
 
@@ -72,8 +104,10 @@ class Adjoint:
 
     def __init__(self, tracer):
         self.t = tracer
-        # node id -> the branch conditions ((cond, side), ...) under which its cotangent
-        # can be nonzero: it only flows through the sides of if-converted branches
+        # node id -> the paths under which its cotangent can be nonzero, a disjunction of
+        # conjunctions of branch conditions (``(((cond, side), ...), ...)``; ``ALWAYS``
+        # where nothing is known): it only flows through the sides of if-converted
+        # branches, and through a loop's exit values only on the iteration that exits
         self.masks: dict[int, tuple] = {}
         # nodes of the primal program that no differentiated argument reaches: their
         # cotangents are never read, so none is summed (a loop would carry them as state:
@@ -82,7 +116,7 @@ class Adjoint:
         self.inactive: set[int] = set()
         self.taped: dict[int, Apply] = {}  # a loop node's id -> its taped rerun
 
-    def add(self, cts: dict[int, Any], node: Node, d: Any, loc, mask: tuple = ()) -> None:
+    def add(self, cts: dict[int, Any], node: Node, d: Any, loc, mask: tuple = ALWAYS) -> None:
         if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)) or \
                 node.id in self.inactive:
             return
@@ -92,18 +126,31 @@ class Adjoint:
             self.masks[node.id] = mask
         else:
             cts[node.id] = self.t.p_gadd([old, d], loc)
-            held = self.masks.get(node.id, ())  # nonzero where either is: keep the common
-            self.masks[node.id] = tuple(m for m in held if any(
-                m[0] is k[0] and m[1] == k[1] for k in mask))
+            # nonzero where either is.  (Keeping only the conditions common to both lost
+            # everything when a value reached two selects on different conditions -- a
+            # loop's state and its exit value -- and sqrt's rule, unmasked, gave 0 * inf
+            # = NaN for a side not taken.)
+            self.masks[node.id] = _either(self.masks.get(node.id, ALWAYS), mask)
 
     def side_path(self, mask: tuple, path: Any, loc) -> Any:
-        """The condition under which a node of a branch side runs (and ``path``)."""
-        for c, side in mask:
-            cond = c if side else self.t.emit(P.eq, [c, False], loc,
-                                              abstract=AScalar(np.dtype(bool), False))
-            path = cond if path is None else self.t.emit(
-                P.and_, [path, cond], loc, abstract=AScalar(np.dtype(bool), False))
-        return path
+        """The condition under which the cotangent of a node with ``mask`` can be nonzero
+        (and ``path``); None where it always can."""
+        if _always(mask):
+            return path
+        b = AScalar(np.dtype(bool), False)
+        alts = []
+        for conj in mask:
+            here = None
+            for c, side in conj:
+                cond = c if side else self.t.emit(P.eq, [c, False], loc, abstract=b)
+                here = cond if here is None else self.t.emit(P.and_, [here, cond], loc,
+                                                             abstract=b)
+            alts.append(here)
+        either = alts[0]
+        for a in alts[1:]:
+            either = self.t.emit(P.or_, [either, a], loc, abstract=b)
+        return either if path is None else self.t.emit(P.and_, [path, either], loc,
+                                                       abstract=b)
 
     def sweep(self, nodes: list[Apply], cts: dict[int, Any]) -> None:
         """Propagate ``cts`` (node id -> cotangent) from outputs to inputs, in place."""
@@ -131,14 +178,14 @@ class Adjoint:
                 k = n.inputs[2].value
                 per[k] = ct if k not in per else self.t.p_gadd([per[k], ct], loc)
                 continue
-            mask = self.masks.pop(n.id, ())
+            mask = self.masks.pop(n.id, ALWAYS)
             if prim is P.select:
                 c, x, y = n.inputs[1:]
                 z = _zeros_of(n.abstract)
                 self.add(cts, x, self.t.emit(P.select, [c, ct, z], loc, n.abstract), loc,
-                         (*mask, (c, True)))
+                         _and(mask, c, True))
                 self.add(cts, y, self.t.emit(P.select, [c, z, ct], loc, n.abstract), loc,
-                         (*mask, (c, False)))
+                         _and(mask, c, False))
                 continue
             if prim is P.assert_defined:
                 self.add(cts, n.inputs[2], ct, loc, mask)
@@ -161,7 +208,7 @@ class Adjoint:
             # even where the side was not taken: its operations that can fail run only
             # on the side's path, and its results are selected there (a zero cotangent
             # times an infinite derivative -- sqrt at 0, log of a negative -- is NaN).
-            side = self.side_path(mask, None, loc) if mask else None
+            side = self.side_path(mask, None, loc)
             saved, self.t.path = self.t.path, (path if side is None else
                                                self.side_path(mask, path, loc))
             try:
@@ -241,13 +288,15 @@ class Adjoint:
                 if j in ct_s and isinstance(src, (Apply, Parameter)):
                     z = _zeros_of(states[j])
                     self.add(local, _new(m, src), t.emit(P.select, [last, z, ct_s[j]], loc,
-                                                         abstract=states[j]), loc)
+                                                         abstract=states[j]), loc,
+                             _and(ALWAYS, last, False))
             for e, d in ct_exit.items():
                 src = outs[1 + ns + e]
                 if isinstance(src, (Apply, Parameter)) and _is_float(src.abstract):
                     z = _zeros_of(src.abstract)
                     self.add(local, _new(m, src), t.emit(P.select, [last, d, z], loc,
-                                                         abstract=src.abstract), loc)
+                                                         abstract=src.abstract), loc,
+                             _and(ALWAYS, last, True))
             self.sweep(nodes, local)
             new_ct = [_or_zeros(local.get(s_k[j].id), states[j]) for j in carried]
             new_acc = []

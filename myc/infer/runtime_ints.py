@@ -7,14 +7,22 @@ number in the arithmetic (a step counter in ``lr * 0.99 ** step``), which would 
 one program per value.
 
 The rule (what ``torch.compile`` calls automatic dynamic shapes): an int is specialized
-by value at first.  When a top-level int argument of a function takes a second value,
+by value at first.  When an int argument of a function -- or an int inside a tuple
+argument, ``(step, lr)`` -- takes a second value,
 the function is traced once more with that int as a parameter; the result is kept -- and
 serves every value from then on -- only if the tracer needed no decision on the int
 (it raised no ``GraphBreak``) and every value computed from it is a float (the int meets
 floats before anything else: no int arithmetic that could overflow int64 where Python's
 ints would not, no comparison, no index, no branch, no loop).  Otherwise the argument is
-marked static and stays specialized by value.  Ints inside tuples, bools and NumPy
-bools always specialize by value.
+marked static and stays specialized by value.  Ints are counted by their place among the
+call's leaves (tuples flattened, as compiled programs take their parameters), so an int
+inside a tuple follows the same rule as one on its own.
+
+Not run-time scalars, on purpose: bools and NumPy bools (two values: at most two
+programs, never unbounded), and an int first used in int arithmetic (``n + 1``): int64
+would wrap where Python's ints grow, and a value the compiled program cannot compute
+exactly must not be a silent wrong answer -- such an int stays by value (the bound on
+programs per function, ``MYC_MAX_SPECIALIZATIONS``, and the recompile warning hold it).
 """
 
 from __future__ import annotations
@@ -35,10 +43,26 @@ def is_int(v: Any) -> bool:
     return type(v) is int or type(v) is np.int64
 
 
+def leaves(args: Any) -> list[Any]:
+    """The call's leaves, tuples flattened (the order of a compiled program's inputs)."""
+    out: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, tuple):
+            for x in v:
+                walk(x)
+        else:
+            out.append(v)
+
+    for a in args:
+        walk(a)
+    return out
+
+
 class IntPolicy:
-    """Per function: which top-level int arguments are run-time scalars, which must stay
-    static, and the first value seen of the others -- per position and type (``int``
-    and ``np.int64`` compute differently)."""
+    """Per function: which int leaves of the arguments are run-time scalars, which must
+    stay static, and the first value seen of the others -- per leaf index and type
+    (``int`` and ``np.int64`` compute differently)."""
 
     def __init__(self) -> None:
         self.runtime: frozenset[tuple[int, type]] = frozenset()
@@ -49,15 +73,16 @@ class IntPolicy:
             ) -> tuple:
         """The call's signature: a run-time int is keyed by its type, not its value."""
         runtime = self.runtime if runtime is None else runtime
-        return tuple(("r", type(a).__module__, type(a).__qualname__)
-                     if (i, type(a)) in runtime else signature_key(a)
-                     for i, a in enumerate(args))
+        if not runtime:
+            return tuple(signature_key(a) for a in args)
+        count = [0]
+        return tuple(_keyed(a, count, runtime) for a in args)
 
     def varying(self, args: list[Any]) -> frozenset[tuple[int, type]]:
         """The int arguments that now take another value than the first seen, and have
         not been tried as run-time scalars yet."""
         out = set()
-        for i, a in enumerate(args):
+        for i, a in enumerate(leaves(args)):
             if not is_int(a):
                 continue
             it = (i, type(a))
@@ -69,9 +94,28 @@ class IntPolicy:
         return frozenset(out)
 
 
+def _keyed(v: Any, count: list[int], runtime: frozenset[tuple[int, type]]) -> Any:
+    """``signature_key(v)`` with the run-time int leaves keyed by their type only."""
+    if isinstance(v, tuple):
+        from myc.infer.signature import container_meta
+
+        if type(v) is not tuple:
+            meta = container_meta(v)
+            kind = meta if isinstance(meta, tuple) else (meta.__module__, meta.__qualname__)
+            head: tuple = ("s", kind)
+        else:
+            head = ("t",)
+        return head + tuple(_keyed(x, count, runtime) for x in v)
+    i = count[0]
+    count[0] += 1
+    if (i, type(v)) in runtime:
+        return ("r", type(v).__module__, type(v).__qualname__)
+    return signature_key(v)
+
+
 def positions(args: list[Any], runtime: frozenset[tuple[int, type]]) -> frozenset[int]:
-    """The argument positions that are run-time ints in this call."""
-    return frozenset(i for i, a in enumerate(args) if (i, type(a)) in runtime)
+    """The leaf indices (``leaves``) that are run-time ints in this call."""
+    return frozenset(i for i, a in enumerate(leaves(args)) if (i, type(a)) in runtime)
 
 
 def decides(typed: Graph, nints: int) -> str | None:
@@ -110,16 +154,6 @@ _INDEXING = frozenset(["getitem", "getitem_grad", "index_add", "make_slice", "gu
 
 
 def leaf_positions(args: list[Any], positions: frozenset[int]) -> frozenset[int]:
-    """Indices, among the flattened leaves of ``args``, of the top-level ints at
-    ``positions`` (what ``HostProgram.run`` passes as parameters besides data)."""
-    out = set()
-    n = 0
-    for i, a in enumerate(args):
-        if i in positions and is_int(a):
-            out.add(n)
-        n += _count(a)
-    return frozenset(out)
-
-
-def _count(v: Any) -> int:
-    return sum(_count(x) for x in v) if isinstance(v, tuple) else 1
+    """The ints among the leaves at ``positions`` (what ``HostProgram.run`` passes as
+    parameters besides data)."""
+    return frozenset(i for i, a in enumerate(leaves(args)) if i in positions and is_int(a))

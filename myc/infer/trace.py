@@ -647,12 +647,18 @@ def _sym_leaves(v: Any):
 
 
 def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
-              runtime_int: bool = False) -> Any:
+              runtime_int: bool = False,
+              runtime_leaves: tuple[frozenset[int], list[int]] | None = None) -> Any:
     """The argument as the tracer sees it: data leaves become trace parameters (and an
-    int, with ``runtime_int``: ``myc.infer.runtime_ints``)."""
+    int, with ``runtime_int``, or at a leaf index in ``runtime_leaves`` -- the indices
+    and a running count of the call's leaves: ``myc.infer.runtime_ints``)."""
     if isinstance(value, tuple):
-        return like(value, [symbolize(v, trace, f"{path}[{i}]", vals)
+        return like(value, [symbolize(v, trace, f"{path}[{i}]", vals, False, runtime_leaves)
                             for i, v in enumerate(value)])
+    if runtime_leaves is not None:
+        wanted, count = runtime_leaves
+        runtime_int = count[0] in wanted
+        count[0] += 1
     if is_generator(value):  # bound to the call's generator when it runs
         k = trace.flags["rngs"] = trace.flags.get("rngs", 0) + 1
         return RngArg(k - 1, type(value).__name__)
@@ -678,14 +684,15 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     Before the guards come ``typed.flags["checks"]`` outputs computed only for the
     errors they raise (gathers whose values are dead), discarded after the run.
     With ``typed_calls``, recursive calls under data-dependent branches become typed
-    functions (``myc.infer.calls``) instead of being unrolled.  The int arguments at
-    positions ``runtime_ints`` are parameters too, not constants.
+    functions (``myc.infer.calls``) instead of being unrolled.  The int leaves at
+    indices ``runtime_ints`` (tuples flattened) are parameters too, not constants.
     """
     tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
     tracer.strict_loops = strict_loops
     vals = tracer.vals if guarded else None
-    sym_args = [symbolize(a, tracer.trace, p.name, vals, i in runtime_ints)
-                for i, (a, p) in enumerate(zip(args, graph.parameters, strict=True))]
+    leaf_count = [0]  # ``runtime_ints`` are leaf indices, tuples flattened
+    sym_args = [symbolize(a, tracer.trace, p.name, vals, False, (runtime_ints, leaf_count))
+                for a, p in zip(args, graph.parameters, strict=True)]
     out = tracer.run(*sym_args)
     return finish_trace(tracer, out)
 

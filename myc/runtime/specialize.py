@@ -23,7 +23,7 @@ import numpy as np
 
 from myc import pipeline
 from myc.backends.registry import backend as backend_named
-from myc.infer.runtime_ints import IntPolicy, NotRuntime, positions
+from myc.infer.runtime_ints import IntPolicy, NotRuntime, leaves, positions
 from myc.infer.signature import GraphBreak
 from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
@@ -112,7 +112,8 @@ class SpecializedFunction:
                 self.recompiles.note(rkey, names, self.graph_name())
                 return rkey, entry
             except NotRuntime:  # by value from now on (the ints tried, even if known)
-                tried = frozenset((i, type(args[i])) for i in at)
+                flat = leaves(args)
+                tried = frozenset((i, type(flat[i])) for i in at)
                 self.ints.runtime = self.ints.runtime - tried
                 self.ints.static |= tried
                 key = self.ints.key(args)

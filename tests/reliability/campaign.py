@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> Counter:
     if not opts.cache:
         os.environ["MYC_CACHE_DIR"] = "off"  # before myc reads it
 
+    import numpy as np
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import strategies as st
 
@@ -80,7 +81,8 @@ def main(argv: list[str] | None = None) -> Counter:
                  "checked: " + " ".join(f"{k}={v}" for k, v in sorted(t.checked.items())),
                  "seconds: " + " ".join(f"{k}={v:.0f}" for k, v in sorted(t.seconds.items())),
                  f"compiled calls={t.compiled_calls} evaluator calls={t.evaluator_calls} "
-                 f"finite differences checked={t.fd_checked} skipped={t.fd_skipped}",
+                 f"finite differences checked={t.fd_checked} skipped={t.fd_skipped} "
+                 f"ties={t.fd_ties} stability rewrites explained={t.rewrites_explained}",
                  "failures by first line:"]
         lines += [f"  {n} x {g}" for g, n in groups.most_common()]
         (out / "summary.txt").write_text("\n".join(lines) + "\n")
@@ -112,8 +114,12 @@ def main(argv: list[str] | None = None) -> Counter:
                 seen["fail"] += 1
                 first = (str(exc).strip().splitlines() or [type(exc).__name__])[0][:160]
                 groups[f"{kind}: {type(exc).__name__}: {first}"] += 1
+                # every digit: a failure at a tie or an underflow reproduces only at the
+                # very arguments (NumPy's repr keeps 8 significant digits)
+                with np.printoptions(floatmode="unique", threshold=sys.maxsize):
+                    shown = repr(args)
                 (out / f"failure-{seen['fail']}.txt").write_text(
-                    f"kind={kind}\n{prog!r}\nargs={args!r}\nseed={seed}\n\n{prog.source}\n\n"
+                    f"kind={kind}\n{prog!r}\nargs={shown}\nseed={seed}\n\n{prog.source}\n\n"
                     f"{traceback.format_exc()}")
         if seen["run"] % 25 == 0:
             summary()

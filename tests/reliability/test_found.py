@@ -77,3 +77,37 @@ def test_a_guard_reads_numpys_arithmetic_not_the_stability_rewrite():
         assert f(0.5) == (0.5, 0.5)
         assert f(1e-50) == 1e-50
     assert f.stats().evaluator_calls == 0
+
+
+def overwritten_in_a_loop(a, x):
+    v0 = np.tanh(x)
+    v1 = x
+    for i in range(3, 0, -1):  # a loop with a data-dependent exit: a ``loop`` node
+        v1 = np.sqrt(np.abs(v0))  # infinite slope at x = 0 ...
+        if a > 1.0:
+            if a > 2.0:
+                break  # ... the loop's exit value on this side
+        else:
+            v1 = v0 * 1.0  # ... and overwritten on this one
+    return np.sum(np.tanh(v1 * x))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("a, x", [(0.0, np.zeros(4)), (0.0, np.array([0.3, -0.2, 0.0, 1.1])),
+                                  (1.5, np.array([0.3, -0.2, 0.7, 1.1])),
+                                  (2.5, np.array([0.3, -0.2, 0.7, 1.1]))])
+def test_gradient_of_a_value_that_reaches_a_loops_state_and_its_exit(backend, a, x):
+    """Found by the fuzz campaign (2026-11-26, NaN where the evaluator gave 0): the
+    sqrt's value reaches both the loop's state (on one side of the ``if``) and its exit
+    value (on the ``break`` side).  Its cotangent is zero unless one of those paths is
+    taken, so the reverse rule runs masked to them -- but the mask kept only the
+    conditions the two paths share (none), the rule ran unmasked, and
+    ``0 * (1 / (2 * sqrt(0)))`` was NaN.  Masks are now disjunctions of paths."""
+    g = myc.grad(myc.jit(overwritten_in_a_loop, backend=backend), argnums=(0, 1))
+    want = myc.grad(myc.jit(overwritten_in_a_loop, backend="interp"), argnums=(0, 1))(a, x)
+    got = g(a, x)
+    assert np.all(np.isfinite(want[1])) == (a <= 1.0 or bool(np.all(x != 0)))
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12, atol=1e-300)
+    assert got[0] == want[0]
+    if backend != "interp":
+        assert g.stats().evaluator_calls == 0, g.stats()

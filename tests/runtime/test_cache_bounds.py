@@ -116,6 +116,61 @@ def test_run_time_ints_keep_python_and_numpy_types():
         assert got == want and type(got) is type(want)
 
 
+def step_in_tuple(w, hp):
+    (step, decay), lr = hp  # ints inside (nested) tuples, with a float beside them
+    return w - lr * decay ** step * np.tanh(w) + step * 1e-3
+
+
+def step_loss(w, hp):
+    return np.sum(step_in_tuple(w, hp))
+
+
+def head_in_tuple(x, hp):
+    n, scale = hp
+    return np.sum(x[:n]) * scale  # the int decides a shape
+
+
+@pytest.mark.parametrize("backend", [b for b in BACKENDS if b != "interp"])
+def test_an_int_inside_a_tuple_is_a_run_time_scalar(backend):
+    """Ints are counted by their place among the call's leaves (tuples flattened), so
+    one inside a tuple follows the rule of one on its own (issue 16 item 9's note)."""
+    f = myc.jit(step_in_tuple, backend=backend)
+    g = myc.grad(myc.jit(step_loss, backend=backend))
+    for s in [0, 1, 2, 7, -3, 10**12]:
+        hp = ((s, 0.97), 0.1)
+        np.testing.assert_allclose(f(W, hp), step_in_tuple(W, hp),
+                                   rtol=1e-13 if backend == "cpu" else 1e-6)
+        want = 1 - 0.1 * 0.97 ** s * (1 - np.tanh(W) ** 2)
+        np.testing.assert_allclose(g(W, hp), want, rtol=1e-12 if backend == "cpu" else 1e-6)
+    sf = f._executable
+    assert sf.ints.runtime == {(1, int)}  # leaf 1: w is leaf 0
+    assert len(sf.cache) == 2  # the first value's program, and the run-time one
+    assert f.stats().evaluator_calls == 0 and g.stats().evaluator_calls == 0
+
+
+def test_an_int_inside_a_tuple_that_decides_a_shape_stays_by_value():
+    f = myc.jit(head_in_tuple)
+    for n in range(1, 5):
+        assert _quiet(f, X, (n, 0.5)) == head_in_tuple(X, (n, 0.5))
+    sf = f._executable
+    assert sf.ints.runtime == frozenset() and sf.ints.static == {(1, int)}
+    assert len(sf.cache) == 4
+
+
+def test_a_run_time_int_is_keyed_by_its_place_among_the_leaves():
+    """Another tuple structure is another signature: the int at the same leaf index is
+    tried again there, and a run-time program never serves a call of another shape."""
+    def g(x, hp):
+        return x * hp[0] * 0.5 if len(hp) == 2 else x * hp[0] * hp[2]
+
+    f = myc.jit(g)
+    for n in range(4):
+        np.testing.assert_array_equal(f(X, (n, 1.0)), g(X, (n, 1.0)))
+        np.testing.assert_array_equal(f(X, (n, 1.0, 3.0)), g(X, (n, 1.0, 3.0)))
+    assert f._executable.ints.runtime == {(1, int)}
+    assert len(f._executable.cache) == 4  # each structure: its first value, then run-time
+
+
 def test_bools_are_never_run_time_scalars():
     def g(x, flag):
         return x * flag + 1.0
