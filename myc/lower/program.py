@@ -97,7 +97,9 @@ class HostProgram:
             where = f"  # {st.loc.line}: {st.loc.source_line.strip()}" if st.loc else ""
             outs = f"s{st.output}" if st.outputs is None else \
                 ", ".join(f"s{o}" for o in st.outputs)
-            lines.append(f"  {outs} = {st.name}({ins}){where}")
+            note = getattr(st.fn, "note", None)  # a backend's choice for the step
+            note = f"  [{note}]" if isinstance(note, str) and note else ""
+            lines.append(f"  {outs} = {st.name}({ins}){note}{where}")
             if st.kernel is not None:
                 lines += ["      " + ln for ln in str(st.kernel).splitlines()]
         outs = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in self.outputs)

@@ -46,7 +46,7 @@ from myc.errors import MycValueError
 from myc.lower.post import Post, finish, finish_outputs
 from myc.prims.abstract import AArray, AScalar
 from myc.prims.containers import leaves, map_leaves, to_python
-from myc.support.stats import lowering_fallback
+from myc.support.stats import lowering_fallback, lowering_note
 
 # steps that only move values around: device values pass through them as they are
 _STRUCTURAL = {"make_tuple", "loop_out", "tape_get"}
@@ -237,8 +237,18 @@ class HostStep:
         r = self.fn(*(map_leaves(v, to_host) for v in vals))
         return map_leaves(r, lambda x: _dev().upload(x) if type(x) is np.ndarray else x)
 
+    @property
+    def note(self) -> str:
+        """Which GEMM a matrix product runs (``gemm.choice``), for ``myc.ir``."""
+        if self.name not in _GEMM or self.device_fn is None:
+            return ""
+        return gemm.describe_choice(_dev().cpu)
+
     def __str__(self) -> str:
         return str(self.fn)
+
+
+_GEMM = {"matmul", "dot"}
 
 
 def adapt(steps: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any] | None
@@ -265,6 +275,8 @@ def adapt(steps: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any] | 
                 lowering_fallback("opencl-host-step",
                        f"'{st.name}' has no OpenCL implementation: it runs on the host, "
                        "its operands copied there and back", st.loc)
+            if h.note:
+                lowering_note("gemm", h.note)
         st.inputs = device_constants(st.inputs)
     return device_constants(outputs)
 
