@@ -847,7 +847,11 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
         if not grp.outputs:  # every user recomputes its values: nothing to run
             unit = Elided(grp.members)
         else:
-            compiled = compile_kernel(plan.kernel)
+            try:
+                compiled = compile_kernel(plan.kernel)
+            except MycError as exc:  # the backend refuses it (a dtype its device
+                raise exc.with_loc(  # lacks): said at the group's first line
+                    grp.members[0].loc if grp.members else None) from None
             if compiled is None:  # not covered by this backend: NumPy runs the program
                 lowering_fallback(  # (all of it: groups elided into this one are not
                     f"{backend}-kernel",  # computed)

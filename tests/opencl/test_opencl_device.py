@@ -330,3 +330,24 @@ def test_results_keep_their_containers(dev):
         assert isinstance(got[1], dict) and list(got[1]) == ["a"]
         a = got[1]["a"]
         np.testing.assert_allclose(a.get() if hasattr(a, "get") else a, x + 1.0)
+
+
+def scaled_sum(x):
+    y = x * 2.0
+    return np.sum(np.exp(y))
+
+
+def test_float64_on_a_device_without_fp64_is_a_myc_error_at_compile_time(dev, monkeypatch):
+    from myc.backends.opencl import runtime as rt
+
+    monkeypatch.setattr(dev, "fp64", False)  # (a device without cl_khr_fp64)
+    monkeypatch.setattr(rt, "_cache", {})  # (kernels built for it stay out of the cache)
+    monkeypatch.setattr(ops, "_programs", {})
+    assert "float64" not in rt.supported_dtypes(dev)
+    f = myc.jit(scaled_sum, backend="opencl")
+    with pytest.raises(myc.MycTypeError, match="no float64.*cl_khr_fp64") as err:
+        f(np.linspace(0.0, 1.0, 64))
+    assert err.value.loc is not None and "scaled_sum" not in str(err.value.hint)
+    x32 = np.linspace(0.0, 1.0, 64, dtype=np.float32)  # float32 runs as before
+    got = myc.jit(scaled_sum, backend="opencl")(x32)
+    np.testing.assert_allclose(got, scaled_sum(x32), rtol=1e-5)

@@ -67,6 +67,11 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
     """Something OpenCL C code is not generated for (the host runs it instead)."""
 
 
+class NoFloat64(Unsupported):
+    """Float64 on a device without ``cl_khr_fp64``: the backend refuses the program
+    (``myc.backends.opencl.runtime.check_dtypes``), it does not fall back."""
+
+
 @dataclass
 class Pass:
     """One OpenCL kernel: its name, global size, work-group size (when it relies on one)
@@ -277,7 +282,7 @@ class _Gen:
 
     def suffix(self, dtype: str) -> str:
         if dtype == "float64" and not self.fp64:
-            raise Unsupported("float64 on a device without cl_khr_fp64")
+            raise NoFloat64("float64 on a device without cl_khr_fp64")
         return "d" if dtype == "float64" else "f"
 
     def cast(self, x: str, src: str, dst: str) -> str:
