@@ -179,9 +179,13 @@ class HostStep:
             return self.fn(*vals)
         if self.name in STRUCTURAL:
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
-        if all(v.ndim == 0 for v in leaves(vals) if on_device(v)):
+        on = [v for v in leaves(vals) if on_device(v)]
+        if all(v.ndim == 0 for v in on) and (on or self.device_fn is None):
             # arithmetic on device scalars (a condition, a step size): the host reads
-            # them -- a scalar each, not an array
+            # them -- a scalar each, not an array.  (Only constants and host values: a
+            # step with a device version runs there -- W5's gradient loop selected
+            # between two constant arrays, and uploaded the one it took, every
+            # iteration.)
             r = self.fn(*(map_leaves(v, lambda x: read_scalar(x) if on_device(x)
                                else to_host(x)) for v in vals))
             return _dev().upload(r) if type(r) is np.ndarray else r
