@@ -487,20 +487,26 @@ class _Gen:
         little when the operand calls a math function: W2's ``sum(gelu(x) *
         sigmoid(x) + x*x)`` took 33 ms of CPU time reduced as computed, 10 + 2 ms
         computed into a temporary (alongside its gradient's store, sharing the work)
-        and reduced from there.  Only an operand sharing a math call with a store
-        qualifies: alone, the temporary's traffic costs more than it saves (W7's
-        row sums of ``exp``: 4.7 ms reduced as computed, 7.2 + 2.3 ms through one)."""
+        and reduced from there; W1's forward alone (a split reduction, no store), 35
+        ms as computed, 11.5 + 2.5 ms through a temporary.  A reduction that is not
+        split qualifies only when it shares a math call with a store: alone, the
+        temporary's traffic costs more than it saves (W7's row sums of ``exp``: 4.7 ms
+        reduced as computed, 7.2 + 2.3 ms through one)."""
         if not self.cpu or prod(self.k.shape) > MATERIALIZE_MAX:
             return {}
         stored = set(postorder([o.expr for o in outputs if isinstance(o, Store)],
                                opaque=RowReduce))
+        shape = self.k.shape
         mat: dict[int, int] = {}
         for out in outputs:
             if isinstance(out, Store):
                 continue
+            n_red = prod(shape[a] for a in out.axes)
+            split = prod(shape) // max(n_red, 1) <= SPLIT_OUTPUTS and n_red >= SPLIT_MIN
             for node in postorder([out.expr], opaque=RowReduce):
-                if node in stored and (isinstance(node, Unary) and node.op in C_MATH or
-                                       isinstance(node, Binary) and node.op in HEAVY_BINARY):
+                if (split or node in stored) and (
+                        isinstance(node, Unary) and node.op in C_MATH or
+                        isinstance(node, Binary) and node.op in HEAVY_BINARY):
                     mat[out.out_index] = -1
                     break
         return mat
