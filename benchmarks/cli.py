@@ -56,7 +56,7 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "--peers",
         default="auto",
         help="optional columns: auto (all installed), none, or a list of "
-        "torch.compile,jax,numpy,numba",
+        "torch.compile,jax,numpy,numba,myc-cpu (myc on backend cpu, beside --backend)",
     )
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory call")
     p.add_argument(
@@ -213,7 +213,7 @@ def main(argv: list[str] | None = None) -> int:
         myc_ad = MycAdapter(args.backend)
     except Exception as exc:
         myc_error = runner.describe_error(exc)
-    peers = available_peers(peers_wanted, args.with_compile, threads, device)
+    peers = available_peers(peers_wanted, args.with_compile, threads, device, args.backend)
 
     load_start = envmod.load_average()
     busy = envmod.busy_warning(load_start, threads)

@@ -23,7 +23,7 @@ import numpy as np
 from benchmarks.workload import Workload
 
 GPU_BACKENDS = ("cuda", "rocm")
-PEERS = ("torch.compile", "jax", "numpy", "numba")
+PEERS = ("torch.compile", "jax", "numpy", "numba", "myc-cpu")
 
 
 def _import(name: str):
@@ -136,6 +136,16 @@ class MycAdapter(Adapter):
         return {"cold_ms": cold, "disk_cache_ms": disk}, out, call
 
 
+class MycCpuAdapter(MycAdapter):
+    """myc on its ``cpu`` backend, as a column beside another backend (``opencl``...):
+    the ratio ``myc/myc-cpu`` is that backend's cost against the CPU's, in one run."""
+
+    name = "myc-cpu"
+
+    def __init__(self):
+        super().__init__("cpu")
+
+
 class TorchAdapter(Adapter):
     """PyTorch eager with autograd, or ``torch.compile`` of the same function."""
 
@@ -242,16 +252,20 @@ def peer_applies(peer: str, w: Workload, on_cpu: bool) -> bool:
         return on_cpu and w.kind == "forward"
     if peer == "numba":
         return on_cpu and w.make_numba is not None
+    if peer == "myc-cpu":
+        return True
     raise ValueError(peer)
 
 
 def available_peers(
-    requested: set[str] | None, with_compile: bool, threads: int, torch_device: str
+    requested: set[str] | None, with_compile: bool, threads: int, torch_device: str,
+    backend: str = "cpu",
 ) -> dict[str, Adapter]:
     """Adapters for the optional columns that are importable (silently skip the rest).
 
     ``requested`` None means every peer that is installed; torch.compile only with
-    ``with_compile`` (it compiles for seconds to minutes).
+    ``with_compile`` (it compiles for seconds to minutes); ``myc-cpu`` only when myc's
+    own column runs on another ``backend``.
     """
     wanted = set(PEERS) if requested is None else set(requested)
     if not with_compile:
@@ -266,6 +280,8 @@ def available_peers(
             pass
     if "numpy" in wanted:
         peers["numpy"] = NumpyAdapter()
+    if "myc-cpu" in wanted and backend != "cpu":
+        peers["myc-cpu"] = MycCpuAdapter()
     if "numba" in wanted and _import("numba") is not None:
         try:
             peers["numba"] = NumbaAdapter(threads)

@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 
 REF = "torch"
-PEER_ORDER = ("torch.compile", "jax", "numpy", "numba")
+PEER_ORDER = ("torch.compile", "jax", "numpy", "numba", "myc-cpu")
 
 
 def fmt_ms(x: float | None) -> str:
@@ -52,9 +52,11 @@ def peers_in(results: dict) -> list[str]:
 
 
 def best_peer(rec: dict) -> tuple[str, dict] | None:
-    """The fastest non-myc implementation that was timed, with the myc/it ratio."""
+    """The fastest non-myc implementation that was timed, with the myc/it ratio (myc's
+    own cpu backend, a column beside another backend, is no peer)."""
     impls = rec.get("implementations", {})
-    timed = [(n, _median(i)) for n, i in impls.items() if n != "myc" and _median(i)]
+    timed = [(n, _median(i)) for n, i in impls.items()
+             if n not in ("myc", "myc-cpu") and _median(i)]
     if not timed or not _median(impls.get("myc")):
         return None
     name = min(timed, key=lambda t: t[1])[0]

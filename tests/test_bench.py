@@ -294,3 +294,20 @@ def test_contender_keeps_one_core_busy_and_stops():
     assert c.proc is None
     with pytest.raises(ProcessLookupError):
         os.kill(info["pid"], 0)
+
+
+def test_myc_cpu_column_only_beside_another_backend():
+    from benchmarks.frameworks import MycCpuAdapter, available_peers, peer_applies
+    from benchmarks.report import best_peer
+
+    assert "myc-cpu" not in available_peers({"myc-cpu"}, False, 1, "cpu", "cpu")
+    peers = available_peers({"myc-cpu"}, False, 1, "cpu", "opencl")
+    assert isinstance(peers["myc-cpu"], MycCpuAdapter) and peers["myc-cpu"].backend == "cpu"
+    from benchmarks.workloads import select
+
+    assert peer_applies("myc-cpu", select("W2")[0], on_cpu=False)
+    rec = {"implementations": {n: {"stats_ms": {"median": ms}} for n, ms in
+                               (("myc", 3.0), ("myc-cpu", 1.0), ("torch", 2.0))},
+           "ratios": {"myc/torch": {"ratio": 1.5}, "myc/myc-cpu": {"ratio": 3.0}}}
+    got = best_peer(rec)  # myc's own cpu backend, the fastest here, is no peer
+    assert got is not None and got[0] == "torch"

@@ -107,7 +107,57 @@ class Cpu(Backend):
         return took(exc)
 
 
-class OpenCL(Backend):
+class DeviceResident(Backend):
+    """A backend whose arrays stay on its device between steps: the value hooks of
+    ``Target`` delegate to its host module's :class:`myc.backends.device_host.DeviceHost`
+    (``HOST``), which writes them once for every device."""
+
+    device_resident = True
+    merge_taped_reruns = True
+    # the module of its host glue: ``HOST`` (a ``DeviceHost``), ``stack_on_device``,
+    # ``device_scalar``, ``adapt``, ``device_call``
+    host_module = ""
+
+    _host_mod: Any = None
+
+    def _host(self) -> Any:
+        mod = self._host_mod  # (imported on first use: the optional dependency's cost)
+        if mod is None:
+            import importlib
+
+            mod = self._host_mod = importlib.import_module(self.host_module)
+        return mod
+
+    def owns(self, value: Any) -> bool:
+        return self._host().HOST.on_device(value)
+
+    def any_on_device(self, values: list[Any]) -> bool:
+        return self._host().HOST.any_on_device(values)
+
+    def to_device(self, values: list[Any]) -> list[Any]:
+        return self._host().HOST.to_device_values(values)
+
+    def body_results(self, values: list[Any]) -> list[Any]:
+        return self._host().HOST.body_results(values)
+
+    def results(self, values: list[Any], prog: Any, device_in: bool) -> list[Any]:
+        return self._host().HOST.results(values, prog.outputs, prog.specs,
+                                         len(prog.guards), device_in)
+
+    def scalar(self, value: Any, abstract: Any) -> Any:
+        return self._host().device_scalar(value, abstract)
+
+    def stack(self, column: list[Any], dtype: Any) -> Any:
+        return self._host().stack_on_device(column, dtype)
+
+    def trace_args(self, args: list[Any]) -> list[Any]:
+        return self._host().HOST.to_host_values(args)
+
+    def evaluator_args(self, args: tuple) -> tuple:
+        return self._host().HOST.evaluator_args(args)
+
+
+class OpenCL(DeviceResident):
     """OpenCL C kernels (any OpenCL device; PoCL on a CPU); arrays stay on the device
     between steps, GEMM and the other array steps run there too.  The host glue is
     ``myc.backends.opencl.host``: ``pyopencl.array.Array`` in, ``pyopencl.array.Array``
@@ -117,8 +167,7 @@ class OpenCL(Backend):
     cache_tag = "|opencl"
     target_language = "OpenCL C"
     lowers_for_ir = True
-    device_resident = True
-    merge_taped_reruns = True
+    host_module = "myc.backends.opencl.host"
 
     def kernel_compiler(self) -> Callable[[Any], Any]:
         from myc.backends.opencl.runtime import compile_kernel
@@ -129,41 +178,6 @@ class OpenCL(Backend):
         from myc.backends.opencl.codegen import generate
 
         return generate(kernel).source
-
-    def owns(self, value: Any) -> bool:
-        from myc.backends.opencl.device import on_device
-
-        return on_device(value)
-
-    def any_on_device(self, values: list[Any]) -> bool:
-        from myc.backends.opencl.host import any_on_device
-
-        return any_on_device(values)
-
-    def to_device(self, values: list[Any]) -> list[Any]:
-        from myc.backends.opencl.host import to_device_values
-
-        return to_device_values(values)
-
-    def body_results(self, values: list[Any]) -> list[Any]:
-        from myc.backends.opencl.host import body_results
-
-        return body_results(values)
-
-    def results(self, values: list[Any], prog: Any, device_in: bool) -> list[Any]:
-        from myc.backends.opencl.host import results
-
-        return results(values, prog.outputs, prog.specs, len(prog.guards), device_in)
-
-    def scalar(self, value: Any, abstract: Any) -> Any:
-        from myc.backends.opencl.host import device_scalar
-
-        return device_scalar(value, abstract)
-
-    def stack(self, column: list[Any], dtype: Any) -> Any:
-        from myc.backends.opencl.host import stack_on_device
-
-        return stack_on_device(column, dtype)
 
     def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]],
               specs: list[Any] | None = None) -> list[tuple[bool, Any]]:
@@ -176,19 +190,6 @@ class OpenCL(Backend):
 
         return run_kernel(unit, vals)
 
-    def trace_args(self, args: list[Any]) -> list[Any]:
-        from myc.backends.opencl.host import to_host_values
-
-        return to_host_values(args)
-
-    def evaluator_args(self, args: tuple) -> tuple:
-        from myc.backends.opencl.host import any_on_device, count_fallback, to_host_values
-
-        if any_on_device(list(args)):  # the evaluator reads host arrays: copied, counted
-            count_fallback("evaluator")
-            return tuple(to_host_values(list(args)))
-        return args
-
     def call(self, run: Callable[..., Any], names: list[str], bound: list[Any],
              check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
         from myc.backends.opencl.host import device_call  # OpenCL arrays in and out
@@ -196,7 +197,7 @@ class OpenCL(Backend):
         return device_call(run, names, bound, check_args, own_outputs)
 
 
-class Cuda(Backend):
+class Cuda(DeviceResident):
     """PTX kernels through CuPy; arrays stay on the GPU between steps.  The host glue
     (``myc.backends.gpu.host``) is shared with ``rocm``: it runs on the GPU backend in
     use (``use``), set by each lowering and each call."""
@@ -204,8 +205,7 @@ class Cuda(Backend):
     name = "cuda"
     cache_tag = "|cuda"
     target_language = "PTX"
-    device_resident = True
-    merge_taped_reruns = True
+    host_module = "myc.backends.gpu.host"
 
     def _runtime(self) -> Any:
         import importlib
@@ -226,49 +226,11 @@ class Cuda(Backend):
 
         return kernel_ptx(kernel)[0]
 
-    def owns(self, value: Any) -> bool:
-        from myc.backends.gpu.host import on_device
-
-        return on_device(value)
-
     def any_on_device(self, values: list[Any]) -> bool:
-        from myc.backends.gpu.host import any_on_device, use
+        from myc.backends.gpu.host import use
 
         use(self.name)  # (a program from the disk cache was not lowered here)
-
-        return any_on_device(values)
-
-    def to_device(self, values: list[Any]) -> list[Any]:
-        from myc.backends.gpu.host import to_device_values
-
-        return to_device_values(values)
-
-    def body_results(self, values: list[Any]) -> list[Any]:
-        from myc.backends.gpu.host import DeviceConst
-
-        return [v.device() if type(v) is DeviceConst else v for v in values]
-
-    def results(self, values: list[Any], prog: Any, device_in: bool) -> list[Any]:
-        from myc.backends.gpu.host import host_scalars, to_host_values
-
-        # scalars as the program's types promise (read back once, at the end)
-        values = host_scalars(values, prog.outputs, prog.specs)
-        if not device_in:
-            return to_host_values(values)
-        if prog.guards:
-            n = len(values) - len(prog.guards)
-            values = values[:n] + to_host_values(values[n:])
-        return values
-
-    def scalar(self, value: Any, abstract: Any) -> Any:
-        from myc.backends.gpu.host import device_scalar
-
-        return device_scalar(value, abstract)
-
-    def stack(self, column: list[Any], dtype: Any) -> Any:
-        from myc.backends.gpu.host import stack_on_device
-
-        return stack_on_device(column, dtype)
+        return super().any_on_device(values)
 
     def adapt(self, steps: list[Any], outputs: list[tuple[bool, Any]],
               specs: list[Any] | None = None) -> list[tuple[bool, Any]]:
@@ -289,34 +251,12 @@ class Cuda(Backend):
 
         return step_call(step)
 
-    def trace_args(self, args: list[Any]) -> list[Any]:
-        from myc.backends.gpu.host import to_host_values
-
-        return to_host_values(args)
-
-    def evaluator_args(self, args: tuple) -> tuple:
-        from myc.backends.gpu.host import any_on_device, count_fallback, to_host_values
-
-        leaves: list[Any] = []
-
-        def walk(v: Any) -> None:
-            if isinstance(v, tuple):
-                for x in v:
-                    walk(x)
-            else:
-                leaves.append(v)
-
-        walk(args)
-        if any_on_device(leaves):
-            count_fallback("evaluator")
-            return tuple(to_host_values(list(args)))
-        return args
-
     def call(self, run: Callable[..., Any], names: list[str], bound: list[Any],
              check_args: Callable[..., Any], own_outputs: Callable[[Any], Any]) -> Any:
         from myc.backends.gpu.host import device_call  # CUDA arrays in, CuPy arrays out
 
         return device_call(run, names, bound, check_args, own_outputs, self.name)
+
 
 class Rocm(Cuda):
     """AMDGPU code objects (LLVM's AMDGPU target, linked by LLD) through CuPy's ROCm
@@ -345,4 +285,4 @@ def backend(name: str) -> Backend:
     return b
 
 
-__all__ = ["Backend", "backend", "names"]
+__all__ = ["Backend", "DeviceResident", "backend", "names"]

@@ -97,7 +97,9 @@ class HostProgram:
             where = f"  # {st.loc.line}: {st.loc.source_line.strip()}" if st.loc else ""
             outs = f"s{st.output}" if st.outputs is None else \
                 ", ".join(f"s{o}" for o in st.outputs)
-            lines.append(f"  {outs} = {st.name}({ins}){where}")
+            note = getattr(st.fn, "note", None)  # a backend's choice for the step
+            note = f"  [{note}]" if isinstance(note, str) and note else ""
+            lines.append(f"  {outs} = {st.name}({ins}){note}{where}")
             if st.kernel is not None:
                 lines += ["      " + ln for ln in str(st.kernel).splitlines()]
         outs = ", ".join(f"s{x}" if is_slot else _short(x) for is_slot, x in self.outputs)
@@ -845,7 +847,11 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
         if not grp.outputs:  # every user recomputes its values: nothing to run
             unit = Elided(grp.members)
         else:
-            compiled = compile_kernel(plan.kernel)
+            try:
+                compiled = compile_kernel(plan.kernel)
+            except MycError as exc:  # the backend refuses it (a dtype its device
+                raise exc.with_loc(  # lacks): said at the group's first line
+                    grp.members[0].loc if grp.members else None) from None
             if compiled is None:  # not covered by this backend: NumPy runs the program
                 lowering_fallback(  # (all of it: groups elided into this one are not
                     f"{backend}-kernel",  # computed)

@@ -49,6 +49,9 @@ class Stats:
     recompiles: list[str] = field(default_factory=list)  # why each variant was made
     fallbacks: dict[str, int] = field(default_factory=dict)
     why: dict[str, str] = field(default_factory=dict)  # reason -> its first message
+    # what a backend chose while compiling that is no fallback (e.g. ``gemm``: which
+    # GEMM the OpenCL device runs): topic -> the choice in words
+    notes: dict[str, str] = field(default_factory=dict)
     warned: set[str] = field(default_factory=set, repr=False, compare=False)
 
     def __repr__(self) -> str:
@@ -60,6 +63,7 @@ class Stats:
         lines += [f"  recompile: {why}" for why in self.recompiles]
         lines += [f"  fallback {k}: {n} ({self.why.get(k, '')})"
                   for k, n in sorted(self.fallbacks.items())]
+        lines += [f"  {text}" for _, text in sorted(self.notes.items())]
         return "\n".join(lines)
 
     def ran(self, native: bool) -> None:
@@ -130,6 +134,14 @@ def lowering_fallback(reason: str, message: str, loc: Location | None = None) ->
         record.fallback(reason, message, loc)
     else:
         report(reason, message, loc)
+
+
+def lowering_note(topic: str, text: str) -> None:
+    """A backend's choice met while lowering (not a fallback): noted on the function
+    being compiled (if any), shown by ``f.stats()``."""
+    record = getattr(_current, "record", None)
+    if record is not None:
+        record.notes[topic] = text
 
 
 # -- how the last program run on this thread ran ----------------------------------------

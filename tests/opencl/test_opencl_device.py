@@ -93,7 +93,7 @@ SHAPES = [(1, 1, 1), (3, 5, 7), (33, 17, 65), (70, 1, 40), (5, 100, 3)]
 @pytest.mark.parametrize("tb", [False, True])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gemm_kernel_matches_numpy(dev, m, k, n, ta, tb, dtype, monkeypatch):
-    monkeypatch.delenv("MYC_OPENCL_GEMM", raising=False)
+    monkeypatch.setenv("MYC_OPENCL_GEMM", "kernel")  # (a CPU device's default: host BLAS)
     rng = np.random.default_rng(m * 1000 + k * 10 + n)
     a = rng.standard_normal((k, m) if ta else (m, k)).astype(dtype)
     b = rng.standard_normal((n, k) if tb else (k, n)).astype(dtype)
@@ -117,7 +117,9 @@ def test_gemm_kernel_matches_numpy(dev, m, k, n, ta, tb, dtype, monkeypatch):
 @pytest.mark.parametrize("sa, sb", [((4, 9, 6), (4, 6, 5)), ((9, 6), (3, 6, 5)),
                                     ((2, 1, 9, 6), (3, 6, 5)), ((7,), (2, 7, 3)),
                                     ((3, 7, 4), (4,)), ((5,), (5,))])
-def test_gemm_batches_and_vectors(dev, sa, sb):
+@pytest.mark.parametrize("path", gemm.CHOICES)
+def test_gemm_batches_and_vectors(dev, sa, sb, path, monkeypatch):
+    monkeypatch.setenv("MYC_OPENCL_GEMM", path)
     rng = np.random.default_rng(len(sa) * 10 + len(sb))
     a = rng.standard_normal(sa)
     b = rng.standard_normal(sb)
@@ -127,7 +129,9 @@ def test_gemm_batches_and_vectors(dev, sa, sb):
     np.testing.assert_allclose(got.get(), want, rtol=1e-12)
 
 
-def test_gemm_in_programs_runs_on_the_device():
+@pytest.mark.parametrize("path", gemm.CHOICES)
+def test_gemm_in_programs_runs_on_the_device(path, monkeypatch):
+    monkeypatch.setenv("MYC_OPENCL_GEMM", path)
     rng = np.random.default_rng(2)
     a = rng.standard_normal((40, 33))
     b = rng.standard_normal((40, 21))
@@ -140,7 +144,7 @@ def test_gemm_in_programs_runs_on_the_device():
     got = myc.jit(vg, backend="opencl")(a, b)
     want = myc.jit(vg, backend="cpu")(a, b)
     t = host.transfers()
-    assert t.get("gemm_kernel", 0) >= 3 and not host.host_fallbacks()
+    assert t.get(f"gemm_{path.replace('-', '_')}", 0) >= 3 and not host.host_fallbacks()
     np.testing.assert_allclose(got[0], want[0], rtol=1e-10)
     for g, w in zip(got[1], want[1], strict=True):
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
@@ -282,6 +286,37 @@ def test_host_blas_gemm_on_mapped_device_memory(dev, ta, tb, monkeypatch):
     np.testing.assert_allclose(got.get(), a @ b, rtol=1e-5, atol=1e-5)
 
 
+def test_the_gemm_choice_follows_the_device_type_and_the_override(monkeypatch):
+    monkeypatch.delenv("MYC_OPENCL_GEMM", raising=False)
+    assert gemm.choice(cpu_device=True) == "host-blas"  # its memory is host memory
+    assert gemm.choice(cpu_device=False) == "kernel"
+    for path in gemm.CHOICES:
+        monkeypatch.setenv("MYC_OPENCL_GEMM", path)
+        assert gemm.choice(True) == gemm.choice(False) == path
+    monkeypatch.setenv("MYC_OPENCL_GEMM", "clblast")
+    with pytest.raises(myc.MycValueError, match="MYC_OPENCL_GEMM"):
+        gemm.choice(True)
+
+
+def test_the_default_gemm_of_this_device_is_reported_and_counted(dev, monkeypatch):
+    monkeypatch.delenv("MYC_OPENCL_GEMM", raising=False)
+    want = "host-blas" if dev.cpu else "kernel"
+    rng = np.random.default_rng(3)
+    w = rng.standard_normal((19, 8)).astype(np.float32)  # (a signature compiled here:
+    x = rng.standard_normal((5, 19)).astype(np.float32)  # the note is the compile's)
+    f = myc.jit(myc.value_and_grad(mlp), backend="opencl")
+    host.reset_transfers()
+    f(w, x)
+    t = host.transfers()
+    assert t.get(f"gemm_{want.replace('-', '_')}", 0) >= 2
+    other = "kernel" if dev.cpu else "host-blas"
+    assert f"gemm_{other.replace('-', '_')}" not in t
+    words = gemm.describe_choice(dev.cpu)
+    assert words in repr(f.stats())
+    text = myc.ir(myc.value_and_grad(mlp), w, x, stage="kernels", backend="opencl")
+    assert "matmul(s" in text and f"[{words}]" in text
+
+
 def list_and_dict(x):
     return [x * 2.0, np.sum(x)], {"a": x + 1.0}
 
@@ -295,3 +330,24 @@ def test_results_keep_their_containers(dev):
         assert isinstance(got[1], dict) and list(got[1]) == ["a"]
         a = got[1]["a"]
         np.testing.assert_allclose(a.get() if hasattr(a, "get") else a, x + 1.0)
+
+
+def scaled_sum(x):
+    y = x * 2.0
+    return np.sum(np.exp(y))
+
+
+def test_float64_on_a_device_without_fp64_is_a_myc_error_at_compile_time(dev, monkeypatch):
+    from myc.backends.opencl import runtime as rt
+
+    monkeypatch.setattr(dev, "fp64", False)  # (a device without cl_khr_fp64)
+    monkeypatch.setattr(rt, "_cache", {})  # (kernels built for it stay out of the cache)
+    monkeypatch.setattr(ops, "_programs", {})
+    assert "float64" not in rt.supported_dtypes(dev)
+    f = myc.jit(scaled_sum, backend="opencl")
+    with pytest.raises(myc.MycTypeError, match="no float64.*cl_khr_fp64") as err:
+        f(np.linspace(0.0, 1.0, 64))
+    assert err.value.loc is not None and "scaled_sum" not in str(err.value.hint)
+    x32 = np.linspace(0.0, 1.0, 64, dtype=np.float32)  # float32 runs as before
+    got = myc.jit(scaled_sum, backend="opencl")(x32)
+    np.testing.assert_allclose(got, scaled_sum(x32), rtol=1e-5)

@@ -125,3 +125,44 @@ def test_inexact_binary_ops_within_a_few_ulp(op, dtype):
     got, want = run(kernel, [x, y])
     d = ulp_diff(got[0], want[0])
     assert d.max() <= (0 if op == "div" else 16), (op, x[d > 16][:5], y[d > 16][:5])
+
+
+@pytest.mark.parametrize("shape, axes", [((1 << 16,), (0,)), ((64, 300), (1,)),
+                                         ((300, 40), (0,)), ((3, 50, 7), (0, 2))])
+def test_a_heavy_reduction_operand_is_computed_elementwise_first(shape, axes,
+                                                                 monkeypatch):
+    """On a CPU device a reduction of an operand that shares a math call with a store
+    (or any math call, when the reduction is split) reads it from a temporary the
+    elementwise pass (with the stores) wrote: the same values, summed in the same
+    order, as the reduction that computes it itself."""
+    from myc.backends.opencl import codegen
+
+    x = Load(0, F)
+    e = Unary("tanh", Binary("div", x, Binary("add", x, x)))
+    kernel = Kernel("heavy", shape, (Buffer("x", F, shape),),
+                    (Store(0, Binary("mul", e, x)), Reduce(1, "sum", e, axes),
+                     Reduce(2, "max", Unary("exp", x), axes), Reduce(3, "sum", x, axes)))
+    plan = codegen.generate(kernel, cpu=True)
+    ew = [p for p in plan.passes if p.name == "elementwise"]
+    assert len(ew) == 1 and ("out", 0) in ew[0].args  # the store shares the pass
+    n_red = int(np.prod([shape[a] for a in axes]))
+    split = int(np.prod(shape)) // n_red <= codegen.SPLIT_OUTPUTS and \
+        n_red >= codegen.SPLIT_MIN
+    for p in plan.passes:
+        if p.name == "out1" or p.name == "out2" and split:  # its operand's temporary
+            assert p.args[0][0] == "tmp" and ("in", 0) not in p.args
+        if p.name == "out2" and not split or p.name == "out3":  # a math call no store
+            assert ("in", 0) in p.args  # shares (not split), a plain load: as computed
+    assert "elementwise" not in codegen.generate(kernel, cpu=False).source
+    rng = np.random.default_rng(5)
+    xv = (rng.standard_normal(shape) * 3).astype(np.float32)
+    xv.flat[7] = np.nan
+    monkeypatch.setattr(runtime, "_cache", {})
+    got, want = run(kernel, [xv])
+    monkeypatch.setattr(runtime, "_cache", {})
+    monkeypatch.setattr(codegen, "MATERIALIZE_MAX", 0)
+    plain = runtime.compile_kernel(kernel)
+    assert not any(p.name == "elementwise" for p in plain.plan.passes)
+    for g, w, p in zip(got, want, plain([xv]), strict=True):
+        np.testing.assert_array_equal(g, p)  # bit for bit: order and values kept
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-4)  # (tanh: a few ulp)

@@ -34,6 +34,8 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends import device_host
+from myc.backends.device_host import STRUCTURAL, DeviceHost, is_runner
 from myc.backends.gpu import bounds, fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
@@ -42,8 +44,6 @@ from myc.prims.containers import map_leaves, to_python
 _ON_DEVICE = {"matmul", "dot"}
 # views (no kernel of CuPy's own): on the device even where CuPy cannot compile kernels
 _VIEWS = {"mT", "transpose", "reshape", "getitem"}
-# steps that only move values around: device values pass through them as they are
-_STRUCTURAL = {"make_tuple", "loop_out", "tape_get"}
 _HOST_TYPES = (np.ndarray, tuple, float, int, bool, type(None))
 
 _fallbacks: Counter[str] = Counter()
@@ -77,23 +77,12 @@ def on_device(v: Any) -> bool:
     return type(v) in DEVICE_ARRAY_TYPES
 
 
-def any_on_device(values: list[Any]) -> bool:
-    for v in values:
-        if type(v) in DEVICE_ARRAY_TYPES:
-            return True
-    return False
-
-
 def to_host(v: Any) -> Any:
     if type(v) in DEVICE_ARRAY_TYPES:
         return v.get()
     if type(v) is DeviceConst:
         return v.host
     return v
-
-
-def to_host_values(values: list[Any]) -> list[Any]:
-    return [map_leaves(v, to_host) for v in values]
 
 
 # the runtime module of the GPU backend in use, and its name (one CuPy a process)
@@ -129,20 +118,6 @@ def _elementwise() -> bool:
     return getattr(dev if dev is not None else runtime.device(), "elementwise", True)
 
 
-def to_device_values(values: list[Any]) -> list[Any]:
-    """The NumPy arrays among ``values`` copied to the GPU (a program's arguments: copied
-    once, then every kernel and GEMM reading them reads the device copy); device arrays
-    as they are."""
-    out = values
-    for i, v in enumerate(values):
-        t = type(v)
-        if t is np.ndarray or t is DeviceConst:
-            if out is values:
-                out = list(values)
-            out[i] = v.device() if t is DeviceConst else _cp().asarray(v)
-    return out
-
-
 def stack_on_device(column: list[Any], dtype: Any) -> Any:
     """A loop tape's column (one value per iteration) as one device array."""
     cp = _cp()
@@ -157,28 +132,52 @@ def stack_on_device(column: list[Any], dtype: Any) -> Any:
     return out
 
 
-class DeviceConst:
+class DeviceConst(device_host.DeviceConst):
     """An array constant of a GPU host program: uploaded on first use, then reused by
     every call (the host copy is what the disk cache stores)."""
 
-    def __init__(self, host: np.ndarray):
-        self.host = host
-        self._dev: Any = None
+    def upload(self, host: np.ndarray) -> Any:
+        dev = _cp().asarray(host)
+        if type(dev) in DEVICE_ARRAY_TYPES and dev.size:
+            _const_spans.append(_span(dev))
+            _const_ids.add(id(dev))
+            _const_of[id(dev)] = self  # (the bounds checks know a constant index)
+        return dev
 
-    def device(self) -> Any:
-        if self._dev is None:
-            self._dev = _cp().asarray(self.host)
-            if type(self._dev) in DEVICE_ARRAY_TYPES and self._dev.size:
-                _const_spans.append(_span(self._dev))
-                _const_ids.add(id(self._dev))
-                _const_of[id(self._dev)] = self
-        return self._dev
 
-    def __getstate__(self) -> dict:
-        return {"host": self.host, "_dev": None}
+class GpuHost(DeviceHost):
+    """The shared value hooks (``myc.backends.device_host``) on the CuPy device in
+    use."""
 
-    def __repr__(self) -> str:
-        return repr(self.host)
+    const = DeviceConst
+
+    def on_device(self, v: Any) -> bool:
+        return type(v) in DEVICE_ARRAY_TYPES
+
+    def any_on_device(self, values: list[Any]) -> bool:
+        for v in values:  # (the arguments themselves: ``device_call`` found nested ones)
+            if type(v) in DEVICE_ARRAY_TYPES:
+                return True
+        return False
+
+    def to_host(self, v: Any) -> Any:
+        return to_host(v)
+
+    def read_scalar(self, v: Any) -> Any:
+        return v.get()
+
+    def upload(self, host: np.ndarray) -> Any:
+        return _cp().asarray(host)
+
+    def count_fallback(self, name: str) -> None:
+        count_fallback(name)
+
+
+HOST = GpuHost()
+any_on_device = HOST.any_on_device
+to_host_values = HOST.to_host_values
+to_device_values = HOST.to_device_values
+device_constants = HOST.device_constants
 
 
 def _device_operands(vals: tuple) -> tuple:
@@ -202,13 +201,13 @@ class HostStep:
     def __init__(self, fn: Any, name: str):
         self.fn = fn
         self.name = name
-        self.runner = _is_runner(fn)
+        self.runner = is_runner(fn)
         self.condition = _is_condition(fn)
         self.select = _is_select(fn)
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.runner = _is_runner(self.fn)
+        self.runner = is_runner(self.fn)
         self.condition = _is_condition(self.fn)
         self.select = _is_select(self.fn)
 
@@ -246,7 +245,7 @@ class HostStep:
             # a truth value of device scalars (a loop's or a branch's condition): the
             # host needs it anyway -- read the scalars once here, not at every use
             return self.fn(*(to_host(v) for v in vals))
-        if self.name in _STRUCTURAL:
+        if self.name in STRUCTURAL:
             if dev and self.name == "make_tuple":  # (an index: CuPy would upload a host
                 return self.fn(*_device_operands(vals))  # array in it every call)
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
@@ -280,12 +279,6 @@ def _is_condition(fn: Any) -> bool:
     return isinstance(a, AScalar) and a.dtype == np.bool_
 
 
-def _is_runner(fn: Any) -> bool:
-    from myc.lower.program import CallRunner, LoopRunner
-
-    return isinstance(fn, LoopRunner | CallRunner)
-
-
 def device_scalar(r: Any, a: Any) -> Any:
     """A step's device result whose type is the scalar ``a``: a NumPy-typed scalar stays
     on the device as a 0-d array (read only where the host needs its value: a branch,
@@ -298,20 +291,6 @@ def device_scalar(r: Any, a: Any) -> Any:
             else a.dtype.type(v)
     r = r.reshape(())
     return r if r.dtype == a.dtype else r.astype(a.dtype)
-
-
-def host_scalars(values: list[Any], outputs: list[tuple[bool, Any]],
-                 specs: list[Any]) -> list[Any]:
-    """A program's results with its device scalars read back (as NumPy scalars)."""
-    out = list(values)
-    for i, ((is_slot, x), v) in enumerate(zip(outputs, values, strict=False)):
-        if is_slot and type(v) in DEVICE_ARRAY_TYPES:
-            a = specs[x]
-            if isinstance(a, AScalar):
-                h = v.get()[()]
-                out[i] = {"f": float, "i": int, "b": bool}[a.dtype.kind](h) if a.weak \
-                    else a.dtype.type(h)
-    return out
 
 
 def finish_on_device(value: Any, post: Post) -> Any:
@@ -404,12 +383,6 @@ def adapt(steps: list[Any]) -> None:
         if not isinstance(st.fn, KernelUnit | HostStep):
             st.fn = HostStep(st.fn, st.name)
         st.inputs = device_constants(st.inputs)
-
-
-def device_constants(operands: list[tuple[bool, Any]]) -> list[tuple[bool, Any]]:
-    """``(is_slot, value)`` operands with array constants as :class:`DeviceConst` s."""
-    return [(False, DeviceConst(x)) if not is_slot and type(x) is np.ndarray
-            else (is_slot, x) for is_slot, x in operands]
 
 
 # DLPack device types: CUDA, CUDA host (pinned), CUDA managed, ROCm, ROCm host

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends import device_host
 from myc.errors import MycRuntimeError
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
 
@@ -173,21 +174,9 @@ def read_scalar(v: Any) -> Any:
     return v.get()
 
 
-class DeviceConst:
+class DeviceConst(device_host.DeviceConst):
     """An array constant of an opencl host program: uploaded on first use, then reused
     by every call (the host copy is what the disk cache stores)."""
 
-    def __init__(self, host: np.ndarray):
-        self.host = host
-        self._dev: Any = None
-
-    def device(self) -> Any:
-        if self._dev is None:
-            self._dev = device().upload(self.host)
-        return self._dev
-
-    def __getstate__(self) -> dict:
-        return {"host": self.host, "_dev": None}
-
-    def __repr__(self) -> str:
-        return repr(self.host)
+    def upload(self, host: np.ndarray) -> Any:
+        return device().upload(host)

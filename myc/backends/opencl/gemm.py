@@ -10,11 +10,17 @@ are not multiples of the tile are zero-filled on load and masked on store.  On a
 device a work-item computes 8 rows of one column (``cpu_source``).  Float32 accumulates
 in float32, as NumPy's BLAS does.
 
-``MYC_OPENCL_GEMM=host-blas`` runs the products with NumPy's BLAS on the device's
-memory mapped into the host instead -- on a CPU device (PoCL) only, where device
-memory is host memory and a map is not a copy; each such product is counted
-(``host.transfers()["gemm_host_blas"]``).  Integer and bool products run on the host
-(counted as host steps).
+Which of the two runs is :func:`choice`: on a CPU device (PoCL) the products run with
+NumPy's BLAS on the device's memory mapped into the host -- a CPU device's memory is
+host memory, so a map is not a copy, and the host BLAS is far faster than any kernel
+PoCL compiles (W4: 15x the cpu backend with the kernel, 1.4x with the BLAS); on any
+other device, the kernel.  ``MYC_OPENCL_GEMM=kernel`` or ``=host-blas`` overrides
+either way (host BLAS on a GPU maps, so copies, its operands).  Each product is
+counted by the path it took (``host.transfers()["gemm_kernel"]`` /
+``["gemm_host_blas"]``); ``myc.ir(stage="kernels")`` notes the choice on each GEMM
+step.  The choice is made when a product runs, not compiled into the host program, so
+it is not part of any cache key.  Integer and bool products run on the host (counted
+as host steps).
 """
 
 from __future__ import annotations
@@ -29,6 +35,7 @@ from myc.backends.opencl import ops
 from myc.backends.opencl.device import DeviceConst, NotOnDevice, count, lock, on_device
 from myc.backends.opencl.device import device as _dev
 from myc.backends.opencl.ops import as_device
+from myc.errors import MycValueError
 
 TM = TN = 32  # the C tile of a work-group
 TK = 16  # the K slice staged per step
@@ -179,7 +186,7 @@ def _gemm_kernel(a: Any, b: Any, dt: np.dtype) -> Any:
         return out
     if k == 0:
         return ops.fill(out, 0)
-    if os.environ.get("MYC_OPENCL_GEMM") == "host-blas" and dev.cpu:
+    if choice(dev.cpu) == "host-blas":
         return _host_blas(A, ta, B, tb, out, batch, (m, k, n))
     count("gemm_kernel")
     knl = _kernel(ops._ct(dt), ta, tb, dev.cpu)
@@ -200,7 +207,8 @@ def _gemm_kernel(a: Any, b: Any, dt: np.dtype) -> Any:
 
 def _host_blas(A: Any, ta: bool, B: Any, tb: bool, out: Any, batch: tuple,
                mkn: tuple) -> Any:
-    """The product by NumPy's BLAS on the buffers mapped into the host (a CPU device)."""
+    """The product by NumPy's BLAS on the buffers mapped into the host (on a CPU device
+    the map is the memory itself; elsewhere the driver copies)."""
     dev = _dev()
     cl = dev.cl
     count("gemm_host_blas")
@@ -226,6 +234,33 @@ def _host_blas(A: Any, ta: bool, B: Any, tb: bool, out: Any, batch: tuple,
         for mp in (ma, mb, mc):
             mp.base.release(dev.queue)
     return out
+
+
+CHOICES = ("kernel", "host-blas")
+_WHAT = {"kernel": "the generated GEMM kernel",
+         "host-blas": "host BLAS on the mapped device memory"}
+
+
+def choice(cpu_device: bool) -> str:
+    """Which path runs a product on a device of this type: ``MYC_OPENCL_GEMM`` when set
+    (``kernel`` or ``host-blas``), else ``host-blas`` on a CPU device and ``kernel`` on
+    any other."""
+    want = os.environ.get("MYC_OPENCL_GEMM", "")
+    if want:
+        if want not in CHOICES:
+            raise MycValueError(f"MYC_OPENCL_GEMM={want!r}: expected one of "
+                                f"{', '.join(CHOICES)} (or unset: host-blas on a CPU "
+                                "device, the kernel elsewhere)")
+        return want
+    return "host-blas" if cpu_device else "kernel"
+
+
+def describe_choice(cpu_device: bool) -> str:
+    """The choice in words, for ``myc.ir`` and ``f.stats()``."""
+    c = choice(cpu_device)
+    why = "MYC_OPENCL_GEMM" if os.environ.get("MYC_OPENCL_GEMM") else \
+        ("a CPU device" if cpu_device else "not a CPU device")
+    return f"gemm: {_WHAT[c]} ({why})"
 
 
 def _float_type(a: Any, b: Any) -> np.dtype:

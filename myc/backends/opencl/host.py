@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.device_host import STRUCTURAL, DeviceHost, is_runner, program_scalar
 from myc.backends.opencl import gemm, ops
 from myc.backends.opencl.device import (
     DeviceConst,
@@ -46,10 +47,7 @@ from myc.errors import MycValueError
 from myc.lower.post import Post, finish, finish_outputs
 from myc.prims.abstract import AArray, AScalar
 from myc.prims.containers import leaves, map_leaves, to_python
-from myc.support.stats import lowering_fallback
-
-# steps that only move values around: device values pass through them as they are
-_STRUCTURAL = {"make_tuple", "loop_out", "tape_get"}
+from myc.support.stats import lowering_fallback, lowering_note
 
 # step name -> its device implementation (operands as the step gets them); it returns
 # a device array or raises ``NotOnDevice`` (then the host runs the step, counted)
@@ -67,65 +65,35 @@ DEVICE: dict[str, Callable[..., Any]] = {
 }
 
 
-def count_fallback(name: str) -> None:
-    count(f"host:{name}")
+class OpenCLHost(DeviceHost):
+    """The shared value hooks (``myc.backends.device_host``) on myc's OpenCL device."""
+
+    const = DeviceConst
+
+    def on_device(self, v: Any) -> bool:
+        return on_device(v)
+
+    def to_host(self, v: Any) -> Any:
+        return to_host(v)
+
+    def read_scalar(self, v: Any) -> Any:
+        return read_scalar(v)
+
+    def upload(self, host: np.ndarray) -> Any:
+        return _dev().upload(host)
+
+    def count_fallback(self, name: str) -> None:
+        count(f"host:{name}")
 
 
-def _as_scalar(h: Any, a: AScalar) -> Any:
-    """A scalar read from the device, as the program's type ``a`` promises."""
-    v = np.asarray(h)[()]
-    if a.weak:
-        return {"f": float, "i": int, "b": bool}[a.dtype.kind](v)
-    return a.dtype.type(v)
-
-
-def any_on_device(values: list[Any]) -> bool:
-    return any(on_device(v) for v in leaves(tuple(values)))
-
-
-def to_host_values(values: list[Any]) -> list[Any]:
-    return [map_leaves(v, to_host) for v in values]
-
-
-def to_device_values(values: list[Any]) -> list[Any]:
-    """The NumPy arrays among ``values`` copied to the device (a program's arguments:
-    once, then every step reading them reads the device copy); device arrays as they
-    are."""
-    out = values
-    for i, v in enumerate(values):
-        t = type(v)
-        if t is np.ndarray or t is DeviceConst:
-            if out is values:
-                out = list(values)
-            try:
-                out[i] = v.device() if t is DeviceConst else _dev().upload(v)
-            except MemoryError:  # (a broadcast view too big to copy: the first step
-                pass  # that reads it says so, with its line)
-    return out
-
-
-def body_results(values: list[Any]) -> list[Any]:
-    """A loop or call body's results as device values (constants as their device copy)."""
-    return [v.device() if type(v) is DeviceConst else v for v in values]
-
-
-def results(values: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any],
-            guards: int, device_in: bool) -> list[Any]:
-    """A program's results as the caller gets them: scalars read back as the program's
-    types promise; arrays as NumPy unless an argument was a device array (the guards'
-    values, which the host checks, always)."""
-    out = list(values)
-    for i, ((is_slot, x), v) in enumerate(zip(outputs, values, strict=False)):
-        if is_slot and on_device(v):
-            a = specs[x]
-            if isinstance(a, AScalar):
-                out[i] = _as_scalar(read_scalar(v), a)
-    if not device_in:
-        return to_host_values(out)
-    if guards:
-        n = len(out) - guards
-        out = out[:n] + to_host_values(out[n:])
-    return out
+HOST = OpenCLHost()
+count_fallback = HOST.count_fallback
+any_on_device = HOST.any_on_device
+to_host_values = HOST.to_host_values
+to_device_values = HOST.to_device_values
+body_results = HOST.body_results
+device_constants = HOST.device_constants
+results = HOST.results
 
 
 def stack_on_device(column: list[Any], dtype: Any) -> Any:
@@ -141,7 +109,7 @@ def device_scalar(r: Any, a: Any) -> Any:
     if not isinstance(a, AScalar):
         return r
     if a.weak:
-        return _as_scalar(read_scalar(r), a)
+        return program_scalar(read_scalar(r), a)
     r = r.reshape(())
     return r if r.dtype == a.dtype else ops.astype(r, a.dtype)
 
@@ -179,9 +147,7 @@ class HostStep:
         self._init()
 
     def _init(self) -> None:
-        from myc.lower.program import CallRunner, LoopRunner
-
-        self.runner = isinstance(self.fn, LoopRunner | CallRunner)
+        self.runner = is_runner(self.fn)
         a = getattr(self.fn, "abstract", None)
         self.scalar = isinstance(a, AScalar)
         # the step's own primitive; a ``guarded`` step is named after the op it guards,
@@ -211,11 +177,15 @@ class HostStep:
             return ops.create(self.name, self.fn, vals)
         if not dev:  # host operands only (a loop's counters and flags): the reference
             return self.fn(*vals)
-        if self.name in _STRUCTURAL:
+        if self.name in STRUCTURAL:
             return self.fn(*(v.device() if type(v) is DeviceConst else v for v in vals))
-        if all(v.ndim == 0 for v in leaves(vals) if on_device(v)):
+        on = [v for v in leaves(vals) if on_device(v)]
+        if all(v.ndim == 0 for v in on) and (on or self.device_fn is None):
             # arithmetic on device scalars (a condition, a step size): the host reads
-            # them -- a scalar each, not an array
+            # them -- a scalar each, not an array.  (Only constants and host values: a
+            # step with a device version runs there -- W5's gradient loop selected
+            # between two constant arrays, and uploaded the one it took, every
+            # iteration.)
             r = self.fn(*(map_leaves(v, lambda x: read_scalar(x) if on_device(x)
                                else to_host(x)) for v in vals))
             return _dev().upload(r) if type(r) is np.ndarray else r
@@ -237,8 +207,18 @@ class HostStep:
         r = self.fn(*(map_leaves(v, to_host) for v in vals))
         return map_leaves(r, lambda x: _dev().upload(x) if type(x) is np.ndarray else x)
 
+    @property
+    def note(self) -> str:
+        """Which GEMM a matrix product runs (``gemm.choice``), for ``myc.ir``."""
+        if self.name not in _GEMM or self.device_fn is None:
+            return ""
+        return gemm.describe_choice(_dev().cpu)
+
     def __str__(self) -> str:
         return str(self.fn)
+
+
+_GEMM = {"matmul", "dot"}
 
 
 def adapt(steps: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any] | None
@@ -247,8 +227,17 @@ def adapt(steps: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any] | 
     become :class:`DeviceConst` s, uploaded once; the outputs likewise.  A step with
     array operands and no device implementation is reported (the lowering's fallback
     record: ``f.stats()``, a ``MycFallbackWarning``): it will run on the host."""
+    from myc.backends.opencl.runtime import unsupported_dtype
     from myc.lower.program import KernelUnit
 
+    if specs is not None:  # a dtype the device lacks: refused now, at its line
+        for st in steps:
+            outs = st.outputs if st.outputs is not None else [st.output]
+            for o in outs:
+                a = specs[o] if o < len(specs) else None
+                err = unsupported_dtype(a.dtype) if isinstance(a, AArray) else None
+                if err is not None:
+                    raise err.with_loc(st.loc)
     for st in steps:
         if isinstance(st.fn, KernelUnit):  # constant operands uploaded once, scalars too
             dts = [np.dtype(b.dtype) for b in st.fn.plan.kernel.inputs]
@@ -259,20 +248,16 @@ def adapt(steps: list[Any], outputs: list[tuple[bool, Any]], specs: list[Any] | 
         if not isinstance(st.fn, HostStep):
             st.fn = h = HostStep(st.fn, st.name)
             if specs is not None and not h.runner and h.device_fn is None and \
-                    not h.creates and st.name not in _STRUCTURAL and any(
+                    not h.creates and st.name not in STRUCTURAL and any(
                     is_slot and isinstance(specs[x], AArray) and specs[x].shape
                     for is_slot, x in st.inputs):
                 lowering_fallback("opencl-host-step",
                        f"'{st.name}' has no OpenCL implementation: it runs on the host, "
                        "its operands copied there and back", st.loc)
+            if h.note:
+                lowering_note("gemm", h.note)
         st.inputs = device_constants(st.inputs)
     return device_constants(outputs)
-
-
-def device_constants(operands: list[tuple[bool, Any]]) -> list[tuple[bool, Any]]:
-    """``(is_slot, value)`` operands with array constants as :class:`DeviceConst` s."""
-    return [(False, DeviceConst(x)) if not is_slot and type(x) is np.ndarray
-            else (is_slot, x) for is_slot, x in operands]
 
 
 def _opencl_arrays(bound: list[Any]) -> list[Any]:

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from myc.backends.opencl.codegen import GROUP, LaunchPlan, Unsupported, generate
+from myc.backends.opencl.codegen import GROUP, LaunchPlan, NoFloat64, Unsupported, generate
 from myc.backends.opencl.device import _Device, device, lock
 from myc.backends.opencl.ops import as_kernel_arg, to_host
+from myc.errors import MycTypeError
 from myc.lower.kernel import Kernel
 
 _cache: dict[str, CompiledKernel] = {}
@@ -81,10 +82,31 @@ class CompiledKernel:
         return outs
 
 
+def supported_dtypes(dev: _Device) -> frozenset[str]:
+    """The array dtypes this device runs (declared up front: float64 needs the
+    ``cl_khr_fp64`` extension, which many GPUs and embedded devices lack)."""
+    base = frozenset({"float32", "int64", "bool"})
+    return base | {"float64"} if dev.fp64 else base
+
+
+def unsupported_dtype(dtype: Any, dev: _Device | None = None) -> MycTypeError | None:
+    """The error a program with arrays of ``dtype`` gets on this device, if any."""
+    dev = dev or device()
+    name = np.dtype(dtype).name
+    if name != "float64" or name in supported_dtypes(dev):  # (the other dtypes a
+        return None  # program holds -- uint8 tapes... -- run as host steps do)
+    return MycTypeError(
+        f"backend='opencl': the OpenCL device ({dev.name}) has no {name} "
+        "(it lacks the cl_khr_fp64 extension)",
+        hint="pass float32 arrays (x.astype(np.float32)), pick a device with "
+        "cl_khr_fp64 (MYC_OPENCL_DEVICE=P:D), or use backend='cpu'")
+
+
 def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     """``kernel`` built for the OpenCL device (cached by content), or None when the
     generator does not cover it (the host program then runs with NumPy -- all of it, not
-    only that group -- and says so with a ``MycFallbackWarning``)."""
+    only that group -- and says so with a ``MycFallbackWarning``).  A dtype the device
+    does not support (:func:`supported_dtypes`) is a ``MycTypeError`` instead."""
     # (``myc.backends.gpu.runtime.kernel_key`` and ``load_kernel`` are this for CUDA and
     # ROCm, but catch the GPU generator's ``Unsupported``: sharing them needs one
     # ``Unsupported`` for every renderer, e.g. in ``myc.lower.kernel``)
@@ -94,6 +116,8 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel | None:
     if ck is None:
         try:
             ck = CompiledKernel(kernel, dev, key)
+        except NoFloat64:
+            raise unsupported_dtype("float64", dev) from None
         except Unsupported:
             return None
         _cache[key] = ck
