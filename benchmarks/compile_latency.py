@@ -296,9 +296,10 @@ def corpus(opts) -> None:
 
 
 def compare(opts) -> None:
-    """Before (``--myc DIR``) and after (this checkout), interleaved program by program
-    for ``--rounds`` rounds, each run a fresh process with an empty disk cache, and JAX:
-    CPU time of the first call and of the steady call (minimum over the rounds)."""
+    """Before (``--myc DIR``; none without it) and after (this checkout), interleaved
+    program by program for ``--rounds`` rounds, each run a fresh process with an empty
+    disk cache, and JAX: CPU time of the first call and of the steady call (minimum over
+    the rounds)."""
     from benchmarks.compile_corpus import ENTRIES
 
     names = opts.programs or list(ENTRIES)
@@ -312,7 +313,9 @@ def compare(opts) -> None:
         e = ENTRIES[name]
         runs: dict[str, list[dict]] = {"before": [], "after": [], "jax": []}
         for _ in range(max(1, opts.rounds)):
-            for which, o in (("before", before_opts), ("after", after_opts)):
+            # no --myc: this checkout (and JAX) only, not twice
+            for which, o in ((("before", before_opts),) if opts.myc else ()) + (
+                    ("after", after_opts),):
                 runs[which].append(_corpus_run(name, "myc",
                                                tempfile.mkdtemp(prefix="myc-corpus-"), o))
             if not opts.no_jax:
@@ -322,7 +325,7 @@ def compare(opts) -> None:
         best = {k: _best(v) for k, v in runs.items()}
         results[name] = {"program": e.program, "steps": e.steps, **best,
                          "cold": best["after"]}
-        b, a, j = best["before"], best["after"], best["jax"]
+        b, a, j = best.get("before", {}), best["after"], best["jax"]
         c = a.get("counts", {})
         ratio = (f"{b['first_cpu_ms'] / a['first_cpu_ms']:.1f}x"
                  if "first_cpu_ms" in b and "first_cpu_ms" in a else "")
@@ -407,7 +410,8 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
     ap.add_argument("--no-jax", action="store_true", help="do not try JAX")
     ap.add_argument("--compare", action="store_true",
-                    help="the corpus, --myc DIR (before) against this checkout, interleaved")
+                    help="the corpus, --myc DIR (before, if given) against this checkout, "
+                         "interleaved, and JAX: CPU times")
     ap.add_argument("--rounds", type=int, default=3, help="rounds of --compare")
     ap.add_argument("--json", default="compile-corpus.json")
     ap.add_argument("--plot", default="compile-scaling.png")

@@ -5,7 +5,9 @@ report per such call on stderr, with the program's size after each stage.
 
 Stages nest (LLVM compiling a kernel happens inside lowering); each stage is charged
 its *own* time, the time not spent in a stage nested in it, so the stages add up to the
-call.  Off (the default), ``stage`` costs one dictionary lookup.  ``last()`` returns the
+call.  Off (the default), ``stage`` costs one dictionary lookup.  ``MYC_TIMINGS=cpu``
+charges the process's CPU time instead of wall time (a shared machine's wall time
+mostly measures the other processes).  ``last()`` returns the
 latest report as data (the compile-time benchmark reads it).
 """
 
@@ -26,6 +28,12 @@ _last: dict[str, Any] | None = None
 
 def enabled() -> bool:
     return bool(os.environ.get("MYC_TIMINGS"))
+
+
+def _clock() -> float:
+    if os.environ.get("MYC_TIMINGS") == "cpu":
+        return time.process_time()
+    return time.perf_counter()
 
 
 class _Off:
@@ -53,13 +61,13 @@ def stage(name: str):
 
 @contextmanager
 def _stage(name: str) -> Iterator[None]:
-    frame = [name, time.perf_counter(), 0.0]
+    frame = [name, _clock(), 0.0]
     _stack.append(frame)
     try:
         yield
     finally:
         _stack.pop()
-        spent = time.perf_counter() - frame[1]
+        spent = _clock() - frame[1]
         _times[name] = _times.get(name, 0.0) + spent - frame[2]
         if _stack:
             _stack[-1][2] += spent
@@ -85,12 +93,12 @@ def _call(label: str) -> Iterator[None]:
     global _last
     _times.clear()
     _counts.clear()
-    t0 = time.perf_counter()
+    t0 = _clock()
     try:
         with stage("call (other)"):
             yield
     finally:
-        total = time.perf_counter() - t0
+        total = _clock() - t0
         if set(_times) - {"call (other)", "run", "disk cache"} or "disk cache" in _times:
             _last = {"label": label, "total_s": total, "stages": dict(_times),
                      "counts": dict(_counts)}

@@ -30,3 +30,19 @@ def test_no_report_when_off(monkeypatch):
     before = timings.last()
     myc.jit(lambda x: x * 2.0 + 1.0)(np.ones(3))
     assert timings.last() is before
+
+
+def _fresh_cpu(x):
+    return np.sum(np.cos(x * 2.3456789 - 0.123456))
+
+
+def test_cpu_mode_charges_the_process_clock(monkeypatch):
+    """``MYC_TIMINGS=cpu`` reads ``time.process_time``, not the wall clock: a fake
+    process clock that never moves charges nothing."""
+    monkeypatch.setenv("MYC_TIMINGS", "cpu")
+    monkeypatch.setattr(timings.time, "process_time", lambda: 5.0)
+    myc.grad(_fresh_cpu)(np.linspace(0.0, 1.0, 512))
+    rep = timings.last()
+    assert rep is not None and rep["label"] == "grad(_fresh_cpu)"
+    assert "infer" in rep["stages"] and "llvm optimize" in rep["stages"]
+    assert rep["total_s"] == 0.0 and not any(rep["stages"].values())

@@ -577,6 +577,7 @@ class NativeLoop:
         self.direct = direct
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
+        swap = self._swapped_states(n)
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
                 ck = st.fn.compiled
@@ -586,6 +587,9 @@ class NativeLoop:
                 for i, (shape, dt) in enumerate(ck._out_specs):
                     if st.outputs[i] in direct:
                         scratch_ptr[(si, i)] = ("exit", direct[st.outputs[i]])
+                    elif st.outputs[i] in swap and (tuple(shape), np.dtype(dt)) == swap[
+                            st.outputs[i]][1]:
+                        scratch_ptr[(si, i)] = ("state", swap[st.outputs[i]][0])
                     else:
                         self.scratch.append((tuple(shape), np.dtype(dt)))
                         scratch_ptr[(si, i)] = io_ptr()
@@ -608,8 +612,11 @@ class NativeLoop:
         state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
         exit_ptrs = [io_ptr() for _ in self.exit_outputs]
         for key, v in list(scratch_ptr.items()):
-            if isinstance(v, tuple):
+            if isinstance(v, tuple) and v[0] == "exit":
                 scratch_ptr[key] = exit_ptrs[v[1]]
+        # state arrays a kernel writes straight into their next buffer (no copy)
+        self.in_place = {v[1] for v in scratch_ptr.values()
+                         if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
         if self.tape:
             tape_ptrs = [io_ptr() for _ in range(n)]
@@ -621,6 +628,9 @@ class NativeLoop:
         self.n_io = nio[0]
         cur = b.alloca(I1)
         b.store(ir.Constant(I1, 0), cur)
+
+        def next_buf(j: int) -> ir.Value:
+            return b.select(b.load(cur, typ=I1), *state_bufs[j])
 
         loop = fn.append_basic_block("loop")
         update = fn.append_basic_block("update")
@@ -680,7 +690,8 @@ class NativeLoop:
         call_cells: dict[int, tuple[list[ir.Value], list]] = {}
         for si, st in enumerate(body.steps):
             if isinstance(st.fn, KernelUnit):
-                self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
+                self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
+                                  next_buf)
                 continue
             if st.output in self.calls and not _prim_name(st.fn):
                 call_cells[st.output] = self._call_step(b, fn, entry, si, st, value, bail_if,
@@ -919,8 +930,9 @@ class NativeLoop:
             a = specs[state_slots[j]]
             if isinstance(a, AArray):
                 dst = b.select(c, state_bufs[j][0], state_bufs[j][1])
-                src = value(-1, -1, is_slot, x)
-                _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                if j not in self.in_place:  # else the kernel wrote it there
+                    src = value(-1, -1, is_slot, x)
+                    _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
                 nxt.append(dst)
             else:
                 nxt.append(value(-1, -1, is_slot, x, want=_ltype(a)))
@@ -1032,7 +1044,32 @@ class NativeLoop:
         b.position_at_end(after)
         return cells[len(args):], exits
 
-    def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry) -> None:
+    def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
+        """Loop-carried arrays whose next value a kernel of the body computes, by that
+        kernel output's slot: ``slot -> (state index, (shape, dtype))``.  The kernel
+        writes into the state's buffer not being read this iteration -- the one the
+        iteration's end copied its result into -- so the copy goes (a 10^6-step loop
+        over 1000 floats copied 8 KB per step).  Nothing else reads that buffer during
+        the iteration: it held the state of the iteration before last."""
+        from myc.lower.program import KernelUnit
+
+        body, specs = self.body, self.body.specs
+        if self.once:
+            return {}
+        written = {o for st in body.steps if isinstance(st.fn, KernelUnit) for o in st.outputs}
+        outs = [x for is_slot, x in body.outputs[1:1 + n] if is_slot]
+        found = {}
+        for j in range(n):
+            is_slot, x = body.outputs[1 + j]
+            a = specs[body.params[j]]
+            if not (is_slot and x in written and outs.count(x) == 1 and isinstance(a, AArray)
+                    and specs[x] == a and np.dtype(a.dtype) != np.bool_):
+                continue
+            found[x] = (j, (tuple(a.shape), np.dtype(a.dtype)))
+        return found
+
+    def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry,
+                     next_buf) -> None:
         unit = st.fn
         ck = unit.compiled
         kernel = ck.kernel
@@ -1065,6 +1102,8 @@ class NativeLoop:
         outs = []
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             p = scratch_ptr[(si, i)]
+            if isinstance(p, tuple):  # ("state", j): the buffer the next state goes in
+                p = next_buf(p[1])
             outs.append(p)
             mt = MEMTYPE[_dtname(dt)]
             part = self.partial_ptr.get((si, i))
