@@ -118,11 +118,13 @@ def emit_symfloat(b: ir.IRBuilder, x: SymFloat, values: dict[str, ir.Value]) -> 
     return b.fdiv(coef, m) if x.inverse else b.fmul(coef, m)
 
 
-def codegen(kernel: Kernel) -> tuple[ir.Module, Plan]:
-    """The LLVM module for ``kernel`` and the loop plan the runtime needs to call it."""
+def codegen(kernel: Kernel, scalef: bool = False) -> tuple[ir.Module, Plan]:
+    """The LLVM module for ``kernel`` and the loop plan the runtime needs to call it;
+    ``scalef``: the target scales by powers of two natively (``MathLib``; the JIT asks
+    ``runtime.native_scalef``, AOT libraries keep the portable form)."""
     plan = make_plan(kernel)
     module = ir.Module(name=kernel.name)
-    KernelGen(kernel, plan, module).build()
+    KernelGen(kernel, plan, module, scalef).build()
     return module, plan
 
 
@@ -158,22 +160,13 @@ def counted_loop(e: Emitter, lo: ir.Value, hi: ir.Value, inits: list[ir.Value], 
     return outs
 
 
-def _native_scalef() -> bool:
-    """Do kernels compile for AVX-512 here (``vscalefps`` makes ``2^k`` one instruction
-    in exp and its family)?  Follows the vector-width choice: narrowed to AVX2, no."""
-    from myc.backends.cpu.jit import host
-    from myc.backends.cpu.tuning import has_avx512
-
-    return has_avx512(host()[1])
-
-
 class KernelGen:
-    def __init__(self, kernel: Kernel, plan: Plan, module: ir.Module):
+    def __init__(self, kernel: Kernel, plan: Plan, module: ir.Module, scalef: bool = False):
         self.k = kernel
         self.plan = plan
         self.module = module
         self.flush = fpmode.flushes()  # subnormals to zero in this kernel (fpmode.py)
-        self.math = MathLib(module, scalef=_native_scalef())
+        self.math = MathLib(module, scalef=scalef)
         self.outs = sorted(kernel.outputs, key=lambda o: o.out_index)
         self.load_strides = dict(plan.loads)
         self.levels = row_reductions([o.expr for o in self.outs])

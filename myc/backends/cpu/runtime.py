@@ -43,6 +43,15 @@ _KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_in
 _COMBINE = {"sum": np.add, "max": np.maximum, "min": np.minimum}
 
 
+
+def native_scalef() -> bool:
+    """Do kernels compile for AVX-512 here (``vscalefps`` makes ``2^k`` one instruction
+    in exp and its family)?  Follows the vector-width choice: narrowed to AVX2, no."""
+    from myc.backends.cpu.tuning import has_avx512
+
+    return has_avx512(host()[1])
+
+
 def num_threads() -> int:
     env = os.environ.get("MYC_NUM_THREADS", "")
     try:
@@ -101,7 +110,7 @@ class CompiledKernel:
         # the entry symbol is named by content: every kernel shares one JIT engine
         named = dataclasses.replace(kernel, name=_content_name(key))
         if cached is None:
-            module, self.plan = codegen(named)
+            module, self.plan = codegen(named, native_scalef())
             self.llvm_ir = str(module)
             self.symbol, self.object_code = _machine_code(
                 self.llvm_ir, named.name, entry_name(named), prod(kernel.shape) < LIGHT_BELOW)
@@ -353,10 +362,10 @@ def clear_cache() -> None:
 
 def llvm_ir(kernel: Kernel, optimized: bool = True) -> str:
     """LLVM IR of ``kernel``: as generated, or after the host's O3 pipeline."""
-    module, _ = codegen(kernel)
+    module, _ = codegen(kernel, native_scalef())
     return optimized_ir(module) if optimized else str(module)
 
 
 def assembly(kernel: Kernel) -> str:
     """Host assembly of ``kernel`` (to see the vector instructions)."""
-    return _assembly(codegen(kernel)[0])
+    return _assembly(codegen(kernel, native_scalef())[0])

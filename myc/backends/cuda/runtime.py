@@ -16,10 +16,13 @@ import threading
 from typing import Any
 
 from myc.backends.cuda.ptx import DEFAULT_ARCH, NVPTX, new_module, to_ptx
+from myc.backends.gpu import graphs
 from myc.backends.gpu import runtime as gpu
 from myc.backends.gpu.codegen import Plan, add_gpu_entries, generate
 from myc.backends.gpu.runtime import on_device  # noqa: F401 - part of this module's API
 from myc.lower.kernel import Kernel
+
+graphs.BACKENDS.add("cuda")  # repeat calls on the same arrays replay CUDA graphs
 
 _lock = threading.Lock()
 _device: gpu.GpuDevice | None = None

@@ -33,7 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from myc.backends.device_host import DeviceConst
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
+
+# the device copies of GPU programs' constants, by id, and their ``DeviceConst`` (filled
+# by ``gpu.host`` as it uploads them): an index array that is one is checked once
+CONST_OF: dict[int, Any] = {}
 
 _deferred = threading.local()  # .checks: a graph capture's list, else absent or None
 
@@ -61,23 +66,21 @@ def out_of_range(checks: list[tuple[Any, int]]) -> bool:
 
 def check_index(x: Any, idx: Any) -> None:
     """Raise ``IndexError`` (NumPy's) if ``x[idx]`` has an index out of range."""
-    from myc.backends.gpu.host import DeviceConst, _const_of
-
-    shape = (x.host if type(x) is DeviceConst else x).shape if \
-        type(x) is DeviceConst or type(x) in DEVICE_ARRAY_TYPES or \
+    shape = (x.host if isinstance(x, DeviceConst) else x).shape if \
+        isinstance(x, DeviceConst) or type(x) in DEVICE_ARRAY_TYPES or \
         type(x) is np.ndarray else None
     if shape is None:
         return  # (a tuple or a dict indexed: checked by its own indexing)
     items = idx if type(idx) is tuple else (idx,)
-    if _const_of:  # a program's constant uploaded for the index (by ``make_tuple``)
-        items = tuple(_constant(i, _const_of) if type(i) in DEVICE_ARRAY_TYPES else i
+    if CONST_OF:  # a program's constant uploaded for the index (by ``make_tuple``)
+        items = tuple(_constant(i, CONST_OF) if type(i) in DEVICE_ARRAY_TYPES else i
                       for i in items)
 
     simple = len(items) <= len(shape)
     for i in items:
         t = type(i)
-        if t in DEVICE_ARRAY_TYPES or t is np.ndarray or t is DeviceConst:
-            kind = (i.host if t is DeviceConst else i).dtype.kind
+        if t in DEVICE_ARRAY_TYPES or t is np.ndarray or issubclass(t, DeviceConst):
+            kind = (i.host if issubclass(t, DeviceConst) else i).dtype.kind
             if kind not in "iu":
                 simple = False
         elif not (t is int or t is slice or isinstance(i, np.integer)):
@@ -99,7 +102,7 @@ def check_index(x: Any, idx: Any) -> None:
                 checks.append((top, 2 * n))
             elif read(top) >= 2 * n:
                 _exact(shape, items)
-        elif t is DeviceConst:
+        elif issubclass(t, DeviceConst):
             ok = i.__dict__.setdefault("_in_range", set())
             if (shape, axis) not in ok:
                 _in_range(i.host, shape[axis], shape, items)
@@ -112,6 +115,12 @@ def _constant(i: Any, const_of: dict[int, Any]) -> Any:
     """The program constant whose device copy ``i`` is, else ``i``."""
     c = const_of.get(id(i))
     return c if c is not None and c._dev is i else i
+
+
+def _host(v: Any) -> Any:
+    if type(v) in DEVICE_ARRAY_TYPES:
+        return v.get()
+    return v.host if isinstance(v, DeviceConst) else v
 
 
 def read(v: Any) -> int:
@@ -127,10 +136,8 @@ def _in_range(i: np.ndarray, n: int, shape: tuple, items: tuple) -> None:
 def _exact(shape: tuple, items: tuple) -> None:
     """NumPy's own ``IndexError`` for indexing an array of ``shape`` with ``items``
     (an array of that shape taking no memory is indexed with host copies)."""
-    from myc.backends.gpu.host import to_host
-
     dummy = np.lib.stride_tricks.as_strided(np.zeros(1, np.int8), shape=shape,
                                             strides=(0,) * len(shape))
-    dummy[tuple(to_host(i) for i in items)]
+    dummy[tuple(_host(i) for i in items)]
     # (in range after all: the device's maximum said otherwise only if the index
     # changed in between -- nothing to report)

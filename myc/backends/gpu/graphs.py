@@ -72,8 +72,13 @@ def _count(what: str) -> None:
         _stats[what] += 1
 
 
+# the GPU backends whose runtime can capture and replay graphs (``cuda`` adds itself
+# when its runtime loads; ROCm's does not: HIP graphs through CuPy are untried)
+BACKENDS: set[str] = set()
+
+
 def enabled(backend: str) -> bool:
-    return backend == "cuda" and not os.environ.get("MYC_NO_GRAPHS")
+    return backend in BACKENDS and not os.environ.get("MYC_NO_GRAPHS")
 
 
 class GraphPolicy:

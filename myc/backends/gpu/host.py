@@ -50,7 +50,6 @@ _fallbacks: Counter[str] = Counter()
 # the device memory of uploaded constants: a result there is copied before it is returned
 _const_spans: list[tuple[int, int]] = []
 _const_ids: set[int] = set()  # those arrays themselves (kept alive by their DeviceConst)
-_const_of: dict[int, Any] = {}  # and the DeviceConst of each (by the array's id)
 _fallback_lock = threading.Lock()
 
 
@@ -141,7 +140,7 @@ class DeviceConst(device_host.DeviceConst):
         if type(dev) in DEVICE_ARRAY_TYPES and dev.size:
             _const_spans.append(_span(dev))
             _const_ids.add(id(dev))
-            _const_of[id(dev)] = self  # (the bounds checks know a constant index)
+            bounds.CONST_OF[id(dev)] = self  # (the bounds checks know a constant index)
         return dev
 
 
