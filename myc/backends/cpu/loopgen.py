@@ -14,9 +14,10 @@ next state is copied into the one not being read, so a kernel never reads the bu
 it writes), and the exit values' destinations -- a program run once writes its array
 results straight there.  Kernels are called by address (they live in their own JIT
 modules, bound to content-named symbols, so this module's machine code is cached on
-disk); big ones are split over threads from the machine code; GEMM is NumPy's bundled
-OpenBLAS, called from the machine code.  Python-only semantics (an int overflowing 64
-bits, a Python float division by zero, an index out of range) return status 1: the run
+disk: ``machine_code``); big ones are split over threads from the machine code; GEMM
+is NumPy's bundled OpenBLAS, called from the machine code (``host_gemm``).  Python-only
+semantics (an int overflowing 64 bits, a Python float division by zero, an index out of
+range) return status 1: the run
 restarts on the step-by-step host runner, which gives CPython's answer or error.
 
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
@@ -37,7 +38,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, interrupt, native_ops
+from myc.backends.cpu import blas_threads, host_gemm, interrupt, machine_code, native_ops
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
@@ -55,7 +56,6 @@ from myc.lower.kernel import identity
 from myc.lower.target import Bailout
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
-from myc.support.lru import LRU
 from myc.timings import timed
 
 # primitives that are one-operand transcendental scalar ops (the table's), and sqrt
@@ -109,53 +109,6 @@ def _kernel_symbol(ck) -> str:
     """The name this module calls a compiled kernel by: its content's (so this module's
     machine code can be cached and loaded again in another process)."""
     return f"myc_kernel_{ck.key[:24]}"
-
-
-# A native module of more instructions than this is compiled light (O1, no vectorizers,
-# code generation at O0: ``JitModule``).  Such a module is a long straight-line program's
-# glue -- pointers stored into argument arrays, calls of kernels and GEMMs -- which runs
-# once per call and takes microseconds however it is compiled, while O3 and its
-# instruction selection and register allocation are superlinear in a function's size:
-# an RK4 gradient over 30 steps (18,000 instructions) took 2.6 s of CPU at O3, 0.6 s
-# light.  Smaller modules (loops whose scalar code runs per iteration) keep O3.
-LIGHT_ABOVE = 2000
-
-
-def _size(module: ir.Module) -> int:
-    """The module's instruction count, as generated."""
-    return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
-
-
-def _jit(text: str, light: bool = False) -> JitModule:
-    """The loop's machine code: from the disk cache when this IR was compiled before."""
-    import hashlib
-
-    from myc.backends.cpu.jit import host
-    from myc.support import diskcache
-
-    key = hashlib.sha256("\n".join(["loop1", *host(), f"light={light}", text]
-                                    ).encode()).hexdigest()
-    code = _CODE.get(key)
-    if code is None:
-        code = diskcache.load("loop", key)
-    if isinstance(code, bytes):
-        try:
-            jit = JitModule(object_code=code)
-            _CODE[key] = code
-            return jit
-        except Exception:  # noqa: BLE001 - a damaged entry: compile again
-            pass
-    jit = JitModule(text, light=light)
-    _CODE[key] = jit.object_code
-    diskcache.store("loop", key, jit.object_code)
-    return jit
-
-
-# machine code of the loops compiled in this process, by IR: a fresh wrapper of a
-# function compiled before (the cache off, or a new ``myc.jit`` each call) loads it
-# instead of running LLVM's optimizer again, which costs about 60 KB of memory that
-# LLVM never gives back (llvmlite 0.50, per default O3 pipeline built and run)
-_CODE = LRU(maxbytes=64 * 2**20)
 
 
 @dataclass(frozen=True)
@@ -298,8 +251,10 @@ class NativeLoop:
             if si in self.mt_steps and name == "transpose":
                 continue
             if name in ("matmul", "dot", "mT") and not _guard:
-                _check_gemm(name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_],
-                            out)
+                why = host_gemm.gemm_refusal(
+                    name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_], out)
+                if why is not None:
+                    raise Unsupported(why)
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
                 s_, x = ins_[0]
@@ -402,7 +357,8 @@ class NativeLoop:
             self._text = str(module)
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
-            self._jit = _jit(self._text, _size(module) > LIGHT_ABOVE)
+            self._jit = machine_code.load_or_compile(
+                self._text, machine_code.instruction_count(module) > machine_code.LIGHT_ABOVE)
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
@@ -728,9 +684,9 @@ class NativeLoop:
                         else:
                             ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
                                         False))
-                    _gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
+                    host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
                 else:
-                    _transpose(b, value(si, 0, *ins_[0]), dst, out)
+                    host_gemm.transpose(b, value(si, 0, *ins_[0]), dst, out)
                 if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
                     b.store(b.load(dst, typ=_mem(out)), slot_var(st.output))
                     continue
@@ -1599,206 +1555,6 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
                for a in abstracts]
     dt = np.result_type(*proxies)
     return LLTYPE[_dtname(dt)]
-
-
-def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
-    """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
-    name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
-        str(dtype))
-    addr = None if name is None else blas_threads.openblas_address(name)
-    return None if addr is None else (name, addr)
-
-
-
-def _check_gemm(name: str, ins: list[Any], out: Any) -> None:
-    """Raise Unsupported unless native code computes this product (or transpose) the way
-    NumPy does: float32/float64 through BLAS GEMM, int64 by a generated loop (wrapping
-    like NumPy's), batch dimensions broadcast as ``np.matmul`` broadcasts them."""
-    if any(not isinstance(a, AArray) for a in ins):
-        raise Unsupported(f"{name} of non-arrays")
-    if name == "mT":
-        if ins[0].ndim < 2 or not isinstance(out, AArray):
-            raise Unsupported("a transpose of fewer than 2 dimensions")
-        return
-    a, b = ins
-    if not isinstance(out, (AArray, AScalar)) or a.dtype != b.dtype or a.dtype != out.dtype:
-        raise Unsupported("a matmul of mixed dtypes")
-    if name == "dot" and (a.ndim > 2 or b.ndim > 2):
-        raise Unsupported("np.dot of more than 2 dimensions (it contracts unlike matmul)")
-    if a.dtype == np.int64:
-        pass
-    elif a.dtype.kind != "f" or _blas_symbol(a.dtype) is None:
-        raise Unsupported("a matmul of this dtype (no BLAS GEMM, no integer loop)")
-    plan = _matmul_plan(a, b)
-    if plan is None or tuple(out.shape) != plan.out_shape:
-        raise Unsupported("a matmul of shapes np.matmul does not pair this way")
-
-
-class _MatmulPlan:
-    """A (batched) matrix product with every shape static: ``batch`` the broadcast batch
-    dimensions, each operand's element stride per batch dimension (0 where it is
-    broadcast), the matrices ``n x k`` times ``k x m``; a 1-d operand is a row (left) or
-    column (right) matrix whose extra dimension the result drops."""
-
-    def __init__(self, a: AArray, b: AArray):
-        a2 = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
-        b2 = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
-        self.n, self.k = a2[-2:]
-        self.k2, self.m = b2[-2:]
-        self.batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
-        nb = len(self.batch)
-        self.a_strides = _batch_strides(a2, nb)
-        self.b_strides = _batch_strides(b2, nb)
-        self.out_shape = (*self.batch, *((self.n,) if a.ndim > 1 else ()),
-                          *((self.m,) if b.ndim > 1 else ()))
-        # a 2-d right operand: the batch of left matrices is one tall matrix
-        self.tall = b.ndim <= 2 and a.ndim > 2
-
-    @property
-    def count(self) -> int:
-        return prod(self.batch)
-
-
-def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
-    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
-    mat = shape[-1] * shape[-2]
-    own = shape[:-2]
-    strides, acc = [], mat
-    for d in reversed(own):
-        strides.append(0 if d == 1 else acc)
-        acc *= d
-    strides += [0] * (nb - len(own))
-    return tuple(reversed(strides))
-
-
-def _matmul_plan(a: AArray, b: AArray) -> _MatmulPlan | None:
-    """The plan of ``a @ b``, or None when NumPy would refuse the shapes."""
-    if a.ndim < 1 or b.ndim < 1:
-        return None
-    try:
-        plan = _MatmulPlan(a, b)
-    except ValueError:  # batch dimensions that do not broadcast
-        return None
-    return plan if plan.k == plan.k2 else None
-
-
-def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
-    """``body(a_offset, b_offset, out_offset)`` (elements, i64 values) for every matrix of
-    the broadcast batch, in order."""
-    c = ir.Constant
-    mat = plan.n * plan.m
-    out_strides, acc = [], mat
-    for d in reversed(plan.batch):
-        out_strides.append(acc)
-        acc *= d
-    out_strides.reverse()
-
-    def nest(d: int, ao, bo, oo) -> None:
-        if d == len(plan.batch):
-            body(ao, bo, oo)
-            return
-
-        def step(i):
-            nest(d + 1, b.add(ao, b.mul(i, c(I64, plan.a_strides[d]))),
-                 b.add(bo, b.mul(i, c(I64, plan.b_strides[d]))),
-                 b.add(oo, b.mul(i, c(I64, out_strides[d]))))
-
-        native_ops.counted(b, plan.batch[d], step, f"mm.b{d}")
-
-    nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
-
-
-def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
-          entry: ir.Block | None = None) -> None:
-    """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
-    operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
-    is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
-    flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
-    right operand has no batch: the left batch is one tall matrix); int64 is a generated
-    loop wrapping around like NumPy's.  Nothing is called for an empty product; ``k ==
-    0`` gives zeros."""
-    pa, a, ta = a_op
-    pb, bb, tb = b_op
-    plan = _matmul_plan(a, bb)
-    n, k, m = plan.n, plan.k, plan.m
-    ty = MEMTYPE[_dtname(a.dtype)]
-    if plan.count * n * m == 0:
-        return
-    if k == 0:
-        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
-        return
-    if a.dtype == np.int64:
-        # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
-        ra, ca = (1, n) if ta else (k, 1)
-        rb, cb = (1, k) if tb else (m, 1)
-
-        def one(ao, bo, oo):
-            native_ops.int_matmul(b, dst, oo, pa, ao, ra, ca, pb, bo, rb, cb, n, k, m)
-
-        _batched(b, plan, one)
-        return
-    name, addr = _blas_symbol(a.dtype)
-    ft = F64 if a.dtype == np.float64 else ir.FloatType()
-    fn = module.globals.get(name)
-    if fn is None:
-        i32 = ir.IntType(32)
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
-            i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
-        symbols[name] = addr
-    # row-major (101); 111: as stored, 112: transposed
-    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
-                                                     112 if tb else 111)]
-    lda = n if ta else k
-    ldb = k if tb else m
-    if (entry is not None and blas_threads.set_local_address() is not None
-            and (plan.tall and not ta or not plan.batch)):
-        # one product: row blocks on myc's threads, BLAS single-threaded in each
-        rows = plan.count * n if plan.tall and not ta else n
-        blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
-                                   1 if ta else k, lda, pb, ldb, dst, num_threads())
-        return
-    if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
-        rows = plan.count * n
-        b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
-                    ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
-        return
-
-    def one(ao, bo, oo):
-        b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), b.gep(pa, [ao], source_etype=ty),
-                    ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
-                    ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
-                    b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
-
-    _batched(b, plan, one)
-
-
-def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
-    """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
-    the transposed shape), one matrix of the batch after another."""
-    *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
-    ty = MEMTYPE[_dtname(out.dtype)]
-    mat = rows * cols
-
-    def matrix(base):
-        def row(i):
-            def col(j):
-                v = b.load(b.gep(src, [b.add(base, b.add(b.mul(j, ir.Constant(I64, rows)),
-                                                         i))], source_etype=ty), typ=ty)
-                b.store(v, b.gep(dst, [b.add(base, b.add(b.mul(i, ir.Constant(I64, cols)),
-                                                         j))], source_etype=ty))
-
-            native_ops.counted(b, cols, col, "tr.j")
-
-        native_ops.counted(b, rows, row, "tr.i")
-
-    if not batch:
-        matrix(ir.Constant(I64, 0))
-        return
-    native_ops.counted(b, prod(batch),
-                       lambda t: matrix(b.mul(t, ir.Constant(I64, mat))), "tr.b")
 
 
 def _nbytes(a: Any) -> int:
