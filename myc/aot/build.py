@@ -37,7 +37,7 @@ def _entry_name(fn: Any, graph) -> str:
 
 
 def build_program(fn: Any, signature: Any, name: str | None = None):
-    """The native program (``aot_program.AotProgram``) of ``fn`` on ``signature``.
+    """The host program as data (``myc.lower.hostplan.HostPlan``) of ``fn`` on ``signature``.
 
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
     and generalized (:mod:`myc.aot.dynamic`): one program for every size from a lower
@@ -68,8 +68,8 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     """The native program of ``fn`` specialized on arrays shaped like ``examples``
     (``myc.pipeline`` 's stages, as the JIT runs them, then AOT's own lowering)."""
     from myc import pipeline
-    from myc.backends.cpu.aot_program import AotProgram
     from myc.infer.trace import GraphBreak
+    from myc.lower.hostplan import HostPlan
     from myc.prims import P
     from myc.runtime.args import check_args
     from myc.runtime.specialize import Binding
@@ -109,7 +109,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     pipeline.optimized(typed)
     entry = check_name(name or _entry_name(fn, graph))
     prog = _Lowering(typed, template, names).run(entry)
-    return AotProgram(entry, prog[0], prog[1], prog[2])
+    return HostPlan(entry, prog[0], prog[1], prog[2])
 
 
 class _Lowering:
@@ -121,7 +121,7 @@ class _Lowering:
         self.names = names
 
     def run(self, entry: str):
-        from myc.backends.cpu.aot_program import Value
+        from myc.lower.hostplan import Value
 
         typed = self.typed
         self.val: dict[int, Value] = {}
@@ -187,8 +187,8 @@ class _Lowering:
         return prim_of_name(n)
 
     def value(self, n):
-        from myc.backends.cpu.aot_program import Value
         from myc.ir.nodes import Constant
+        from myc.lower.hostplan import Value
 
         if isinstance(n, Constant):
             arr = np.asarray(n.value)
@@ -199,7 +199,7 @@ class _Lowering:
         return self.val[n.id]
 
     def new(self, n):
-        from myc.backends.cpu.aot_program import Value
+        from myc.lower.hostplan import Value
 
         a = n.abstract
         dt = str(np.dtype(getattr(a, "dtype", "O")))
@@ -259,7 +259,7 @@ class _Lowering:
         return schedule_units(order, groups)
 
     def kernel(self, plan, members) -> None:
-        from myc.backends.cpu.aot_program import KernelOp
+        from myc.lower.hostplan import KernelOp
 
         ins = [self.value(n) for n in plan.inputs]
         outs, divs = [], []
@@ -272,8 +272,8 @@ class _Lowering:
         self.ops.append(KernelOp(plan.kernel, ins, outs, divs))
 
     def primitive(self, n) -> None:
-        from myc.backends.cpu.aot_program import Alias, Gemm, Permute
         from myc.ir.nodes import Constant
+        from myc.lower.hostplan import Alias, Gemm, Permute
 
         p = self.prim(n)
         args = n.inputs[1:]

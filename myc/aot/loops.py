@@ -44,7 +44,7 @@ def refusal(n, fname: str) -> str:
 
 
 def _state_value(low, p):
-    from myc.backends.cpu.aot_program import Value
+    from myc.lower.hostplan import Value
 
     a = p.abstract
     if not hasattr(a, "shape") or getattr(a, "dtype", None) is None:
@@ -60,7 +60,7 @@ def _state_value(low, p):
 def _as(low, v, like, n):
     """``v`` with ``like``'s dtype and shape: a constant is converted (Python's ``True``
     or ``0.0`` where the typed program says ``float32[8]``); anything else must match."""
-    from myc.backends.cpu.aot_program import Value
+    from myc.lower.hostplan import Value
 
     if v.dtype == like.dtype and tuple(v.shape) == tuple(like.shape):
         return v
@@ -124,8 +124,8 @@ def unguard_safe(g) -> None:
 
 def lower_loop(low, n) -> None:
     """``loop(body, enabled, *init, *invariants)`` as a :class:`LoopOp`."""
-    from myc.backends.cpu.aot_loopgen import LoopOp, Tape
     from myc.ir.nodes import Constant
+    from myc.lower.hostplan import LoopOp, Tape
 
     body = n.inputs[1].value
     g, ns = body.graph, body.nstate
@@ -174,7 +174,7 @@ def lower_loop(low, n) -> None:
 def lower_loop_out(low, n) -> None:
     """``loop_out(loop, k)``: an exit value (``k >= 1 + nstate``), or a taped loop's
     tape and iteration count (after the exits)."""
-    from myc.backends.cpu.aot_program import Value
+    from myc.lower.hostplan import Value
 
     src, k = n.inputs[1], n.inputs[2].value
     op = low.loops.get(src.id)
@@ -201,7 +201,7 @@ def lower_loop_out(low, n) -> None:
 
 def lower_select(low, n) -> None:
     """``select(cond, a, b)`` -- an if-converted branch -- as a :class:`Select`."""
-    from myc.backends.cpu.aot_loopgen import Select
+    from myc.lower.hostplan import Select
 
     c, a, b = (low.value(x) for x in n.inputs[1:4])
     out = low.new(n)
@@ -212,7 +212,7 @@ def lower_select(low, n) -> None:
 
 def lower_tape_get(low, n) -> None:
     """``tape_get(tape, j, k)``: state ``j`` at the start of iteration ``k``."""
-    from myc.backends.cpu.aot_loopgen import Tape, TapeGet
+    from myc.lower.hostplan import Tape, TapeGet
 
     tape = low.value(n.inputs[1])
     if not isinstance(tape, Tape):
@@ -232,8 +232,7 @@ def lower_assert_defined(low, n) -> None:
     """``assert_defined(flag, value, name)``: a variable first set inside a loop, read
     after it -- the call fails with ``MYC_ERR_RAISE`` where Python raises
     ``UnboundLocalError`` (the loop never ran), else the value itself."""
-    from myc.backends.cpu.aot_loopgen import Check
-    from myc.backends.cpu.aot_program import Alias
+    from myc.lower.hostplan import Alias, Check
 
     flag, value = low.value(n.inputs[1]), low.value(n.inputs[2])
     name = n.inputs[3].value

@@ -1,8 +1,8 @@
 """Ahead-of-time code for the CPU backend: a statically shaped host program as one
 exported C function, plus the fused kernels, in one LLVM module and one object file.
 
-Input: an :class:`~myc.backends.cpu.aot_program.AotProgram` (built by ``myc/aot/build.py``;
-the data model and its operations are described there).  :class:`HostGen` emits the
+Input: a :class:`~myc.lower.hostplan.HostPlan` (the host program as data, made by
+``myc/lower/planned.py``; its step kinds are described there).  :class:`HostGen` emits the
 exported function (see ``docs/aot.md`` for the ABI): it checks its arguments, copies
 non-contiguous inputs into one scratch arena (which also holds every intermediate, at
 offsets computed from the sizes), runs the operations, and copies each output into a
@@ -36,59 +36,36 @@ from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_gemm import GemmMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
-from myc.backends.cpu.aot_loopgen import (
-    Check,
-    LoopOp,
-    Select,
-    Tape,
-    TapeGet,
-    emit_check,
-    emit_loop,
-    emit_select,
-    emit_tape_get,
-    walk,
-)
-from myc.backends.cpu.aot_loopgen import operands as loop_operands
-from myc.backends.cpu.aot_loopgen import results as loop_results
-from myc.backends.cpu.aot_program import (
-    Alias,
-    AotProgram,
-    Gemm,
-    KernelOp,
-    Permute,
-    Value,
-    c_strides,
-    is_size_const,
-)
+from myc.backends.cpu.aot_loopgen import emit_check, emit_loop, emit_select, emit_tape_get
 from myc.backends.cpu.aot_sizes import SizesMixin
 from myc.backends.cpu.codegen import ITEMSIZE, codegen, entry_name
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
+from myc.lower.hostplan import (
+    Alias,
+    Check,
+    Gemm,
+    HostPlan,
+    KernelOp,
+    LoopOp,
+    Permute,
+    Select,
+    Tape,
+    TapeGet,
+    Value,
+    c_strides,
+    is_size_const,
+    walk,
+)
+from myc.lower.hostplan import operands as _operands
+from myc.lower.hostplan import results as _results
 
 ALIGN = 64  # bytes: the arena's buffers and the static data
-
-
-def _operands(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
-        return loop_operands(op)
-    if isinstance(op, KernelOp):
-        return op.inputs
-    if isinstance(op, Gemm):
-        return [op.a, op.b]
-    return [op.src]
-
-
-def _results(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
-        return loop_results(op)
-    if isinstance(op, KernelOp):
-        return op.outputs
-    return [op.out]
 
 
 class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
     """Emits the exported entry point and its helpers into ``module``."""
 
-    def __init__(self, prog: AotProgram, module: ir.Module):
+    def __init__(self, prog: HostPlan, module: ir.Module):
         self.p = prog
         self.m = module
         self.n_str = 0
@@ -296,7 +273,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             self.b.call(self.free, [self.b.load(cell, typ=PTR)])
 
 
-def build_object(prog: AotProgram) -> bytes:
+def build_object(prog: HostPlan) -> bytes:
     """The object file (position-independent, for this CPU) of ``prog``."""
     check_static(prog)  # static sizes now; dynamic ones at run time (check_sizes)
     host = ir.Module(name=prog.name)
