@@ -22,7 +22,7 @@ import numpy as np
 from myc.errors import MycError
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.groups import Unfusable, build_kernel
+from myc.lower.groups import Unfusable, build_kernel, group_kernels, stored_members
 from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
 from myc.lower.planned_loops import CONTROL, selects_as_where, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
@@ -151,16 +151,10 @@ class PlannedLowering:
         self.n_graphs = getattr(self, "n_graphs", 0) + 1
         prefix = "" if self.n_graphs == 1 else f"b{self.n_graphs - 1}_"
         groups: dict[int, Any] = {}
-        for grp in fuse(g, min_size=1):  # everything is a kernel here
-            try:
-                plan = build_kernel(grp, f"{prefix}k{grp.id}")
-            except Unfusable:
-                continue
+        for grp, plan in group_kernels(fuse(g, min_size=1), f"{prefix}k"):  # every group
             unit = (plan, grp.members)
-            borrowed = getattr(grp, "borrowed", ())  # recomputed copies of other groups'
-            for m in grp.members:
-                if m.id not in borrowed:
-                    groups[m.id] = unit
+            for m in stored_members(grp):
+                groups[m.id] = unit
         nid = 10_000
         for n in order:
             p = self.prim(n)

@@ -827,21 +827,14 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
 
     try:
         compile_kernel = compiler or _compiler(backend)
-        from myc.lower.groups import Unfusable, build_kernel
+        from myc.lower.groups import group_kernels, stored_members
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return {}
     base = re.sub(r"\W", "_", name) or "k"
     out: dict[int, KernelUnit] = {}
     if groups is None:
         groups = fuse(typed, 1) if lone else fuse(typed)
-    for grp in groups:
-        if not lone and len(grp.members) < 2 and not any(
-                prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members):
-            continue  # a lone elementwise op: NumPy's loop is as good
-        try:
-            plan = build_kernel(grp, f"{base}_k{grp.id}")
-        except Unfusable:
-            continue
+    for grp, plan in group_kernels(groups, f"{base}_k", None if lone else _worth_a_kernel):
         if not grp.outputs:  # every user recomputes its values: nothing to run
             unit = Elided(grp.members)
         else:
@@ -854,10 +847,15 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
                     grp.members[0].loc if grp.members else None)
                 return {}
             unit = KernelUnit(plan, grp.members, compiled, backend)
-        for m in grp.members:
-            if m.id not in grp.borrowed:
-                out[m.id] = unit
+        for m in stored_members(grp):
+            out[m.id] = unit
     return out
+
+
+def _worth_a_kernel(grp: Any) -> bool:
+    """Not a lone elementwise op: NumPy's loop is as good."""
+    return len(grp.members) >= 2 or any(
+        prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members)
 
 
 def prim_of_name(n: Node) -> str:
@@ -885,7 +883,7 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
         # a kernel reads what its members -- those it recomputes included -- read from
         # outside it; a value it recomputes is not read from the group that stores it
         members = u.members if isinstance(u, (KernelUnit, Elided)) else \
-            u[1] if isinstance(u, tuple) else [u]  # myc.aot's units: (plan, members)
+            u[1] if isinstance(u, tuple) else [u]  # the planned lowering's: (plan, members)
         own = {m.id for m in members}
         for m in members:
             for i in m.inputs:
