@@ -21,14 +21,14 @@ range) return status 1: the run
 restarts on the step-by-step host runner, which gives CPython's answer or error.
 
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
-runner: ``native_loop`` returns ``None``.
+runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
+the generated code (the io array, result and tape buffers) is ``native_run``'s.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
-import sys
 import threading
 from dataclasses import dataclass
 from math import prod
@@ -44,16 +44,12 @@ from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
+from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.runtime import (
-    _POOL_DEPTH,
-    _POOL_FREE_REFS,
-    _POOL_MIN_BYTES,
-    POOL,
     chunks,
     num_threads,
 )
 from myc.lower.kernel import identity
-from myc.lower.target import Bailout
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
@@ -74,10 +70,6 @@ _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 # free up, so a core another process holds slows the call in proportion (native_ops)
 CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
-
-
-class _TapeFull(Exception):
-    pass
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -161,11 +153,7 @@ def _mem(a: Any) -> ir.Type:
     return MEMTYPE[_dtname(a.dtype)]
 
 
-def _memdtype(dt: np.dtype) -> np.dtype:
-    return np.dtype(np.uint8) if dt == np.bool_ else dt
-
-
-class NativeLoop:
+class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
     def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
@@ -557,7 +545,7 @@ class NativeLoop:
                 if st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
-                    self.scratch.append((tuple(a.shape), _memdtype(np.dtype(a.dtype))))
+                    self.scratch.append((tuple(a.shape), memdtype(np.dtype(a.dtype))))
                     scratch_ptr[(si, 0)] = io_ptr()
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
@@ -1027,7 +1015,7 @@ class NativeLoop:
             if part is not None:  # one partial per chunk, combined after the join
                 if op.init:
                     _fill(b, part, mt, identity(op.op, np.dtype(dt)), n_chunks * prod(shape))
-                size = prod(shape) * np.dtype(_memdtype(np.dtype(dt))).itemsize
+                size = prod(shape) * np.dtype(memdtype(np.dtype(dt))).itemsize
                 for c in range(n_chunks):
                     q = b.gep(part, [ir.Constant(I64, c * size)], source_etype=I8)
                     b.store(q, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], source_etype=PTR))
@@ -1155,7 +1143,7 @@ class NativeLoop:
         xa = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
         ty = MEMTYPE[_dtname(out.dtype)]
         row = prod(xa.shape[1:])
-        rowbytes = row * _memdtype(np.dtype(out.dtype)).itemsize
+        rowbytes = row * memdtype(np.dtype(out.dtype)).itemsize
         size = ir.Constant(I64, xa.shape[0])
         i = value(si, off + 1, *ins_[1], want=I64)
         i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
@@ -1292,7 +1280,7 @@ class NativeLoop:
                 if isinstance(a, AArray):
                     if each:
                         _memcpy(b, b.module, at, value(sj, k, is_slot, x),
-                                each * np.dtype(_memdtype(out.dtype)).itemsize)
+                                each * np.dtype(memdtype(out.dtype)).itemsize)
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
@@ -1339,130 +1327,6 @@ class NativeLoop:
             native_ops.gather(b, ty, d, dst, tuple(x.shape), idx, n, bail_if, scatter=True)
 
     # -- calls ---------------------------------------------------------------------------
-    def __call__(self, inputs: list[Any]) -> tuple:
-        while True:
-            try:
-                return self._run(inputs)
-            except _TapeFull:
-                self.cap *= 4
-                if self.cap > 1 << 22:
-                    raise Bailout(self.symbol) from None
-
-    def _frame(self) -> tuple:
-        """This thread's io array with its constant, scratch and state buffers filled in
-        (reused across calls: only inputs and results change), and 8-byte cells."""
-        frame = getattr(self._local, "frame", None)
-        if frame is None:
-            specs = self.body.specs
-            io = (ctypes.c_void_p * self.n_io)()
-            keep: list[Any] = []
-            k = len(self.param_specs)
-            bufs = list(self.consts)
-            shapes = list(self.scratch)
-            for j in range(self.nstate):
-                a = specs[self.body.params[j]]
-                if isinstance(a, AArray):
-                    shapes += [(a.shape, a.dtype)] * 2
-            bufs += _arena(shapes)
-            for buf in bufs:
-                io[k] = buf.ctypes.data
-                k += 1
-            keep += bufs
-            cells = np.zeros(len(self.param_specs) + len(self.exit_outputs) + 2, np.int64)
-            pools: list[list[np.ndarray]] = [[] for _ in self.exit_outputs]
-            frame = (io, keep, cells, k, cells.ctypes.data, pools)
-            self._local.frame = frame
-        return frame
-
-    def _run(self, inputs: list[Any]) -> tuple:
-        from myc.lower.program import Tape
-
-        io, _, cells, first_exit, cells_at, pools = self._frame()
-        keep: list[Any] = []
-        for i, (v, a) in enumerate(zip(inputs, self.param_specs, strict=True)):
-            if isinstance(a, AArray):
-                if not (type(v) is np.ndarray and v.dtype == a.dtype and
-                        v.flags.c_contiguous):
-                    v = np.ascontiguousarray(v, dtype=a.dtype)
-                    keep.append(v)
-                if v.shape != a.shape:
-                    raise ValueError(f"loop input of shape {v.shape}, expected {a.shape}")
-                io[i] = v.ctypes.data
-            elif isinstance(a, ATape):
-                tape = (ctypes.c_void_p * (1 + len(v.leaves)))(
-                    v.count, *[leaf.ctypes.data for leaf in v.leaves])
-                keep += [tape, v]
-                io[i] = ctypes.addressof(tape)
-            else:  # a scalar: this thread's 8-byte cell i
-                dt = _memdtype(a.dtype)
-                try:
-                    cells[i:i + 1].view(np.uint8)[:dt.itemsize].view(dt)[0] = v
-                except OverflowError:  # a Python int beyond 64 bits: Python's semantics
-                    raise Bailout(self.symbol) from None
-                io[i] = cells_at + 8 * i
-        specs = self.body.specs
-        results: list[Any] = []
-        k = first_exit
-        base = len(self.param_specs)
-        for e, (is_slot, x) in enumerate(self.exit_outputs):
-            a = specs[x] if is_slot else None
-            if isinstance(a, AArray):
-                arr = _result_array(pools[e], a)
-                io[k] = arr.ctypes.data
-            else:
-                arr = None
-                io[k] = cells_at + 8 * (base + e)
-            results.append(arr)
-            k += 1
-        tapes = []
-        if self.tape:
-            pools = getattr(self._local, "tapes", None)
-            if pools is None or pools[0] != self.cap:  # this thread's, at this capacity
-                pools = self._local.tapes = (self.cap, [[] for _ in range(self.nstate)])
-            for j in range(self.nstate):
-                a = specs[self.body.params[j]]
-                t = _pooled(pools[1][j], (self.cap, *a.shape), _memdtype(a.dtype))
-                tapes.append(t)
-                io[k] = t.ctypes.data
-                k += 1
-            cap = np.array(self.cap, np.int64)
-            count = np.zeros((), np.int64)
-            keep += [cap, count]
-            io[k], io[k + 1] = cap.ctypes.data, count.ctypes.data
-        armed = self.polls and interrupt.arm()
-        try:
-            status = self._fn(ctypes.addressof(io))
-        finally:
-            if armed:
-                interrupt.disarm()
-        if status == 2:
-            raise _TapeFull()
-        if status:
-            if armed:
-                interrupt.interrupted()  # a SIGINT: raises KeyboardInterrupt
-            raise Bailout(self.symbol)
-        out = []
-        for e, ((is_slot, x), arr) in enumerate(zip(self.exit_outputs, results, strict=True)):
-            if not is_slot:
-                out.append(x)
-                continue
-            a = specs[x]
-            if isinstance(a, AArray):
-                out.append(arr)
-                continue
-            dt = _memdtype(a.dtype)
-            v = cells[base + e:base + e + 1].view(np.uint8)[:dt.itemsize].view(dt)[0]
-            if a.dtype == np.bool_:
-                v = bool(v)
-            out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
-                       else a.dtype.type(v))
-        if self.tape:
-            n = int(count)
-            st = [specs[p] for p in self.body.params[:self.nstate]]
-            out += [Tape(tapes, n, st), n]
-        return tuple(out)
-
-
 def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
     """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
     (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
@@ -1471,22 +1335,6 @@ def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
         flag = ir.GlobalVariable(module, I32, interrupt.SYMBOL)
     v = b.load_atomic(flag, "monotonic", 4, typ=I32)
     bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
-
-
-def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:
-    """Empty arrays of these shapes and dtypes, carved from one allocation (each
-    64-byte aligned): a big one is backed by huge pages where the kernel allows
-    (NumPy advises it), so first touching the buffers costs one page fault per 2 MiB,
-    not per 4 KiB -- several milliseconds of a program's first run."""
-    sizes = [prod(shape) * _memdtype(np.dtype(dt)).itemsize for shape, dt in shapes]
-    offsets, total = [], 0
-    for n in sizes:
-        offsets.append(total)
-        total += -(-n // 64) * 64
-    block = np.empty(total + 64, np.uint8)
-    start = -block.ctypes.data % 64
-    return [block[start + o:start + o + n].view(_memdtype(np.dtype(dt))).reshape(shape)
-            for o, n, (shape, dt) in zip(offsets, sizes, shapes, strict=True)]
 
 
 def _is_2d_transpose(st, specs) -> bool:
@@ -1525,26 +1373,6 @@ def _constant_element(x: Any, index: Any) -> np.generic | None:
     return v if isinstance(v, np.generic) else None
 
 
-def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
-    """A result array: a fresh one, or a big one returned before that nobody holds any
-    more (a fresh big array costs a page fault per 4 KiB on its first write)."""
-    return _pooled(pool, a.shape, a.dtype)
-
-
-def _pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
-    it is big and there is room): results, and a taped loop's tape."""
-    if not POOL or prod(shape) * dtype.itemsize < _POOL_MIN_BYTES:
-        return np.empty(shape, dtype)
-    for arr in pool:
-        if sys.getrefcount(arr) == _POOL_FREE_REFS:
-            return arr
-    arr = np.empty(shape, dtype)
-    if len(pool) < _POOL_DEPTH:
-        pool.append(arr)
-    return arr
-
-
 def _compare_type(abstracts: list[Any]) -> ir.Type:
     """The type NumPy compares two scalars in (Python scalars are weak)."""
     kinds = {a.dtype.kind for a in abstracts}
@@ -1558,7 +1386,7 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
 
 
 def _nbytes(a: Any) -> int:
-    return prod(a.shape) * np.dtype(_memdtype(a.dtype)).itemsize
+    return prod(a.shape) * np.dtype(memdtype(a.dtype)).itemsize
 
 
 def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
