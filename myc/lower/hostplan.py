@@ -209,6 +209,35 @@ def results(op) -> list[Value]:
     return out + ([op.count] if op.count is not None else [])
 
 
+def stored_buffers(plan: HostPlan) -> list[Value]:
+    """The buffers a run of ``plan`` stores, each once, in a fixed order: its inputs
+    (room for a contiguous copy), every step's results but an alias's (it names its
+    source's data), and each constant array of one value computed from the dynamic sizes
+    (filled at run time).  Every one lives for the whole run today: reuse by lifetime
+    is planned here when it comes."""
+    out: list[Value] = []
+    seen: set[int] = set()
+
+    def add(v: Value) -> None:
+        if id(v) not in seen:
+            seen.add(id(v))
+            out.append(v)
+
+    steps = list(walk(plan.ops))
+    for v in plan.inputs:
+        add(v)
+    for op in steps:
+        if not isinstance(op, Alias):
+            for v in results(op):
+                add(v)
+    tails = [x for op in steps if isinstance(op, LoopOp)
+             for x in (op.go_on, *op.next_state, *op.exits)]
+    for v in [*(x for op in steps for x in operands(op)), *tails, *plan.outputs]:
+        if is_size_const(v) and v.shape:
+            add(v)
+    return out
+
+
 def c_strides(shape: tuple[int, ...], itemsize: int) -> list[int]:
     """The byte strides of a C-contiguous array of ``shape``."""
     out, acc = [], itemsize

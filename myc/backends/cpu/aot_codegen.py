@@ -54,6 +54,7 @@ from myc.lower.hostplan import (
     Value,
     c_strides,
     is_size_const,
+    stored_buffers,
     walk,
 )
 from myc.lower.hostplan import operands as _operands
@@ -123,7 +124,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         self.nthreads = None  # read on first need (MYC_NUM_THREADS, else the CPU count)
         data, strided = self.check_args(ins, nin, outs, nout)
         all_ops = list(walk(p.ops))
-        self.layout_arena(all_ops)
+        self.layout_arena()
         self.ptr_of: dict[int, ir.Value] = {}
         self.take_inputs(ins, data, strided)
         self.place_values(all_ops)
@@ -138,9 +139,9 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         b.ret(ir.Constant(I32, 0))
         self.pro.branch(fn.blocks[1])
 
-    def layout_arena(self, all_ops: list) -> None:
-        """The arena: one allocation holding every intermediate and every contiguous
-        copy of an input, each at its offset (``self.offsets``)."""
+    def layout_arena(self) -> None:
+        """The arena: one allocation holding every buffer the plan stores
+        (``hostplan.stored_buffers``), each at its offset (``self.offsets``)."""
         p, b = self.p, self.b
         offsets: dict[int, ir.Value] = {}
         total: ir.Value = ir.Constant(I64, 0)
@@ -156,18 +157,8 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             total = b.and_(total, ir.Constant(I64, -ALIGN))
             overflow = b.or_(overflow, o)
 
-        for v in p.inputs:
+        for v in stored_buffers(p):
             place(v)
-        for op in all_ops:
-            for v in _results(op):
-                if not isinstance(op, Alias):
-                    place(v)
-        # constant arrays of one value computed from the dynamic sizes: filled at run time
-        tails = [x for op in all_ops if isinstance(op, LoopOp)
-                 for x in (op.go_on, *op.next_state, *op.exits)]
-        for v in [*(x for op in all_ops for x in _operands(op)), *tails, *p.outputs]:
-            if is_size_const(v) and v.shape and id(v) not in offsets:
-                place(v)
         if offsets:
             self.check(b.not_(overflow), "MYC_ERR_ALLOC", f"myc: {p.name}: out of memory "
                        "(the program's arrays would take more than 2^63 bytes in all)")
