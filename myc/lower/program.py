@@ -38,6 +38,12 @@ class GuardFailed(Exception):  # noqa: N818 - a control signal
     """A guarded program's data-dependent decisions differ for this call."""
 
 
+# what a step is, decided once by the lowering (a backend's generator reads this, not
+# the type of ``Step.fn``): a fusion group's kernel, a data-dependent loop running its
+# body program, a call of a typed function's program, or one primitive (``name``)
+STEP_KINDS = ("kernel", "loop", "call", "op")
+
+
 @dataclass
 class Step:
     fn: Any  # a Primitive or a compiled kernel: called with the input values
@@ -48,6 +54,7 @@ class Step:
     outputs: list[int] | None = None  # a kernel's several results, in order
     kernel: Any = None  # the kernel IR of a fused step (for printing)
     when: Any = None  # (slot, value): run only when that condition has that truth value
+    kind: str = "op"  # one of STEP_KINDS
 
 
 @dataclass
@@ -463,7 +470,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 specs.append(m.abstract)
             steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
                               plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
-                              plan.kernel))
+                              plan.kernel, kind="kernel"))
             done.update(m.id for m in unit.members)
             continue
         n = unit
@@ -488,7 +495,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                                   backend=backend, compiler=compiler),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
-                              "loop", kernel=fn))
+                              "loop", kernel=fn, kind="loop"))
             continue
         if prim is P.invoke:
             tf = n.inputs[1].value
@@ -498,7 +505,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
                                 backend=backend, compiler=compiler)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
-                              f"invoke {tf.graph.name}"))
+                              f"invoke {tf.graph.name}", kind="call"))
             continue
         what = prim.name
         if prim is P.guarded and isinstance(n.inputs[2], Constant):  # errors name the op
@@ -751,7 +758,7 @@ def _native_program(prog: HostProgram):
     are scalar functions (the generator decides)."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or \
             not _TARGETS[prog.backend].native_host or any(
-            isinstance(st.fn, LoopRunner) for st in prog.steps):
+            st.kind == "loop" for st in prog.steps):
         return None
     from types import SimpleNamespace
 

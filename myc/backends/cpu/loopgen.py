@@ -162,7 +162,6 @@ class NativeLoop(NativeRun):
         then compile, or take ``plan``'s machine code (an earlier build of this program)
         -- except for a ``callee``: a typed function another function calls, only
         checked here and emitted into its caller's module (``_build``)."""
-        from myc.lower.program import CallRunner, KernelUnit
 
         self.body = body
         self.nstate = nstate
@@ -184,7 +183,7 @@ class NativeLoop(NativeRun):
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
         readers: dict[int, list[str]] = {}
         for si, st in enumerate(body.steps):
-            nm = "kernel" if isinstance(st.fn, KernelUnit) else \
+            nm = "kernel" if st.kind == "kernel" else \
                 "mT" if _is_2d_transpose(st, specs) else _prim_name(st.fn)
             if nm == "mT":
                 self.mt_of[st.output] = st.inputs[0]
@@ -205,18 +204,18 @@ class NativeLoop(NativeRun):
         if callee and not all(isinstance(specs[p], AScalar) for p in body.params):
             raise Unsupported("a called function taking arrays")
         for st in body.steps:
-            if isinstance(st.fn, CallRunner):
+            if st.kind == "call":
                 if st.fn.body is None or not all(isinstance(a, AScalar)
                                                  for a in st.fn.results):
                     raise Unsupported("a call of a function returning arrays")
                 self.calls[st.output] = st.fn.body
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, CallRunner):
+            if st.kind == "call":
                 continue
             if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
                     st.inputs[0][1] in self.calls:
                 continue
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 ck = st.fn.compiled
                 if ck._empty:
                     raise Unsupported("an empty kernel")
@@ -358,13 +357,12 @@ class NativeLoop(NativeRun):
         """Take the machine code and buffers of an earlier build of this very program
         (``plan``), binding its externals in this process; False when something it
         needs is not here (another thread count, a kernel not loaded, no BLAS)."""
-        from myc.lower.program import KernelUnit
 
         if not isinstance(plan, NativePlan) or plan.threads != num_threads():
             return False
         kernels = {st.fn.compiled.key: st.fn.compiled
                    for u in [self, *self.units.values()] for st in u.body.steps
-                   if isinstance(st.fn, KernelUnit)}
+                   if st.kind == "kernel"}
         symbols = {}
         for sym, kind, ref in plan.symbols:
             if kind == "kernel":
@@ -444,7 +442,6 @@ class NativeLoop(NativeRun):
     def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool) -> None:
         """This program's code into ``fn``; ``framed``: it is called from native code with
         a frame of argument and result cells as its io (so it has no buffers)."""
-        from myc.lower.program import KernelUnit
 
         body, specs, n = self.body, self.body.specs, self.nstate
         entry = fn.append_basic_block("entry")
@@ -507,7 +504,7 @@ class NativeLoop(NativeRun):
             written = set()  # slots a step writes into a buffer of its own
             for si, st in enumerate(body.steps):
                 nm = "mT" if si in self.mt_steps else _unwrap(st)[0]
-                if isinstance(st.fn, KernelUnit):
+                if st.kind == "kernel":
                     written.update(st.outputs)
                 elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
                         nm == "mT" and st.output in self.mt_copy) or (
@@ -522,7 +519,7 @@ class NativeLoop(NativeRun):
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
@@ -623,7 +620,7 @@ class NativeLoop(NativeRun):
             raise Unsupported("a recursive function with array buffers")
         call_cells: dict[int, tuple[list[ir.Value], list]] = {}
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry)
                 continue
             if st.output in self.calls and not _prim_name(st.fn):
