@@ -237,6 +237,15 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
     return KernelPlan(kern, inputs, out_nodes, posts)
 
 
+@dataclass
+class GroupKernel:
+    """A fusion group's kernel as a unit of a lowering's schedule, not yet compiled (the
+    planned lowering's; the JIT's units are its compiled ``program.KernelUnit`` s)."""
+
+    plan: KernelPlan
+    members: list[Apply]
+
+
 def group_kernels(groups: list[FusionGroup], prefix: str,
                   keep: Callable[[FusionGroup], bool] | None = None
                   ) -> Iterator[tuple[FusionGroup, KernelPlan]]:

@@ -22,7 +22,13 @@ import numpy as np
 from myc.errors import MycError
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.groups import Unfusable, build_kernel, group_kernels, stored_members
+from myc.lower.groups import (
+    GroupKernel,
+    Unfusable,
+    build_kernel,
+    group_kernels,
+    stored_members,
+)
 from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
 from myc.lower.planned_loops import CONTROL, selects_as_where, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
@@ -91,8 +97,8 @@ class PlannedLowering:
         order = schedule(g, Manager(g).owned.get(g, []))
         out = g.output
         for unit in self.units(g, order):
-            if isinstance(unit, tuple):
-                self.kernel(*unit)
+            if isinstance(unit, GroupKernel):
+                self.kernel(unit.plan, unit.members)
                 continue
             if unit is out and self.prim(unit) == "make_tuple":
                 continue
@@ -142,7 +148,7 @@ class PlannedLowering:
                        f"supported {self.policy.when}{': ' + why if why else ''}")
 
     def units(self, g, order):
-        """Scheduled nodes and fusion groups (as ``(plan, members)``), inputs first.
+        """Scheduled nodes and fusion groups (as ``GroupKernel`` s), inputs first.
 
         Every fusion group becomes a kernel, and so does a lone elementwise or reduction
         node (as a group of one)."""
@@ -152,7 +158,7 @@ class PlannedLowering:
         prefix = "" if self.n_graphs == 1 else f"b{self.n_graphs - 1}_"
         groups: dict[int, Any] = {}
         for grp, plan in group_kernels(fuse(g, min_size=1), f"{prefix}k"):  # every group
-            unit = (plan, grp.members)
+            unit = GroupKernel(plan, grp.members)
             for m in stored_members(grp):
                 groups[m.id] = unit
         nid = 10_000
@@ -171,7 +177,7 @@ class PlannedLowering:
                 plan = build_kernel(grp, f"{prefix}k{nid}")
             except (Unfusable, AssertionError) as exc:
                 self.reject(n, str(exc))
-            groups[n.id] = (plan, [n])
+            groups[n.id] = GroupKernel(plan, [n])
         return schedule_units(order, groups)
 
     def kernel(self, plan, members) -> None:

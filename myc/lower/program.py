@@ -22,6 +22,7 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
+from myc.lower.groups import GroupKernel
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
@@ -889,8 +890,7 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
     for me, u in enumerate(units):
         # a kernel reads what its members -- those it recomputes included -- read from
         # outside it; a value it recomputes is not read from the group that stores it
-        members = u.members if isinstance(u, (KernelUnit, Elided)) else \
-            u[1] if isinstance(u, tuple) else [u]  # the planned lowering's: (plan, members)
+        members = u.members if isinstance(u, (KernelUnit, Elided, GroupKernel)) else [u]
         own = {m.id for m in members}
         for m in members:
             for i in m.inputs:
