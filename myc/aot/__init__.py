@@ -1,8 +1,9 @@
 """Ahead-of-time compilation: a program as a shared library plus a C header.
 
-``build`` specializes and lowers a function for a signature (``signature`` reads it),
-``loops`` lowers its data-dependent loops and branches, ``dynamic`` generalizes it over
-named sizes; the CPU backend (``myc.backends.cpu.aot_*``) emits the library.  See
+``build`` specializes a function for a signature (``signature`` reads it) and lowers it
+to a planned host program (``myc.lower.planned``, under the AOT policy), ``dynamic``
+generalizes it over named sizes; the CPU backend (``myc.backends.cpu.aot_*``) emits the
+library.  See
 ``docs/aot.md``.
 """
 

@@ -2,15 +2,14 @@
 
 ``aot(fn, "f32[64,4], f32[4]", "libname.so")`` specializes ``fn`` on zero arrays of
 those shapes exactly as the JIT does (a named size such as ``N`` is dynamic: see
-:mod:`myc.aot.dynamic`) (trace, optimize, fusion groups as kernels), turns
-the optimized program into native operations (fused kernels, our own blocked GEMM,
-transpose copies, reshapes) and writes, through LLVM, one object file that ``cc -shared``
-links into ``libname.so``; ``libname.h`` declares the entry point.  See ``docs/aot.md``.
-
-Data-dependent loops, if-converted branches and gradients through loops are lowered by
-:mod:`myc.aot.loops`.  Anything the library could not run natively (gathers, recursion
-whose depth depends on data, control flow the JIT can only guard, structure that changes
-with a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
+:mod:`myc.aot.dynamic`) (trace, optimize, fusion groups as kernels), lowers the
+optimized program to the host program as data (:mod:`myc.lower.planned` under
+:data:`AOT_POLICY`: fused kernels, GEMM -- our own blocked one, no BLAS -- transpose
+copies, reshapes, loops, selects, tapes) and writes, through LLVM, one object file that
+``cc -shared`` links into ``libname.so``; ``libname.h`` declares the entry point.  See
+``docs/aot.md``.  Anything the library could not run natively (gathers, recursion whose
+depth depends on data, control flow the JIT can only guard, structure that changes with
+a dynamic size...) is rejected with a :class:`myc.MycError` naming it.
 """
 
 from __future__ import annotations
@@ -24,10 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from myc.aot.loops import CONTROL, refusal, selects_as_where, unguard_safe
 from myc.aot.signature import DTYPES, signature_specs
 from myc.backends.cpu.aot_names import check_name
 from myc.errors import MycError
+from myc.lower.planned import Policy, lower_plan
+from myc.lower.planned_loops import refusal
+
+# a library: no BLAS, no Python at run time, the buffer dtypes of its C ABI
+AOT_POLICY = Policy("myc.aot", frozenset(DTYPES.values()))
 
 
 def _entry_name(fn: Any, graph) -> str:
@@ -37,7 +40,8 @@ def _entry_name(fn: Any, graph) -> str:
 
 
 def build_program(fn: Any, signature: Any, name: str | None = None):
-    """The native program (``aot_program.AotProgram``) of ``fn`` on ``signature``.
+    """The host program as data (``myc.lower.hostplan.HostPlan``) of ``fn`` on
+    ``signature``.
 
     With dynamic sizes (``"f32[N,4]"``) the program is built at several sample sizes
     and generalized (:mod:`myc.aot.dynamic`): one program for every size from a lower
@@ -66,9 +70,8 @@ def _fn_name(fn: Any) -> str:
 
 def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     """The native program of ``fn`` specialized on arrays shaped like ``examples``
-    (``myc.pipeline`` 's stages, as the JIT runs them, then AOT's own lowering)."""
+    (``myc.pipeline`` 's stages, as the JIT runs them, then the planned lowering)."""
     from myc import pipeline
-    from myc.backends.cpu.aot_program import AotProgram
     from myc.infer.trace import GraphBreak
     from myc.prims import P
     from myc.runtime.args import check_args
@@ -99,7 +102,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
     unsupported = [n for n in typed_nodes(typed) if getattr(n.inputs[0], "value", None)
                    is P.invoke]
     if unsupported:
-        raise MycError(refusal(unsupported[0], graph.name))
+        raise MycError(refusal(unsupported[0], graph.name, AOT_POLICY.who, AOT_POLICY.when))
     effects = [n for n in typed_nodes(typed)
                if not getattr(getattr(n.inputs[0], "value", None), "pure", True)]
     if effects:  # (myc/prims/effects.py) they call Python objects when the program runs
@@ -108,214 +111,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
                        "not supported ahead of time: it calls Python when it runs; use myc.jit")
     pipeline.optimized(typed)
     entry = check_name(name or _entry_name(fn, graph))
-    prog = _Lowering(typed, template, names).run(entry)
-    return AotProgram(entry, prog[0], prog[1], prog[2])
-
-
-class _Lowering:
-    """The optimized typed graph as native operations over static ``Value`` s."""
-
-    def __init__(self, typed, template, names: list[str]):
-        self.typed = typed
-        self.template = template
-        self.names = names
-
-    def run(self, entry: str):
-        from myc.backends.cpu.aot_program import Value
-
-        typed = self.typed
-        self.val: dict[int, Value] = {}
-        inputs = []
-        for i, p in enumerate(typed.parameters):
-            a = p.abstract
-            if not hasattr(a, "shape") or str(np.dtype(a.dtype)) not in DTYPES.values():
-                raise MycError(f"myc.aot: input {i} has type {a}; not supported")
-            v = Value(str(np.dtype(a.dtype)), tuple(a.shape),
-                      self.names[i] if len(self.names) == len(typed.parameters) else p.name)
-            self.val[p.id] = v
-            inputs.append(v)
-        self.ops: list = []
-        self.loops: dict[int, Any] = {}  # loop node id -> its LoopOp (aot_loops)
-        leaves = self.lower_graph(typed)
-        # gathers kept only for their bounds check (``typed.flags["checks"]``): computed,
-        # not returned
-        leaves = leaves[:len(leaves) - typed.flags.get("checks", 0)]
-        self.check_template(self.template)
-        outputs = [self.value(n) for n in leaves]
-        if not outputs:
-            raise MycError("myc.aot: the function returns no array or number")
-        return inputs, self.ops, outputs
-
-    def lower_graph(self, g) -> list:
-        """Append the operations of the typed graph ``g`` (the program, or a loop body
-        whose parameters are already bound) to ``self.ops``; its output's leaf nodes."""
-        from myc.ir.manager import Manager, schedule
-        from myc.ir.nodes import Apply, Constant, Parameter
-        from myc.prims import P
-
-        unguard_safe(g)
-        selects_as_where(g)
-        order = schedule(g, Manager(g).owned.get(g, []))
-        out = g.output
-        for unit in self.units(g, order):
-            if isinstance(unit, tuple):
-                self.kernel(*unit)
-                continue
-            if unit is out and self.prim(unit) == "make_tuple":
-                continue
-            self.primitive(unit)
-        if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
-            return list(out.inputs[1:])
-        if isinstance(out, (Apply, Parameter, Constant)):
-            return [out]
-        return []
-
-    def check_template(self, t) -> None:
-        from myc.ir.nodes import Node
-
-        if isinstance(t, tuple):
-            for x in t:
-                self.check_template(x)
-        elif not isinstance(t, Node):
-            raise MycError(f"myc.aot: the function returns a value known at compile time "
-                           f"({t!r}); ahead-of-time entry points return arrays only")
-
-    @staticmethod
-    def prim(n) -> str:
-        from myc.lower.program import prim_of_name
-
-        return prim_of_name(n)
-
-    def value(self, n):
-        from myc.backends.cpu.aot_program import Value
-        from myc.ir.nodes import Constant
-
-        if isinstance(n, Constant):
-            arr = np.asarray(n.value)
-            if str(arr.dtype) not in DTYPES.values():
-                raise MycError(f"myc.aot: constant of type {type(n.value).__name__} "
-                               f"({arr.dtype}) is not supported")
-            return Value(str(arr.dtype), arr.shape, "const", const=arr)
-        return self.val[n.id]
-
-    def new(self, n):
-        from myc.backends.cpu.aot_program import Value
-
-        a = n.abstract
-        dt = str(np.dtype(getattr(a, "dtype", "O")))
-        if not hasattr(a, "shape") or dt not in DTYPES.values():
-            self.reject(n, f"its result type {a} is not an array or number")
-        v = self.val[n.id] = Value(dt, tuple(a.shape), f"v{n.id}")
-        return v
-
-    def reject(self, n, why: str = ""):
-        loc = getattr(n, "loc", None)
-        where = f" at line {loc.line}" if loc is not None and getattr(loc, "line", None) \
-            else ""
-        raise MycError(f"myc.aot: operation '{self.prim(n) or n}'{where} is not supported "
-                       f"ahead of time{': ' + why if why else ''}")
-
-    def units(self, g, order):
-        """Scheduled nodes and fusion groups (as ``(plan, members)``), inputs first.
-
-        Every fusion group becomes a kernel, and so does a lone elementwise or reduction
-        node (as a group of one)."""
-        from myc.lower.groups import Unfusable, build_kernel
-        from myc.lower.program import schedule_units
-        from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
-
-        # kernel names are unique in the library: a loop body's groups are numbered
-        # from 0 again, so each graph's kernels get their own prefix
-        self.n_graphs = getattr(self, "n_graphs", 0) + 1
-        prefix = "" if self.n_graphs == 1 else f"b{self.n_graphs - 1}_"
-        groups: dict[int, Any] = {}
-        for grp in fuse(g, min_size=1):  # everything is a kernel here
-            try:
-                plan = build_kernel(grp, f"{prefix}k{grp.id}")
-            except Unfusable:
-                continue
-            unit = (plan, grp.members)
-            borrowed = getattr(grp, "borrowed", ())  # recomputed copies of other groups'
-            for m in grp.members:
-                if m.id not in borrowed:
-                    groups[m.id] = unit
-        nid = 10_000
-        for n in order:
-            p = self.prim(n)
-            if n.id in groups or (p not in ELEMENTWISE and p not in REDUCTIONS):
-                continue
-            a = n.abstract
-            if p in REDUCTIONS:
-                domain = tuple(getattr(n.inputs[1].abstract, "shape", ()))
-            else:
-                domain = tuple(getattr(a, "shape", ()))
-            nid += 1
-            grp = FusionGroup(nid, domain, [n], [n])
-            try:
-                plan = build_kernel(grp, f"{prefix}k{nid}")
-            except (Unfusable, AssertionError) as exc:
-                self.reject(n, str(exc))
-            groups[n.id] = (plan, [n])
-        return schedule_units(order, groups)
-
-    def kernel(self, plan, members) -> None:
-        from myc.backends.cpu.aot_program import KernelOp
-
-        ins = [self.value(n) for n in plan.inputs]
-        outs, divs = [], []
-        for n, post in zip(plan.outputs, plan.post, strict=True):
-            v = self.new(n)
-            if post.divide_by is not None and v.dtype not in ("float32", "float64"):
-                self.reject(n, "an integer mean")
-            outs.append(v)
-            divs.append(post.divide_by)
-        self.ops.append(KernelOp(plan.kernel, ins, outs, divs))
-
-    def primitive(self, n) -> None:
-        from myc.backends.cpu.aot_program import Alias, Gemm, Permute
-        from myc.ir.nodes import Constant
-
-        p = self.prim(n)
-        args = n.inputs[1:]
-        if p in ("matmul", "dot"):
-            a, b = (self.value(x) for x in args)
-            out = self.new(n)
-            if not (a.dtype == b.dtype == out.dtype and a.dtype in ("float32", "float64")):
-                self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only float "
-                            "operands of one dtype")
-            if not (1 <= len(a.shape) <= 2 and 1 <= len(b.shape) <= 2):
-                self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only 1-D and "
-                            "2-D operands")
-            m = a.shape[0] if len(a.shape) == 2 else 1
-            k = a.shape[-1]
-            nn = b.shape[1] if len(b.shape) == 2 else 1
-            assert b.shape[0] == k
-            self.ops.append(Gemm(a, b, out, m, nn, k))
-        elif p in ("mT", "transpose"):
-            src = self.value(args[0])
-            nd = len(src.shape)
-            if p == "mT":
-                perm = tuple(range(nd - 2)) + (nd - 1, nd - 2) if nd >= 2 else tuple(range(nd))
-            else:
-                axes = args[1].value if len(args) > 1 and isinstance(args[1], Constant) \
-                    else None
-                if len(args) > 1 and not isinstance(args[1], Constant):
-                    self.reject(n, "axes not known at compile time")
-                perm = tuple(reversed(range(nd))) if axes is None else \
-                    tuple(int(x) % nd for x in axes)
-            out = self.new(n)
-            if perm == tuple(range(nd)):
-                self.ops.append(Alias(src, out))
-            else:
-                self.ops.append(Permute(src, out, perm))
-        elif p in ("reshape", "squeeze", "expand_dims"):
-            src = self.value(args[0])
-            out = self.new(n)
-            self.ops.append(Alias(src, out))
-        elif p in CONTROL:
-            CONTROL[p](self, n)
-        else:
-            self.reject(n)
+    return lower_plan(typed, template, names, entry, AOT_POLICY)
 
 
 def typed_nodes(g):

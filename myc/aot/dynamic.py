@@ -75,7 +75,7 @@ def generalize(build: Callable[[list[np.ndarray]], object], specs, symbols: list
                            f"one compiled for larger {s}; give {s} as a number")
         floors[s] = floor
     generic.symbols = floors
-    # each size is at most MAX_BYTES (AotProgram.max_size); the library also checks
+    # each size is at most MAX_BYTES (HostPlan.max_size); the library also checks
     # every size product at run time (myc/backends/cpu/aot_limits.py)
     return generic
 
@@ -138,7 +138,7 @@ def instantiate(generic, env: dict[str, int], memo: dict | None = None):
 
 
 def evaluate(prog, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Run an ``AotProgram`` with NumPy (kernels by their reference semantics)."""
+    """Run a ``HostPlan`` with NumPy (kernels by their reference semantics)."""
     env = {id(v): np.ascontiguousarray(x) for v, x in zip(prog.inputs, inputs, strict=True)}
     _run(prog.ops, env)
     return [_get(env, v) for v in prog.outputs]
@@ -152,8 +152,7 @@ def _get(env: dict, v) -> np.ndarray:
 
 def _run(ops: list, env: dict) -> None:
     """``ops`` run with NumPy on the arrays in ``env`` (keyed by ``id`` of each Value)."""
-    from myc.backends.cpu.aot_loopgen import Check, LoopOp, Select, TapeGet
-    from myc.backends.cpu.aot_program import Alias, Gemm, KernelOp, Permute
+    from myc.lower.hostplan import Alias, Check, Gemm, KernelOp, LoopOp, Permute, Select, TapeGet
 
     def get(v):
         return _get(env, v)

@@ -94,7 +94,7 @@ def _within_limits(dtype: str, shape: tuple[int | str, ...], what: str):
     the library could not even count its bytes in 64 bits safely)."""
     from math import prod
 
-    from myc.backends.cpu.aot_program import MAX_BYTES
+    from myc.lower.hostplan import MAX_BYTES
 
     static = [d for d in shape if isinstance(d, int)]
     if any(d < 0 for d in static):

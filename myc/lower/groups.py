@@ -11,6 +11,7 @@ Steps the kernel IR does not express (the division of a ``mean``, the reshape af
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -234,3 +235,36 @@ def build_kernel(group: FusionGroup, name: str) -> KernelPlan:
             bufs.append(K.Buffer(f"in{i}", _dt(n.abstract), tuple(n.abstract.shape)))
     kern = K.Kernel(name, tuple(domain), tuple(bufs), tuple(outputs))
     return KernelPlan(kern, inputs, out_nodes, posts)
+
+
+@dataclass
+class GroupKernel:
+    """A fusion group's kernel as a unit of a lowering's schedule, not yet compiled (the
+    planned lowering's; the JIT's units are its compiled ``program.KernelUnit`` s)."""
+
+    plan: KernelPlan
+    members: list[Apply]
+
+
+def group_kernels(groups: list[FusionGroup], prefix: str,
+                  keep: Callable[[FusionGroup], bool] | None = None
+                  ) -> Iterator[tuple[FusionGroup, KernelPlan]]:
+    """Each fusion group that is one kernel, with its kernel (named ``prefix`` + the
+    group's id): what both host-program lowerings -- the JIT's (``program``) and the
+    planned one (``planned``) -- make of fusion.  ``keep``: which groups are worth a
+    kernel; a group the kernel IR cannot express (``Unfusable``) is left to the caller's
+    other steps."""
+    for grp in groups:
+        if keep is not None and not keep(grp):
+            continue
+        try:
+            plan = build_kernel(grp, f"{prefix}{grp.id}")
+        except Unfusable:
+            continue
+        yield grp, plan
+
+
+def stored_members(grp: FusionGroup) -> list[Apply]:
+    """The members whose values ``grp`` 's kernel gives the program: not those it only
+    recomputes from another group's (``borrowed``)."""
+    return [m for m in grp.members if m.id not in grp.borrowed]

@@ -22,6 +22,7 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
+from myc.lower.groups import GroupKernel
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
@@ -38,6 +39,12 @@ class GuardFailed(Exception):  # noqa: N818 - a control signal
     """A guarded program's data-dependent decisions differ for this call."""
 
 
+# what a step is, decided once by the lowering (a backend's generator reads this, not
+# the type of ``Step.fn``): a fusion group's kernel, a data-dependent loop running its
+# body program, a call of a typed function's program, or one primitive (``name``)
+STEP_KINDS = ("kernel", "loop", "call", "op")
+
+
 @dataclass
 class Step:
     fn: Any  # a Primitive or a compiled kernel: called with the input values
@@ -48,6 +55,7 @@ class Step:
     outputs: list[int] | None = None  # a kernel's several results, in order
     kernel: Any = None  # the kernel IR of a fused step (for printing)
     when: Any = None  # (slot, value): run only when that condition has that truth value
+    kind: str = "op"  # one of STEP_KINDS
 
 
 @dataclass
@@ -465,7 +473,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 specs.append(m.abstract)
             steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
                               plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
-                              plan.kernel))
+                              plan.kernel, kind="kernel"))
             done.update(m.id for m in unit.members)
             continue
         n = unit
@@ -490,7 +498,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                                   backend=backend, compiler=compiler),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
-                              "loop", kernel=fn))
+                              "loop", kernel=fn, kind="loop"))
             continue
         if prim is P.invoke:
             tf = n.inputs[1].value
@@ -500,7 +508,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
                                 backend=backend, compiler=compiler)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
-                              f"invoke {tf.graph.name}"))
+                              f"invoke {tf.graph.name}", kind="call"))
             continue
         what = prim.name
         if prim is P.guarded and isinstance(n.inputs[2], Constant):  # errors name the op
@@ -753,7 +761,7 @@ def _native_program(prog: HostProgram):
     are scalar functions (the generator decides)."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or \
             not _TARGETS[prog.backend].native_host or any(
-            isinstance(st.fn, LoopRunner) for st in prog.steps):
+            st.kind == "loop" for st in prog.steps):
         return None
     from types import SimpleNamespace
 
@@ -829,21 +837,14 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
 
     try:
         compile_kernel = compiler or _compiler(backend)
-        from myc.lower.groups import Unfusable, build_kernel
+        from myc.lower.groups import group_kernels, stored_members
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return {}
     base = re.sub(r"\W", "_", name) or "k"
     out: dict[int, KernelUnit] = {}
     if groups is None:
         groups = fuse(typed, 1) if lone else fuse(typed)
-    for grp in groups:
-        if not lone and len(grp.members) < 2 and not any(
-                prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members):
-            continue  # a lone elementwise op: NumPy's loop is as good
-        try:
-            plan = build_kernel(grp, f"{base}_k{grp.id}")
-        except Unfusable:
-            continue
+    for grp, plan in group_kernels(groups, f"{base}_k", None if lone else _worth_a_kernel):
         if not grp.outputs:  # every user recomputes its values: nothing to run
             unit = Elided(grp.members)
         else:
@@ -860,10 +861,15 @@ def _kernels(typed: Graph, name: str, lone: bool = False, backend: str = "cpu",
                     grp.members[0].loc if grp.members else None)
                 return {}
             unit = KernelUnit(plan, grp.members, compiled, backend)
-        for m in grp.members:
-            if m.id not in grp.borrowed:
-                out[m.id] = unit
+        for m in stored_members(grp):
+            out[m.id] = unit
     return out
+
+
+def _worth_a_kernel(grp: Any) -> bool:
+    """Not a lone elementwise op: NumPy's loop is as good."""
+    return len(grp.members) >= 2 or any(
+        prim_of_name(m) in ("sum", "max", "min", "mean") for m in grp.members)
 
 
 def prim_of_name(n: Node) -> str:
@@ -890,8 +896,7 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
     for me, u in enumerate(units):
         # a kernel reads what its members -- those it recomputes included -- read from
         # outside it; a value it recomputes is not read from the group that stores it
-        members = u.members if isinstance(u, (KernelUnit, Elided)) else \
-            u[1] if isinstance(u, tuple) else [u]  # myc.aot's units: (plan, members)
+        members = u.members if isinstance(u, (KernelUnit, Elided, GroupKernel)) else [u]
         own = {m.id for m in members}
         for m in members:
             for i in m.inputs:

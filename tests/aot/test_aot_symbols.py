@@ -13,7 +13,7 @@ import pytest
 from test_aot import CC
 
 import myc
-from myc.backends.cpu.aot_program import MAX_BYTES
+from myc.lower.hostplan import MAX_BYTES
 
 pytestmark = pytest.mark.skipif(CC is None, reason="no C compiler ('cc')")
 

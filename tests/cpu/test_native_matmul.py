@@ -1,4 +1,4 @@
-"""Batched and integer matrix products in native host programs (``loopgen._gemm``):
+"""Batched and integer matrix products in native host programs (``host_gemm.gemm``):
 float batches as GEMM calls from the machine code (broadcast batch dimensions, 1-d
 operands, transposed operands as GEMM flags), int64 products as a generated loop that
 wraps around like NumPy's.  Each program must run as one native function, agree with

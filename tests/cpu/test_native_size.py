@@ -1,7 +1,7 @@
 """A long straight-line program's native module: code that grows linearly with the
 program and is compiled light.  An unrolled recurrence's gradient calls hundreds of
 same-shaped matrix products: each is one BLAS call in place (or, split over threads, a
-call of one wrapper function per distinct shape, not one per product), and a module past ``loopgen.LIGHT_ABOVE`` instructions skips O3 (which is
+call of one wrapper function per distinct shape, not one per product), and a module past ``machine_code.LIGHT_ABOVE`` instructions skips O3 (which is
 superlinear in a function's size: a 30-step RK4 gradient spent 2.6 s of CPU there)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import myc
-from myc.backends.cpu import loopgen
+from myc.backends.cpu import loopgen, machine_code
 
 
 def deep(w, h):
@@ -36,7 +36,7 @@ def modules(monkeypatch) -> list:
     """``(NativeLoop, compiled light?)`` for every native module built."""
     seen: list = []
     built = loopgen.NativeLoop._build
-    jit = loopgen._jit
+    jit = machine_code.load_or_compile
 
     def spy_build(self):
         seen.append([self, None])
@@ -47,7 +47,7 @@ def modules(monkeypatch) -> list:
         return jit(text, light)
 
     monkeypatch.setattr(loopgen.NativeLoop, "_build", spy_build)
-    monkeypatch.setattr(loopgen, "_jit", spy_jit)
+    monkeypatch.setattr(machine_code, "load_or_compile", spy_jit)
     monkeypatch.setenv("MYC_CACHE_DIR", "off")
     return seen
 

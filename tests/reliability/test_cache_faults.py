@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import myc
-from myc.backends.cpu import loopgen
+from myc.backends.cpu import machine_code
 from myc.backends.cpu.runtime import clear_cache
 from myc.support import cachekey, diskcache
 
@@ -63,7 +63,7 @@ def cache(tmp_path, monkeypatch) -> Path:
 def _forget_in_memory() -> None:
     """Drop what this process holds in memory, so that the next call reads the disk."""
     clear_cache()
-    loopgen._CODE.clear()
+    machine_code.CODE.clear()
 
 
 def entries(d: Path) -> list[Path]:
@@ -264,9 +264,9 @@ FIFO_SCRIPT = textwrap.dedent("""
             os.symlink(str(f) + ".fifo", f)
     (Path(sys.argv[1]) / "kernel" / "stray").mkdir(exist_ok=True)
     os.mkfifo(Path(sys.argv[1]) / "kernel" / "x.pkl.fifo-stray")
-    from myc.backends.cpu import loopgen
+    from myc.backends.cpu import machine_code
     from myc.backends.cpu.runtime import clear_cache
-    clear_cache(); loopgen._CODE.clear()
+    clear_cache(); machine_code.CODE.clear()
     again = float(myc.jit(loss)(x))                 # reads the FIFOs' names: must not hang
     assert again == ref, (again, ref)
     from myc.support.cacheprune import prune

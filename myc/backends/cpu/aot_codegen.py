@@ -1,8 +1,8 @@
 """Ahead-of-time code for the CPU backend: a statically shaped host program as one
 exported C function, plus the fused kernels, in one LLVM module and one object file.
 
-Input: an :class:`~myc.backends.cpu.aot_program.AotProgram` (built by ``myc/aot/build.py``;
-the data model and its operations are described there).  :class:`HostGen` emits the
+Input: a :class:`~myc.lower.hostplan.HostPlan` (the host program as data, made by
+``myc/lower/planned.py``; its step kinds are described there).  :class:`HostGen` emits the
 exported function (see ``docs/aot.md`` for the ABI): it checks its arguments, copies
 non-contiguous inputs into one scratch arena (which also holds every intermediate, at
 offsets computed from the sizes), runs the operations, and copies each output into a
@@ -36,59 +36,37 @@ from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_gemm import GemmMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
-from myc.backends.cpu.aot_loopgen import (
-    Check,
-    LoopOp,
-    Select,
-    Tape,
-    TapeGet,
-    emit_check,
-    emit_loop,
-    emit_select,
-    emit_tape_get,
-    walk,
-)
-from myc.backends.cpu.aot_loopgen import operands as loop_operands
-from myc.backends.cpu.aot_loopgen import results as loop_results
-from myc.backends.cpu.aot_program import (
-    Alias,
-    AotProgram,
-    Gemm,
-    KernelOp,
-    Permute,
-    Value,
-    c_strides,
-    is_size_const,
-)
+from myc.backends.cpu.aot_loopgen import emit_check, emit_loop, emit_select, emit_tape_get
 from myc.backends.cpu.aot_sizes import SizesMixin
 from myc.backends.cpu.codegen import ITEMSIZE, codegen, entry_name
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
+from myc.lower.hostplan import (
+    Alias,
+    Check,
+    Gemm,
+    HostPlan,
+    KernelOp,
+    LoopOp,
+    Permute,
+    Select,
+    Tape,
+    TapeGet,
+    Value,
+    c_strides,
+    is_size_const,
+    stored_buffers,
+    walk,
+)
+from myc.lower.hostplan import operands as _operands
+from myc.lower.hostplan import results as _results
 
 ALIGN = 64  # bytes: the arena's buffers and the static data
-
-
-def _operands(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
-        return loop_operands(op)
-    if isinstance(op, KernelOp):
-        return op.inputs
-    if isinstance(op, Gemm):
-        return [op.a, op.b]
-    return [op.src]
-
-
-def _results(op) -> list[Value]:
-    if isinstance(op, (LoopOp, Select, TapeGet, Check)):
-        return loop_results(op)
-    if isinstance(op, KernelOp):
-        return op.outputs
-    return [op.out]
 
 
 class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
     """Emits the exported entry point and its helpers into ``module``."""
 
-    def __init__(self, prog: AotProgram, module: ir.Module):
+    def __init__(self, prog: HostPlan, module: ir.Module):
         self.p = prog
         self.m = module
         self.n_str = 0
@@ -146,7 +124,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         self.nthreads = None  # read on first need (MYC_NUM_THREADS, else the CPU count)
         data, strided = self.check_args(ins, nin, outs, nout)
         all_ops = list(walk(p.ops))
-        self.layout_arena(all_ops)
+        self.layout_arena()
         self.ptr_of: dict[int, ir.Value] = {}
         self.take_inputs(ins, data, strided)
         self.place_values(all_ops)
@@ -161,9 +139,9 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         b.ret(ir.Constant(I32, 0))
         self.pro.branch(fn.blocks[1])
 
-    def layout_arena(self, all_ops: list) -> None:
-        """The arena: one allocation holding every intermediate and every contiguous
-        copy of an input, each at its offset (``self.offsets``)."""
+    def layout_arena(self) -> None:
+        """The arena: one allocation holding every buffer the plan stores
+        (``hostplan.stored_buffers``), each at its offset (``self.offsets``)."""
         p, b = self.p, self.b
         offsets: dict[int, ir.Value] = {}
         total: ir.Value = ir.Constant(I64, 0)
@@ -179,18 +157,8 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             total = b.and_(total, ir.Constant(I64, -ALIGN))
             overflow = b.or_(overflow, o)
 
-        for v in p.inputs:
+        for v in stored_buffers(p):
             place(v)
-        for op in all_ops:
-            for v in _results(op):
-                if not isinstance(op, Alias):
-                    place(v)
-        # constant arrays of one value computed from the dynamic sizes: filled at run time
-        tails = [x for op in all_ops if isinstance(op, LoopOp)
-                 for x in (op.go_on, *op.next_state, *op.exits)]
-        for v in [*(x for op in all_ops for x in _operands(op)), *tails, *p.outputs]:
-            if is_size_const(v) and v.shape and id(v) not in offsets:
-                place(v)
         if offsets:
             self.check(b.not_(overflow), "MYC_ERR_ALLOC", f"myc: {p.name}: out of memory "
                        "(the program's arrays would take more than 2^63 bytes in all)")
@@ -296,7 +264,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             self.b.call(self.free, [self.b.load(cell, typ=PTR)])
 
 
-def build_object(prog: AotProgram) -> bytes:
+def build_object(prog: HostPlan) -> bytes:
     """The object file (position-independent, for this CPU) of ``prog``."""
     check_static(prog)  # static sizes now; dynamic ones at run time (check_sizes)
     host = ir.Module(name=prog.name)

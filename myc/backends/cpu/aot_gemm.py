@@ -1,6 +1,6 @@
 """The GEMM of ahead-of-time libraries: ``C = A @ B`` as our own cache-blocked loop nest.
 
-A library calls no BLAS, so every :class:`~myc.backends.cpu.aot_program.Gemm` runs
+A library calls no BLAS, so every :class:`~myc.lower.hostplan.Gemm` runs
 this loop nest: one internal function per dtype, emitted the first time a program
 needs it.  It is kept apart from the entry point because it is self-contained numeric
 code whose blocking is tuned on its own.

@@ -1,15 +1,16 @@
 """The C header of an ahead-of-time library: the ``myc_array`` ABI, the status codes and
 the exported function's signature, with its inputs and outputs described in a comment.
 
-It is plain text built from an :class:`~myc.backends.cpu.aot_program.AotProgram`, kept
+It is plain text built from an :class:`~myc.lower.hostplan.HostPlan`, kept
 apart from the LLVM emitter so it can be read (and tested) on its own; the ABI itself
 is documented in ``docs/aot.md``.
 """
 
 from __future__ import annotations
 
+from myc.backends.cpu.aot_codes import STATUS
 from myc.backends.cpu.aot_names import helper_names
-from myc.backends.cpu.aot_program import MAX_BYTES, STATUS, AotProgram
+from myc.lower.hostplan import MAX_BYTES, HostPlan
 
 
 def _power(n: int) -> str:
@@ -18,7 +19,7 @@ def _power(n: int) -> str:
     return f"{n} (2^{n.bit_length() - 1})" if n > 1 and n & (n - 1) == 0 else str(n)
 
 
-def header(prog: AotProgram, guard: str) -> str:
+def header(prog: HostPlan, guard: str) -> str:
     """The C header of a library holding ``prog``."""
     ins = "\n".join(f" *   inputs[{i}]: {v.name} {v.describe()}" for i, v in enumerate(prog.inputs))
     if prog.symbols:

@@ -16,12 +16,12 @@ from math import prod
 from llvmlite import ir
 
 from myc.backends.cpu import native_ops
-from myc.backends.cpu.aot_program import KernelOp
 from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, counted_loop, kernel_symbols
 from myc.backends.cpu.emit import I8, I32, I64, PTR, const
 from myc.backends.cpu.plan import make_plan
 from myc.backends.cpu.runtime import ALIGN as CHUNK_ALIGN
 from myc.lower.dims import Dim
+from myc.lower.hostplan import KernelOp
 from myc.lower.kernel import identity
 
 PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread

@@ -1,6 +1,6 @@
 """Data-dependent control flow in ahead-of-time libraries: loops, selects and tapes.
 
-``myc/aot/build.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
+``myc/lower/planned.py`` turns a ``loop`` node of the typed program (``myc/infer/control.py``:
 a typed body run until its first output is false) into a :class:`LoopOp`, an
 if-converted branch (``select``) into a :class:`Select`, and the reads of a taped loop's
 state that a gradient's backward loop makes (``tape_get``) into :class:`TapeGet`.
@@ -29,15 +29,12 @@ where they would overflow; a library cannot), see ``docs/aot.md``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from llvmlite import ir
 
 from myc.backends.cpu.emit import I8, I64, PTR
-
-if TYPE_CHECKING:
-    from myc.backends.cpu.aot_program import Value
+from myc.lower.hostplan import Check, LoopOp, Select, Tape, TapeGet, Value
 
 # the emitter these functions extend (``aot_codegen.HostGen``, which imports this module:
 # named here, not imported)
@@ -46,105 +43,6 @@ HostGen = Any
 TAPE_START = 16  # iterations a tape holds before its first realloc
 
 
-@dataclass(eq=False)
-class Tape:
-    """The loop-carried state of a taped loop at the start of each iteration.
-
-    ``states`` are the loop's state buffers (their dtypes and shapes are the rows')."""
-
-    states: list[Value]
-    read: list[int] = field(default_factory=list)  # the states a TapeGet reads: taped
-
-
-@dataclass(eq=False)
-class LoopOp:
-    """``loop(body, enabled, *init, *invariants)``: run ``body`` until ``go_on`` is false.
-
-    ``state`` are the body's loop-carried parameters (each one arena buffer), set from
-    ``init`` before the first iteration and from ``next_state`` after each; the body's
-    invariant parameters are the outer values themselves.  When the loop stops,
-    ``exits[e]`` is copied to ``results[e]`` (``None``: never read).  Where ``enabled``
-    is false the loop does not run and its results are zeros (the untaken side of an
-    if-converted branch)."""
-
-    enabled: Value | None  # None: always runs
-    init: list[Value]
-    state: list[Value]
-    body: list
-    go_on: Value
-    next_state: list[Value]
-    exits: list[Value]
-    results: list[Value | None]
-    staged: list[Value | None] = field(default_factory=list)  # per state: swap buffer
-    tape: Tape | None = None
-    count: Value | None = None  # a taped loop's iteration count (int64 0-d)
-    line: int = 0
-
-
-@dataclass(eq=False)
-class Select:
-    """``out = a if cond else b`` (an if-converted branch): a copy of the chosen one."""
-
-    cond: Value
-    a: Value
-    b: Value
-    out: Value
-
-
-@dataclass(eq=False)
-class TapeGet:
-    """``out = tape.states[index]`` as it was at the start of iteration ``step``."""
-
-    tape: Tape
-    index: int
-    step: Value
-    out: Value
-
-
-@dataclass(eq=False)
-class Check:
-    """Go on only where ``flag`` holds; else fail the call with ``MYC_ERR_RAISE`` and
-    ``message`` -- where Python would raise (a variable first set inside a loop that
-    never ran, read after it: ``UnboundLocalError``)."""
-
-    flag: Value
-    message: str
-
-
-def walk(ops: list):
-    """Every operation of ``ops``, those in loop bodies included (body ops after their
-    loop)."""
-    for op in ops:
-        yield op
-        if isinstance(op, LoopOp):
-            yield from walk(op.body)
-
-
-def operands(op) -> list[Value]:
-    """The values ``op`` itself reads (a loop: its initial state and enable flag; its
-    body's operations are walked on their own, see :func:`walk`)."""
-    if isinstance(op, Select):
-        return [op.cond, op.a, op.b]
-    if isinstance(op, TapeGet):
-        return [op.step]
-    if isinstance(op, Check):
-        return [op.flag]
-    out = list(op.init) + ([op.enabled] if op.enabled is not None else [])
-    return out
-
-
-def results(op) -> list[Value]:
-    """The buffers ``op`` writes (each one place in the arena)."""
-    if isinstance(op, (Select, TapeGet)):
-        return [op.out]
-    if isinstance(op, Check):
-        return []
-    out = list(op.state) + [v for v in op.staged if v is not None]
-    out += [v for v in op.results if v is not None]
-    return out + ([op.count] if op.count is not None else [])
-
-
-# ---------------------------------------------------------------------------- emission
 def _intrinsics(hg: HostGen) -> tuple[ir.Function, ir.Function]:
     m = hg.m
     save = m.globals.get("llvm.stacksave.p0")

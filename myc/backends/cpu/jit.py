@@ -65,7 +65,7 @@ class JitModule:
                  object_code: bytes | None = None, light: bool = False):
         """``light``: O1 without vectorizers, and LLVM's fast instruction selection and
         register allocation (code generation at O0) -- for big modules of glue code,
-        whose O3 pipeline is superlinear in their size (see ``loopgen.LIGHT_ABOVE``)."""
+        whose O3 pipeline is superlinear in their size (see ``machine_code.LIGHT_ABOVE``)."""
         tm = target_machine(0 if light else 3)
         if object_code is None:
             assert module is not None

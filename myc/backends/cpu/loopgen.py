@@ -14,20 +14,21 @@ next state is copied into the one not being read, so a kernel never reads the bu
 it writes), and the exit values' destinations -- a program run once writes its array
 results straight there.  Kernels are called by address (they live in their own JIT
 modules, bound to content-named symbols, so this module's machine code is cached on
-disk); big ones are split over threads from the machine code; GEMM is NumPy's bundled
-OpenBLAS, called from the machine code.  Python-only semantics (an int overflowing 64
-bits, a Python float division by zero, an index out of range) return status 1: the run
+disk: ``machine_code``); big ones are split over threads from the machine code; GEMM
+is NumPy's bundled OpenBLAS, called from the machine code (``host_gemm``).  Python-only
+semantics (an int overflowing 64 bits, a Python float division by zero, an index out of
+range) return status 1: the run
 restarts on the step-by-step host runner, which gives CPython's answer or error.
 
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
-runner: ``native_loop`` returns ``None``.
+runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
+the generated code (the io array, result and tape buffers) is ``native_run``'s.
 """
 
 from __future__ import annotations
 
 import ctypes
 import math
-import sys
 import threading
 from dataclasses import dataclass
 from math import prod
@@ -37,25 +38,20 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, interrupt, native_ops
+from myc.backends.cpu import blas_threads, host_gemm, interrupt, machine_code, native_ops
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
+from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.runtime import (
-    _POOL_DEPTH,
-    _POOL_FREE_REFS,
-    _POOL_MIN_BYTES,
-    POOL,
     chunks,
     num_threads,
 )
 from myc.lower.kernel import identity
-from myc.lower.target import Bailout
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
-from myc.support.lru import LRU
 from myc.timings import timed
 
 # primitives that are one-operand transcendental scalar ops (the table's), and sqrt
@@ -74,10 +70,6 @@ _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 # free up, so a core another process holds slows the call in proportion (native_ops)
 CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
-
-
-class _TapeFull(Exception):
-    pass
 
 
 class Unsupported(Exception):  # noqa: N818 - a control signal
@@ -109,53 +101,6 @@ def _kernel_symbol(ck) -> str:
     """The name this module calls a compiled kernel by: its content's (so this module's
     machine code can be cached and loaded again in another process)."""
     return f"myc_kernel_{ck.key[:24]}"
-
-
-# A native module of more instructions than this is compiled light (O1, no vectorizers,
-# code generation at O0: ``JitModule``).  Such a module is a long straight-line program's
-# glue -- pointers stored into argument arrays, calls of kernels and GEMMs -- which runs
-# once per call and takes microseconds however it is compiled, while O3 and its
-# instruction selection and register allocation are superlinear in a function's size:
-# an RK4 gradient over 30 steps (18,000 instructions) took 2.6 s of CPU at O3, 0.6 s
-# light.  Smaller modules (loops whose scalar code runs per iteration) keep O3.
-LIGHT_ABOVE = 2000
-
-
-def _size(module: ir.Module) -> int:
-    """The module's instruction count, as generated."""
-    return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
-
-
-def _jit(text: str, light: bool = False) -> JitModule:
-    """The loop's machine code: from the disk cache when this IR was compiled before."""
-    import hashlib
-
-    from myc.backends.cpu.jit import host
-    from myc.support import diskcache
-
-    key = hashlib.sha256("\n".join(["loop1", *host(), f"light={light}", text]
-                                    ).encode()).hexdigest()
-    code = _CODE.get(key)
-    if code is None:
-        code = diskcache.load("loop", key)
-    if isinstance(code, bytes):
-        try:
-            jit = JitModule(object_code=code)
-            _CODE[key] = code
-            return jit
-        except Exception:  # noqa: BLE001 - a damaged entry: compile again
-            pass
-    jit = JitModule(text, light=light)
-    _CODE[key] = jit.object_code
-    diskcache.store("loop", key, jit.object_code)
-    return jit
-
-
-# machine code of the loops compiled in this process, by IR: a fresh wrapper of a
-# function compiled before (the cache off, or a new ``myc.jit`` each call) loads it
-# instead of running LLVM's optimizer again, which costs about 60 KB of memory that
-# LLVM never gives back (llvmlite 0.50, per default O3 pipeline built and run)
-_CODE = LRU(maxbytes=64 * 2**20)
 
 
 @dataclass(frozen=True)
@@ -208,11 +153,7 @@ def _mem(a: Any) -> ir.Type:
     return MEMTYPE[_dtname(a.dtype)]
 
 
-def _memdtype(dt: np.dtype) -> np.dtype:
-    return np.dtype(np.uint8) if dt == np.bool_ else dt
-
-
-class NativeLoop:
+class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
     def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
@@ -221,7 +162,6 @@ class NativeLoop:
         then compile, or take ``plan``'s machine code (an earlier build of this program)
         -- except for a ``callee``: a typed function another function calls, only
         checked here and emitted into its caller's module (``_build``)."""
-        from myc.lower.program import CallRunner, KernelUnit
 
         self.body = body
         self.nstate = nstate
@@ -243,7 +183,7 @@ class NativeLoop:
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
         readers: dict[int, list[str]] = {}
         for si, st in enumerate(body.steps):
-            nm = "kernel" if isinstance(st.fn, KernelUnit) else \
+            nm = "kernel" if st.kind == "kernel" else \
                 "mT" if _is_2d_transpose(st, specs) else _prim_name(st.fn)
             if nm == "mT":
                 self.mt_of[st.output] = st.inputs[0]
@@ -264,18 +204,18 @@ class NativeLoop:
         if callee and not all(isinstance(specs[p], AScalar) for p in body.params):
             raise Unsupported("a called function taking arrays")
         for st in body.steps:
-            if isinstance(st.fn, CallRunner):
+            if st.kind == "call":
                 if st.fn.body is None or not all(isinstance(a, AScalar)
                                                  for a in st.fn.results):
                     raise Unsupported("a call of a function returning arrays")
                 self.calls[st.output] = st.fn.body
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, CallRunner):
+            if st.kind == "call":
                 continue
             if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
                     st.inputs[0][1] in self.calls:
                 continue
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 ck = st.fn.compiled
                 if ck._empty:
                     raise Unsupported("an empty kernel")
@@ -298,8 +238,10 @@ class NativeLoop:
             if si in self.mt_steps and name == "transpose":
                 continue
             if name in ("matmul", "dot", "mT") and not _guard:
-                _check_gemm(name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_],
-                            out)
+                why = host_gemm.gemm_refusal(
+                    name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_], out)
+                if why is not None:
+                    raise Unsupported(why)
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
                 s_, x = ins_[0]
@@ -402,7 +344,8 @@ class NativeLoop:
             self._text = str(module)
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
-            self._jit = _jit(self._text, _size(module) > LIGHT_ABOVE)
+            self._jit = machine_code.load_or_compile(
+                self._text, machine_code.instruction_count(module) > machine_code.LIGHT_ABOVE)
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
@@ -414,13 +357,12 @@ class NativeLoop:
         """Take the machine code and buffers of an earlier build of this very program
         (``plan``), binding its externals in this process; False when something it
         needs is not here (another thread count, a kernel not loaded, no BLAS)."""
-        from myc.lower.program import KernelUnit
 
         if not isinstance(plan, NativePlan) or plan.threads != num_threads():
             return False
         kernels = {st.fn.compiled.key: st.fn.compiled
                    for u in [self, *self.units.values()] for st in u.body.steps
-                   if isinstance(st.fn, KernelUnit)}
+                   if st.kind == "kernel"}
         symbols = {}
         for sym, kind, ref in plan.symbols:
             if kind == "kernel":
@@ -500,7 +442,6 @@ class NativeLoop:
     def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool) -> None:
         """This program's code into ``fn``; ``framed``: it is called from native code with
         a frame of argument and result cells as its io (so it has no buffers)."""
-        from myc.lower.program import KernelUnit
 
         body, specs, n = self.body, self.body.specs, self.nstate
         entry = fn.append_basic_block("entry")
@@ -563,7 +504,7 @@ class NativeLoop:
             written = set()  # slots a step writes into a buffer of its own
             for si, st in enumerate(body.steps):
                 nm = "mT" if si in self.mt_steps else _unwrap(st)[0]
-                if isinstance(st.fn, KernelUnit):
+                if st.kind == "kernel":
                     written.update(st.outputs)
                 elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
                         nm == "mT" and st.output in self.mt_copy) or (
@@ -579,7 +520,7 @@ class NativeLoop:
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         swap = self._swapped_states(n)
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
@@ -605,7 +546,7 @@ class NativeLoop:
                 if st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
-                    self.scratch.append((tuple(a.shape), _memdtype(np.dtype(a.dtype))))
+                    self.scratch.append((tuple(a.shape), memdtype(np.dtype(a.dtype))))
                     scratch_ptr[(si, 0)] = io_ptr()
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
@@ -689,7 +630,7 @@ class NativeLoop:
             raise Unsupported("a recursive function with array buffers")
         call_cells: dict[int, tuple[list[ir.Value], list]] = {}
         for si, st in enumerate(body.steps):
-            if isinstance(st.fn, KernelUnit):
+            if st.kind == "kernel":
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
                                   next_buf)
                 continue
@@ -739,9 +680,9 @@ class NativeLoop:
                         else:
                             ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
                                         False))
-                    _gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
+                    host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
                 else:
-                    _transpose(b, value(si, 0, *ins_[0]), dst, out)
+                    host_gemm.transpose(b, value(si, 0, *ins_[0]), dst, out)
                 if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
                     b.store(b.load(dst, typ=_mem(out)), slot_var(st.output))
                     continue
@@ -1051,12 +992,10 @@ class NativeLoop:
         iteration's end copied its result into -- so the copy goes (a 10^6-step loop
         over 1000 floats copied 8 KB per step).  Nothing else reads that buffer during
         the iteration: it held the state of the iteration before last."""
-        from myc.lower.program import KernelUnit
-
         body, specs = self.body, self.body.specs
         if self.once:
             return {}
-        written = {o for st in body.steps if isinstance(st.fn, KernelUnit) for o in st.outputs}
+        written = {o for st in body.steps if st.kind == "kernel" for o in st.outputs}
         outs = [x for is_slot, x in body.outputs[1:1 + n] if is_slot]
         found = {}
         for j in range(n):
@@ -1110,7 +1049,7 @@ class NativeLoop:
             if part is not None:  # one partial per chunk, combined after the join
                 if op.init:
                     _fill(b, part, mt, identity(op.op, np.dtype(dt)), n_chunks * prod(shape))
-                size = prod(shape) * np.dtype(_memdtype(np.dtype(dt))).itemsize
+                size = prod(shape) * np.dtype(memdtype(np.dtype(dt))).itemsize
                 for c in range(n_chunks):
                     q = b.gep(part, [ir.Constant(I64, c * size)], source_etype=I8)
                     b.store(q, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], source_etype=PTR))
@@ -1238,7 +1177,7 @@ class NativeLoop:
         xa = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
         ty = MEMTYPE[_dtname(out.dtype)]
         row = prod(xa.shape[1:])
-        rowbytes = row * _memdtype(np.dtype(out.dtype)).itemsize
+        rowbytes = row * memdtype(np.dtype(out.dtype)).itemsize
         size = ir.Constant(I64, xa.shape[0])
         i = value(si, off + 1, *ins_[1], want=I64)
         i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
@@ -1375,7 +1314,7 @@ class NativeLoop:
                 if isinstance(a, AArray):
                     if each:
                         _memcpy(b, b.module, at, value(sj, k, is_slot, x),
-                                each * np.dtype(_memdtype(out.dtype)).itemsize)
+                                each * np.dtype(memdtype(out.dtype)).itemsize)
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
@@ -1422,130 +1361,6 @@ class NativeLoop:
             native_ops.gather(b, ty, d, dst, tuple(x.shape), idx, n, bail_if, scatter=True)
 
     # -- calls ---------------------------------------------------------------------------
-    def __call__(self, inputs: list[Any]) -> tuple:
-        while True:
-            try:
-                return self._run(inputs)
-            except _TapeFull:
-                self.cap *= 4
-                if self.cap > 1 << 22:
-                    raise Bailout(self.symbol) from None
-
-    def _frame(self) -> tuple:
-        """This thread's io array with its constant, scratch and state buffers filled in
-        (reused across calls: only inputs and results change), and 8-byte cells."""
-        frame = getattr(self._local, "frame", None)
-        if frame is None:
-            specs = self.body.specs
-            io = (ctypes.c_void_p * self.n_io)()
-            keep: list[Any] = []
-            k = len(self.param_specs)
-            bufs = list(self.consts)
-            shapes = list(self.scratch)
-            for j in range(self.nstate):
-                a = specs[self.body.params[j]]
-                if isinstance(a, AArray):
-                    shapes += [(a.shape, a.dtype)] * 2
-            bufs += _arena(shapes)
-            for buf in bufs:
-                io[k] = buf.ctypes.data
-                k += 1
-            keep += bufs
-            cells = np.zeros(len(self.param_specs) + len(self.exit_outputs) + 2, np.int64)
-            pools: list[list[np.ndarray]] = [[] for _ in self.exit_outputs]
-            frame = (io, keep, cells, k, cells.ctypes.data, pools)
-            self._local.frame = frame
-        return frame
-
-    def _run(self, inputs: list[Any]) -> tuple:
-        from myc.lower.program import Tape
-
-        io, _, cells, first_exit, cells_at, pools = self._frame()
-        keep: list[Any] = []
-        for i, (v, a) in enumerate(zip(inputs, self.param_specs, strict=True)):
-            if isinstance(a, AArray):
-                if not (type(v) is np.ndarray and v.dtype == a.dtype and
-                        v.flags.c_contiguous):
-                    v = np.ascontiguousarray(v, dtype=a.dtype)
-                    keep.append(v)
-                if v.shape != a.shape:
-                    raise ValueError(f"loop input of shape {v.shape}, expected {a.shape}")
-                io[i] = v.ctypes.data
-            elif isinstance(a, ATape):
-                tape = (ctypes.c_void_p * (1 + len(v.leaves)))(
-                    v.count, *[leaf.ctypes.data for leaf in v.leaves])
-                keep += [tape, v]
-                io[i] = ctypes.addressof(tape)
-            else:  # a scalar: this thread's 8-byte cell i
-                dt = _memdtype(a.dtype)
-                try:
-                    cells[i:i + 1].view(np.uint8)[:dt.itemsize].view(dt)[0] = v
-                except OverflowError:  # a Python int beyond 64 bits: Python's semantics
-                    raise Bailout(self.symbol) from None
-                io[i] = cells_at + 8 * i
-        specs = self.body.specs
-        results: list[Any] = []
-        k = first_exit
-        base = len(self.param_specs)
-        for e, (is_slot, x) in enumerate(self.exit_outputs):
-            a = specs[x] if is_slot else None
-            if isinstance(a, AArray):
-                arr = _result_array(pools[e], a)
-                io[k] = arr.ctypes.data
-            else:
-                arr = None
-                io[k] = cells_at + 8 * (base + e)
-            results.append(arr)
-            k += 1
-        tapes = []
-        if self.tape:
-            pools = getattr(self._local, "tapes", None)
-            if pools is None or pools[0] != self.cap:  # this thread's, at this capacity
-                pools = self._local.tapes = (self.cap, [[] for _ in range(self.nstate)])
-            for j in range(self.nstate):
-                a = specs[self.body.params[j]]
-                t = _pooled(pools[1][j], (self.cap, *a.shape), _memdtype(a.dtype))
-                tapes.append(t)
-                io[k] = t.ctypes.data
-                k += 1
-            cap = np.array(self.cap, np.int64)
-            count = np.zeros((), np.int64)
-            keep += [cap, count]
-            io[k], io[k + 1] = cap.ctypes.data, count.ctypes.data
-        armed = self.polls and interrupt.arm()
-        try:
-            status = self._fn(ctypes.addressof(io))
-        finally:
-            if armed:
-                interrupt.disarm()
-        if status == 2:
-            raise _TapeFull()
-        if status:
-            if armed:
-                interrupt.interrupted()  # a SIGINT: raises KeyboardInterrupt
-            raise Bailout(self.symbol)
-        out = []
-        for e, ((is_slot, x), arr) in enumerate(zip(self.exit_outputs, results, strict=True)):
-            if not is_slot:
-                out.append(x)
-                continue
-            a = specs[x]
-            if isinstance(a, AArray):
-                out.append(arr)
-                continue
-            dt = _memdtype(a.dtype)
-            v = cells[base + e:base + e + 1].view(np.uint8)[:dt.itemsize].view(dt)[0]
-            if a.dtype == np.bool_:
-                v = bool(v)
-            out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
-                       else a.dtype.type(v))
-        if self.tape:
-            n = int(count)
-            st = [specs[p] for p in self.body.params[:self.nstate]]
-            out += [Tape(tapes, n, st), n]
-        return tuple(out)
-
-
 def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
     """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
     (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
@@ -1554,22 +1369,6 @@ def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
         flag = ir.GlobalVariable(module, I32, interrupt.SYMBOL)
     v = b.load_atomic(flag, "monotonic", 4, typ=I32)
     bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
-
-
-def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:
-    """Empty arrays of these shapes and dtypes, carved from one allocation (each
-    64-byte aligned): a big one is backed by huge pages where the kernel allows
-    (NumPy advises it), so first touching the buffers costs one page fault per 2 MiB,
-    not per 4 KiB -- several milliseconds of a program's first run."""
-    sizes = [prod(shape) * _memdtype(np.dtype(dt)).itemsize for shape, dt in shapes]
-    offsets, total = [], 0
-    for n in sizes:
-        offsets.append(total)
-        total += -(-n // 64) * 64
-    block = np.empty(total + 64, np.uint8)
-    start = -block.ctypes.data % 64
-    return [block[start + o:start + o + n].view(_memdtype(np.dtype(dt))).reshape(shape)
-            for o, n, (shape, dt) in zip(offsets, sizes, shapes, strict=True)]
 
 
 def _is_2d_transpose(st, specs) -> bool:
@@ -1608,26 +1407,6 @@ def _constant_element(x: Any, index: Any) -> np.generic | None:
     return v if isinstance(v, np.generic) else None
 
 
-def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
-    """A result array: a fresh one, or a big one returned before that nobody holds any
-    more (a fresh big array costs a page fault per 4 KiB on its first write)."""
-    return _pooled(pool, a.shape, a.dtype)
-
-
-def _pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
-    it is big and there is room): results, and a taped loop's tape."""
-    if not POOL or prod(shape) * dtype.itemsize < _POOL_MIN_BYTES:
-        return np.empty(shape, dtype)
-    for arr in pool:
-        if sys.getrefcount(arr) == _POOL_FREE_REFS:
-            return arr
-    arr = np.empty(shape, dtype)
-    if len(pool) < _POOL_DEPTH:
-        pool.append(arr)
-    return arr
-
-
 def _compare_type(abstracts: list[Any]) -> ir.Type:
     """The type NumPy compares two scalars in (Python scalars are weak)."""
     kinds = {a.dtype.kind for a in abstracts}
@@ -1640,208 +1419,8 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     return LLTYPE[_dtname(dt)]
 
 
-def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
-    """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
-    name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
-        str(dtype))
-    addr = None if name is None else blas_threads.openblas_address(name)
-    return None if addr is None else (name, addr)
-
-
-
-def _check_gemm(name: str, ins: list[Any], out: Any) -> None:
-    """Raise Unsupported unless native code computes this product (or transpose) the way
-    NumPy does: float32/float64 through BLAS GEMM, int64 by a generated loop (wrapping
-    like NumPy's), batch dimensions broadcast as ``np.matmul`` broadcasts them."""
-    if any(not isinstance(a, AArray) for a in ins):
-        raise Unsupported(f"{name} of non-arrays")
-    if name == "mT":
-        if ins[0].ndim < 2 or not isinstance(out, AArray):
-            raise Unsupported("a transpose of fewer than 2 dimensions")
-        return
-    a, b = ins
-    if not isinstance(out, (AArray, AScalar)) or a.dtype != b.dtype or a.dtype != out.dtype:
-        raise Unsupported("a matmul of mixed dtypes")
-    if name == "dot" and (a.ndim > 2 or b.ndim > 2):
-        raise Unsupported("np.dot of more than 2 dimensions (it contracts unlike matmul)")
-    if a.dtype == np.int64:
-        pass
-    elif a.dtype.kind != "f" or _blas_symbol(a.dtype) is None:
-        raise Unsupported("a matmul of this dtype (no BLAS GEMM, no integer loop)")
-    plan = _matmul_plan(a, b)
-    if plan is None or tuple(out.shape) != plan.out_shape:
-        raise Unsupported("a matmul of shapes np.matmul does not pair this way")
-
-
-class _MatmulPlan:
-    """A (batched) matrix product with every shape static: ``batch`` the broadcast batch
-    dimensions, each operand's element stride per batch dimension (0 where it is
-    broadcast), the matrices ``n x k`` times ``k x m``; a 1-d operand is a row (left) or
-    column (right) matrix whose extra dimension the result drops."""
-
-    def __init__(self, a: AArray, b: AArray):
-        a2 = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
-        b2 = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
-        self.n, self.k = a2[-2:]
-        self.k2, self.m = b2[-2:]
-        self.batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
-        nb = len(self.batch)
-        self.a_strides = _batch_strides(a2, nb)
-        self.b_strides = _batch_strides(b2, nb)
-        self.out_shape = (*self.batch, *((self.n,) if a.ndim > 1 else ()),
-                          *((self.m,) if b.ndim > 1 else ()))
-        # a 2-d right operand: the batch of left matrices is one tall matrix
-        self.tall = b.ndim <= 2 and a.ndim > 2
-
-    @property
-    def count(self) -> int:
-        return prod(self.batch)
-
-
-def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
-    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
-    mat = shape[-1] * shape[-2]
-    own = shape[:-2]
-    strides, acc = [], mat
-    for d in reversed(own):
-        strides.append(0 if d == 1 else acc)
-        acc *= d
-    strides += [0] * (nb - len(own))
-    return tuple(reversed(strides))
-
-
-def _matmul_plan(a: AArray, b: AArray) -> _MatmulPlan | None:
-    """The plan of ``a @ b``, or None when NumPy would refuse the shapes."""
-    if a.ndim < 1 or b.ndim < 1:
-        return None
-    try:
-        plan = _MatmulPlan(a, b)
-    except ValueError:  # batch dimensions that do not broadcast
-        return None
-    return plan if plan.k == plan.k2 else None
-
-
-def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
-    """``body(a_offset, b_offset, out_offset)`` (elements, i64 values) for every matrix of
-    the broadcast batch, in order."""
-    c = ir.Constant
-    mat = plan.n * plan.m
-    out_strides, acc = [], mat
-    for d in reversed(plan.batch):
-        out_strides.append(acc)
-        acc *= d
-    out_strides.reverse()
-
-    def nest(d: int, ao, bo, oo) -> None:
-        if d == len(plan.batch):
-            body(ao, bo, oo)
-            return
-
-        def step(i):
-            nest(d + 1, b.add(ao, b.mul(i, c(I64, plan.a_strides[d]))),
-                 b.add(bo, b.mul(i, c(I64, plan.b_strides[d]))),
-                 b.add(oo, b.mul(i, c(I64, out_strides[d]))))
-
-        native_ops.counted(b, plan.batch[d], step, f"mm.b{d}")
-
-    nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
-
-
-def _gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
-          entry: ir.Block | None = None) -> None:
-    """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
-    operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
-    is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
-    flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
-    right operand has no batch: the left batch is one tall matrix); int64 is a generated
-    loop wrapping around like NumPy's.  Nothing is called for an empty product; ``k ==
-    0`` gives zeros."""
-    pa, a, ta = a_op
-    pb, bb, tb = b_op
-    plan = _matmul_plan(a, bb)
-    n, k, m = plan.n, plan.k, plan.m
-    ty = MEMTYPE[_dtname(a.dtype)]
-    if plan.count * n * m == 0:
-        return
-    if k == 0:
-        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
-        return
-    if a.dtype == np.int64:
-        # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
-        ra, ca = (1, n) if ta else (k, 1)
-        rb, cb = (1, k) if tb else (m, 1)
-
-        def one(ao, bo, oo):
-            native_ops.int_matmul(b, dst, oo, pa, ao, ra, ca, pb, bo, rb, cb, n, k, m)
-
-        _batched(b, plan, one)
-        return
-    name, addr = _blas_symbol(a.dtype)
-    ft = F64 if a.dtype == np.float64 else ir.FloatType()
-    fn = module.globals.get(name)
-    if fn is None:
-        i32 = ir.IntType(32)
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
-            i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
-        symbols[name] = addr
-    # row-major (101); 111: as stored, 112: transposed
-    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
-                                                     112 if tb else 111)]
-    lda = n if ta else k
-    ldb = k if tb else m
-    if (entry is not None and blas_threads.set_local_address() is not None
-            and (plan.tall and not ta or not plan.batch)):
-        # one product: row blocks on myc's threads, BLAS single-threaded in each
-        rows = plan.count * n if plan.tall and not ta else n
-        blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
-                                   1 if ta else k, lda, pb, ldb, dst, num_threads())
-        return
-    if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
-        rows = plan.count * n
-        b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
-                    ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
-        return
-
-    def one(ao, bo, oo):
-        b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), b.gep(pa, [ao], source_etype=ty),
-                    ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
-                    ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
-                    b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
-
-    _batched(b, plan, one)
-
-
-def _transpose(b: ir.IRBuilder, src, dst, out) -> None:
-    """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
-    the transposed shape), one matrix of the batch after another."""
-    *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
-    ty = MEMTYPE[_dtname(out.dtype)]
-    mat = rows * cols
-
-    def matrix(base):
-        def row(i):
-            def col(j):
-                v = b.load(b.gep(src, [b.add(base, b.add(b.mul(j, ir.Constant(I64, rows)),
-                                                         i))], source_etype=ty), typ=ty)
-                b.store(v, b.gep(dst, [b.add(base, b.add(b.mul(i, ir.Constant(I64, cols)),
-                                                         j))], source_etype=ty))
-
-            native_ops.counted(b, cols, col, "tr.j")
-
-        native_ops.counted(b, rows, row, "tr.i")
-
-    if not batch:
-        matrix(ir.Constant(I64, 0))
-        return
-    native_ops.counted(b, prod(batch),
-                       lambda t: matrix(b.mul(t, ir.Constant(I64, mat))), "tr.b")
-
-
 def _nbytes(a: Any) -> int:
-    return prod(a.shape) * np.dtype(_memdtype(a.dtype)).itemsize
+    return prod(a.shape) * np.dtype(memdtype(a.dtype)).itemsize
 
 
 def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:

@@ -33,14 +33,13 @@ def _mode(prog: Any) -> str:
 
 def _why(prog: Any, loop: Any) -> str:
     """Why ``prog`` (a whole program, or ``loop``'s body) is not native code."""
-    from myc.lower.program import LoopRunner
     from myc.lower.target import target
 
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return "MYC_NO_NATIVE_LOOPS is set"
     if not target(getattr(prog, "backend", "cpu")).native_host:
         return f"native host programs are CPU only, this is {prog.backend}"
-    if loop is None and any(isinstance(st.fn, LoopRunner) for st in prog.steps):
+    if loop is None and any(st.kind == "loop" for st in prog.steps):
         return "it holds a data-dependent loop, which runs as its own native function " \
             "where it can"
     try:

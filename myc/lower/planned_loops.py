@@ -1,15 +1,16 @@
-"""Data-dependent control flow for ahead-of-time libraries: the typed program's
-``loop``, ``loop_out``, ``select`` and ``tape_get`` nodes as native operations.
+"""Data-dependent control flow in a planned host program: the typed program's ``loop``,
+``loop_out``, ``select``, ``tape_get`` and ``assert_defined`` nodes as steps of
+``myc.lower.hostplan``.
 
 Specialization (``myc/infer/control.py``) turns a ``while`` whose condition depends on
 data into one ``loop`` node whose body is a typed graph, and an ``if`` on data into
 ``select`` nodes; a gradient through such a loop (``myc/infer/adjoint.py``) is a taped
 rerun of the loop plus a backward loop reading the tape with ``tape_get``.  This module
-lowers those nodes for :class:`myc.aot._Lowering` into the operations of
-:mod:`myc.backends.cpu.aot_loopgen` (a loop body is lowered like the program itself:
-fused kernels, GEMM, copies).  What a library cannot do -- calls of typed recursive
-functions (``invoke``), operations guarded on a branch's path (they can raise in
-Python) -- is refused with a :class:`MycError` naming it and its line.
+lowers those nodes for :class:`myc.lower.planned.PlannedLowering` (a loop body is
+lowered like the program itself: fused kernels, GEMM, copies).  What a plan without
+Python cannot hold -- calls of typed recursive functions (``invoke``), operations
+guarded on a branch's path (they can raise in Python) -- is refused with a
+:class:`MycError` naming it and its line.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
+from myc.ir.manager import Manager
+from myc.ir.nodes import Apply, Constant
+from myc.lower.hostplan import Alias, Check, LoopOp, Select, Tape, TapeGet, Value
+from myc.lower.program import prim_of_name
+from myc.prims import P
 
 
 def _line(n) -> str:
@@ -26,10 +32,9 @@ def _line(n) -> str:
     return f" at line {loc.line}" if loc is not None and getattr(loc, "line", None) else ""
 
 
-def refusal(n, fname: str) -> str:
-    """The message refusing ``n`` (an ``invoke`` or ``guarded`` node) in ``fname``."""
-    from myc.lower.program import prim_of_name
-
+def refusal(n, fname: str, who: str, when: str) -> str:
+    """The message refusing ``n`` (an ``invoke`` or ``guarded`` node) in ``fname``
+    (``who`` and ``when``: the policy's words, ``myc.lower.planned.Policy``)."""
     p = prim_of_name(n)
     if p == "invoke":
         what = (f"a call of the recursive function {n.inputs[1].value.graph.name}"
@@ -40,19 +45,15 @@ def refusal(n, fname: str) -> str:
         what = (f"'{inner}' on one side of a data-dependent branch, where Python can "
                 "raise (guarded: an index or a Python division computed from data)")
         why = "a library cannot raise Python's error there"
-    return f"myc.aot: {fname}: {what}{_line(n)} is not supported ahead of time: {why}"
+    return f"{who}: {fname}: {what}{_line(n)} is not supported {when}: {why}"
 
 
 def _state_value(low, p):
-    from myc.backends.cpu.aot_program import Value
-
     a = p.abstract
     if not hasattr(a, "shape") or getattr(a, "dtype", None) is None:
         low.reject(p, f"a loop-carried value of type {a}")
     dt = str(np.dtype(a.dtype))
-    from myc.aot.signature import DTYPES
-
-    if dt not in DTYPES.values():
+    if dt not in low.policy.dtypes:
         low.reject(p, f"a loop-carried value of type {a}")
     return Value(dt, tuple(a.shape), f"state{p.id}")
 
@@ -60,8 +61,6 @@ def _state_value(low, p):
 def _as(low, v, like, n):
     """``v`` with ``like``'s dtype and shape: a constant is converted (Python's ``True``
     or ``0.0`` where the typed program says ``float32[8]``); anything else must match."""
-    from myc.backends.cpu.aot_program import Value
-
     if v.dtype == like.dtype and tuple(v.shape) == tuple(like.shape):
         return v
     if v.const is not None and v.const.dtype != object:
@@ -82,10 +81,6 @@ def selects_as_where(g) -> None:
     a gradient's backward loop selects every cotangent on the iteration's path, so this
     is most of its per-iteration memory traffic.  ``g`` is this compilation's own
     typed program (specialized for it), so rewriting it in place is safe."""
-    from myc.ir.manager import Manager
-    from myc.ir.nodes import Apply, Constant
-    from myc.prims import P
-
     for n in Manager(g).owned.get(g, []):
         if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
                 and n.inputs[0].value is P.select and len(n.inputs) == 4):
@@ -104,10 +99,6 @@ def unguard_safe(g) -> None:
     """Rewrite ``g``'s guarded divisions by a nonzero constant (``t = t / 2.0`` on a
     Python float in a loop or branch) as the plain division: it cannot raise, so
     running it off its path is harmless (the ``select`` after it discards the value)."""
-    from myc.ir.manager import Manager
-    from myc.ir.nodes import Apply, Constant
-    from myc.prims import P
-
     for n in Manager(g).owned.get(g, []):
         if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
                 and n.inputs[0].value is P.guarded and len(n.inputs) == 6):
@@ -124,9 +115,6 @@ def unguard_safe(g) -> None:
 
 def lower_loop(low, n) -> None:
     """``loop(body, enabled, *init, *invariants)`` as a :class:`LoopOp`."""
-    from myc.backends.cpu.aot_loopgen import LoopOp, Tape
-    from myc.ir.nodes import Constant
-
     body = n.inputs[1].value
     g, ns = body.graph, body.nstate
     en_node = n.inputs[2]
@@ -174,8 +162,6 @@ def lower_loop(low, n) -> None:
 def lower_loop_out(low, n) -> None:
     """``loop_out(loop, k)``: an exit value (``k >= 1 + nstate``), or a taped loop's
     tape and iteration count (after the exits)."""
-    from myc.backends.cpu.aot_program import Value
-
     src, k = n.inputs[1], n.inputs[2].value
     op = low.loops.get(src.id)
     if op is None:
@@ -201,8 +187,6 @@ def lower_loop_out(low, n) -> None:
 
 def lower_select(low, n) -> None:
     """``select(cond, a, b)`` -- an if-converted branch -- as a :class:`Select`."""
-    from myc.backends.cpu.aot_loopgen import Select
-
     c, a, b = (low.value(x) for x in n.inputs[1:4])
     out = low.new(n)
     if c.shape != ():
@@ -212,8 +196,6 @@ def lower_select(low, n) -> None:
 
 def lower_tape_get(low, n) -> None:
     """``tape_get(tape, j, k)``: state ``j`` at the start of iteration ``k``."""
-    from myc.backends.cpu.aot_loopgen import Tape, TapeGet
-
     tape = low.value(n.inputs[1])
     if not isinstance(tape, Tape):
         low.reject(n, "a tape that is not a taped loop's")
@@ -232,9 +214,6 @@ def lower_assert_defined(low, n) -> None:
     """``assert_defined(flag, value, name)``: a variable first set inside a loop, read
     after it -- the call fails with ``MYC_ERR_RAISE`` where Python raises
     ``UnboundLocalError`` (the loop never ran), else the value itself."""
-    from myc.backends.cpu.aot_loopgen import Check
-    from myc.backends.cpu.aot_program import Alias
-
     flag, value = low.value(n.inputs[1]), low.value(n.inputs[2])
     name = n.inputs[3].value
     if flag.shape != ():
@@ -249,7 +228,7 @@ def lower_assert_defined(low, n) -> None:
 
 
 def _refuse(low, n) -> None:
-    raise MycError(refusal(n, low.typed.name))
+    raise MycError(refusal(n, low.typed.name, low.policy.who, low.policy.when))
 
 
 CONTROL = {"loop": lower_loop, "loop_out": lower_loop_out, "select": lower_select,

@@ -1,0 +1,221 @@
+"""Matrix products and transposes in native host programs: GEMM through NumPy's bundled
+OpenBLAS called from the machine code (row blocks on myc's threads where BLAS can be
+made single-threaded per thread), an int64 product as a generated loop, a batch as
+``np.matmul`` broadcasts it, and the copy of a transpose that is not folded into a
+GEMM's transpose flag.  The native generator (``loopgen``) decides which steps these
+are; this module says whether native code computes them as NumPy does and emits them.
+"""
+
+from __future__ import annotations
+
+from math import prod
+from typing import Any
+
+import numpy as np
+from llvmlite import ir
+
+from myc.backends.cpu import blas_threads, native_ops
+from myc.backends.cpu.codegen import MEMTYPE
+from myc.backends.cpu.emit import F64, I64, PTR
+from myc.backends.cpu.runtime import num_threads
+from myc.prims.abstract import AArray, AScalar
+
+
+def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
+    """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
+    name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
+        str(dtype))
+    addr = None if name is None else blas_threads.openblas_address(name)
+    return None if addr is None else (name, addr)
+
+
+def gemm_refusal(name: str, ins: list[Any], out: Any) -> str | None:
+    """Why native code cannot compute this product (or transpose) the way NumPy does
+    (float32/float64 through BLAS GEMM, int64 by a generated loop wrapping like NumPy's,
+    batch dimensions broadcast as ``np.matmul`` broadcasts them); None where it can."""
+    if any(not isinstance(a, AArray) for a in ins):
+        return f"{name} of non-arrays"
+    if name == "mT":
+        if ins[0].ndim < 2 or not isinstance(out, AArray):
+            return "a transpose of fewer than 2 dimensions"
+        return None
+    a, b = ins
+    if not isinstance(out, (AArray, AScalar)) or a.dtype != b.dtype or a.dtype != out.dtype:
+        return "a matmul of mixed dtypes"
+    if name == "dot" and (a.ndim > 2 or b.ndim > 2):
+        return "np.dot of more than 2 dimensions (it contracts unlike matmul)"
+    if a.dtype == np.int64:
+        pass
+    elif a.dtype.kind != "f" or _blas_symbol(a.dtype) is None:
+        return "a matmul of this dtype (no BLAS GEMM, no integer loop)"
+    plan = _matmul_plan(a, b)
+    if plan is None or tuple(out.shape) != plan.out_shape:
+        return "a matmul of shapes np.matmul does not pair this way"
+    return None
+
+
+class _MatmulPlan:
+    """A (batched) matrix product with every shape static: ``batch`` the broadcast batch
+    dimensions, each operand's element stride per batch dimension (0 where it is
+    broadcast), the matrices ``n x k`` times ``k x m``; a 1-d operand is a row (left) or
+    column (right) matrix whose extra dimension the result drops."""
+
+    def __init__(self, a: AArray, b: AArray):
+        a2 = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
+        b2 = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
+        self.n, self.k = a2[-2:]
+        self.k2, self.m = b2[-2:]
+        self.batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+        nb = len(self.batch)
+        self.a_strides = _batch_strides(a2, nb)
+        self.b_strides = _batch_strides(b2, nb)
+        self.out_shape = (*self.batch, *((self.n,) if a.ndim > 1 else ()),
+                          *((self.m,) if b.ndim > 1 else ()))
+        # a 2-d right operand: the batch of left matrices is one tall matrix
+        self.tall = b.ndim <= 2 and a.ndim > 2
+
+    @property
+    def count(self) -> int:
+        return prod(self.batch)
+
+
+def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
+    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
+    mat = shape[-1] * shape[-2]
+    own = shape[:-2]
+    strides, acc = [], mat
+    for d in reversed(own):
+        strides.append(0 if d == 1 else acc)
+        acc *= d
+    strides += [0] * (nb - len(own))
+    return tuple(reversed(strides))
+
+
+def _matmul_plan(a: AArray, b: AArray) -> _MatmulPlan | None:
+    """The plan of ``a @ b``, or None when NumPy would refuse the shapes."""
+    if a.ndim < 1 or b.ndim < 1:
+        return None
+    try:
+        plan = _MatmulPlan(a, b)
+    except ValueError:  # batch dimensions that do not broadcast
+        return None
+    return plan if plan.k == plan.k2 else None
+
+
+def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
+    """``body(a_offset, b_offset, out_offset)`` (elements, i64 values) for every matrix of
+    the broadcast batch, in order."""
+    c = ir.Constant
+    mat = plan.n * plan.m
+    out_strides, acc = [], mat
+    for d in reversed(plan.batch):
+        out_strides.append(acc)
+        acc *= d
+    out_strides.reverse()
+
+    def nest(d: int, ao, bo, oo) -> None:
+        if d == len(plan.batch):
+            body(ao, bo, oo)
+            return
+
+        def step(i):
+            nest(d + 1, b.add(ao, b.mul(i, c(I64, plan.a_strides[d]))),
+                 b.add(bo, b.mul(i, c(I64, plan.b_strides[d]))),
+                 b.add(oo, b.mul(i, c(I64, out_strides[d]))))
+
+        native_ops.counted(b, plan.batch[d], step, f"mm.b{d}")
+
+    nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
+
+
+def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
+          entry: ir.Block | None = None) -> None:
+    """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
+    operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
+    is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
+    flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
+    right operand has no batch: the left batch is one tall matrix); int64 is a generated
+    loop wrapping around like NumPy's.  Nothing is called for an empty product; ``k ==
+    0`` gives zeros."""
+    pa, a, ta = a_op
+    pb, bb, tb = b_op
+    plan = _matmul_plan(a, bb)
+    n, k, m = plan.n, plan.k, plan.m
+    ty = MEMTYPE[str(np.dtype(a.dtype))]
+    if plan.count * n * m == 0:
+        return
+    if k == 0:
+        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
+        return
+    if a.dtype == np.int64:
+        # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
+        ra, ca = (1, n) if ta else (k, 1)
+        rb, cb = (1, k) if tb else (m, 1)
+
+        def one(ao, bo, oo):
+            native_ops.int_matmul(b, dst, oo, pa, ao, ra, ca, pb, bo, rb, cb, n, k, m)
+
+        _batched(b, plan, one)
+        return
+    name, addr = _blas_symbol(a.dtype)
+    ft = F64 if a.dtype == np.float64 else ir.FloatType()
+    fn = module.globals.get(name)
+    if fn is None:
+        i32 = ir.IntType(32)
+        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
+            i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
+        symbols[name] = addr
+    # row-major (101); 111: as stored, 112: transposed
+    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
+                                                     112 if tb else 111)]
+    lda = n if ta else k
+    ldb = k if tb else m
+    if (entry is not None and blas_threads.set_local_address() is not None
+            and (plan.tall and not ta or not plan.batch)):
+        # one product: row blocks on myc's threads, BLAS single-threaded in each
+        rows = plan.count * n if plan.tall and not ta else n
+        blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
+                                   1 if ta else k, lda, pb, ldb, dst, num_threads())
+        return
+    if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
+        rows = plan.count * n
+        b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
+                    ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
+                    ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+        return
+
+    def one(ao, bo, oo):
+        b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
+                    ir.Constant(ft, 1.0), b.gep(pa, [ao], source_etype=ty),
+                    ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
+                    ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
+                    b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
+
+    _batched(b, plan, one)
+
+
+def transpose(b: ir.IRBuilder, src, dst, out) -> None:
+    """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
+    the transposed shape), one matrix of the batch after another."""
+    *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
+    ty = MEMTYPE[str(np.dtype(out.dtype))]
+    mat = rows * cols
+
+    def matrix(base):
+        def row(i):
+            def col(j):
+                v = b.load(b.gep(src, [b.add(base, b.add(b.mul(j, ir.Constant(I64, rows)),
+                                                         i))], source_etype=ty), typ=ty)
+                b.store(v, b.gep(dst, [b.add(base, b.add(b.mul(i, ir.Constant(I64, cols)),
+                                                         j))], source_etype=ty))
+
+            native_ops.counted(b, cols, col, "tr.j")
+
+        native_ops.counted(b, rows, row, "tr.i")
+
+    if not batch:
+        matrix(ir.Constant(I64, 0))
+        return
+    native_ops.counted(b, prod(batch),
+                       lambda t: matrix(b.mul(t, ir.Constant(I64, mat))), "tr.b")
