@@ -33,6 +33,7 @@ import numpy as np
 
 from myc.infer.signature import signature_key
 from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.prims.containers import leaves_of
 
 
 class NotRuntime(Exception):  # noqa: N818 - a control signal, not an error
@@ -45,18 +46,7 @@ def is_int(v: Any) -> bool:
 
 def leaves(args: Any) -> list[Any]:
     """The call's leaves, tuples flattened (the order of a compiled program's inputs)."""
-    out: list[Any] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, tuple):
-            for x in v:
-                walk(x)
-        else:
-            out.append(v)
-
-    for a in args:
-        walk(a)
-    return out
+    return leaves_of(args)
 
 
 class IntPolicy:

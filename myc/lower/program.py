@@ -26,7 +26,7 @@ from myc.lower.groups import GroupKernel
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
-from myc.prims.containers import like
+from myc.prims.containers import leaves_of, like
 from myc.prims.effects import bind as bind_rngs
 from myc.prims.effects import is_generator
 from myc.prims.effects import unbind as unbind_rngs
@@ -162,17 +162,7 @@ class HostProgram:
 
     def run(self, args: list[Any]) -> Any:
         slots: list[Any] = [None] * self.nslots
-        leaves: list[Any] = []
-
-        def walk(v: Any) -> None:
-            if isinstance(v, tuple):
-                for x in v:
-                    walk(x)
-            else:
-                leaves.append(v)
-
-        for a in args:
-            walk(a)
+        leaves = leaves_of(args)
         ints = self.int_leaves
         data = [v for i, v in enumerate(leaves) if _is_data(v) or i in ints]
         if len(data) != len(leaves) and any(is_generator(v) for v in leaves):

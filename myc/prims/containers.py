@@ -134,6 +134,24 @@ def leaves(v: Any) -> Iterator[Any]:
         yield v
 
 
+def leaves_of(values: Any) -> list[Any]:
+    """The leaves of a call's arguments, in order, as a list (tuples -- lists, dicts and
+    namedtuples here -- flattened): a compiled program's inputs.  A plain loop rather
+    than :func:`leaves`' generators: every call of a compiled function walks them."""
+    out: list[Any] = []
+
+    def walk(v: Any) -> None:
+        if isinstance(v, tuple):
+            for x in v:
+                walk(x)
+        else:
+            out.append(v)
+
+    for a in values:
+        walk(a)
+    return out
+
+
 def map_leaves(v: Any, f: Callable[[Any], Any]) -> Any:
     """``f`` on each leaf of ``v``, keeping its containers (lists, dicts, namedtuples)."""
     if isinstance(v, tuple):

@@ -27,6 +27,7 @@ from myc.infer.runtime_ints import IntPolicy, NotRuntime, leaves, positions
 from myc.infer.signature import GraphBreak
 from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
+from myc.prims.containers import leaves_of
 from myc.runtime import variants
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.runtime.variants import FALLBACK as _FALLBACK
@@ -357,18 +358,7 @@ class Source:
 
 def flatten_args(args: list[Any], params: list[Node]) -> list[Any]:
     """Argument leaves in the order of the typed graph's parameters."""
-    out: list[Any] = []
-
-    def walk(v: Any) -> None:
-        if isinstance(v, tuple):
-            for x in v:
-                walk(x)
-        else:
-            out.append(v)
-
-    for a in args:
-        walk(a)
-    return out
+    return leaves_of(args)
 
 
 def make_executable(graph: Graph, backend: str) -> Callable[..., Any]:

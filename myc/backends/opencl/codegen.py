@@ -434,22 +434,7 @@ class _Gen:
             if isinstance(out, Store) and mat:
                 continue
             if isinstance(out, Store):
-                idx = [""] * nd
-                grid = None
-                if nd >= 2 and shape[-1] >= ROW_RANGE:
-                    # a 2-d range, columns first: the work-items a CPU compiler turns
-                    # into vector lanes share their row, so a value broadcast along
-                    # the row (a row's max, a bias) is one load, not a gather
-                    lines = ["    long g0 = get_global_id(0), g1 = get_global_id(1);",
-                             f"    long g = g1 * {shape[-1]}L + g0;"]
-                    self.index_of("g1", shape[:-1], list(range(nd - 1)), idx, lines, "i")
-                    idx[nd - 1] = "g0"
-                    rowflat = "g1"
-                    grid = (shape[-1], prod(shape[:-1]))
-                else:
-                    lines = ["    long g = get_global_id(0);"]
-                    self.index_of("g", shape, list(range(nd)), idx, lines, "i")
-                    rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
+                idx, lines, rowflat, grid = self.point_index(shape)
                 names: dict[Expr, str] = {}
                 self.flat = "g"
                 self.emit([out.expr], idx, rowflat, lines, names)
@@ -511,25 +496,32 @@ class _Gen:
                     break
         return mat
 
+    def point_index(self, shape: list[int]
+                    ) -> tuple[list[str], list[str], str, tuple[int, int] | None]:
+        """A pass over every point of ``shape``: each axis's index expression, the
+        lines computing them, the row's flat index, and the range (``None``: 1-d).
+        Rows of at least ``ROW_RANGE`` get a 2-d range, columns first: the work-items a
+        CPU compiler turns into vector lanes share their row, so a value broadcast along
+        the row (a row's max, a bias) is one load, not a gather."""
+        nd = len(shape)
+        idx = [""] * nd
+        if nd >= 2 and shape[-1] >= ROW_RANGE:
+            lines = ["    long g0 = get_global_id(0), g1 = get_global_id(1);",
+                     f"    long g = g1 * {shape[-1]}L + g0;"]
+            self.index_of("g1", shape[:-1], list(range(nd - 1)), idx, lines, "i")
+            idx[nd - 1] = "g0"
+            return idx, lines, "g1", (shape[-1], prod(shape[:-1]))
+        lines = ["    long g = get_global_id(0);"]
+        self.index_of("g", shape, list(range(nd)), idx, lines, "i")
+        return idx, lines, (f"(g / {shape[-1]}L)" if nd >= 2 else "0"), None
+
     def elementwise(self, outputs: list, mat: dict[int, int],
                     rows: tuple[tuple[str, int], ...],
                     writes: list[tuple[str, int]]) -> Pass:
         """One pass computing every store and every materialized reduction operand at
         each domain point, each shared subexpression once."""
-        shape, nd = list(self.k.shape), self.nd
-        idx = [""] * nd
-        grid = None
-        if nd >= 2 and shape[-1] >= ROW_RANGE:  # (as a store pass: columns first)
-            lines = ["    long g0 = get_global_id(0), g1 = get_global_id(1);",
-                     f"    long g = g1 * {shape[-1]}L + g0;"]
-            self.index_of("g1", shape[:-1], list(range(nd - 1)), idx, lines, "i")
-            idx[nd - 1] = "g0"
-            rowflat = "g1"
-            grid = (shape[-1], prod(shape[:-1]))
-        else:
-            lines = ["    long g = get_global_id(0);"]
-            self.index_of("g", shape, list(range(nd)), idx, lines, "i")
-            rowflat = f"(g / {shape[-1]}L)" if nd >= 2 else "0"
+        shape = list(self.k.shape)
+        idx, lines, rowflat, grid = self.point_index(shape)
         names: dict[Expr, str] = {}
         self.flat = "g"
         roots = [o.expr for o in outputs if isinstance(o, Store) or o.out_index in mat]
