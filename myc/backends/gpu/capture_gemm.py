@@ -151,14 +151,14 @@ def matmul(cp: Any, name: str, a: Any, b: Any) -> Any:
     keep = getattr(_capture, "keep", None)
     why = "no capture begun here" if keep is None else _unsupported(cp, a, b)
     if why is not None:
-        raise NotImplementedError(f"{name} during a CUDA graph capture: {why}")
+        raise NotImplementedError(f"{name} in a CUDA graph capture: {why}")
     dev = a.device.id
     with _lock:
         handle = _state["handles"].get(dev)
         lib = _state["lib"]
     if handle is None or lib is None:
-        raise NotImplementedError(f"{name} during a CUDA graph capture: cuBLAS not "
-                                  f"available ({_state['error'] or 'no handle'})")
+        raise NotImplementedError(f"{name} in a CUDA graph capture: no cuBLAS "
+                                  f"({_state['error'] or 'no handle'})")
     m, k = a.shape
     n = b.shape[1]
     (opa, lda), (opb, ldb) = _layout(a), _layout(b)  # type: ignore[misc]

@@ -16,10 +16,11 @@ and ROCm ``__dlpack__`` arrays (a ROCm torch tensor); the rest is the same for b
   (:class:`DeviceConst`), not on every call.
 - Matrix products with an operand on the device run there (CuPy's ``matmul``/``dot``,
   cuBLAS; inside a CUDA graph capture, which CuPy's cuBLAS calls refuse, 2-D float
-  products call cuBLAS themselves: ``gpu.capture_gemm``).  Every other step with a device operand (views, gathers, fills, selects,
-  scalar arithmetic on device scalars) runs its NumPy reference on the CuPy operands
-  (``__array_function__``, CuPy's operators); only when that raises do its operands
-  come to the host -- counted per step name in :func:`host_fallbacks`, never silently.
+  products call cuBLAS themselves: ``gpu.capture_gemm``).  Every other step with a
+  device operand (views, gathers, fills, selects, scalar arithmetic on device
+  scalars) runs its NumPy reference on the CuPy operands (``__array_function__``,
+  CuPy's operators); only when that raises do its operands come to the host --
+  counted per step name in :func:`host_fallbacks`, never silently.
 - Loops and typed calls take device values as they are: a loop's carried arrays stay on
   the device; what comes back each iteration is the loop condition (a scalar the body
   computed: one device-to-host read).  Scalar results of kernels (reductions to a
