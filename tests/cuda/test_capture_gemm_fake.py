@@ -144,3 +144,14 @@ def test_no_cublas_library_refuses_the_capture_visibly(monkeypatch, tmp_path):
         np.testing.assert_array_equal(got[0], np.full((3, 3), 3.0))
     (refusal,) = [k for k in graphs.graph_stats() if k.startswith("refused:")]
     assert "no cuBLAS" in refusal and "no libcublas here" in refusal, refusal
+
+
+def test_the_gpu_probe_script_passes_on_the_fake(monkeypatch, tmp_path, capsys):
+    """``gemm_capture_probe.py`` (run by ``test_gpu.py`` on a real GPU) itself."""
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    graphs.reset_graph_stats()
+    from tests.cuda import gemm_capture_probe
+
+    monkeypatch.setattr(gemm_capture_probe, "cupy", cp)
+    assert gemm_capture_probe.main() == 0, capsys.readouterr().out
+    assert len(cp.cublas.gemms) == 8  # (4 products, 2 dtypes: captured once each)
