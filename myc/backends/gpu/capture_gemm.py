@@ -29,7 +29,10 @@ from typing import Any
 
 import numpy as np
 
-WORKSPACE_BYTES = 4 << 20  # per captured graph (cuBLAS picks algorithms that fit)
+# per captured graph: cuBLAS picks algorithms that fit; 32 MiB is what it takes by
+# default on Hopper and newer (4 MiB before), so that a capture picks the kernels the
+# plain calls before it did (loaded already: nothing to load inside the capture)
+WORKSPACE_BYTES = 32 << 20
 _OP_N, _OP_T = 0, 1  # cublasOperation_t
 
 _lock = threading.Lock()
