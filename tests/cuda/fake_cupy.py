@@ -15,6 +15,13 @@ device-to-host read, a host-to-device upload or a synchronization during a captu
 invalidates it (``end_capture`` then raises, as ``cudaStreamEndCapture`` does).
 ``Graph.launch()`` replays the recorded work in order on the same buffers.  Memory
 taken while ``cuda.using_allocator(pool.malloc)`` is active is counted by that pool.
+
+As CuPy 14 does, ``matmul``/``dot`` refuse to run while the current stream captures
+(CuPy's cuBLAS wrapper raises ``NotImplementedError``).  :class:`FakeCublas` stands
+for the cuBLAS C library (``myc.backends.gpu.capture_gemm``'s ``Cublas``): handles
+with a stream and a workspace, and column-major ``gemm`` on raw device pointers with
+op flags and leading dimensions, computed with NumPy on the memory those pointers
+name -- done at once, or, on a capturing stream, recorded and done at each replay.
 """
 
 from __future__ import annotations
@@ -32,9 +39,10 @@ from myc.backends.cuda.emulate import EmulatedKernel
 class _Capture:
     """The stream capture in progress: the recorded work, whether it is still valid."""
 
-    def __init__(self) -> None:
+    def __init__(self, stream_ptr: int) -> None:
         self.ops: list = []
         self.invalid: str | None = None
+        self.stream_ptr = stream_ptr
 
 
 _state = SimpleNamespace(capture=None, allocator=None)
@@ -267,7 +275,7 @@ class FakeStream:
         if self.ptr == 0:
             raise RuntimeError("cannot capture on the default (legacy) stream")
         assert self.capture is None and _state.capture is None, "capture in capture"
-        self.capture = _state.capture = _Capture()
+        self.capture = _state.capture = _Capture(self.ptr)
 
     def is_capturing(self) -> bool:
         return self.capture is not None
@@ -321,6 +329,69 @@ class _UsingAllocator:
 _NULL = FakeStream(null=True)
 
 
+def _cublas_wrapper(fn):
+    """CuPy's GEMM: it sets its cuBLAS handle's stream to the current one first,
+    refused when that stream captures."""
+    if _current_stream().capture is not None:
+        raise NotImplementedError("calling cuBLAS API during stream capture is "
+                                  "currently unsupported")
+    return _device_op(fn)
+
+
+def _col_major(ptr: int, rows: int, cols: int, ld: int, dtype) -> np.ndarray:
+    """The ``rows`` x ``cols`` column-major matrix at device address ``ptr``."""
+    dtype = np.dtype(dtype)
+    assert ld >= max(1, rows), (ld, rows)
+    span = ((cols - 1) * ld + rows) * dtype.itemsize
+    buf = (ctypes.c_char * span).from_address(ptr)
+    return np.ndarray((rows, cols), dtype, buffer=buf,
+                      strides=(dtype.itemsize, ld * dtype.itemsize))
+
+
+class FakeCublas:
+    """The cuBLAS C entry points ``capture_gemm.Cublas`` offers, on the fake GPU."""
+
+    def __init__(self) -> None:
+        self.handles: dict[int, dict] = {}
+        self.gemms: list[tuple] = []  # (dtype, transa, transb, m, n, k) of each call
+
+    def create(self) -> int:
+        assert _state.capture is None, "cublasCreate during a capture"
+        h = len(self.handles) + 1
+        self.handles[h] = {"stream": 0, "workspace": None}
+        return h
+
+    def set_stream(self, handle: int, stream: int) -> None:
+        self.handles[handle].update(stream=stream, workspace=None)  # (as cuBLAS does)
+
+    def set_workspace(self, handle: int, ptr: int, nbytes: int) -> None:
+        self.handles[handle]["workspace"] = (ptr, nbytes)
+
+    def gemm(self, dtype, handle, transa, transb, m, n, k, a, lda, b, ldb, c, ldc):
+        h = self.handles[handle]
+        cap = _state.capture
+        if cap is not None:  # a capture records work only from its own stream
+            assert h["stream"] == cap.stream_ptr, "cuBLAS not on the capturing stream"
+            assert h["workspace"] is not None, "cuBLAS would allocate in the capture"
+        self.gemms.append((np.dtype(dtype), transa, transb, m, n, k))
+        opa = _col_major(a, *((m, k) if transa == 0 else (k, m)), lda, dtype)
+        opb = _col_major(b, *((k, n) if transb == 0 else (n, k)), ldb, dtype)
+        out = _col_major(c, m, n, ldc, dtype)
+        if transa:
+            opa = opa.T
+        if transb:
+            opb = opb.T
+
+        def op():  # (as C^T = B^T A^T: NumPy then makes the BLAS call that the
+            np.matmul(opb.T, opa.T, out=out.T)  # stand-in for cupy.matmul makes on
+            # the row-major operands -- the same bits, so replays equal plain runs)
+
+        if cap is not None:
+            cap.ops.append(op)
+        else:
+            op()
+
+
 def _current_stream() -> FakeStream:
     return FakeStream._current[-1] if FakeStream._current else _NULL
 
@@ -331,8 +402,8 @@ cupy = SimpleNamespace(
     empty=_owned,
     from_dlpack=lambda v: _from_dlpack(v),
     stack=_device_op(np.stack),
-    matmul=_device_op(np.matmul),
-    dot=_device_op(np.dot),
+    matmul=lambda a, b: _cublas_wrapper(np.matmul)(a, b),
+    dot=lambda a, b: _cublas_wrapper(np.dot)(a, b),
     cuda=SimpleNamespace(
         is_available=lambda: True, Device=lambda: SimpleNamespace(id=0),
         runtime=SimpleNamespace(getDeviceProperties=lambda i: {"name": b"fake GPU"}),
@@ -355,6 +426,13 @@ def install(monkeypatch, tmp_path) -> SimpleNamespace:
     monkeypatch.setattr(runtime, "_cache", {})
     monkeypatch.setattr(runtime, "kernel_ptx", kernel_ptx)
     monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path / "cache"))
+    from myc.backends.gpu import capture_gemm
+
+    blas = FakeCublas()
+    capture_gemm.reset()
+    monkeypatch.setattr(capture_gemm, "_load", lambda: blas)
+    monkeypatch.setattr(capture_gemm, "_state", {"lib": None, "handles": {}, "error": None})
+    cupy.cublas = blas  # (for the tests to look at)
     launches.clear()
     host_indexes.clear()
     _state.capture = _state.allocator = None

@@ -19,6 +19,9 @@ What a graph needs, and how this module provides it:
   current stream then), in order with the caller's other work there; a call on
   another stream runs the steps as before.  Replays of one graph are serialized by a
   lock (the copy-outs are queued before the next replay can be).
+- **GEMMs through cuBLAS itself.**  CuPy 14 refuses to call cuBLAS while its stream
+  captures; plain 2-D float32/float64 products are captured through cuBLAS directly
+  (``gpu.capture_gemm``), other products refuse the capture as below.
 - **no host work that depends on device values.**  A step that reads a device value
   (a loop's condition, a branch, a host fallback) or uploads host data cannot be
   captured: CUDA refuses the read inside a capture, the capture is abandoned, the call
@@ -44,7 +47,7 @@ import threading
 from collections import Counter
 from typing import Any
 
-from myc.backends.gpu import bounds
+from myc.backends.gpu import bounds, capture_gemm
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
 
 MAX_CAPTURES = 4  # per signature: arguments that keep changing stop the captures
@@ -141,6 +144,7 @@ class CapturedCall:
         self.slots = slots
         self.stream_ptr = stream_ptr
         self.lock = threading.Lock()
+        self.keep: list[Any] = []  # (set by ``capture``: its GEMMs' cuBLAS workspace)
         # per result: (how, value) -- "copy" a device array, "read" a device scalar
         # (with its conversion), or "as is" (a host value)
         self.results: list[tuple[str, Any, Any]] = []
@@ -201,10 +205,12 @@ def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
     graph = None
     failed: BaseException | None = None
     checks: list[tuple[Any, int]] = []
+    keep = capture_gemm.begin(cuda.Device().id)  # (its cuBLAS handle made before)
     with cuda.using_allocator(pool.malloc), stream:
         try:
             stream.begin_capture()
         except Exception as exc:  # noqa: BLE001 - e.g. HIP: the steps run
+            capture_gemm.end()
             return _refuse(policy, exc)
         bounds.defer_to(checks, capture=True)
         try:
@@ -213,6 +219,7 @@ def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
             failed = exc
         finally:
             bounds.defer_to(None)
+            capture_gemm.end()
         try:
             graph = stream.end_capture()
         except Exception as exc:  # noqa: BLE001 - an invalidated capture says so here
@@ -223,6 +230,7 @@ def capture(policy: GraphPolicy, run: Any, bound: list[Any], nslots: int,
         return _refuse(policy, failed)
     g = CapturedCall(graph, pool, tuple(bound), slots, outputs, scalars, current.ptr,
                      checks)
+    g.keep = keep  # (the GEMMs' cuBLAS workspace: the graph's memory)
     copied = sum(int(v.nbytes) for how, v, _ in g.results if how == "copy")
     if copied > MAX_COPY_BYTES:
         policy.off = True

@@ -15,10 +15,12 @@ and ROCm ``__dlpack__`` arrays (a ROCm torch tensor); the rest is the same for b
   another kernel stays on the device.  Array constants of the program are uploaded once
   (:class:`DeviceConst`), not on every call.
 - Matrix products with an operand on the device run there (CuPy's ``matmul``/``dot``,
-  cuBLAS).  Every other step with a device operand (views, gathers, fills, selects,
-  scalar arithmetic on device scalars) runs its NumPy reference on the CuPy operands
-  (``__array_function__``, CuPy's operators); only when that raises do its operands
-  come to the host -- counted per step name in :func:`host_fallbacks`, never silently.
+  cuBLAS; inside a CUDA graph capture, which CuPy's cuBLAS calls refuse, 2-D float
+  products call cuBLAS themselves: ``gpu.capture_gemm``).  Every other step with a
+  device operand (views, gathers, fills, selects, scalar arithmetic on device
+  scalars) runs its NumPy reference on the CuPy operands (``__array_function__``,
+  CuPy's operators); only when that raises do its operands come to the host --
+  counted per step name in :func:`host_fallbacks`, never silently.
 - Loops and typed calls take device values as they are: a loop's carried arrays stay on
   the device; what comes back each iteration is the loop condition (a scalar the body
   computed: one device-to-host read).  Scalar results of kernels (reductions to a
@@ -36,7 +38,7 @@ import numpy as np
 
 from myc.backends import device_host
 from myc.backends.device_host import STRUCTURAL, DeviceHost, is_runner
-from myc.backends.gpu import bounds, fastcall
+from myc.backends.gpu import bounds, capture_gemm, fastcall
 from myc.lower.post import Post, finish
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar
 from myc.prims.containers import map_leaves, to_python
@@ -250,6 +252,8 @@ class HostStep:
             return self.fn(*(v.host if type(v) is DeviceConst else v for v in vals))
         if self.name in _ON_DEVICE:
             cp = _cp()
+            if bounds.capturing() and len(vals) == 2:  # (CuPy refuses cuBLAS there)
+                return capture_gemm.matmul(cp, self.name, *_device_operands(vals))
             return getattr(cp, self.name)(*_device_operands(vals))
         if self.name == "getitem" and len(vals) == 2:  # CuPy would wrap: checked first
             bounds.check_index(*vals)
