@@ -11,7 +11,8 @@
 #
 #   OUT=dir BASELINE=.baseline [PAIRS=6] [GPU=1] [PROBE=1] bash benchmarks/device_ab.sh
 #
-# GPU=1 also runs tests/cuda/test_gpu.py on cores 0-3; PROBE=1 runs
+# GPU=1 also runs tests/cuda/test_gpu.py on cores 0-3, then benchmarks.gpu_check on
+# GPU_WORKLOADS (default W3,W4,W7) against PyTorch on the GPU; PROBE=1 runs
 # benchmarks/x86_probe.py (myc against JAX, one and two threads) on cores 0-1/2-3 instead.
 set -u
 cd "$(dirname "$0")/.."
@@ -45,7 +46,10 @@ done
 if [ "${GPU:-0}" = "1" ]; then
   (MYC_CACHE_DIR="$W/cache-gpu" PYTHONPATH="$ROOT" pin 0-3 timeout "$((BUDGET - 10))" \
      "$PY" -m pytest -q -p no:cacheprovider -o addopts="" -rs tests/cuda/test_gpu.py \
-     >"$W/pytest_gpu.log" 2>&1; echo "exit $?" >>"$W/pytest_gpu.log") &
+     >"$W/pytest_gpu.log" 2>&1; echo "exit $?" >>"$W/pytest_gpu.log"
+   MYC_CACHE_DIR="$W/cache-gpu" PYTHONPATH="$ROOT" pin 0-3 timeout 60 "$PY" -m benchmarks.gpu_check \
+     --out "$W/gpu" --size quick --workloads "${GPU_WORKLOADS:-W3,W4,W7}" --budget 1.0 \
+     >"$W/gpu_check_run.log" 2>&1; echo "exit $?" >>"$W/gpu_check_run.log") &
 elif [ "${PROBE:-0}" = "1" ]; then
   for t in 1 2; do
     (cores=0; [ $t = 2 ] && cores=2-3
@@ -57,6 +61,7 @@ fi
 wait
 {
   lscpu | grep -m1 "Model name"; echo "myc new: $(git -C "$ROOT" log -1 --format=%h 2>/dev/null) (as copied); old: ${BASELINE:-.baseline}"
+  [ -f "$W/gpu/gpu_check.md" ] && tail -6 "$W/gpu/gpu_check.md"
   for f in "$W"/pytest_gpu.log "$W"/probe-t*.log; do [ -f "$f" ] && { echo "--- $(basename "$f")"; tail -12 "$f"; }; done
   for p in $(seq 1 "$PAIRS"); do
     echo "=== pair $p (cores $((2 + 2 * p))-$((3 + 2 * p)); $([ $((p % 2)) = 1 ] && echo old first || echo new first))"
