@@ -39,6 +39,7 @@ def _device(cp, args):
 def test_repeat_calls_replay_a_graph_with_the_values_of_the_steps(w, monkeypatch,
                                                                    tmp_path):
     cp = fake_cupy.install(monkeypatch, tmp_path)
+    monkeypatch.setenv("MYC_CUDA_GRAPH_GEMM", "1")  # (W4's GEMMs: opt-in, see below)
     graphs.reset_graph_stats()
     args = w.make_inputs(0, "tiny")
     dev = _device(cp, args)
@@ -197,3 +198,22 @@ def test_large_results_are_not_worth_a_graph(monkeypatch, tmp_path):
     stats = graphs.graph_stats()
     assert not stats.get("captured") and not stats.get("replayed"), stats
     assert any(k.startswith("not used:") for k in stats), stats
+
+
+def test_gemms_refuse_the_capture_by_default(monkeypatch, tmp_path):
+    """myc's own cuBLAS calls inside a capture are opt-in (``MYC_CUDA_GRAPH_GEMM=1``)
+    until they have run on a GPU: by default W4 refuses the capture, visibly, once, and
+    its calls run the steps with the same values."""
+    cp = fake_cupy.install(monkeypatch, tmp_path)
+    monkeypatch.delenv("MYC_CUDA_GRAPH_GEMM", raising=False)
+    graphs.reset_graph_stats()
+    w = next(w for w in W17 if w.name == "W4")
+    dev = _device(cp, w.make_inputs(0, "tiny"))
+    f = myc.jit(_program(w), backend="cuda")
+    first = f(*dev)
+    for _ in range(4):
+        _same(f(*dev), first)
+    stats = graphs.graph_stats()
+    assert stats.get("captured", 0) == 0, stats
+    refused = [k for k in stats if k.startswith("refused:")]
+    assert len(refused) == 1 and "MYC_CUDA_GRAPH_GEMM=1" in refused[0], stats
