@@ -22,7 +22,6 @@ from tests.realworld.run import run_one
 
 REFUSED = {  # program -> what the error names (see docs/realworld.md)
     "ode_net": "scipy.integrate.odeint is not supported",
-    "convnet": "object of class 'Conv'",
 }
 SLOW = {"fluidsim", "hmm_em", "mixture_variational_inference"}  # 10 s or more to compile
 

@@ -151,7 +151,12 @@ def test_scipy_source_is_refused_by_its_public_name(tmp_path, call, name, hint):
     assert info.value.loc.filename == str(src) and info.value.loc.line == 11
 
 
-def test_object_of_a_users_class_is_named():
+def test_object_of_a_users_class_is_compiled():
+    x = np.arange(2.0).reshape(1, 2) + 0.5
+    assert myc.jit(F.object_loss)(x) == F.object_loss(x)
+
+
+def test_constructing_an_object_inside_is_named():
     with pytest.raises(myc.MycNameError, match="object of class 'Layer'") as info:
-        myc.jit(F.object_loss)(np.ones((1, 2)))
+        myc.jit(F.object_built_inside)(np.ones((2, 2)))
     assert info.value.loc.filename == F.__file__
