@@ -193,7 +193,7 @@ def getitem_grad(x, index, d):
             for pos, v in zip(range(*index.indices(n)), d, strict=True):
                 out[pos] = v
         elif isinstance(x, DictValue):  # d[key]: the key's position
-            out[x.keys_.index(index)] = d
+            out[x.position(index)] = d
         else:
             out[index] = d
         return tuple(out)

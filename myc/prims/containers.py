@@ -146,6 +146,12 @@ class DictValue(tuple):
             raise ValueError("a dict needs one value per key")
         return obj
 
+    def position(self, key: Any) -> int:
+        """Where ``key``'s value is (an object key by identity)."""
+        if type(key) is ObjectValue and key.meta_.origin is not None:
+            key = key.meta_.origin
+        return self.keys_.index(key)
+
     def lookup(self, key: Any) -> Any:
         if type(key) is ObjectValue:  # a dict keyed by objects: by identity, as Python
             if key.meta_.origin is None:
