@@ -41,9 +41,10 @@ SCIPY_LIBRARY = {
     "stats.uniform.cdf": "uniform_cdf",
     "stats.bernoulli.logpmf": "bernoulli_logpmf", "stats.bernoulli.pmf": "bernoulli_pmf",
     "stats.poisson.logpmf": "poisson_logpmf", "stats.poisson.pmf": "poisson_pmf",
+    "integrate.odeint": "odeint",
 }
 
-_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg")
+_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.integrate")
 
 _functions: dict[int, str] = {}  # id(SciPy function or ufunc) -> scipy_library name
 _methods: dict[tuple[int, str], str] = {}  # (id(distribution), method) -> name
@@ -129,9 +130,6 @@ def supported_methods(obj: Any) -> list[str]:
 
 # SciPy functions programs call that myc does not compile, with what to do instead
 _SCIPY_HINTS = {
-    "scipy.integrate.odeint": "myc has no ODE solver yet: integrate with a loop of fixed "
-    "steps written with NumPy (Euler or Runge-Kutta over the time grid), which myc "
-    "compiles and differentiates",
     "scipy.integrate.solve_ivp": "myc has no ODE solver yet: integrate with a loop of fixed "
     "steps written with NumPy, which myc compiles and differentiates",
     "scipy.signal.convolve": "write the convolution with NumPy: a sum over the kernel's "

@@ -492,6 +492,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
     def p_concat_grad(self, args, loc):
         """The cotangent of each concatenated piece: a basic slice of ``d`` each."""
         xs, axis, d = args
+        if isinstance(xs, Apply) and isinstance(xs.inputs[0], Constant) and \
+                xs.inputs[0].value is P.make_tuple:  # the pieces as one node (a loop's)
+            xs = tuple(xs.inputs[1:])
         if d is ZERO:
             return tuple(ZERO for _ in xs)
         shapes = [x.abstract.shape if isinstance(x, Node) else np.shape(x) for x in xs]
