@@ -12,9 +12,11 @@ shrunk by ``0.9 * err ** -1/5`` within [0.2, 10], each output time reached exact
 
 The stepping loop is a data-dependent ``while`` (its trip count depends on the error
 estimates), which myc compiles into one native loop and differentiates in both modes by
-its tape (docs/loops.md): the gradient is that of the computed solution, step-size
-control included.  Values agree with SciPy's LSODA to about the tolerances asked for
-(both are accurate to them, by different methods); see docs/scipy.md.
+its tape (docs/loops.md): the gradient is that of the Runge-Kutta map on the mesh of
+steps the error control chose (its choices carry no derivative), which converges to the
+exact sensitivity as the tolerances tighten.  Values agree with SciPy's LSODA to about
+the tolerances asked for (both are accurate to them, by different methods); see
+docs/scipy.md.
 """
 
 # ruff: noqa: ARG001, N803, PLR0913 - SciPy's names and signature
@@ -65,6 +67,14 @@ def _scaled_rms(v, scale):
     return np.sqrt(np.maximum(np.mean((v / scale) ** 2), 1e-20))
 
 
+def _frozen(x):
+    """``x`` (a positive step or step factor) to 2**-50 absolute precision, with derivative
+    zero (``floor``'s): the step sizes the error control picks are a mesh, and the
+    gradient is that of the Runge-Kutta map on that mesh -- the forward sensitivity
+    equations integrated by the same method -- not of the controller's choices."""
+    return np.floor(x * 1125899906842624.0) / 1125899906842624.0
+
+
 def _first_step(func, y, t0, f0, args, tfirst, shape, rtol, atol, span):
     """Hairer, Norsett and Wanner's initial step (as ``solve_ivp`` chooses it)."""
     scale = atol + np.abs(y) * rtol
@@ -96,6 +106,7 @@ def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
                     np.abs(t[n_out - 1] - t[0]))
     if h0 > 0:
         h = h0 + 0.0 * h
+    h = _frozen(h)
     out = [y]
     for i in range(n_out - 1):
         tc = t[i]
@@ -123,7 +134,7 @@ def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
             scale = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
             err_norm = _scaled_rms(err, scale)
             accept = err_norm <= 1.0
-            factor = np.clip(0.9 * err_norm ** -0.2, 0.2, 10.0)
+            factor = _frozen(np.clip(0.9 * err_norm ** -0.2, 0.2, 10.0))
             y = np.where(accept, y_new, y)
             f = np.where(accept, f_new, f)
             tc = np.where(accept, np.where(last, t_end, tc + hh), tc)[()]

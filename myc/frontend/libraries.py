@@ -130,8 +130,9 @@ def supported_methods(obj: Any) -> list[str]:
 
 # SciPy functions programs call that myc does not compile, with what to do instead
 _SCIPY_HINTS = {
-    "scipy.integrate.solve_ivp": "myc has no ODE solver yet: integrate with a loop of fixed "
-    "steps written with NumPy, which myc compiles and differentiates",
+    "scipy.integrate.solve_ivp": "call scipy.integrate.odeint(func, y0, t), which myc "
+    "compiles (an adaptive Runge-Kutta integrator it differentiates), or integrate with a "
+    "loop written with NumPy",
     "scipy.signal.convolve": "write the convolution with NumPy: a sum over the kernel's "
     "offsets of shifted slices times kernel entries (or np.einsum over a stack of them)",
     "scipy.signal.convolve2d": "write the convolution with NumPy: a sum over the kernel's "

@@ -494,7 +494,7 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         xs, axis, d = args
         if isinstance(xs, Apply) and isinstance(xs.inputs[0], Constant) and \
                 xs.inputs[0].value is P.make_tuple:  # the pieces as one node (a loop's)
-            xs = tuple(xs.inputs[1:])
+            xs = tuple(i.value if isinstance(i, Constant) else i for i in xs.inputs[1:])
         if d is ZERO:
             return tuple(ZERO for _ in xs)
         shapes = [x.abstract.shape if isinstance(x, Node) else np.shape(x) for x in xs]

@@ -130,13 +130,13 @@ def test_plotting_branch_not_taken_runs():
 
 
 @pytest.mark.parametrize("call,name,hint", [
-    ("odeint(f, y0, t)", "scipy.integrate.odeint", "ODE solver"),
+    ("solve_ivp(f, (0.0, 1.0), y0).y", "scipy.integrate.solve_ivp", "odeint"),
     ("convolve(y0, t)", "scipy.signal.convolve", "shifted slices"),
 ])
 def test_scipy_source_is_refused_by_its_public_name(tmp_path, call, name, hint):
     pytest.importorskip("scipy")
     src = tmp_path / "prog.py"
-    src.write_text("import numpy as np\nfrom scipy.integrate import odeint\n"
+    src.write_text("import numpy as np\nfrom scipy.integrate import solve_ivp\n"
                    "from scipy.signal import convolve\n\n\ndef f(y, t):\n    return -y\n\n\n"
                    f"def g(y0, t):\n    return np.sum({call})\n")
     import importlib.util
