@@ -941,9 +941,11 @@ class FunctionLowerer:
         if isinstance(value, (bool, int, float, type(None), np.generic)):
             return Constant(value, loc)
         if isinstance(value, slice) and all(
-                isinstance(v, (int, type(None))) and not isinstance(v, bool)
+                isinstance(v, (int, np.integer, type(None))) and not isinstance(v, bool)
                 for v in (value.start, value.stop, value.step)):
-            return Constant(value, loc)  # slice(a, b) kept in a structure
+            # slice(a, b) kept in a structure (bounds from np.prod are NumPy ints)
+            return Constant(slice(*(None if v is None else int(v) for v in (
+                value.start, value.stop, value.step))), loc)
         if effects.captured(value) is not None:  # a generator: by reference
             return Constant(effects.captured(value), loc)
         if isinstance(value, np.ndarray):
