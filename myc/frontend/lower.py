@@ -1038,7 +1038,7 @@ class FunctionLowerer:
                              node, hint="the NumPy and SciPy functions myc supports are "
                              "listed in its docs/numpy.md and docs/scipy.md")
         if objects.is_user_object(value):  # a static structure, its methods compiled in
-            return objects.object_node(self, value, name, node, block)
+            return objects.object_node(self, value, name, node, block, parse)
         if isinstance(value, type) and mod not in ("builtins", ""):
             raise objects.refuse_construction(self, value, node)
         if mod not in ("builtins", "") and not isinstance(value, (types.BuiltinFunctionType,

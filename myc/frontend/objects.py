@@ -20,15 +20,17 @@ from __future__ import annotations
 
 import ast
 import types
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from myc.errors import MycError, MycNameError, MycTypeError
 from myc.ir.nodes import Constant, Graph, Node
 from myc.prims import P
 from myc.prims.containers import ObjMeta, Unsupported
 
-if TYPE_CHECKING:
-    from myc.frontend.lower import Block, FunctionLowerer
+# (the lowerer and its blocks are passed in: ``myc.frontend.lower`` imports this module)
+FunctionLowerer = Any
+Block = Any
 
 _READING: set[int] = set()  # objects being read now (a reference cycle is refused)
 
@@ -88,9 +90,7 @@ def _refusing_graph(fn: Any, name: str, message: str) -> Graph:
     return g
 
 
-def method_graph(cls: type, name: str, fn: Any) -> Graph:
-    from myc.frontend.lower import parse
-
+def method_graph(cls: type, name: str, fn: Any, parse: Callable[[Any], Graph]) -> Graph:
     qual = f"{cls.__name__}.{name}"
     if isinstance(fn, (staticmethod, classmethod)):
         kind = type(fn).__name__
@@ -104,7 +104,7 @@ def method_graph(cls: type, name: str, fn: Any) -> Graph:
 
 
 def object_node(low: FunctionLowerer, value: Any, name: str, node: ast.AST,
-                block: Block) -> Node:
+                block: Block, parse: Callable[[Any], Graph]) -> Node:
     """An object read from a global or closure, as the ``ObjectValue`` it is in the
     program: its attributes, its methods' graphs, then its properties' values."""
     cls = type(value)
@@ -120,7 +120,7 @@ def object_node(low: FunctionLowerer, value: Any, name: str, node: ast.AST,
             elems.append(_attribute(low, v, f"{name}.{k}", cls, node, block))
         methods, props = class_members(cls)
         for m, fn in methods.items():
-            elems.append(Constant(method_graph(cls, m, fn), low.loc(node)))
+            elems.append(Constant(method_graph(cls, m, fn, parse), low.loc(node)))
         meta = ObjMeta(cls, tuple(fields), tuple(methods), (), origin=value)
         obj = low.apply(block, P.pack, Constant(meta), low.apply(
             block, P.make_tuple, *elems, node=node), node=node)
@@ -128,7 +128,7 @@ def object_node(low: FunctionLowerer, value: Any, name: str, node: ast.AST,
         for p, prop in props.items():  # in definition order, each seeing those before
             if prop.fget is None:
                 continue
-            getter = Constant(method_graph(cls, p, prop.fget), low.loc(node))
+            getter = Constant(method_graph(cls, p, prop.fget, parse), low.loc(node))
             elems.append(low.apply(block, getter, obj, node=node))
             done.append(p)
             meta = ObjMeta(cls, tuple(fields), tuple(methods), tuple(done), origin=value)
