@@ -57,8 +57,8 @@ def _call(func, y, t, args, tfirst):
 
 
 def _rhs(func, y, t, args, tfirst, shape):
-    return np.reshape(np.asarray(_call(func, np.reshape(y, shape), t, args, tfirst),
-                                 dtype=np.float64), (-1,))
+    # (1.0 * : an int result computes in floats, as LSODA's does)
+    return np.reshape(1.0 * _call(func, np.reshape(y, shape), t, args, tfirst), (-1,))
 
 
 def _scaled_rms(v, scale):
