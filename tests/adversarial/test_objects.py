@@ -3,7 +3,7 @@
 An object read from a global or a closure is a static structure whose methods (plain,
 ``__call__``, inherited, overridden) and properties are compiled in; one passed as an
 argument is a tree of its data attributes, and ``grad`` with respect to it returns an
-object of its class.  Values are checked against CPython on cpu and interp, gradients
+object of its class.  Values are checked against CPython on every backend (interp, cpu, opencl where PyOpenCL is installed), gradients
 against central differences; what stays refused names the user's line.
 """
 
@@ -15,8 +15,8 @@ import pytest
 import myc
 from myc.errors import MycNameError, MycSyntaxError, MycTypeError
 from tests.adversarial.common import fd_grad
+from tests.backends import BACKENDS
 
-BACKENDS = ["cpu", "interp"]
 RS = np.random.RandomState(7)
 
 

@@ -1,7 +1,7 @@
 """``scipy.integrate.odeint`` compiled by myc (myc/frontend/integrate_library.py).
 
-Values against SciPy's own odeint (LSODA) at SciPy's default tolerances, on cpu and
-interp; gradients (through the native stepping loop, both modes) against central
+Values against SciPy's own odeint (LSODA) at SciPy's default tolerances, on every
+backend (interp, cpu, opencl where PyOpenCL is installed); gradients (through the native stepping loop, both modes) against central
 differences of SciPy's odeint run at tight tolerances.  SciPy's odeint and myc's
 integrator are different methods, each accurate to the tolerances asked for: the
 comparisons allow for that (docs/scipy.md states the figure).
@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 
 import myc
+from tests.backends import BACKENDS
 
 scipy_integrate = pytest.importorskip("scipy.integrate")
 odeint = scipy_integrate.odeint
 
-BACKENDS = ["cpu", "interp"]
 M = np.array([[-0.1, 2.0], [-2.0, -0.1]])
 Y0 = np.array([2.0, 0.5])
 TS = np.linspace(0.0, 1.5, 4)
