@@ -143,7 +143,13 @@ _SCIPY_HINTS = {
 
 
 def _public_name(fn: types.FunctionType) -> str:
-    parts = [p for p in fn.__module__.split(".") if not p.startswith("_")]
+    """``scipy.integrate.solve_ivp`` for the function of ``scipy.integrate._ivp.ivp``:
+    the package path up to its first private module."""
+    parts = []
+    for p in fn.__module__.split("."):
+        if p.startswith("_"):
+            break
+        parts.append(p)
     return ".".join([*parts, fn.__name__])
 
 
