@@ -40,6 +40,9 @@ def is_user_object(value: Any) -> bool:
     if isinstance(value, (type, types.ModuleType, types.FunctionType, types.MethodType,
                           types.BuiltinFunctionType)):
         return False
+    if hasattr(value, "__dlpack__") or hasattr(value, "__array__") or \
+            hasattr(value, "__array_interface__"):
+        return False  # an array of another library (a torch tensor): not a structure
     mod = (getattr(type(value), "__module__", None) or "").split(".")[0]
     if mod in ("builtins", "numpy", "scipy", "myc", "functools", "collections", ""):
         return False

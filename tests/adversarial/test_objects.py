@@ -183,3 +183,30 @@ def test_keyword_arguments_to_a_method_are_refused_when_the_line_runs():
 
     with pytest.raises(MycSyntaxError, match="keyword arguments"):
         myc.jit(f)(X)
+
+
+class _Node:
+    def __init__(self, w):
+        self.w = w
+        self.me = self  # a reference cycle
+
+
+def test_an_argument_object_that_refers_to_itself():
+    """Read as a tree cut at myc's nesting limit: the call does not recurse forever,
+    and what Python reads through the cycle is there."""
+    node = _Node(np.ones(3))
+    assert myc.jit(lambda n: np.sum(n.w))(node) == 3.0
+    assert myc.jit(lambda n: np.sum(n.me.me.w))(node) == 3.0
+
+
+def test_a_torch_like_array_is_not_an_object():
+    """An array of another library (``__array__``/``__dlpack__``) is not walked as an
+    object of a user's class."""
+    from myc.frontend.objects import is_user_object
+
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return np.ones(2)
+
+    assert not is_user_object(ArrayLike())
+    assert is_user_object(_Node(1.0))
