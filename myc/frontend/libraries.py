@@ -41,9 +41,10 @@ SCIPY_LIBRARY = {
     "stats.uniform.cdf": "uniform_cdf",
     "stats.bernoulli.logpmf": "bernoulli_logpmf", "stats.bernoulli.pmf": "bernoulli_pmf",
     "stats.poisson.logpmf": "poisson_logpmf", "stats.poisson.pmf": "poisson_pmf",
+    "integrate.odeint": "odeint",
 }
 
-_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg")
+_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.integrate")
 
 _functions: dict[int, str] = {}  # id(SciPy function or ufunc) -> scipy_library name
 _methods: dict[tuple[int, str], str] = {}  # (id(distribution), method) -> name
@@ -129,11 +130,9 @@ def supported_methods(obj: Any) -> list[str]:
 
 # SciPy functions programs call that myc does not compile, with what to do instead
 _SCIPY_HINTS = {
-    "scipy.integrate.odeint": "myc has no ODE solver yet: integrate with a loop of fixed "
-    "steps written with NumPy (Euler or Runge-Kutta over the time grid), which myc "
-    "compiles and differentiates",
-    "scipy.integrate.solve_ivp": "myc has no ODE solver yet: integrate with a loop of fixed "
-    "steps written with NumPy, which myc compiles and differentiates",
+    "scipy.integrate.solve_ivp": "call scipy.integrate.odeint(func, y0, t), which myc "
+    "compiles (an adaptive Runge-Kutta integrator it differentiates), or integrate with a "
+    "loop written with NumPy",
     "scipy.signal.convolve": "write the convolution with NumPy: a sum over the kernel's "
     "offsets of shifted slices times kernel entries (or np.einsum over a stack of them)",
     "scipy.signal.convolve2d": "write the convolution with NumPy: a sum over the kernel's "
@@ -144,7 +143,13 @@ _SCIPY_HINTS = {
 
 
 def _public_name(fn: types.FunctionType) -> str:
-    parts = [p for p in fn.__module__.split(".") if not p.startswith("_")]
+    """``scipy.integrate.solve_ivp`` for the function of ``scipy.integrate._ivp.ivp``:
+    the package path up to its first private module."""
+    parts = []
+    for p in fn.__module__.split("."):
+        if p.startswith("_"):
+            break
+        parts.append(p)
     return ".".join([*parts, fn.__name__])
 
 

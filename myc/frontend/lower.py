@@ -44,7 +44,7 @@ from myc.errors import (
     in_library,
 )
 from myc.frontend import builtins as B
-from myc.frontend import effects, globals_watch, linalg_library
+from myc.frontend import effects, globals_watch, linalg_library, objects
 from myc.frontend.libraries import (
     is_namespace,
     library_function,
@@ -85,6 +85,10 @@ _UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "inv
 # list methods that mutate: lowered as statements rebinding the variable
 # (``out.append(h)`` -> ``out = append(out, h)``, myc/frontend/py_library.py)
 _MUTATORS = {"append": 1, "extend": 1, "insert": 2}
+# the methods of myc's values (arrays, dicts): on an object, its class's method instead
+_VALUE_METHODS = frozenset(["sum", "mean", "max", "min", "argmax", "argmin", "astype",
+                            "dot", "clip", "reshape", "transpose", "copy", "items",
+                            "values", "keys", "get"])
 # dict methods, as library functions of the receiver
 _DICT_METHODS = {"items": ("dict_items", 0), "values": ("dict_values", 0),
                  "get": ("dict_get", (1, 2))}
@@ -385,7 +389,8 @@ class FunctionLowerer:
         if isinstance(value, (bool, int, float, str, np.generic, type(None))):
             return
         if isinstance(value, (tuple, list, dict)):
-            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+            if isinstance(value, dict) and not all(
+                    _static_key(k) or objects.is_user_object(k) for k in value):
                 raise self.error(MycTypeError, f"default value of '{name}' is a dict whose "
                                  "keys are not all str, int, float, bool or None", node)
             for v in (value.values() if isinstance(value, dict) else value):
@@ -624,7 +629,11 @@ class FunctionLowerer:
                              "immutable in myc", target,
                              hint="build a new array, e.g. with np.where")
         if isinstance(target, ast.Attribute):
-            raise self.error(MycSyntaxError, "attribute assignment is not supported", target)
+            raise self.error(
+                MycSyntaxError, f"attribute assignment ({ast.unparse(target)} = ...) is not "
+                "supported in compiled code: myc reads objects when the program is compiled, "
+                "as values", target, hint="compute the new value into a local variable (or "
+                "return it), and set the attribute outside the compiled function")
         if isinstance(target, ast.Starred):
             raise self.error(MycSyntaxError, "starred assignment (*x) is not supported", target)
         raise self.error(MycSyntaxError,
@@ -931,6 +940,12 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"module '{name}' cannot be used as a value", node)
         if isinstance(value, (bool, int, float, type(None), np.generic)):
             return Constant(value, loc)
+        if isinstance(value, slice) and all(
+                isinstance(v, (int, np.integer, type(None))) and not isinstance(v, bool)
+                for v in (value.start, value.stop, value.step)):
+            # slice(a, b) kept in a structure (bounds from np.prod are NumPy ints)
+            return Constant(slice(*(None if v is None else int(v) for v in (
+                value.start, value.stop, value.step))), loc)
         if effects.captured(value) is not None:  # a generator: by reference
             return Constant(effects.captured(value), loc)
         if isinstance(value, np.ndarray):
@@ -948,7 +963,8 @@ class FunctionLowerer:
                 raise self.error(MycNameError, f"'{name}' ({type(value).__name__}) is not "
                                  "supported by myc", node)
             items = list(value.values()) if isinstance(value, dict) else list(value)
-            if isinstance(value, dict) and not all(_static_key(k) for k in value):
+            if isinstance(value, dict) and not all(
+                    _static_key(k) or objects.is_user_object(k) for k in value):
                 raise self.error(MycTypeError, f"'{name}' is a dict whose keys are not all "
                                  "str, int, float, bool or None", node)
             elems = [self.python_value(v, name, node, block) for v in items]
@@ -1021,6 +1037,10 @@ class FunctionLowerer:
                              f"{getattr(value, '__name__', '?')}) is not supported by myc",
                              node, hint="the NumPy and SciPy functions myc supports are "
                              "listed in its docs/numpy.md and docs/scipy.md")
+        if objects.is_user_object(value):  # a static structure, its methods compiled in
+            return objects.object_node(self, value, name, node, block, parse)
+        if isinstance(value, type) and mod not in ("builtins", ""):
+            raise objects.refuse_construction(self, value, node)
         if mod not in ("builtins", "") and not isinstance(value, (types.BuiltinFunctionType,
                                                                  types.ModuleType)):
             raise self.error(
@@ -1451,7 +1471,12 @@ class FunctionLowerer:
         if kwargs:
             raise self.error(MycTypeError, "keyword arguments are only supported when the "
                              "called function is known where it is called", e)
-        return self.apply(block, fn, *args, node=e)
+        # an object with ``__call__`` (known when the program specializes) or a function
+        obj = self._lazy(block, e, "call_object", lambda b: self.apply(
+            b, self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
+                                                       node=e), node=e), fn, *args, node=e))
+        plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e))
+        return self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
 
     def call_graph(self, g: Graph, fn: Node, args: list[Node], kwargs: dict[str, Node],
                    e: ast.Call, block: Block) -> Node:
@@ -1855,6 +1880,32 @@ class FunctionLowerer:
         obj = self.expr(e.func.value, block)  # type: ignore[attr-defined]
         if _undefined(obj):  # plt.cla() without matplotlib: an error if it runs
             return obj
+        if attr in effects.RNG_METHODS or attr in effects.OTHER_DRAWS or attr in _MUTATORS:
+            return self.value_method(obj, e, block)
+        if attr not in _VALUE_METHODS and attr not in B.METHOD_LIBRARY:
+            return self.object_method(obj, e, block)  # only an object has it
+        user = self._lazy(block, e, "method", lambda b: self.object_method(obj, e, b))
+        value = self._lazy(block, e, "value_method", lambda b: self.value_method(obj, e, b))
+        return self._select(block, self.apply(block, P.is_object, obj, node=e), user, value,
+                            e)
+
+    def object_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
+        """``obj.m(...)`` on an object of a user's class: its method's graph, held in the
+        object (``myc.frontend.objects``), called with ``obj`` as ``self``."""
+        attr = e.func.attr  # type: ignore[attr-defined]
+        args, kwargs = self._args(e, block)
+        if kwargs:  # refused if the line runs on an object (x.sum(axis=0) on an array)
+            return self.apply(block, P.refused, obj, f"keyword arguments in a call of "
+                              f"method '.{attr}()' of an object are not supported (its class"
+                              " is known only when the program specializes)|hint|pass the "
+                              "arguments by position", node=e)
+        fn = self.apply(block, P.getitem, obj, self.apply(block, P.method_field, obj, attr,
+                                                          node=e.func), node=e.func)
+        return self.apply(block, fn, obj, *args, node=e)
+
+    def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
+        """A method of an array, list, dict or random generator."""
+        attr = e.func.attr  # type: ignore[attr-defined]
         if attr in effects.RNG_METHODS:  # rng.standard_normal(...): a draw
             return effects.rng_call(self, obj, attr, e, block)
         if attr in effects.OTHER_DRAWS:

@@ -18,6 +18,7 @@ parameters and ``-inf`` (log-density) outside the support; a 0-d result is a Num
 import numpy as np
 import scipy.special
 
+from myc.frontend.integrate_library import odeint  # noqa: F401 - scipy.integrate.odeint
 from myc.prims import P
 
 _LOG_SQRT_2PI = 0.9189385332046727  # log(sqrt(2 pi))

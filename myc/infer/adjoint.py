@@ -216,6 +216,13 @@ class Adjoint:
             finally:
                 self.t.path = saved
             for i, d in zip(inputs, res, strict=False):
+                if isinstance(i, Apply) and isinstance(d, tuple) and \
+                        i.inputs[0].value is P.make_tuple:  # pieces held in one node
+                    for piece, dp in zip(i.inputs[1:], d, strict=True):
+                        if isinstance(piece, (Apply, Parameter)) and \
+                                _is_float(piece.abstract) and dp is not ZERO:
+                            self.add(cts, piece, dp, loc, mask)
+                    continue
                 if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
                     if side is not None and d is not ZERO and d is not None:
                         a = getattr(d, "abstract", None) or i.abstract

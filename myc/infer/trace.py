@@ -43,9 +43,10 @@ from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of, zeros_proxy
+from myc.prims.adprims import not_float_attribute
 from myc.prims.arrays import concat_index
 from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
-from myc.prims.containers import DictValue, is_container, like
+from myc.prims.containers import DictValue, is_container, is_object, like
 from myc.prims.effects import RngArg, is_generator
 
 MAX_NODES = 60_000
@@ -491,6 +492,9 @@ class Tracer(Recursion, ControlFlow, Interpreter):
     def p_concat_grad(self, args, loc):
         """The cotangent of each concatenated piece: a basic slice of ``d`` each."""
         xs, axis, d = args
+        if isinstance(xs, Apply) and isinstance(xs.inputs[0], Constant) and \
+                xs.inputs[0].value is P.make_tuple:  # the pieces as one node (a loop's)
+            xs = tuple(i.value if isinstance(i, Constant) else i for i in xs.inputs[1:])
         if d is ZERO:
             return tuple(ZERO for _ in xs)
         shapes = [x.abstract.shape if isinstance(x, Node) else np.shape(x) for x in xs]
@@ -547,6 +551,10 @@ class Tracer(Recursion, ControlFlow, Interpreter):
 
     def p_grad_cast(self, args, loc):
         d, x = args
+        if isinstance(x, tuple) and is_object(x):
+            ds = (ZERO,) * len(x) if d is ZERO else d
+            return like(x, [None if not_float_attribute(b) else self.p_grad_cast([a, b], loc)
+                            for a, b in zip(ds, x, strict=True)])
         if isinstance(x, tuple):
             ds = (ZERO,) * len(x) if d is ZERO else d
             return like(x, [self.p_grad_cast([a, b], loc) for a, b in zip(ds, x, strict=True)])

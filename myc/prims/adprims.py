@@ -8,10 +8,12 @@ them; each has its own derivative rules so transforms compose to any order.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from myc.errors import MycTypeError
-from myc.prims.containers import DictValue, is_container, like
+from myc.prims.containers import DictValue, Unsupported, is_container, is_object, like
 from myc.prims.effects import is_rng
 from myc.prims.registry import register
 from myc.prims.values import ZERO
@@ -87,6 +89,20 @@ def cast_grad(d, x):
 register("cast_grad", "d x", cast_grad, fusible=True)
 
 
+def not_float_attribute(b: Any) -> bool:
+    """An attribute of an object passed to ``grad`` that gets no gradient (``None``): an
+    int, bool, int array or an attribute compiled code cannot hold."""
+    a = getattr(b, "abstract", None)  # a symbolic value (specialization)
+    if a is not None:
+        return a.dtype.kind != "f"
+    if isinstance(b, Unsupported):
+        return True
+    if isinstance(b, tuple):
+        return False
+    return isinstance(b, (bool, int, np.bool_, np.integer)) or (
+        isinstance(b, np.ndarray) and b.dtype.kind in "biu")
+
+
 def grad_cast(d, x):
     """A gradient materialized in the structure and dtype of its argument ``x``."""
     if is_rng(x):
@@ -94,6 +110,9 @@ def grad_cast(d, x):
     if isinstance(x, tuple):
         if d is ZERO:
             d = (ZERO,) * len(x)
+        if is_object(x):  # an object's ints, bools and strings are its configuration
+            return like(x, [None if not_float_attribute(b) else grad_cast(a, b)
+                            for a, b in zip(d, x, strict=True)])
         return like(x, [grad_cast(a, b) for a, b in zip(d, x, strict=True)])
     if isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, np.integer))) or (
             isinstance(x, np.ndarray) and x.dtype.kind in "biu"):
@@ -174,7 +193,7 @@ def getitem_grad(x, index, d):
             for pos, v in zip(range(*index.indices(n)), d, strict=True):
                 out[pos] = v
         elif isinstance(x, DictValue):  # d[key]: the key's position
-            out[x.keys_.index(index)] = d
+            out[x.position(index)] = d
         else:
             out[index] = d
         return tuple(out)

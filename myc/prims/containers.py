@@ -51,6 +51,87 @@ class ListValue(tuple):
         return (ListValue, (tuple(self),))
 
 
+class ObjMeta(tuple):
+    """What an object of a user's class is besides its values: the class, its data
+    attributes, methods and properties (in that order, the ``ObjectValue``'s positions)
+    and, for an object read from a global or a closure, the object itself (what a dict
+    keyed by objects is looked up by; not part of equality, so a signature does not
+    depend on which object of a class was passed)."""
+
+    def __new__(cls, klass: type, fields: tuple, methods: tuple = (), props: tuple = (),
+                origin: Any = None) -> ObjMeta:
+        obj = super().__new__(cls, ("object", f"{klass.__module__}.{klass.__qualname__}",
+                                    tuple(fields), tuple(methods), tuple(props)))
+        obj.cls = klass
+        obj.fields = tuple(fields)
+        obj.methods = tuple(methods)
+        obj.props = tuple(props)
+        obj.origin = origin
+        return obj
+
+    @property
+    def names(self) -> tuple:
+        return self.fields + self.methods + self.props
+
+    def data_only(self) -> ObjMeta:
+        return ObjMeta(self.cls, self.fields)
+
+    def __reduce__(self):
+        return (ObjMeta, (self.cls, self.fields, self.methods, self.props))
+
+
+class ObjectValue(tuple):
+    """An object of a user's class as a value: its data attributes (then, for an object
+    read from a global or closure, its methods and properties), positionally."""
+
+    def __new__(cls, meta: ObjMeta, values: Any) -> ObjectValue:
+        obj = super().__new__(cls, values)
+        obj.meta_ = meta
+        if len(meta.names) != tuple.__len__(obj):
+            raise ValueError("an object needs one value per attribute")
+        return obj
+
+    def field(self, name: str) -> Any:
+        return tuple.__getitem__(self, self.meta_.names.index(name))
+
+    def __repr__(self) -> str:
+        return f"{self.meta_.cls.__name__}(" + ", ".join(
+            f"{k}={v!r}" for k, v in zip(self.meta_.fields, self, strict=False)) + ")"
+
+    def __reduce__(self):
+        return (ObjectValue, (self.meta_, tuple(self)))
+
+    def to_instance(self, items: list) -> Any:
+        """A new instance of the class whose data attributes are ``items``."""
+        out = object.__new__(self.meta_.cls)
+        for k, v in zip(self.meta_.fields, items, strict=False):
+            object.__setattr__(out, k, v)
+        return out
+
+
+class Unsupported:
+    """An attribute of an object that compiled code cannot hold (a string it only
+    prints, a file...): an error if the program reads it."""
+
+    __slots__ = ("message",)
+
+    def __init__(self, message: str):
+        self.message = message
+
+    def __repr__(self) -> str:
+        return "<unsupported attribute>"
+
+    def __eq__(self, other: Any) -> bool:  # a signature depends on the message only
+        return isinstance(other, Unsupported) and other.message == self.message
+
+    def __hash__(self) -> int:
+        return hash(self.message)
+
+
+def is_object(x: Any) -> bool:
+    return type(x) is ObjectValue
+
+
 class DictValue(tuple):
     """A Python dict of static keys, as an immutable value: the values, in key order.
 
@@ -65,8 +146,23 @@ class DictValue(tuple):
             raise ValueError("a dict needs one value per key")
         return obj
 
+    def position(self, key: Any) -> int:
+        """Where ``key``'s value is (an object key by identity)."""
+        if type(key) is ObjectValue and key.meta_.origin is not None:
+            key = key.meta_.origin
+        return self.keys_.index(key)
+
     def lookup(self, key: Any) -> Any:
-        check_key(key)
+        if type(key) is ObjectValue:  # a dict keyed by objects: by identity, as Python
+            if key.meta_.origin is None:
+                raise MycTypeError(f"a dict is indexed by an object of class "
+                                   f"'{key.meta_.cls.__name__}' that was not read from a "
+                                   "global or closure: myc looks objects up by identity, "
+                                   "and knows it only for those",
+                                   hint="key the dict by a name (a str) instead")
+            key = key.meta_.origin
+        else:
+            check_key(key)
         try:
             pos = self.keys_.index(key)
         except ValueError:
@@ -118,6 +214,11 @@ def like(x: Any, items: Any) -> Any:
         return tuple(items)
     if t is ListValue:
         return ListValue(items)
+    if t is ObjectValue:
+        items = tuple(items)
+        if len(items) != len(x):  # a gradient of the data attributes only
+            return ObjectValue(x.meta_.data_only(), items)
+        return ObjectValue(x.meta_, items)
     if t is DictValue:
         return DictValue(x.keys_, items)
     if is_namedtuple(t):
@@ -168,6 +269,8 @@ def kind_of(x: Any) -> str:
         return "dict"
     if is_namedtuple(t):
         return t.__name__
+    if t is ObjectValue:
+        return x.meta_.cls.__name__
     a = getattr(x, "abstract", None)  # a value known by type only (specialization)
     if a is not None and hasattr(a, "dtype"):
         return "array" if a.shape else {"f": "float", "i": "int", "b": "bool"}.get(
@@ -193,6 +296,8 @@ def to_python(x: Any, convert_leaf=lambda v: v) -> Any:
             return dict(zip(x.keys_, items, strict=True))
         if is_namedtuple(t):
             return t._make(items)
+        if t is ObjectValue:
+            return x.to_instance(items)
         return tuple(items)
     return convert_leaf(x)
 
@@ -212,6 +317,8 @@ def _pack(meta: Any, values: tuple) -> Any:
         return ListValue(values)
     if isinstance(meta, type) and is_namedtuple(meta):
         return meta._make(values)
+    if type(meta) is ObjMeta:
+        return ObjectValue(meta, values)
     return DictValue(meta, values)
 
 
@@ -255,6 +362,8 @@ def _container_kind(x: Any) -> str:
         return "dict"
     if is_namedtuple(t):
         return "namedtuple"
+    if t is ObjectValue:
+        return "object"
     if isinstance(x, tuple):
         return "tuple"
     return "other"
@@ -264,6 +373,18 @@ register("container_kind", "x", _container_kind, differentiable=False)
 
 
 def _field_index(x: Any, name: str) -> int:
+    if type(x) is ObjectValue:
+        meta = x.meta_
+        if name in meta.methods:
+            raise MycSyntaxError(f"'{meta.cls.__name__}.{name}' as a value (a bound method) "
+                                 "is not supported", hint=f"call it: obj.{name}(...)")
+        if name not in meta.names:
+            return _no_attribute(x, name)
+        pos = meta.names.index(name)
+        v = tuple.__getitem__(x, pos)
+        if isinstance(v, Unsupported):
+            raise MycTypeError(v.message)
+        return pos
     if is_namedtuple(x) and name in type(x)._fields:
         return type(x)._fields.index(name)
     if is_namedtuple(x):
@@ -276,6 +397,37 @@ def _field_index(x: Any, name: str) -> int:
 
 
 register("field_index", "x name", _field_index, differentiable=False)
+
+
+def _no_attribute(x: ObjectValue, name: str) -> Any:
+    meta = x.meta_
+    if meta.origin is None and hasattr(meta.cls, name):
+        raise MycSyntaxError(
+            f"'{meta.cls.__name__}.{name}' of an object passed as an argument: myc calls "
+            "the methods and properties of objects it reads from a global or a closure, "
+            "not of arguments (an argument's class is known only when it is called)",
+            hint="capture the object in a closure (or a global) and pass the arrays it "
+                 "holds as arguments, or call a function with the object: f(obj, ...)")
+    raise MycTypeError(f"'{meta.cls.__name__}' object has no attribute '{name}'")
+
+
+def _method_field(x: Any, name: str) -> int:
+    if type(x) is ObjectValue and name in x.meta_.methods:
+        return x.meta_.names.index(name)
+    if type(x) is ObjectValue:
+        return _no_attribute(x, name)
+    raise MycSyntaxError(f"method '.{name}()' is not supported (on a value of kind "
+                         f"'{kind_of(x)}')",
+                         hint="supported: the methods of arrays, lists and dicts listed in "
+                              "docs/numpy.md and docs/python.md, and those of objects of "
+                              "your classes read from a global or a closure")
+
+
+register("method_field", "x name", _method_field, differentiable=False,
+         doc="The position of method ``name`` in an object of a user's class (its graph "
+             "is held there, read when the program was parsed).")
+register("is_object", "x", is_object, differentiable=False,
+         doc="Is ``x`` an object of a user's class (known when the program specializes)?")
 
 
 def _fail(x: Any, message: str) -> Any:
@@ -325,7 +477,7 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
-                        "field_index", "iter_seq"])
+                        "field_index", "iter_seq", "method_field", "is_object"])
 
 
 def container_meta(x: Any) -> Any:
@@ -333,4 +485,6 @@ def container_meta(x: Any) -> Any:
     t = type(x)
     if t is DictValue:
         return x.keys_
+    if t is ObjectValue:
+        return x.meta_
     return t

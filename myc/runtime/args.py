@@ -22,6 +22,9 @@ from myc.prims.abstract import DEVICE_ARRAY_TYPES
 from myc.prims.containers import (
     DictValue,
     ListValue,
+    ObjectValue,
+    ObjMeta,
+    Unsupported,
     container_meta,
     is_namedtuple,
     kind_of,
@@ -154,6 +157,22 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     host = _host_dlpack(value, path)
     if host is not None:  # a torch CPU tensor, a JAX CPU array: NumPy's view of it
         return check_arg(host, path, depth)
+    from myc.frontend.objects import data_attributes, is_user_object
+
+    if is_user_object(value):  # its data attributes, as a tree (myc/frontend/objects.py)
+        if depth >= MAX_NESTING:  # (an object that refers back to itself gets here too)
+            raise MycTypeError(f"{_describe(path.split('.', 1)[0])} nests objects more than "
+                               f"{MAX_NESTING} levels deep (or refers back to itself); "
+                               "myc reads an object as a tree of its attributes")
+        fields, items = [], []
+        for k, v in data_attributes(value).items():
+            fields.append(k)
+            try:
+                items.append(check_arg(v, f"{path}.{k}", depth + 1))
+            except MycTypeError as exc:  # an error only if the program reads it
+                items.append(Unsupported(f"{exc.message} (an attribute of an object "
+                                         "passed as an argument)"))
+        return ObjectValue(ObjMeta(type(value), tuple(fields)), items)
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
                        "accepts numbers, NumPy arrays (and host arrays with __dlpack__, such as a "
                        "torch CPU tensor) and tuples, lists, dicts and namedtuples of these")

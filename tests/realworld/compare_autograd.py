@@ -30,6 +30,7 @@ HERE = Path(__file__).parent
 _BACK = [
     (r"^import numpy as np$", "import autograd.numpy as np"),
     (r"^import numpy\.random as npr$", "import autograd.numpy.random as npr"),
+    (r"^from myc\.misc\.signal import (.*)$", r"from autograd.scipy.signal import \1"),
     (r"^from myc\.misc(.*) import (.*)$", r"from autograd.misc\1 import \2"),
     (r"^from myc import (.*)$", r"from autograd import \1"),
     (r"^from scipy\.special import (.*)$", r"from autograd.scipy.special import \1"),

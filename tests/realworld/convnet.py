@@ -1,13 +1,14 @@
 """A LeNet-style convolutional classifier whose layers are objects: each layer class
-reserves its slice of one flat weight vector through a small index-keeping class and
-applies itself in ``forward``; the convolution is ``scipy.signal.convolve``.  myc does
-not compile calls on user class instances yet: the refusal names the class."""
+reserves its slice of one flat weight vector through a small index-keeping class (a
+dict keyed by the layer objects themselves) and applies itself in ``forward``; the
+convolution is autograd's ``convolve`` with ``axes=``/``dot_axes=``, which SciPy's
+lacks (``myc.misc.signal``, where ``autograd.scipy.signal`` was)."""
 
 import numpy as np
 import numpy.random as npr
-import scipy.signal
 
 from myc import grad
+from myc.misc.signal import convolve
 
 
 class Slots:
@@ -46,11 +47,9 @@ class Conv:
 
     def forward(self, x, flat):
         # x: [image, channel in, y, x]; kernels: [channel in, channel out, y, x]; the
-        # convolution runs over y, x and contracts the input channels (the example's
-        # convolve signature, which scipy's lacks: this line is never reached)
+        # convolution runs over y, x and contracts the input channels
         k = self.slots.read(flat, "kernels")
-        mixed = scipy.signal.convolve(x, k, axes=([2, 3], [2, 3]), dot_axes=([1], [0]),
-                                      mode="valid")
+        mixed = convolve(x, k, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode="valid")
         return mixed + self.slots.read(flat, "offsets")
 
 

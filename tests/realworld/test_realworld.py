@@ -20,10 +20,7 @@ import myc
 from tests.realworld import PROGRAMS
 from tests.realworld.run import run_one
 
-REFUSED = {  # program -> what the error names (see docs/realworld.md)
-    "ode_net": "scipy.integrate.odeint is not supported",
-    "convnet": "object of class 'Conv'",
-}
+REFUSED: dict[str, str] = {}  # program -> what the error names (none refused now)
 SLOW = {"fluidsim", "hmm_em", "mixture_variational_inference"}  # 10 s or more to compile
 
 

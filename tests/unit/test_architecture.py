@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # the stage order, first to last; a module may import from its own layer and the layers
 # before it.  ``errors``, ``timings`` and ``support`` are services every stage uses.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "timings", "support", "misc"),
+    ("errors", "timings", "support", "misc", "builtins"),
     ("prims",),
     ("ir",),
     ("frontend",),

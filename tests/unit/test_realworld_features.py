@@ -130,13 +130,13 @@ def test_plotting_branch_not_taken_runs():
 
 
 @pytest.mark.parametrize("call,name,hint", [
-    ("odeint(f, y0, t)", "scipy.integrate.odeint", "ODE solver"),
+    ("solve_ivp(f, (0.0, 1.0), y0).y", "scipy.integrate.solve_ivp", "odeint"),
     ("convolve(y0, t)", "scipy.signal.convolve", "shifted slices"),
 ])
 def test_scipy_source_is_refused_by_its_public_name(tmp_path, call, name, hint):
     pytest.importorskip("scipy")
     src = tmp_path / "prog.py"
-    src.write_text("import numpy as np\nfrom scipy.integrate import odeint\n"
+    src.write_text("import numpy as np\nfrom scipy.integrate import solve_ivp\n"
                    "from scipy.signal import convolve\n\n\ndef f(y, t):\n    return -y\n\n\n"
                    f"def g(y0, t):\n    return np.sum({call})\n")
     import importlib.util
@@ -151,7 +151,88 @@ def test_scipy_source_is_refused_by_its_public_name(tmp_path, call, name, hint):
     assert info.value.loc.filename == str(src) and info.value.loc.line == 11
 
 
-def test_object_of_a_users_class_is_named():
+def test_object_of_a_users_class_is_compiled():
+    x = np.arange(2.0).reshape(1, 2) + 0.5
+    assert myc.jit(F.object_loss)(x) == F.object_loss(x)
+
+
+def test_constructing_an_object_inside_is_named():
     with pytest.raises(myc.MycNameError, match="object of class 'Layer'") as info:
-        myc.jit(F.object_loss)(np.ones((1, 2)))
+        myc.jit(F.object_built_inside)(np.ones((2, 2)))
     assert info.value.loc.filename == F.__file__
+
+
+def test_autograds_convolve_matches_scipy_and_differentiates():
+    """``myc.misc.signal.convolve``: SciPy's convolution along ``axes``, summed over
+    ``dot_axes`` (autograd's extension), compiled and differentiated."""
+    signal = pytest.importorskip("scipy.signal")
+    from myc.misc.signal import convolve
+
+    rs = np.random.RandomState(3)
+    a, b = rs.randn(6, 5), rs.randn(3, 2)
+    def full(a, b):
+        return convolve(a, b, mode="full")
+
+    def valid(a, b):
+        return convolve(a, b, mode="valid")
+
+    for fn, mode in ((full, "full"), (valid, "valid")):
+        np.testing.assert_allclose(myc.jit(fn)(a, b), signal.convolve(a, b, mode=mode),
+                                   rtol=1e-12, atol=1e-12)
+    x, k = rs.randn(3, 2, 5, 5), rs.randn(2, 4, 3, 3)
+    ref = np.zeros((3, 4, 3, 3))
+    for n in range(3):
+        for f in range(4):
+            for c in range(2):
+                ref[n, f] += signal.convolve(x[n, c], k[c, f], mode="valid")
+
+    def layer(k):
+        return convolve(x, k, axes=([2, 3], [2, 3]), dot_axes=([1], [0]), mode="valid")
+
+    np.testing.assert_allclose(myc.jit(layer)(k), ref, rtol=1e-12, atol=1e-12)
+    g = myc.grad(lambda k: np.sum(np.tanh(layer(k))))(k)
+    eps, idx = 1e-6, (1, 2, 0, 2)
+    d = np.zeros_like(k)
+    d[idx] = eps
+    fd = (np.sum(np.tanh(layer(k + d))) - np.sum(np.tanh(layer(k - d)))) / (2 * eps)
+    np.testing.assert_allclose(g[idx], fd, rtol=1e-6)
+
+
+def test_autograds_builtins_are_pythons():
+    from myc.builtins import dict as d
+    from myc.builtins import tuple as t
+
+    assert t is tuple and d is dict
+
+
+class _Slots:
+    """Slices of a flat vector whose bounds come from np.prod (NumPy ints), as
+    autograd's WeightsParser builds them."""
+
+    def __init__(self):
+        self.where, self.n = {}, 0
+
+    def add(self, key, shape):
+        start = self.n
+        self.n += np.prod(shape)
+        self.where[key] = (slice(start, self.n), shape)
+
+    def get(self, flat, key):
+        span, shape = self.where[key]
+        return np.reshape(flat[span], shape)
+
+
+def test_an_object_with_numpy_int_slices_is_read():
+    slots = _Slots()
+    slots.add("w", (2, 3))
+    slots.add("b", (3,))
+
+    def f(flat, x):
+        return np.sum(np.tanh(x @ slots.get(flat, "w") + slots.get(flat, "b")))
+
+    flat, x = np.linspace(-1.0, 1.0, 9), np.ones((4, 2))
+    np.testing.assert_allclose(myc.jit(f)(flat, x), f(flat, x), rtol=1e-12)
+    g = myc.grad(f)(flat, x)
+    eps = 1e-6
+    fd = [(f(flat + eps * e, x) - f(flat - eps * e, x)) / (2 * eps) for e in np.eye(9)]
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)

@@ -1,0 +1,212 @@
+"""Objects of the user's own classes in compiled code (myc/frontend/objects.py).
+
+An object read from a global or a closure is a static structure whose methods (plain,
+``__call__``, inherited, overridden) and properties are compiled in; one passed as an
+argument is a tree of its data attributes, and ``grad`` with respect to it returns an
+object of its class.  Values are checked against CPython on every backend (interp, cpu, opencl where PyOpenCL is installed), gradients
+against central differences; what stays refused names the user's line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from myc.errors import MycNameError, MycSyntaxError, MycTypeError
+from tests.adversarial.common import fd_grad
+from tests.backends import BACKENDS
+
+RS = np.random.RandomState(7)
+
+
+class Affine:
+    def __init__(self, W, b, scale=1.0):
+        self.W = W
+        self.b = b
+        self.scale = scale
+        self.label = "affine"  # a string: fine unless compiled code reads it
+
+    def pre(self, x):
+        return x @ self.W + self.b
+
+    def activate(self, z):
+        return z
+
+    def __call__(self, x):
+        return self.scale * self.activate(self.pre(x))
+
+    @property
+    def width(self):
+        return self.W.shape[1]
+
+    @property
+    def l2(self):
+        return np.sum(self.W ** 2) / self.width
+
+
+class TanhAffine(Affine):
+    def activate(self, z):
+        return np.tanh(z)
+
+
+class Model:
+    def __init__(self, layers, offsets):
+        self.layers = layers            # a list of objects
+        self.offsets = offsets          # a dict keyed by the layer objects themselves
+        self.shape = (2, 3)
+        self.seen = set()               # no value in compiled code: an error if read
+
+    def predict(self, x, extra=0.0):
+        for layer in self.layers:
+            x = layer(x) + self.offsets[layer]
+        return x + extra
+
+    def penalty(self):
+        return sum([layer.l2 for layer in self.layers])
+
+    def rename(self, name):
+        self.label = name               # mutating an object: refused if it runs
+        return 0.0
+
+
+L1 = TanhAffine(RS.randn(3, 4), RS.randn(4), 0.5)
+L2 = Affine(RS.randn(4, 2), RS.randn(2))
+MODEL = Model([L1, L2], {L1: 0.25, L2: -1.0})
+X = RS.randn(5, 3)
+
+
+def global_model_loss(x):
+    return np.sum(MODEL.predict(x) ** 2) + 0.1 * MODEL.penalty() + L1.width
+
+
+def make_closure_loss(model):
+    def loss(x, extra):
+        return np.mean(np.sin(model.predict(x, extra)))
+    return loss
+
+
+def argument_loss(layer, x):
+    return np.sum(np.tanh(x @ layer.W + layer.b) * layer.scale)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_methods_call_property_inheritance_and_object_keys(backend):
+    ref = global_model_loss(X)
+    got = myc.jit(global_model_loss, backend=backend)(X)
+    np.testing.assert_allclose(got, ref, rtol=1e-12)
+    loss = make_closure_loss(MODEL)
+    np.testing.assert_allclose(myc.jit(loss, backend=backend)(X, 0.5), loss(X, 0.5),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_through_methods_matches_finite_differences(backend):
+    g = myc.grad(global_model_loss, backend=backend)(X)
+    np.testing.assert_allclose(g, fd_grad(global_model_loss, (X,), 0), rtol=1e-6,
+                               atol=1e-7)
+    loss = make_closure_loss(MODEL)
+    gx, ge = myc.grad(loss, argnums=(0, 1), backend=backend)(X, 0.5)
+    np.testing.assert_allclose(gx, fd_grad(loss, (X, 0.5), 0), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(ge, fd_grad(loss, (X, 0.5), 1), rtol=1e-6, atol=1e-7)
+
+
+def test_forward_mode_through_methods():
+    t = RS.randn(*X.shape)
+    y, dy = myc.jvp(global_model_loss, (X,), (t,))
+    eps = 1e-6
+    fd = (global_model_loss(X + eps * t) - global_model_loss(X - eps * t)) / (2 * eps)
+    np.testing.assert_allclose(y, global_model_loss(X), rtol=1e-12)
+    np.testing.assert_allclose(dy, fd, rtol=1e-6)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_object_argument_is_a_tree_and_its_gradient_an_object(backend):
+    layer = Affine(RS.randn(3, 2), RS.randn(2), 2)  # scale an int: configuration
+    np.testing.assert_allclose(myc.jit(argument_loss, backend=backend)(layer, X),
+                               argument_loss(layer, X), rtol=1e-12)
+    g = myc.grad(argument_loss, backend=backend)(layer, X)
+    assert type(g) is Affine
+    assert g.scale is None and g.label is None  # an int and a str get no gradient
+
+    def of_w(W):
+        return argument_loss(Affine(W, layer.b, layer.scale), X)
+
+    def of_b(b):
+        return argument_loss(Affine(layer.W, b, layer.scale), X)
+
+    np.testing.assert_allclose(g.W, fd_grad(of_w, (layer.W,), 0), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(g.b, fd_grad(of_b, (layer.b,), 0), rtol=1e-6, atol=1e-8)
+    # the caller's object is untouched
+    assert layer.scale == 2 and layer.label == "affine"
+
+
+def test_a_method_of_an_argument_is_refused_at_its_line():
+    def f(layer, x):
+        return np.sum(layer(x))
+
+    with pytest.raises(MycSyntaxError, match="passed as an argument") as info:
+        myc.jit(f)(L2, X)
+    assert info.value.loc.line == f.__code__.co_firstlineno + 1
+
+
+def test_mutating_an_object_is_refused_at_the_call():
+    def f(x):
+        return MODEL.rename("new") + np.sum(x)
+
+    with pytest.raises(MycSyntaxError, match="attribute assignment") as info:
+        myc.jit(f)(X)
+    assert info.value.loc.line == f.__code__.co_firstlineno + 1
+    assert not hasattr(MODEL, "label")
+
+
+def test_constructing_an_object_inside_is_refused_at_its_line():
+    def f(x):
+        return np.sum(Affine(x, 0.0)(x))
+
+    with pytest.raises(MycNameError, match="constructing an object of class 'Affine'"):
+        myc.jit(f)(np.ones((2, 2)))
+
+
+def test_an_unsupported_attribute_is_an_error_only_when_read():
+    def f(x):
+        return np.sum(L2(x)) + len(L2.label) + len(MODEL.seen)
+
+    with pytest.raises(MycTypeError, match="seen") as info:
+        myc.jit(f)(RS.randn(2, 4))
+    assert info.value.loc.line == f.__code__.co_firstlineno + 1
+
+
+def test_keyword_arguments_to_a_method_are_refused_when_the_line_runs():
+    def f(x):
+        return np.sum(MODEL.predict(x, extra=1.0))
+
+    with pytest.raises(MycSyntaxError, match="keyword arguments"):
+        myc.jit(f)(X)
+
+
+class _Node:
+    def __init__(self, w):
+        self.w = w
+        self.me = self  # a reference cycle
+
+
+def test_an_argument_object_that_refers_to_itself():
+    """Read as a tree cut at myc's nesting limit: the call does not recurse forever,
+    and what Python reads through the cycle is there."""
+    node = _Node(np.ones(3))
+    assert myc.jit(lambda n: np.sum(n.w))(node) == 3.0
+    assert myc.jit(lambda n: np.sum(n.me.me.w))(node) == 3.0
+
+
+def test_a_torch_like_array_is_not_an_object():
+    """An array of another library (``__array__``/``__dlpack__``) is not walked as an
+    object of a user's class."""
+    from myc.frontend.objects import is_user_object
+
+    class ArrayLike:
+        def __array__(self, dtype=None, copy=None):
+            return np.ones(2)
+
+    assert not is_user_object(ArrayLike())
+    assert is_user_object(_Node(1.0))
