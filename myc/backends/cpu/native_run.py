@@ -13,14 +13,13 @@ decide) is a ``Bailout``.
 from __future__ import annotations
 
 import ctypes
-import sys
 from math import prod
 from typing import Any
 
 import numpy as np
 
 from myc.backends.cpu import interrupt
-from myc.backends.cpu.runtime import _POOL_DEPTH, _POOL_FREE_REFS, _POOL_MIN_BYTES, POOL
+from myc.backends.cpu.runtime import pooled
 from myc.lower.target import Bailout
 from myc.prims.abstract import AArray, ATape
 
@@ -184,14 +183,5 @@ def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
 
 
 def _pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
-    it is big and there is room): results, and a taped loop's tape."""
-    if not POOL or prod(shape) * dtype.itemsize < _POOL_MIN_BYTES:
-        return np.empty(shape, dtype)
-    for arr in pool:
-        if sys.getrefcount(arr) == _POOL_FREE_REFS:
-            return arr
-    arr = np.empty(shape, dtype)
-    if len(pool) < _POOL_DEPTH:
-        pool.append(arr)
-    return arr
+    """(one thread's pools: see ``runtime.pooled``)"""
+    return pooled(pool, shape, dtype)

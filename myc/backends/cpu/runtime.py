@@ -100,6 +100,21 @@ _POOL_DEPTH = 2
 _POOL_FREE_REFS = 3
 
 
+def pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
+    """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
+    it is big and there is room): kernels' outputs, native programs' results and tapes.
+    (The caller serializes threads that share ``pool``.)"""
+    if not POOL or int(np.prod(shape)) * np.dtype(dtype).itemsize < _POOL_MIN_BYTES:
+        return np.empty(shape, dtype)
+    for arr in pool:
+        if sys.getrefcount(arr) == _POOL_FREE_REFS:
+            return arr
+    arr = np.empty(shape, dtype)
+    if len(pool) < _POOL_DEPTH:
+        pool.append(arr)
+    return arr
+
+
 class CompiledKernel:
     """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
 
@@ -147,17 +162,10 @@ class CompiledKernel:
         when the program returns; the next call of this kernel writes into it again.
         Arrays the caller still holds (results, views of them) are never reused.
         """
-        if self._pool is None or int(np.prod(shape)) * dt.itemsize < _POOL_MIN_BYTES:
+        if self._pool is None:
             return np.empty(shape, dt)
-        pool = self._pool[i]
         with self._pool_lock:  # two threads must not take the same free array
-            for arr in pool:
-                if sys.getrefcount(arr) == _POOL_FREE_REFS:
-                    return arr
-            arr = np.empty(shape, dt)
-            if len(pool) < _POOL_DEPTH:
-                pool.append(arr)
-            return arr
+            return pooled(self._pool[i], shape, dt)
 
     def __call__(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         args = self._check(inputs)
