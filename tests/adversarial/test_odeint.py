@@ -69,7 +69,9 @@ def tight_myc(y0, M):
     return np.sum(odeint(cubic, y0, TS, args=(M,), rtol=1e-10, atol=1e-10)[-1] ** 2)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
+# (OpenCL's run of the taped integrator takes 26 s on two cores: the slow job's)
+@pytest.mark.parametrize("backend", [pytest.param(b, marks=pytest.mark.slow)
+                                     if b == "opencl" else b for b in BACKENDS])
 @pytest.mark.parametrize("fn,tol", [
     (final_energy, 1e-5), pytest.param(tight_myc, 1e-6, marks=pytest.mark.slow)])
 def test_gradient_matches_finite_differences_of_scipy(backend, fn, tol):
