@@ -30,6 +30,7 @@ class Jitted:
         self.backend = backend
         self._executable: Callable | None = None
         self._watch: Any = None
+        self._label = f"jit({getattr(fn, '__name__', '?')})"  # (MYC_TIMINGS's report)
         # threads calling a fresh wrapper at once build one runner, not one each
         self._build_lock = threading.RLock()
 
@@ -57,7 +58,7 @@ class Jitted:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
-            with timings.call(f"jit({getattr(self.__myc_function__, '__name__', '?')})"):
+            with timings.call(self._label):
                 run = self._compile()
                 return _call(self._source, run, args, kwargs)
         except MycError as exc:

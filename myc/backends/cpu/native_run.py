@@ -118,7 +118,7 @@ class NativeRun:
                 pools = self._local.tapes = (self.cap, [[] for _ in range(self.nstate)])
             for j in range(self.nstate):
                 a = specs[self.body.params[j]]
-                t = _pooled(pools[1][j], (self.cap, *a.shape), memdtype(a.dtype))
+                t = pooled(pools[1][j], (self.cap, *a.shape), memdtype(a.dtype))
                 tapes.append(t)
                 io[k] = t.ctypes.data
                 k += 1
@@ -179,9 +179,5 @@ def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:
     """A result array: a fresh one, or a big one returned before that nobody holds any
     more (a fresh big array costs a page fault per 4 KiB on its first write)."""
-    return _pooled(pool, a.shape, a.dtype)
+    return pooled(pool, a.shape, a.dtype)
 
-
-def _pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """(one thread's pools: see ``runtime.pooled``)"""
-    return pooled(pool, shape, dtype)
