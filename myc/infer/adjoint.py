@@ -305,6 +305,11 @@ class Adjoint:
                                                          abstract=src.abstract), loc,
                              _and(ALWAYS, last, True))
             self.sweep(nodes, local)
+            # a cotangent the sweep never reaches stays a symbolic zero after the loop, so
+            # the rules before the loop skip it as the evaluator does (a materialized zero
+            # times sqrt's infinite slope at 0 would be NaN where the evaluator gives 0)
+            reached = {j for j in carried if local.get(s_k[j].id) is not None}
+            reached_acc = {i for i in accum if local.get(invs[i].id) is not None}
             new_ct = [_or_zeros(local.get(s_k[j].id), states[j]) for j in carried]
             new_acc = []
             for i in accum:
@@ -325,12 +330,13 @@ class Adjoint:
                       loc, abstract=ALOOP)
         base = 1 + nstate
         for r, j in enumerate(carried):
-            if isinstance(init[j], (Apply, Parameter)):
+            if isinstance(init[j], (Apply, Parameter)) and j in reached:
                 self.add(cts, init[j], t.emit(P.loop_out, [back, base + r], loc,
                                               abstract=states[j]), loc)
         for r, i in enumerate(accum):
-            self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r], loc,
-                                          abstract=invs[i].abstract), loc)
+            if i in reached_acc:
+                self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r],
+                                              loc, abstract=invs[i].abstract), loc)
 
 
     def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:

@@ -111,3 +111,28 @@ def test_gradient_of_a_value_that_reaches_a_loops_state_and_its_exit(backend, a,
     assert got[0] == want[0]
     if backend != "interp":
         assert g.stats().evaluator_calls == 0, g.stats()
+
+
+def read_only_by_comparisons_in_a_loop(b, x):
+    v1 = np.sqrt(np.abs(x))  # infinite slope at x = 0 ...
+    for i in range(1, 5):  # a loop with a data-dependent exit: a ``loop`` node
+        if not (b < 0.2):
+            return (x < v1).astype(np.float64)  # ... read only by comparisons
+    return np.exp((v1 < -b).astype(np.float64)) + x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("b", [0.0, 0.5])
+def test_a_loop_that_never_reaches_a_cotangent_leaves_it_zero(backend, b):
+    """Found by the OpenCL gradient campaign (2026-11-26): a value the loop reads only
+    through comparisons has a zero cotangent; the loop's adjoint accumulated it from a
+    materialized zero, so sqrt's rule before the loop ran and ``0 / (2 * sqrt(0))`` was
+    NaN on cpu and opencl where the evaluator (whose zero is symbolic) gave 0.  A
+    cotangent the adjoint loop never reaches now stays a symbolic zero."""
+    x = np.array([0.0, 0.3, -0.2])
+    g = myc.grad(myc.jit(lambda b, x: np.sum(read_only_by_comparisons_in_a_loop(b, x)),
+                         backend=backend), argnums=(1,))
+    (got,) = g(b, x)
+    np.testing.assert_array_equal(got, np.ones(3) if b < 0.2 else np.zeros(3))
+    if backend != "interp":
+        assert g.stats().evaluator_calls == 0, g.stats()
