@@ -1,17 +1,23 @@
 """Vector width chosen by measurement on each CPU, not by the widest feature flag.
 
-On a CPU with AVX-512 LLVM vectorizes kernels 512 bits wide.  That is not always faster:
-on a 2-core Intel Xeon the W6 Horner forward pass ran in 11.3 ms compiled for the host
-against 6.5 ms compiled for AVX2 on the same machine (512-bit instructions lower the
-core's clock on many Intel parts, and our math library's selects and gathers do not all
-gain from the width).  So on an AVX-512 host, myc times one probe kernel (a polynomial
-chain, an ``exp`` and a reduction: the shape of W1/W6/W7's loops) compiled both ways and
-keeps AVX-512 only if it is measurably faster.  The choice is stored in the disk cache,
-keyed by the CPU's name and features, so it is measured once per machine, and it is part
-of every kernel's and program's cache key (through :func:`myc.backends.cpu.jit.host`).
+On a CPU with AVX-512 LLVM can compile kernels three ways: AVX2 (``256``), AVX-512
+instructions at the vector width LLVM's tuning for the CPU prefers (``cpu``: 256 bits on
+Intel's server parts, which then use AVX-512's masks, 32 registers and ``vscalef`` on
+``ymm`` registers), or AVX-512 on 512-bit ``zmm`` vectors (``512``: the CPU's tuning
+overridden with ``-prefer-256-bit``).  None is always fastest: on a 2-core Intel Xeon
+the W6 Horner forward pass ran in 11.3 ms compiled for the host against 6.5 ms compiled
+for AVX2 (512-bit instructions lower the core's clock on many Intel parts, and our math
+library's selects and gathers do not all gain from the width), while on an Emerald
+Rapids Xeon the AVX-512 instructions at 256 bits beat AVX2 (W7f 4.35 against 5.76 ms).
+So on an AVX-512 host, myc times one probe kernel (a polynomial chain, an ``exp`` and a
+reduction: the shape of W1/W6/W7's loops) compiled each way and keeps a wider choice only
+if it is measurably faster than the narrower one.  The choice is stored in the disk
+cache, keyed by the CPU's name and features, so it is measured once per machine, and it
+is part of every kernel's and program's cache key (through
+:func:`myc.backends.cpu.jit.host`, which returns the feature string it selects).
 
-``MYC_VECTOR_WIDTH=256`` or ``512`` forces a width (``auto``, the default, measures).
-CPUs without AVX-512 are unaffected: their widest vectors are AVX2's 256 bits.
+``MYC_VECTOR_WIDTH=256``, ``cpu`` or ``512`` forces a choice (``auto``, the default,
+measures).  CPUs without AVX-512 are unaffected: their widest vectors are AVX2's 256 bits.
 """
 
 from __future__ import annotations
@@ -23,9 +29,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-WIDTHS = ("auto", "256", "512")
+WIDTHS = ("auto", "256", "cpu", "512")
 NO_AVX512 = "-avx512f"  # LLVM drops every feature that implies AVX-512F with it
-MARGIN = 0.9  # AVX-512 must take under 90% of the AVX2 time to be chosen
+ZMM = "-prefer-256-bit"  # LLVM's Intel tuning prefers 256-bit vectors; this undoes it
+MARGIN = 0.9  # a wider choice must take under 90% of the narrower one's time
+TUNING_KEY = "v2"  # v1 stored "512" for what is now "cpu"
 
 
 def setting() -> str:
@@ -38,12 +46,28 @@ def setting() -> str:
 
 
 def has_avx512(features: str) -> bool:
-    return "+avx512f" in features.split(",")
+    """Whether ``features`` enables AVX-512F: the last mention wins, as in LLVM, so a
+    string :func:`narrowed` to AVX2 says no."""
+    state = False
+    for f in features.split(","):
+        if f in ("+avx512f", "-avx512f"):
+            state = f[0] == "+"
+    return state
 
 
 def narrowed(features: str) -> str:
     """``features`` with AVX-512 turned off (AVX2 code)."""
     return features + "," + NO_AVX512
+
+
+def widened(features: str) -> str:
+    """``features`` with 512-bit vectors preferred (``zmm`` code)."""
+    return features + "," + ZMM
+
+
+def features_for(width: str, features: str) -> str:
+    """The feature string of one of the choices ``256``, ``cpu``, ``512``."""
+    return {"256": narrowed, "cpu": lambda f: f, "512": widened}[width](features)
 
 
 def choose(cpu: str, features: str,
@@ -52,25 +76,25 @@ def choose(cpu: str, features: str,
     if not has_avx512(features):
         return features
     want = setting()
-    if want == "512":
-        return features
-    if want == "256":
-        return narrowed(features)
+    if want != "auto":
+        return features_for(want, features)
     from myc.support import diskcache
 
-    key = f"{cpu}|{features}"
+    key = f"{TUNING_KEY}|{cpu}|{features}"
     cached = diskcache.load("tuning", key)
-    if cached in ("256", "512"):
-        return features if cached == "512" else narrowed(features)
+    if cached in ("256", "cpu", "512"):
+        return features_for(cached, features)
     measure = measure or probe_time
+    best, best_s = "256", float("inf")
     try:
-        wide = min(measure(cpu, features) for _ in range(3))
-        narrow = min(measure(cpu, narrowed(features)) for _ in range(3))
+        for width in ("256", "cpu", "512"):  # narrowest first: wider must earn its place
+            t = min(measure(cpu, features_for(width, features)) for _ in range(3))
+            if t < MARGIN * best_s:
+                best, best_s = width, t
     except Exception:  # noqa: BLE001 - a failed probe must not stop compilation
         return features
-    width = "512" if wide < MARGIN * narrow else "256"
-    diskcache.store("tuning", key, width)
-    return features if width == "512" else narrowed(features)
+    diskcache.store("tuning", key, best)
+    return features_for(best, features)
 
 
 def _probe_kernel():
