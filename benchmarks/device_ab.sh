@@ -11,6 +11,9 @@
 #
 #   OUT=dir BASELINE=.baseline [PAIRS=6] [GPU=1] [PROBE=1] bash benchmarks/device_ab.sh
 #
+# SEQ=1 runs the pairs one after another on cores 0-1 (a 2-core machine: PAIRS=2 gives
+# old, new, new, old), BUDGET=400 leaves each harness run 190 s.
+#
 # GPU=1 also runs tests/cuda/test_gpu.py on cores 0-3, then benchmarks.gpu_check on
 # GPU_WORKLOADS (default W3,W4,W7) against PyTorch on the GPU; PROBE=1 runs
 # benchmarks/x86_probe.py (myc against JAX, one and two threads) on cores 0-1/2-3 instead.
@@ -40,8 +43,10 @@ one() {  # one CORES TREE NAME: W1-W7 quick, myc and torch only
 }
 for p in $(seq 1 "$PAIRS"); do
   c0=$((2 + 2 * p)); cores="$c0-$((c0 + 1))"
+  if [ "${SEQ:-0}" = "1" ]; then cores=0-1; fi
   if [ $((p % 2)) = 1 ]; then (one "$cores" "$OLD" "p$p-old"; one "$cores" "$ROOT" "p$p-new") &
   else (one "$cores" "$ROOT" "p$p-new"; one "$cores" "$OLD" "p$p-old") & fi
+  if [ "${SEQ:-0}" = "1" ]; then wait; fi
 done
 if [ "${GPU:-0}" = "1" ]; then
   (MYC_CACHE_DIR="$W/cache-gpu" PYTHONPATH="$ROOT" pin 0-3 timeout "$((BUDGET - 10))" \
