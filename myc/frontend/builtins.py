@@ -46,7 +46,7 @@ NP_LIBRARY = {
     "nanmean": "nanmean", "average": "average", "cumprod": "cumprod", "diff": "diff",
     "median": "median", "tensordot": "tensordot", "inner": "inner", "vdot": "vdot",
     "kron": "kron", "dstack": "dstack", "split": "split", "array_split": "array_split",
-    "pad": "pad", "sinc": "sinc", "tri": "tri",
+    "pad": "pad", "sinc": "sinc", "tri": "tri", "cov": "cov", "corrcoef": "corrcoef",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first

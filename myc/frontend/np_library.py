@@ -126,6 +126,37 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     return np.sqrt(var(a, axis, dtype, out, ddof, keepdims))
 
 
+def _cov_rows(a, rowvar, dtype):
+    # NumPy: ``array(a, ndmin=2, dtype=result_type(a, float64))``, variables in rows
+    x = atleast_2d(np.asarray(a, dtype=np.float64 if P.is_none(dtype) else dtype))
+    if not rowvar and np.shape(x)[0] != 1:
+        x = np.transpose(x)
+    return x
+
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None,
+        dtype=None):
+    if not (P.is_none(fweights) and P.is_none(aweights)):
+        return P.lib_error("np.cov: fweights= and aweights= are not supported")
+    x = _cov_rows(m, rowvar, dtype)
+    if not P.is_none(y):
+        x = np.concatenate((x, _cov_rows(y, rowvar, dtype)), axis=0)
+    if P.is_none(ddof):
+        ddof = 0 if bias else 1
+    d = x - np.mean(x, axis=1, keepdims=True)
+    # NumPy divides by n - ddof, clipped at 0 (with a warning): inf/nan, as here
+    c = (d @ np.transpose(d)) * (1.0 / max(np.shape(x)[1] - ddof, 0))
+    return np.squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, dtype=None):
+    c = cov(x, y, rowvar, dtype=dtype)
+    if np.ndim(c) == 0:
+        return c / c
+    s = np.sqrt(diag(c))
+    return np.clip(c / np.reshape(s, (-1, 1)) / np.reshape(s, (1, -1)), -1, 1)
+
+
 def _prod_axis(x, ax):
     """The product along ``ax`` of ``x`` (kept as a length-1 axis): pairs multiplied in
     halving rounds, so ``log2(n)`` elementwise steps whose derivative is exact at zeros."""

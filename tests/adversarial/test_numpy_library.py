@@ -1,6 +1,6 @@
 """The NumPy functions real autodiff programs use beyond the elementwise/reduction core:
 ``logaddexp``, concatenation and stacking, ``expand_dims``/``squeeze``/``ravel``,
-``prod``/``var``/``std``, ``outer``/``diag``/``eye``/``triu``/``tril``, ``repeat``,
+``prod``/``var``/``std``, ``cov``/``corrcoef``, ``outer``/``diag``/``eye``/``triu``/``tril``, ``repeat``,
 ``roll``, ``cumsum``, ``linalg.norm``, ``flip``, ``swapaxes``/``moveaxis``, ``take``,
 ``tile``, ``trace`` and ``meshgrid`` (most are library functions written in the subset,
 ``myc/frontend/np_library.py``; ``concatenate`` and ``cumsum`` are primitives).
@@ -129,6 +129,14 @@ def p_std(a):
     return np.std(a, axis=0, ddof=1), a.std()
 
 
+def p_cov(a, b):
+    return np.cov(a) + np.cov(a.T, rowvar=False, ddof=0)[0, 0] + np.cov(a, b, bias=True)[-1, 1:]
+
+
+def p_corrcoef(a):
+    return np.corrcoef(a) + np.cov(a[0])
+
+
 def p_outer(a, b):
     return np.outer(a, b)
 
@@ -251,6 +259,8 @@ FORWARD = [
     (p_var, [(V3,), (M23,), (I23,), (M23.astype(np.float32),), (EMPTY,), (2.5,)]),
     (p_var_axis, [(A234,), (A234.astype(np.float32),), (np.zeros((3, 1, 2)),)]),
     (p_std, [(M23,), (I23,), (M23.astype(np.float32),), (np.ones((1, 3)),)]),
+    (p_cov, [(M23, V3), (M23.astype(np.float32), V3), (I23, I23[1].copy())]),
+    (p_corrcoef, [(M23,), (M23.astype(np.float32),), (M33,)]),
     (p_outer, [(V3, V1), (M23, V3), _f32(V3, V3), (I23, V3), (EMPTY, V3), (2.0, V3)]),
     (p_diag1, [(V3,), (V1,), (I23[0].copy(),), (V3.astype(np.float32),), (EMPTY,)]),
     (p_diag2, [(M23,), (M33,), (M23.T.copy(),), (I23,), (np.zeros((0, 2)),)]),
@@ -304,6 +314,8 @@ GRADS = [
     (p_var_axis, (A234,)),
     (p_std, (M23,)),
     (p_outer, (V3, M23)),
+    (p_cov, (M23, V3)),
+    (p_corrcoef, (M33,)),
     (p_diag1, (V3,)),
     (p_diag2, (M33,)),
     (p_eye, (V3,)),
