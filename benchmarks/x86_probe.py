@@ -4,7 +4,7 @@ exp: the math library; row logsumexp: W7f; its value-and-gradient: W7).
 
     taskset -c 4 python -m benchmarks.x86_probe --threads 1
 
-Run it once per setting to compare (``MYC_VECTOR_WIDTH=256`` / ``cpu`` / ``512``, one thread or
+Run it once per setting to compare (``MYC_VECTOR_WIDTH=256`` / ``native`` / ``512``, one thread or
 two); it prints one line per pattern: median ms over interleaved rounds and the ratio.
 A diagnostic for docs/benchmarks.md's machine classes, not part of the harness.
 """

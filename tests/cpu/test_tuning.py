@@ -48,7 +48,7 @@ def test_forced_widths_and_cpus_without_avx512(cache, monkeypatch):
     measure, calls = timer(1.0, 2.0)
     monkeypatch.setenv("MYC_VECTOR_WIDTH", "256")
     assert tuning.choose("skx", AVX512, measure) == tuning.narrowed(AVX512)
-    monkeypatch.setenv("MYC_VECTOR_WIDTH", "cpu")
+    monkeypatch.setenv("MYC_VECTOR_WIDTH", "native")
     assert tuning.choose("skx", AVX512, measure) == AVX512
     monkeypatch.setenv("MYC_VECTOR_WIDTH", "512")
     assert tuning.choose("skx", AVX512, measure) == tuning.widened(AVX512)
@@ -65,7 +65,7 @@ def test_probe_runs_on_this_cpu():
 
 
 def test_512_bit_vectors_only_where_chosen(cache, monkeypatch):
-    """LLVM's tuning for Intel's AVX-512 servers prefers 256-bit vectors, so ``cpu`` gives
+    """LLVM's tuning for Intel's AVX-512 servers prefers 256-bit vectors, so ``native`` gives
     AVX-512 instructions on ``ymm`` registers and only ``512`` gives ``zmm`` code;
     compiled (not run) for such a CPU on any x86 machine."""
     import llvmlite.binding as llvm
@@ -76,7 +76,7 @@ def test_512_bit_vectors_only_where_chosen(cache, monkeypatch):
     llvm_module._init()
     module, _ = codegen(tuning._probe_kernel())
     regs = {}
-    for width in ("256", "cpu", "512"):
+    for width in ("256", "native", "512"):
         monkeypatch.setenv("MYC_VECTOR_WIDTH", width)
         features = tuning.choose("sapphirerapids", AVX512)
         assert tuning.has_avx512(features) == (width != "256")
@@ -84,17 +84,17 @@ def test_512_bit_vectors_only_where_chosen(cache, monkeypatch):
             cpu="sapphirerapids", features=features, opt=3)
         asm = tm.emit_assembly(llvm_module.optimize(llvm_module.parse(module, tm), tm))
         regs[width] = (asm.count("%zmm"), asm.count("%ymm"))
-    assert regs["256"][0] == 0 and regs["cpu"][0] == 0 and regs["512"][0] > 100, regs
+    assert regs["256"][0] == 0 and regs["native"][0] == 0 and regs["512"][0] > 100, regs
 
 
 def test_auto_measures_the_three_choices(cache):
-    times = {"256": 6.5e-3, "cpu": 5.0e-3, "512": 4.0e-3}
+    times = {"256": 6.5e-3, "native": 5.0e-3, "512": 4.0e-3}
 
     def measure(cpu, features):
         width = ("256" if not tuning.has_avx512(features) else
-                 "512" if features.endswith(tuning.ZMM) else "cpu")
+                 "512" if features.endswith(tuning.ZMM) else "native")
         return times[width]
 
     assert tuning.choose("spr", AVX512, measure) == tuning.widened(AVX512)
-    times.update({"512": 4.8e-3})  # not 10% faster than "cpu": the CPU's own tuning
+    times.update({"512": 4.8e-3})  # not 10% faster than "native": the CPU's own tuning
     assert tuning.choose("emr", AVX512, measure) == AVX512

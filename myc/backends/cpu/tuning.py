@@ -1,7 +1,7 @@
 """Vector width chosen by measurement on each CPU, not by the widest feature flag.
 
 On a CPU with AVX-512 LLVM can compile kernels three ways: AVX2 (``256``), AVX-512
-instructions at the vector width LLVM's tuning for the CPU prefers (``cpu``: 256 bits on
+instructions at the vector width LLVM's tuning for the CPU prefers (``native``: 256 bits on
 Intel's server parts, which then use AVX-512's masks, 32 registers and ``vscalef`` on
 ``ymm`` registers), or AVX-512 on 512-bit ``zmm`` vectors (``512``: the CPU's tuning
 overridden with ``-prefer-256-bit``).  None is always fastest: on a 2-core Intel Xeon
@@ -16,7 +16,7 @@ cache, keyed by the CPU's name and features, so it is measured once per machine,
 is part of every kernel's and program's cache key (through
 :func:`myc.backends.cpu.jit.host`, which returns the feature string it selects).
 
-``MYC_VECTOR_WIDTH=256``, ``cpu`` or ``512`` forces a choice (``auto``, the default,
+``MYC_VECTOR_WIDTH=256``, ``native`` or ``512`` forces a choice (``auto``, the default,
 measures).  CPUs without AVX-512 are unaffected: their widest vectors are AVX2's 256 bits.
 """
 
@@ -29,11 +29,11 @@ from collections.abc import Callable
 
 import numpy as np
 
-WIDTHS = ("auto", "256", "cpu", "512")
+WIDTHS = ("auto", "256", "native", "512")
 NO_AVX512 = "-avx512f"  # LLVM drops every feature that implies AVX-512F with it
 ZMM = "-prefer-256-bit"  # LLVM's Intel tuning prefers 256-bit vectors; this undoes it
 MARGIN = 0.9  # a wider choice must take under 90% of the narrower one's time
-TUNING_KEY = "v2"  # v1 stored "512" for what is now "cpu"
+TUNING_KEY = "v2"  # v1 stored "512" for what is now "native"
 
 
 def setting() -> str:
@@ -66,8 +66,8 @@ def widened(features: str) -> str:
 
 
 def features_for(width: str, features: str) -> str:
-    """The feature string of one of the choices ``256``, ``cpu``, ``512``."""
-    return {"256": narrowed, "cpu": lambda f: f, "512": widened}[width](features)
+    """The feature string of one of the choices ``256``, ``native``, ``512``."""
+    return {"256": narrowed, "native": lambda f: f, "512": widened}[width](features)
 
 
 def choose(cpu: str, features: str,
@@ -82,12 +82,12 @@ def choose(cpu: str, features: str,
 
     key = f"{TUNING_KEY}|{cpu}|{features}"
     cached = diskcache.load("tuning", key)
-    if cached in ("256", "cpu", "512"):
+    if cached in ("256", "native", "512"):
         return features_for(cached, features)
     measure = measure or probe_time
     best, best_s = "256", float("inf")
     try:
-        for width in ("256", "cpu", "512"):  # narrowest first: wider must earn its place
+        for width in ("256", "native", "512"):  # narrowest first: wider must earn its place
             t = min(measure(cpu, features_for(width, features)) for _ in range(3))
             if t < MARGIN * best_s:
                 best, best_s = width, t
