@@ -26,6 +26,8 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
+from myc.frontend.libraries import is_namespace, namespace_name
+from myc.frontend.libraries import public_name as scipy_public_name
 from myc.ir.nodes import Constant, Node
 from myc.prims import P
 from myc.prims.static_calls import StaticCall
@@ -80,6 +82,19 @@ def library_of(obj: Any) -> str | None:
     return "NumPy" if root == "numpy" else "SciPy"
 
 
+def public_name(obj: Any, written: str) -> str:
+    """SciPy's public name (``scipy.stats.norm.ppf``, ``scipy.special.roots_legendre``)
+    whatever the user's import; NumPy's as written (``np.triu_indices``)."""
+    owner = getattr(obj, "__self__", None)
+    if owner is not None and is_namespace(owner):
+        return f"{namespace_name(owner)}.{obj.__name__}"
+    if isinstance(obj, np.ufunc) and _module_of(obj) == "scipy.special":
+        return f"scipy.special.{obj.__name__}"
+    if isinstance(obj, types.FunctionType) and obj.__module__.startswith("scipy"):
+        return scipy_public_name(obj)
+    return written
+
+
 def call_node(low: Any, callee: Any, refused: MycError, e: ast.Call, block: Any,
               star: tuple[Node, Node] | None = None) -> Node:
     """``numpy_static(call, args, kwargs)`` for the call ``e`` of ``callee``; ``refused``
@@ -87,7 +102,7 @@ def call_node(low: Any, callee: Any, refused: MycError, e: ast.Call, block: Any,
     positional tuple and keyword dict, already built."""
     library = library_of(callee)
     assert library is not None
-    name = ast.unparse(e.func)
+    name = public_name(callee, ast.unparse(e.func))
     message = refused.message
     if star is not None:
         args, kwargs = star
