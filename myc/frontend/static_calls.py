@@ -33,13 +33,13 @@ from myc.prims import P
 from myc.prims.static_calls import StaticCall
 
 # packages whose functions have effects, read files or draw random numbers
-_REFUSED_MODULES = ("numpy.random", "numpy.testing", "numpy.f2py", "numpy.distutils",
+REFUSED_MODULES = ("numpy.random", "numpy.testing", "numpy.f2py", "numpy.distutils",
                     "numpy.ctypeslib", "numpy.lib._npyio_impl", "numpy.lib.npyio",
                     "numpy.lib.format", "numpy.lib._datasource", "numpy.ma", "scipy.io",
                     "scipy.datasets", "scipy._lib")
 # names (in any module) that write into an argument, read or write files, change global
 # settings, print, return uninitialized memory or draw random numbers
-_REFUSED_NAMES = frozenset("""
+REFUSED_NAMES = frozenset("""
     save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex tofile
     memmap copyto put place putmask put_along_axis fill_diagonal seterr seterrcall
     setbufsize set_printoptions printoptions errstate show_config show_runtime info
@@ -75,9 +75,9 @@ def library_of(obj: Any) -> str | None:
     root = mod.split(".")[0]
     if root not in ("numpy", "scipy"):
         return None
-    if any(mod == m or mod.startswith(m + ".") for m in _REFUSED_MODULES):
+    if any(mod == m or mod.startswith(m + ".") for m in REFUSED_MODULES):
         return None
-    if getattr(obj, "__name__", "") in _REFUSED_NAMES:
+    if getattr(obj, "__name__", "") in REFUSED_NAMES:
         return None
     return "NumPy" if root == "numpy" else "SciPy"
 
