@@ -43,7 +43,7 @@ REFUSED_NAMES = frozenset("""
     save savez savez_compressed savetxt load loadtxt genfromtxt fromfile fromregex tofile
     memmap copyto put place putmask put_along_axis fill_diagonal seterr seterrcall
     setbufsize set_printoptions printoptions errstate show_config show_runtime info
-    source lookfor get_include empty empty_like nditer rvs random random_state seed
+    source lookfor get_include empty empty_like ndarray nditer rvs random random_state seed
     default_rng fit
 """.split())
 
