@@ -101,11 +101,12 @@ def _to_python(v: Any, call: StaticCall) -> Any:
 
 def _constant(v: Any, call: StaticCall, depth: int = 0) -> Any:
     """The function's result as a constant of the program, or a clear refusal."""
-    if isinstance(v, np.ndarray):
+    if type(v) is np.ndarray:  # (a subclass -- np.matrix, a masked array -- means
+        # something else to the operators: refused below as an object)
         if v.dtype.kind not in "biuf":
             raise MycTypeError(f"{call.name} returned an array of dtype {v.dtype}, which "
                                "myc cannot represent (numeric and boolean arrays only)")
-        out = np.array(v, copy=True)  # (a subclass such as np.matrix: a plain array)
+        out = v.copy()
         out.flags.writeable = False
         return out
     if isinstance(v, np.generic):

@@ -207,6 +207,10 @@ def _complex(x):
     return x * np.roots([1.0, 0.0, 1.0])
 
 
+def _matrix(x):
+    return x * np.asmatrix(np.eye(2))
+
+
 def _random(x):
     return x * np.random.choice(3)
 
@@ -220,6 +224,7 @@ def _mutates(x):
 @pytest.mark.parametrize("fn,words", [
     (_poly, "numpy.poly1d object, which myc cannot represent"),
     (_complex, "dtype complex128"),
+    (_matrix, "numpy.matrix object"),
     (_random, "np.random.choice"),
     (_mutates, "np.fill_diagonal"),
 ], ids=lambda v: getattr(v, "__name__", ""))
