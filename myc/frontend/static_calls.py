@@ -34,9 +34,10 @@ from myc.prims.static_calls import StaticCall
 
 # packages whose functions have effects, read files or draw random numbers
 REFUSED_MODULES = ("numpy.random", "numpy.testing", "numpy.f2py", "numpy.distutils",
-                    "numpy.ctypeslib", "numpy.lib._npyio_impl", "numpy.lib.npyio",
-                    "numpy.lib.format", "numpy.lib._datasource", "numpy.ma", "scipy.io",
-                    "scipy.datasets", "scipy._lib")
+                   "numpy.ctypeslib", "numpy.lib._npyio_impl", "numpy.lib.npyio",
+                   "numpy.lib.format", "numpy.lib._datasource", "numpy.ma", "scipy.io",
+                   "scipy.datasets", "scipy._lib", "scipy.stats._qmc", "scipy.stats.qmc",
+                   "scipy.linalg.interpolative")
 # names (in any module) that write into an argument, read or write files, change global
 # settings, print, return uninitialized memory or draw random numbers
 REFUSED_NAMES = frozenset("""
@@ -44,7 +45,7 @@ REFUSED_NAMES = frozenset("""
     memmap copyto put place putmask put_along_axis fill_diagonal seterr seterrcall
     setbufsize set_printoptions printoptions errstate show_config show_runtime info
     source lookfor get_include empty empty_like ndarray nditer rvs random random_state seed
-    default_rng fit
+    default_rng fit bootstrap permutation_test monte_carlo_test
 """.split())
 
 
