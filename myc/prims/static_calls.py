@@ -18,14 +18,15 @@ call with another ``n`` specializes anew.  Arrays go in as copies (a function th
 writes into its argument cannot change the program's constants) and come out as
 read-only copies (a later mutation cannot change compiled code).  Only values myc
 represents come back: numeric arrays and scalars, ``None``, strings, dtypes, and tuples,
-lists and namedtuples of them; anything else (a ``poly1d``, complex numbers) is a clear
+lists and namedtuples of them (``np.finfo``/``np.iinfo``: namedtuples of their numbers);
+anything else (a ``poly1d``, complex numbers) is a clear
 ``MycTypeError``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,6 +37,32 @@ from myc.prims.registry import get, register
 
 MAX_ITEMS = 100_000  # an iterator's items kept as a list (np.ndindex): beyond, refused
 _KWARGS_REFUSED = ("random_state", "rng", "seed", "out")
+
+
+class FInfo(NamedTuple):
+    """``np.finfo(dtype)``'s numbers, as a namedtuple (``np.finfo(x.dtype).eps``)."""
+
+    bits: int
+    dtype: Any
+    eps: Any
+    epsneg: Any
+    max: Any
+    min: Any
+    precision: int
+    resolution: Any
+    smallest_normal: Any
+    smallest_subnormal: Any
+    tiny: Any
+
+
+class IInfo(NamedTuple):
+    """``np.iinfo(dtype)``'s numbers, as a namedtuple (``np.iinfo(np.int32).max``)."""
+
+    bits: int
+    dtype: Any
+    kind: str
+    max: int
+    min: int
 
 
 class StaticCall:
@@ -123,6 +150,9 @@ def _constant(v: Any, call: StaticCall, depth: int = 0) -> Any:
         return tuple(items) if type(v) is tuple else type(v)._make(items)
     if isinstance(v, list):
         return ListValue(_constant(x, call, depth + 1) for x in v)
+    if isinstance(v, (np.finfo, np.iinfo)):  # the machine limits a program reads
+        info = FInfo if isinstance(v, np.finfo) else IInfo
+        return info(*(getattr(v, f) for f in info._fields))
     if isinstance(v, Iterator) and depth == 0:  # np.ndindex(2, 3): its items, as a list
         items = []
         for x in v:

@@ -119,6 +119,18 @@ def test_scipy_roots_legendre_and_constants():
         lambda v: quad(float(v)), np.array(0.5)), rtol=1e-7)
 
 
+def _eps(x):
+    return x + np.finfo(x.dtype).eps * np.iinfo(np.int32).bits + np.finfo(np.float32).tiny
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_machine_limits_are_namedtuples_of_their_numbers(dtype):
+    x = np.ones(3, dtype)
+    got = myc.jit(_eps)(x)
+    assert got.dtype == _eps(x).dtype
+    np.testing.assert_array_equal(got, _eps(x))
+
+
 def test_another_static_size_gives_its_own_constant():
     def pairs(x, n):
         i, j = np.triu_indices(n, k=1)
