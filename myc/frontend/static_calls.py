@@ -29,7 +29,7 @@ from myc.errors import MycError
 from myc.frontend.libraries import is_namespace, namespace_name
 from myc.frontend.libraries import public_name as scipy_public_name
 from myc.ir.nodes import Constant, Node
-from myc.prims import P
+from myc.prims import P, Primitive
 from myc.prims.static_calls import StaticCall
 
 # packages whose functions have effects, read files or draw random numbers
@@ -83,6 +83,18 @@ def library_of(obj: Any) -> str | None:
     return "NumPy" if root == "numpy" else "SciPy"
 
 
+_BUILTIN_TYPES = {"to_float": float, "to_int": int, "to_bool": bool}
+
+
+def _builtin_type(n: Node) -> Node:
+    """``float`` passed as a dtype (``np.finfo(float)``): the type itself, not the
+    primitive the name stands for in a call (which AD would transform)."""
+    if isinstance(n, Constant) and isinstance(n.value, Primitive) and \
+            n.value.name in _BUILTIN_TYPES:
+        return Constant(_BUILTIN_TYPES[n.value.name], n.loc)
+    return n
+
+
 def public_name(obj: Any, written: str) -> str:
     """SciPy's public name (``scipy.stats.norm.ppf``, ``scipy.special.roots_legendre``)
     whatever the user's import; NumPy's as written (``np.triu_indices``)."""
@@ -110,6 +122,8 @@ def call_node(low: Any, callee: Any, refused: MycError, e: ast.Call, block: Any,
         kwnames = None
     else:
         pos, kw = low._args(e, block, numpy=True)
+        pos = [_builtin_type(a) for a in pos]
+        kw = {k: _builtin_type(v) for k, v in kw.items()}
         kwnames = tuple(kw)
         args = low.apply(block, P.make_tuple, *pos, node=e)
         kwargs = low.apply(block, P.make_tuple, *kw.values(), node=e)

@@ -120,7 +120,8 @@ def test_scipy_roots_legendre_and_constants():
 
 
 def _eps(x):
-    return x + np.finfo(x.dtype).eps * np.iinfo(np.int32).bits + np.finfo(np.float32).tiny
+    return x + np.finfo(x.dtype).eps * np.iinfo(np.int32).bits + np.finfo(np.float32).tiny \
+        + np.sum(np.indices((2,), dtype=int)) * np.finfo(float).eps
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
@@ -129,6 +130,7 @@ def test_machine_limits_are_namedtuples_of_their_numbers(dtype):
     got = myc.jit(_eps)(x)
     assert got.dtype == _eps(x).dtype
     np.testing.assert_array_equal(got, _eps(x))
+    np.testing.assert_array_equal(myc.grad(lambda v: np.sum(_eps(v)))(x), np.ones(3, dtype))
 
 
 def test_another_static_size_gives_its_own_constant():
