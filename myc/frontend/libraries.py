@@ -142,7 +142,7 @@ _SCIPY_HINTS = {
 }
 
 
-def _public_name(fn: types.FunctionType) -> str:
+def public_name(fn: types.FunctionType) -> str:
     """``scipy.integrate.solve_ivp`` for the function of ``scipy.integrate._ivp.ivp``:
     the package path up to its first private module."""
     parts = []
@@ -159,7 +159,7 @@ def scipy_refusal(fn: types.FunctionType) -> tuple[str, str] | None:
     Fortran calls, keyword handling) are far outside the subset."""
     if not fn.__module__.startswith("scipy.") and fn.__module__ != "scipy":
         return None
-    name = _public_name(fn)
+    name = public_name(fn)
     return (f"{name} is not supported by myc (SciPy's source is not compiled)",
             _SCIPY_HINTS.get(name, "the SciPy functions myc supports are listed in its "
                                    "docs/scipy.md; call this one outside the compiled "

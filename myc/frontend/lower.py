@@ -44,7 +44,7 @@ from myc.errors import (
     in_library,
 )
 from myc.frontend import builtins as B
-from myc.frontend import effects, globals_watch, linalg_library, objects
+from myc.frontend import effects, globals_watch, linalg_library, objects, static_calls
 from myc.frontend.libraries import (
     is_namespace,
     library_function,
@@ -1549,8 +1549,13 @@ class FunctionLowerer:
 
         if callee is py.zip and len(e.args) == 1 and not e.keywords:
             return self.py_call("py_zip", [pos], e, block)
-        fn = self.python_value(callee, ast.unparse(e.func), e.func, block) \
-            if callee is not None else self.expr(e.func, block)
+        try:
+            fn = self.python_value(callee, ast.unparse(e.func), e.func, block) \
+                if callee is not None else self.expr(e.func, block)
+        except MycError as exc:
+            if static_calls.library_of(callee) is None or in_library(self.info.filename):
+                raise
+            return static_calls.call_node(self, callee, exc, e, block, star=(pos, kw))
         if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
                 fn.value.flags.get("signature") is not None):
             star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (
@@ -1781,7 +1786,14 @@ class FunctionLowerer:
                                    "a_min": "lo", "a_max": "hi", "newshape": "shape",
                                    "condition": "cond", "fill_value": "fill_value"})
         name = ast.unparse(e.func)  # as the user wrote it: np.fft.fft, not fft
-        fn = self.python_value(callee, name, e.func, block)
+        try:
+            fn = self.python_value(callee, name, e.func, block)
+        except MycError as exc:
+            if static_calls.library_of(callee) is None or in_library(self.info.filename):
+                raise
+            # NumPy's/SciPy's own function called by the user's code: NumPy runs it if
+            # its arguments are static (inside a library's source: refused as before)
+            return static_calls.call_node(self, callee, exc, e, block)
         return self.call_node(fn, e, block)
 
     def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:

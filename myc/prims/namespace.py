@@ -17,6 +17,7 @@ from myc.prims import linalg as _linalg  # noqa: F401
 from myc.prims import ops as _ops  # noqa: F401  (registers the primitives)
 from myc.prims import sorting as _sorting  # noqa: F401
 from myc.prims import special as _special  # noqa: F401
+from myc.prims import static_calls as _static_calls  # noqa: F401
 from myc.prims.registry import REGISTRY
 
 P = SimpleNamespace(**REGISTRY)

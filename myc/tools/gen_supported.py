@@ -4,7 +4,8 @@
 committed file is stale (``tests/unit/test_supported_doc.py`` runs the check).  Everything
 listed comes from the primitive table (``myc.prims``: each primitive's names, whether it
 is elementwise, fused, differentiable) and the frontend's own tables (operators, library
-functions, methods, the ``math`` functions it composes); nothing is written by hand.
+functions, methods, the ``math`` functions it composes, what never runs at compile time);
+nothing is written by hand.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ def render() -> str:
     """The document's text."""
     from myc.frontend import builtins as B
     from myc.frontend import lower as L
+    from myc.frontend import static_calls as S
     from myc.prims import REGISTRY
 
     lines = ["# Supported Python and NumPy", "",
@@ -67,6 +69,14 @@ def render() -> str:
                         if not any(f"math.{n}" in p.names for p in REGISTRY.values())), "",
               "## NumPy functions written in the subset (docs/numpy.md)", "",
               ", ".join(f"`np.{n}`" for n in sorted(B.NP_LIBRARY)), "",
+              "## NumPy and SciPy functions run at compile time (docs/numpy.md)", "",
+              "Any other function, ufunc or class of the `numpy` and `scipy` packages "
+              "(and a method of a `scipy.stats` distribution), called with static "
+              "arguments only (ints, shapes, tuples, strings, dtypes, constant arrays), "
+              "runs when the program is compiled; its result is a constant.  Never run "
+              "so, for their effects or non-determinism: the modules " +
+              ", ".join(f"`{m}`" for m in S.REFUSED_MODULES) + "; the functions named " +
+              ", ".join(f"`{n}`" for n in sorted(S.REFUSED_NAMES)) + ".", "",
               "## Array methods", "",
               ", ".join(f"`.{n}()`" for n in sorted(set(L.FunctionLowerer._METHODS) |
                                                      set(B.METHOD_LIBRARY) |
