@@ -102,6 +102,10 @@ def guarded(sf, prog, args: tuple) -> Any:
                     vs.remove(v)
                     vs.insert(0, v)
         return out
+    if prog.int_leaves:
+        # a run-time int out of the range its program holds for (a dynamic slice past
+        # the end, or from a negative start): the program of this call's int values
+        return sf.by_value(args)
     if len(vs) < MAX_VARIANTS and _repeatable(prog.guards):
         new = _variant(sf, args, vs)
         if new is not None:
