@@ -38,11 +38,12 @@ _ARITH = frozenset(["add", "sub", "mul", "neg", "mod", "floordiv"])
 class DynSlice:
     """``slice(start, start + size)`` with ``start`` a run-time int node."""
 
-    __slots__ = ("start", "size", "chain", "leaves")
+    __slots__ = ("start", "size", "chain", "leaves", "form")
 
     def __init__(self, start: Node, size: int, chain: frozenset[int],
-                 leaves: frozenset[Node]):
+                 leaves: frozenset[Node], form: tuple):
         self.start = start
+        self.form = form  # the start's affine form
         self.size = size
         self.chain = chain  # the int nodes computing the start (and the stop)
         self.leaves = leaves  # the int parameters they read
@@ -63,11 +64,20 @@ class DynamicSlices:
     int_params: frozenset[int] = frozenset()
     int_ok: set[int]
     root_trace: Any = None
+    pins: dict[int, int] | None = None
+    pinned_count = 0  # slices pinned to this call's start
 
-    def start_dynamic_slices(self, int_params: frozenset[int]) -> None:
-        """Turn the rule on (a trace with run-time int parameters, not guarded)."""
+    def start_dynamic_slices(self, int_params: list[Node],
+                             pins: list[int] | None = None) -> None:
+        """Turn the rule on (a trace with run-time int parameters, not guarded).
+        ``pins``: the call's values of those parameters, for a variant whose starts out
+        of range are pinned to this call's (a guard of equality each) instead of being
+        refused."""
         self.forms = {}
-        self.int_params = int_params
+        self.int_params = frozenset(p.id for p in int_params)
+        self.pins = None if pins is None else {p.id: int(v) for p, v in
+                                               zip(int_params, pins, strict=True)}
+        self.defs: dict[int, tuple] = {}  # opaque bases: (op, operand's form, divisor)
         self.int_ok = set()
         self.root_trace = self.trace
         self._slice_guards: dict[tuple, Node] = {}
@@ -119,9 +129,24 @@ class DynamicSlices:
             if bb is not None or m <= 0:
                 return
             f = (node, 1, 0, m if name == "mod" else na // m + 1)
+            self.defs[node.id] = (name, fs[0], m)
         if f[3] > _MAX_BOUND:
             return
         self.forms[node.id] = (*f, chain, leaves)
+
+    def pinned_value(self, f: tuple) -> int:
+        """A form's value for the pinned call (Python's ints: exact)."""
+        base, c, d = f[:3]
+        if base is None:
+            return d
+        assert self.pins is not None
+        if base.id in self.pins:
+            v = self.pins[base.id]
+        else:
+            op, inner, m = self.defs[base.id]
+            x = self.pinned_value(inner)
+            v = x % m if op == "mod" else x // m
+        return c * v + d
 
     # -- slices --------------------------------------------------------------------------
     def dynamic_slice_of(self, args: list[Any]) -> DynSlice | None:
@@ -139,7 +164,7 @@ class DynamicSlices:
         size = ft[2] - fs[2]
         if size <= 0:
             return None
-        return DynSlice(start, size, fs[4] | ft[4], fs[5] | ft[5])
+        return DynSlice(start, size, fs[4] | ft[4], fs[5] | ft[5], fs)
 
     def _split_index(self, x: Any, index: Any) -> tuple | None:
         """For an index holding one ``DynSlice`` among basic components: (the index with
@@ -173,17 +198,38 @@ class DynamicSlices:
         trivial = all(c is Ellipsis or c == slice(None) for c in static)
         return (static if type(index) is tuple else static[0]), trivial, out_axis, comps[k]
 
-    def _guard(self, ds: DynSlice, dim: int, loc: Any) -> None:
+    def _guard(self, ds: DynSlice, dim: int, loc: Any) -> int | None:
         """The program holds only for a start in [0, dim - size] and int parameters in
-        +-2**31 (each guard once)."""
+        +-2**31 (each guard once).  A pinned variant whose start is out of range holds
+        for that start only: its value is returned (None: the window is dynamic)."""
         for leaf in ds.leaves:
             if leaf.id not in self._leaf_guards:
                 self._leaf_guards.add(leaf.id)
                 self._in_range(leaf, -_LEAF_BOUND, _LEAF_BOUND, loc)
+        self.int_ok.update(ds.chain)
+        if self.pins is not None:
+            s = self.pinned_value(ds.form)
+            if not 0 <= s <= dim - ds.size:
+                key = (ds.start.id, "eq", s)
+                self.pinned_count += 1
+                if key not in self._slice_guards:
+                    eq = self.emit(P.eq, [ds.start, s], loc)
+                    self.int_ok.add(eq.id)
+                    self.guards.append(("truth", eq, True))
+                    self._slice_guards[key] = eq
+                return s
         key = (ds.start.id, dim - ds.size)
         if key not in self._slice_guards:
             self._slice_guards[key] = self._in_range(ds.start, 0, dim - ds.size, loc)
-        self.int_ok.update(ds.chain)
+        return None
+
+    @staticmethod
+    def _pinned_index(index: Any, ds: DynSlice, s: int) -> Any:
+        """``index`` with ``ds`` as the constant slice of the pinned start ``s``."""
+        sl = slice(s, s + ds.size)
+        if type(index) is not tuple:
+            return sl
+        return tuple(sl if c is ds else c for c in index)
 
     def _in_range(self, v: Node, lo: int, hi: int, loc: Any) -> Node:
         ge = self.emit(P.ge, [v, lo], loc)
@@ -203,7 +249,10 @@ class DynamicSlices:
         a = y.abstract if isinstance(y, Node) else abstract_of(y)
         if not isinstance(a, AArray) or ds.size > a.shape[axis]:
             return None
-        self._guard(ds, a.shape[axis], loc)
+        pinned = self._guard(ds, a.shape[axis], loc)
+        if pinned is not None:  # NumPy's slice at this start, a static one
+            return self.call_prim(P.getitem, [x, self._pinned_index(index, ds, pinned)],
+                                  loc)
         out = self.emit(P.dynamic_slice, [y, ds.start, axis, ds.size], loc)
         self.int_ok.add(out.id)
         return out
@@ -219,7 +268,10 @@ class DynamicSlices:
         dim = base[static].shape[axis]
         if ds.size > dim:
             return None
-        self._guard(ds, dim, loc)
+        pinned = self._guard(ds, dim, loc)
+        if pinned is not None:
+            return self.call_prim(P.getitem_grad,
+                                  [x, self._pinned_index(index, ds, pinned), d], loc)
         if d is ZERO:
             return ZERO
         g = self.emit(P.dynamic_slice_grad, [d, ds.start, axis, dim], loc)

@@ -703,7 +703,8 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False,
           typed_calls: bool = False, strict_loops: bool = False,
-          runtime_ints: frozenset[int] = frozenset()) -> tuple[Graph, Any]:
+          runtime_ints: frozenset[int] = frozenset(),
+          pins: list[int] | None = None) -> tuple[Graph, Any]:
     """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
 
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
@@ -713,7 +714,9 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     errors they raise (gathers whose values are dead), discarded after the run.
     With ``typed_calls``, recursive calls under data-dependent branches become typed
     functions (``myc.infer.calls``) instead of being unrolled.  The int leaves at
-    indices ``runtime_ints`` (tuples flattened) are parameters too, not constants.
+    indices ``runtime_ints`` (tuples flattened) are parameters too, not constants;
+    ``pins``: their values in this call, for a variant whose dynamic slices out of
+    range are pinned to this call's starts (``myc.infer.dynslice``).
     """
     tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
     tracer.strict_loops = strict_loops
@@ -722,12 +725,13 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     sym_args = [symbolize(a, tracer.trace, p.name, vals, False, (runtime_ints, leaf_count))
                 for a, p in zip(args, graph.parameters, strict=True)]
     if runtime_ints and not guarded:
-        tracer.start_dynamic_slices(frozenset(
-            p.id for p in tracer.trace.parameters
-            if isinstance(p.abstract, AScalar) and p.abstract.dtype.kind == "i"))
+        tracer.start_dynamic_slices([
+            p for p in tracer.trace.parameters
+            if isinstance(p.abstract, AScalar) and p.abstract.dtype.kind == "i"], pins)
     out = tracer.run(*sym_args)
     if tracer.forms is not None:
         tracer.trace.flags["int_ok"] = frozenset(tracer.int_ok)
+        tracer.trace.flags["pinned"] = tracer.pinned_count
     return finish_trace(tracer, out)
 
 
