@@ -16,7 +16,10 @@ floats before anything else: no int arithmetic that could overflow int64 where P
 ints would not, no comparison, no index, no branch, no loop).  Otherwise the argument is
 marked static and stays specialized by value.  Ints are counted by their place among the
 call's leaves (tuples flattened, as compiled programs take their parameters), so an int
-inside a tuple follows the same rule as one on its own.
+inside a tuple follows the same rule as one on its own.  One exception, JAX's
+``dynamic_slice`` rule: an int that only sets the start of a slice whose length is
+static (``x[i * b:(i + 1) * b]``) -- the tracer proves it and lists the int nodes it
+vouches for in ``typed.flags["int_ok"]`` (``myc.infer.dynslice``).
 
 Not run-time scalars, on purpose: bools and NumPy bools (two values: at most two
 programs, never unbounded), and an int first used in int arithmetic (``n + 1``): int64
