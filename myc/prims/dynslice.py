@@ -28,16 +28,15 @@ def _at(ndim: int, axis: int, start: Any, size: int, dim: int) -> tuple:
     return (slice(None),) * axis + (slice(s, s + size),) + (slice(None),) * (ndim - axis - 1)
 
 
-def dynamic_slice_ref(x: Any, start: Any, axis: int, size: int) -> np.ndarray:
-    x = np.asarray(x)
-    return x[_at(x.ndim, axis, start, size, x.shape[axis])].copy()
+# (written for any array type NumPy dispatches to -- CuPy's too: a GPU runs them there)
+def dynamic_slice_ref(x: Any, start: Any, axis: int, size: int) -> Any:
+    return x[_at(np.ndim(x), axis, start, size, np.shape(x)[axis])].copy()
 
 
-def dynamic_slice_grad_ref(d: Any, start: Any, axis: int, dim: int) -> np.ndarray:
-    d = np.asarray(d)
-    shape = d.shape[:axis] + (dim,) + d.shape[axis + 1:]
-    out = np.zeros(shape, d.dtype)
-    out[_at(d.ndim, axis, start, d.shape[axis], dim)] = d
+def dynamic_slice_grad_ref(d: Any, start: Any, axis: int, dim: int) -> Any:
+    shape = np.shape(d)[:axis] + (dim,) + np.shape(d)[axis + 1:]
+    out = np.zeros_like(d, shape=shape)
+    out[_at(np.ndim(d), axis, start, np.shape(d)[axis], dim)] = d
     return out
 
 
