@@ -155,3 +155,26 @@ def test_ints_beyond_the_guarded_range_are_specialized_on_their_value():
     for i in [0, 1, 2**40, 2**40 + 3, 2**62]:
         np.testing.assert_allclose(f(X, i), far_window(X, i), rtol=1e-12)
     assert f.stats().evaluator_calls == 0
+
+
+def test_a_dynamic_slice_runs_on_a_gpu_device(monkeypatch, tmp_path):
+    """CUDA's glue without a GPU (``tests/cuda/fake_cupy``): the window and its adjoint
+    give device arrays (they ran there, not on host copies)."""
+    from myc.backends.cuda import host
+    from tests.cuda import fake_cupy
+
+    fake_cupy.install(monkeypatch, tmp_path)
+    kinds: dict[str, set] = {}
+    real = host.HostStep.__call__
+
+    def spy(self, *vals):
+        out = real(self, *vals)
+        kinds.setdefault(self.name, set()).add(isinstance(out, fake_cupy.FakeArray))
+        return out
+
+    monkeypatch.setattr(host.HostStep, "__call__", spy)
+    g = myc.grad(columns, backend="cuda")
+    x = np.random.default_rng(1).normal(size=(4, 7))
+    for i in [0, 1, 2, 3]:
+        np.testing.assert_allclose(g(x, i), myc.grad(columns)(x, i), rtol=1e-6, atol=1e-7)
+    assert kinds["dynamic_slice"] == {True} and kinds["dynamic_slice_grad"] == {True}
