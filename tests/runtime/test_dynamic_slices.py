@@ -178,3 +178,25 @@ def test_a_dynamic_slice_runs_on_a_gpu_device(monkeypatch, tmp_path):
     for i in [0, 1, 2, 3]:
         np.testing.assert_allclose(g(x, i), myc.grad(columns)(x, i), rtol=1e-6, atol=1e-7)
     assert kinds["dynamic_slice"] == {True} and kinds["dynamic_slice_grad"] == {True}
+
+
+G = np.arange(20.0).reshape(10, 2)
+
+
+def windows_out(x, i):
+    return x[i:i + 3], G[i * 2:i * 2 + 2], x[i:i + 3] * 2.0
+
+
+def test_a_window_returned_is_the_callers_own():
+    """A native program reads a row window in place (a pointer into the array): what it
+    returns is still a fresh array, and the program's constants are never written."""
+    f = myc.jit(windows_out)
+    x = np.arange(30.0).reshape(10, 3)
+    for i in [0, 1, 2, 3, 4, 1, 2]:
+        got = f(x, i)
+        for a, b in zip(got, windows_out(x, i), strict=True):
+            np.testing.assert_array_equal(a, b)
+        got[0][...] = -1.0
+        got[1][...] = -1.0
+    np.testing.assert_array_equal(G, np.arange(20.0).reshape(10, 2))
+    np.testing.assert_array_equal(x, np.arange(30.0).reshape(10, 3))

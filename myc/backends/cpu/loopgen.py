@@ -179,6 +179,7 @@ class NativeLoop(NativeRun):
         self.once = bool(getattr(body, "once", False))
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
+        self.windows: set[int] = set()  # dynamic slices that are a contiguous window
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
@@ -691,6 +692,9 @@ class NativeLoop(NativeRun):
                     continue
                 b.store(dst, slot_var(st.output))
                 continue
+            if si in self.windows:  # x[s:s + n] along the first axis: a pointer into x
+                self._window_step(b, si, ins_, out, value, slot_var)
+                continue
             if si in self.rows:
                 self._row_step(b, module, si, name, ins_, off, out, path, bail_on, value,
                                scratch_ptr, slot_var)
@@ -1183,7 +1187,8 @@ class NativeLoop(NativeRun):
 
     def _alias(self, si: int) -> bool:
         """Does step ``si``'s array result alias another array (no buffer of its own)?"""
-        return si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem"
+        return si in self.windows or (
+            si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem")
 
     def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
                   path, bail_on, value, scratch_ptr, slot_var) -> None:
@@ -1223,6 +1228,22 @@ class NativeLoop(NativeRun):
                 b.store(value(si, off + 2, ds_, d, want=LLTYPE[_dtname(out.dtype)]), at)
         b.store(dst, slot_var(self.body.steps[si].output))
 
+    def _window_step(self, b, si: int, ins_: list, out: AArray, value, slot_var) -> None:
+        """A dynamic slice whose window is contiguous: a pointer at the clamped start, as
+        ``x[i]`` (``_row_step``) is -- no copy."""
+        specs = self.body.specs
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        axis = int(ins_[2][1])
+        start = value(si, 1, *ins_[1], want=I64)
+        last = ir.Constant(I64, max(x.shape[axis] - out.shape[axis], 0))
+        start = b.select(b.icmp_signed("<", start, ir.Constant(I64, 0)),
+                         ir.Constant(I64, 0), start)
+        start = b.select(b.icmp_signed(">", start, last), last, start)
+        ty = MEMTYPE[_dtname(out.dtype)]
+        at = b.mul(start, ir.Constant(I64, prod(x.shape[axis + 1:])))
+        b.store(b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty),
+                slot_var(self.body.steps[si].output))
+
     def _array_step_plan(self, si: int, name: str, ins_: list, out: AArray) -> None:
         specs = self.body.specs
         if name in _DYNAMIC:
@@ -1232,6 +1253,8 @@ class NativeLoop(NativeRun):
                     and _dtname(out.dtype) in MEMTYPE and isinstance(st, AScalar)
                     and st.dtype.kind == "i" and not ins_[2][0] and not ins_[3][0]):
                 raise Unsupported(f"{name} of this kind")
+            if name == "dynamic_slice" and prod(x.shape[:int(ins_[2][1])]) == 1:
+                self.windows.add(si)  # rows of a C-contiguous array: a pointer into it
             return
         if name in ("zeros_like", "ones_like", "zeros", "ones"):
             return
