@@ -11,8 +11,6 @@ import math
 
 import numpy as np
 
-import myc
-
 
 def init_layers(widths, scale, rs):
     return [(scale * rs.randn(m, n), scale * rs.randn(n)) for m, n in zip(widths[:-1], widths[1:])]
@@ -57,12 +55,3 @@ def train(gradient, layers, steps, lr=0.01):
         layers = [(w - lr * gw, b - lr * gb) for (w, b), (gw, gb) in zip(layers, g)]
     return layers
 
-
-def main(steps=40, n_images=2048, batch=256, backend="cpu"):
-    import time
-
-    loss, layers = build(n_images, 784, (200, 100, 10), batch)
-    gradient = myc.grad(loss, backend=backend)
-    t = time.perf_counter()
-    train(gradient, layers, steps)
-    return time.perf_counter() - t, gradient.stats()
