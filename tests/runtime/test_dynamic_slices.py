@@ -42,7 +42,7 @@ def test_a_mini_batch_training_loop_is_one_program(backend):
     assert st.compiles <= 2 and st.evaluator_calls == 0
 
 
-def test_training_with_a_dynamic_slice_matches_cpython():
+def test_training_with_a_dynamic_slice_matches_the_evaluator():
     loss, layers = build(n_images=40, batch=8)
     trained = train(myc.grad(loss), layers, 12)
     with warnings.catch_warnings():
