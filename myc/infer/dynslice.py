@@ -78,6 +78,7 @@ class DynamicSlices:
         self.pins = None if pins is None else {p.id: int(v) for p, v in
                                                zip(int_params, pins, strict=True)}
         self.defs: dict[int, tuple] = {}  # opaque bases: (op, operand's form, divisor)
+        self._opaque: dict[tuple, Node] = {}  # (op, operand's base, c, d, divisor) -> base
         self.int_ok = set()
         self.root_trace = self.trace
         self._slice_guards: dict[tuple, Node] = {}
@@ -128,8 +129,13 @@ class DynamicSlices:
             (_, _, _, na), (bb, _, m, _) = fs[0][:4], fs[1][:4]
             if bb is not None or m <= 0:
                 return
-            f = (node, 1, 0, m if name == "mod" else na // m + 1)
-            self.defs[node.id] = (name, fs[0], m)
+            # the same expression computed twice (``i % n * b``, ``(i % n + 1) * b``) is
+            # one base: its first node
+            inner = fs[0]
+            key = (name, None if inner[0] is None else inner[0].id, inner[1], inner[2], m)
+            base = self._opaque.setdefault(key, node)
+            f = (base, 1, 0, m if name == "mod" else na // m + 1)
+            self.defs[base.id] = (name, inner, m)
         if f[3] > _MAX_BOUND:
             return
         self.forms[node.id] = (*f, chain, leaves)

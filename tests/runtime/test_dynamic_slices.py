@@ -200,3 +200,16 @@ def test_a_window_returned_is_the_callers_own():
         got[1][...] = -1.0
     np.testing.assert_array_equal(G, np.arange(20.0).reshape(10, 2))
     np.testing.assert_array_equal(x, np.arange(30.0).reshape(10, 3))
+
+
+def by_mod_and_floordiv(x, i):
+    return np.sum(x[i % 3 * 2:i % 3 * 2 + 2]) + 10.0 * np.sum(x[i // 4 + 2:i // 4 + 4, 1:])
+
+
+def test_python_rounding_of_run_time_mod_and_floordiv():
+    """``%`` and ``//`` of a run-time int round towards -inf, as Python's (native code
+    computes them: C's remainder and quotient round towards zero)."""
+    f = myc.jit(by_mod_and_floordiv)
+    for i in [0, 1, -1, -5, -4, 7, -9, 13, -13, 2]:
+        np.testing.assert_allclose(f(X, i), by_mod_and_floordiv(X, i), rtol=1e-12)
+    assert f._executable.ints.runtime and f.stats().native_calls >= 8
