@@ -133,9 +133,14 @@ def window_of_two_ints(x, i, n):
     return np.sum(x[i:i + n])
 
 
+def strided(x, i):
+    return np.sum(x[i:i + 4:2] * np.arange(6.0)) + np.sum(x[i + 3:i:-1])
+
+
 @pytest.mark.parametrize("fn, args", [
     (head, [(1,), (2,), (3,), (4,)]),
-    (window_of_two_ints, [(0, 2), (1, 2), (1, 3), (2, 1)])])
+    (window_of_two_ints, [(0, 2), (1, 2), (1, 3), (2, 1)]),
+    (strided, [(0,), (1,), (5,), (-2,)])])
 def test_a_length_that_depends_on_the_int_stays_by_value(fn, args):
     f = myc.jit(fn)
     for a in args:
