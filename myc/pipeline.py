@@ -196,20 +196,30 @@ def compile(graph: Graph, args: list[Any], backend: str = "cpu",
 
 
 def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
-                    backend: str):
+                    backend: str, pinned: bool = False):
     """The host program of ``graph`` for ``args`` with the int leaves at ``positions``
     (indices among the call's leaves, tuples flattened) as parameters; raises
     ``NotRuntime`` when the rule above keeps any of them static (or
-    anything fails: the by-value program is then made, and reports any error)."""
+    anything fails: the by-value program is then made, and reports any error).
+    ``pinned``: the variant for a call its program's guards refused, with this call's
+    dynamic slices that are out of range pinned to their starts
+    (``myc.infer.dynslice``)."""
     from myc.infer.runtime_ints import NotRuntime, decides, leaf_positions
     from myc.infer.trace import trace
+    from myc.prims.containers import leaves_of
 
+    pins = None
+    if pinned:
+        flat = leaves_of(args)
+        pins = [flat[i] for i in sorted(leaf_positions(args, positions))]
     try:
-        typed, template = trace(graph, args, runtime_ints=positions)
+        typed, template = trace(graph, args, runtime_ints=positions, pins=pins)
     except GraphBreak as brk:
         raise NotRuntime(brk.reason) from None
     except Exception as exc:  # noqa: BLE001 - the by-value trace reports it
         raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
+    if pinned and not typed.flags.get("pinned"):
+        raise NotRuntime("no slice start to pin")
     leaves = leaf_positions(args, positions)
     why = decides(typed, len(leaves))
     if why is not None:

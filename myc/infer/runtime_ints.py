@@ -16,7 +16,10 @@ floats before anything else: no int arithmetic that could overflow int64 where P
 ints would not, no comparison, no index, no branch, no loop).  Otherwise the argument is
 marked static and stays specialized by value.  Ints are counted by their place among the
 call's leaves (tuples flattened, as compiled programs take their parameters), so an int
-inside a tuple follows the same rule as one on its own.
+inside a tuple follows the same rule as one on its own.  One exception, JAX's
+``dynamic_slice`` rule: an int that only sets the start of a slice whose length is
+static (``x[i * b:(i + 1) * b]``) -- the tracer proves it and lists the int nodes it
+vouches for in ``typed.flags["int_ok"]`` (``myc.infer.dynslice``).
 
 Not run-time scalars, on purpose: bools and NumPy bools (two values: at most two
 programs, never unbounded), and an int first used in int arithmetic (``n + 1``): int64
@@ -119,6 +122,7 @@ def decides(typed: Graph, nints: int) -> str | None:
     if not ints:
         return None if nints == 0 else "no int parameter"
     dep = set(ints)
+    ok = typed.flags.get("int_ok", frozenset())  # proven by ``myc.infer.dynslice``
     for n in schedule(typed, Manager(typed).owned.get(typed, [])):
         if not isinstance(n, Apply):
             continue
@@ -129,8 +133,13 @@ def decides(typed: Graph, nints: int) -> str | None:
             continue  # the outputs' tuple
         prim = getattr(n.inputs[0], "value", None)
         name = getattr(prim, "name", "value")
-        if name in _INDEXING and any(isinstance(i, Node) and i.id in dep
-                                     for i in n.inputs[2:]):
+        if n.id in ok:
+            # a dynamic slice's values are its operand's: the int only says where
+            if name not in _PLACED or _reads(n.inputs[1], dep):
+                dep.add(n.id)
+            continue
+        where = n.inputs[2:3] if name in _INDEX_SECOND else n.inputs[2:]
+        if name in _INDEXING and any(_reads(i, dep) for i in where):
             return "the int is an index"
         a = getattr(n, "abstract", None)
         if getattr(a, "dtype", None) is None or a.dtype.kind != "f":
@@ -141,6 +150,14 @@ def decides(typed: Graph, nints: int) -> str | None:
 
 # primitives whose operands after the first say where, not what: an index is static
 _INDEXING = frozenset(["getitem", "getitem_grad", "index_add", "make_slice", "guarded"])
+# ... of which only the second is the index (the third is data)
+_INDEX_SECOND = frozenset(["getitem_grad", "index_add"])
+# a run-time start placing its first operand's values
+_PLACED = frozenset(["dynamic_slice", "dynamic_slice_grad"])
+
+
+def _reads(i: Any, dep: set[int]) -> bool:
+    return isinstance(i, Node) and i.id in dep
 
 
 def leaf_positions(args: list[Any], positions: frozenset[int]) -> frozenset[int]:

@@ -37,6 +37,7 @@ from myc.infer.control import (
     loop_headers,
     unroll_pays,
 )
+from myc.infer.dynslice import DynamicSlices, DynSlice, holds_dynamic_slice
 from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.ir.evaluator import Interpreter, translate_exception
@@ -58,7 +59,7 @@ _MYC_DIR = LIBRARY_DIRS
 
 
 def has_sym(v: Any) -> bool:
-    if isinstance(v, Node):
+    if isinstance(v, (Node, DynSlice)):
         return True
     if isinstance(v, tuple):
         return any(has_sym(x) for x in v)
@@ -85,7 +86,7 @@ _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zero
                        *CONTAINER_PRIMS])
 
 
-class Tracer(Recursion, ControlFlow, Interpreter):
+class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
     """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
 
     def __init__(self, root: Graph, concrete: bool = False, typed_calls: bool = False):
@@ -208,6 +209,8 @@ class Tracer(Recursion, ControlFlow, Interpreter):
              abstract: Any = None) -> Node:
         if loc is None or loc.filename.startswith(_MYC_DIR):
             loc = self.user_loc or loc  # work inside myc's own rules: the user's line
+        if holds_dynamic_slice(tuple(args)):
+            raise GraphBreak("a slice with a run-time bound used other than to index", loc)
         if abstract is None:
             try:
                 abstract = infer(prim, [a.abstract if isinstance(a, Node) else
@@ -318,6 +321,10 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         name = prim.name
         if name in ("truth", "not_") and not self.concrete and isinstance(args[0], Node):
             return self.symbolic_truth(prim, args[0], loc)
+        if name == "make_slice" and self.forms is not None:
+            ds = self.dynamic_slice_of(args)  # a static length: one program for every start
+            if ds is not None:
+                return ds
         if name in _BREAK:
             if self.concrete:
                 return self.decide(prim, args, loc)
@@ -328,7 +335,10 @@ class Tracer(Recursion, ControlFlow, Interpreter):
         handler = getattr(self, f"p_{name}", None)
         if handler is not None:
             return handler(args, loc)
-        return self.emit(prim, args, loc)
+        node = self.emit(prim, args, loc)
+        if self.forms is not None:
+            self.note_int_arith(name, args, node)
+        return node
 
     def p_after(self, args, loc):
         """A function's result after its effects: the token is kept as an output."""
@@ -347,6 +357,11 @@ class Tracer(Recursion, ControlFlow, Interpreter):
 
     def p_getitem(self, args, loc):
         x, index = args
+        if holds_dynamic_slice(index):
+            r = self.dynamic_getitem(x, index, loc)
+            if r is None:
+                raise GraphBreak("a slice bound depends on array or float data", loc)
+            return r
         if isinstance(x, tuple):
             if has_sym(index):
                 if self.concrete:
@@ -521,6 +536,11 @@ class Tracer(Recursion, ControlFlow, Interpreter):
 
     def p_getitem_grad(self, args, loc):
         x, index, d = args
+        if holds_dynamic_slice(index):
+            r = self.dynamic_getitem_grad(x, index, d, loc)
+            if r is None:
+                raise GraphBreak("a slice bound depends on array or float data", loc)
+            return r
         if isinstance(x, tuple):
             return Interpreter.call_prim(P.getitem_grad, args, loc)
         if not isinstance(x, Node) and abstract_of(x) is not None and \
@@ -683,7 +703,8 @@ def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
 
 def trace(graph: Graph, args: list[Any], guarded: bool = False,
           typed_calls: bool = False, strict_loops: bool = False,
-          runtime_ints: frozenset[int] = frozenset()) -> tuple[Graph, Any]:
+          runtime_ints: frozenset[int] = frozenset(),
+          pins: list[int] | None = None) -> tuple[Graph, Any]:
     """The flat typed graph of ``graph`` specialized on ``args``, and its output template.
 
     With ``guarded``, decisions that depend on data are taken on ``args``' values and
@@ -693,7 +714,9 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     errors they raise (gathers whose values are dead), discarded after the run.
     With ``typed_calls``, recursive calls under data-dependent branches become typed
     functions (``myc.infer.calls``) instead of being unrolled.  The int leaves at
-    indices ``runtime_ints`` (tuples flattened) are parameters too, not constants.
+    indices ``runtime_ints`` (tuples flattened) are parameters too, not constants;
+    ``pins``: their values in this call, for a variant whose dynamic slices out of
+    range are pinned to this call's starts (``myc.infer.dynslice``).
     """
     tracer = Tracer(graph, concrete=guarded, typed_calls=typed_calls)
     tracer.strict_loops = strict_loops
@@ -701,7 +724,14 @@ def trace(graph: Graph, args: list[Any], guarded: bool = False,
     leaf_count = [0]  # ``runtime_ints`` are leaf indices, tuples flattened
     sym_args = [symbolize(a, tracer.trace, p.name, vals, False, (runtime_ints, leaf_count))
                 for a, p in zip(args, graph.parameters, strict=True)]
+    if runtime_ints and not guarded:
+        tracer.start_dynamic_slices([
+            p for p in tracer.trace.parameters
+            if isinstance(p.abstract, AScalar) and p.abstract.dtype.kind == "i"], pins)
     out = tracer.run(*sym_args)
+    if tracer.forms is not None:
+        tracer.trace.flags["int_ok"] = frozenset(tracer.int_ok)
+        tracer.trace.flags["pinned"] = tracer.pinned_count
     return finish_trace(tracer, out)
 
 

@@ -11,6 +11,7 @@ from myc.prims import adprims as _adprims  # noqa: F401
 from myc.prims import arrays as _arrays  # noqa: F401
 from myc.prims import containers as _containers  # noqa: F401
 from myc.prims import control as _control  # noqa: F401
+from myc.prims import dynslice as _dynslice  # noqa: F401
 from myc.prims import effects as _effects  # noqa: F401
 from myc.prims import einsum_plan as _einsum_plan  # noqa: F401
 from myc.prims import linalg as _linalg  # noqa: F401

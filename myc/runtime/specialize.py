@@ -24,7 +24,7 @@ import numpy as np
 from myc import pipeline
 from myc.backends.registry import backend as backend_named
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, leaves, positions
-from myc.infer.signature import GraphBreak
+from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
 from myc.prims.containers import leaves_of
@@ -121,6 +121,31 @@ class SpecializedFunction:
         self.recompiles.note(key, names, self.graph_name())
         return key, self._compile(key, args)
 
+    def by_value(self, args: list[Any] | tuple) -> Any:
+        """A call its run-time-int program's guards refuse (``myc.infer.dynslice``): run
+        the program specialized on every int's value (kept beside the others)."""
+        from myc.lower.program import GuardFailed
+
+        args = list(args)
+        key = ("by-value", *(signature_key(a) for a in args))
+        entry = self.cache.get(key)
+        if entry is None:
+            with self._lock:
+                entry = self.cache.get(key)
+                if entry is None:
+                    entry = self._compile(key, args)
+                    self.cache[key] = entry
+                    self.stats.recompiles.append(
+                        "a run-time int outside the range its program holds for (a "
+                        "dynamic slice past the end or from a negative start): "
+                        "specialized on its value")
+        if entry is _FALLBACK:
+            return variants.evaluate(self, tuple(args), _by_value_why(self, key))
+        try:
+            return variants.run(self, entry, tuple(args))
+        except GuardFailed:
+            return variants.evaluate(self, tuple(args))
+
     def graph_name(self) -> str:
         """The function's name, without parsing it when the disk cache served it."""
         b = self.source.binding if self.source is not None else None
@@ -204,6 +229,14 @@ class SpecializedFunction:
         """The reference evaluator's result (it reads host arrays: a device argument is
         copied, and counted, by its backend)."""
         return self.interp.run(*backend_named(self.backend).evaluator_args(args))
+
+
+def _by_value_why(sf: SpecializedFunction, key: Any) -> tuple[str, str, Any] | None:
+    brk = sf.breaks.get(key)
+    if brk is None or brk.reason.startswith("internal:"):
+        return None
+    return ("graph-break", f"cannot be specialized ({brk.reason}); this signature runs "
+            "on the reference evaluator", brk.loc or sf.graph.loc)
 
 
 # settings that change what a signature compiles to (the others -- thread count,

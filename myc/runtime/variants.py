@@ -102,6 +102,23 @@ def guarded(sf, prog, args: tuple) -> Any:
                     vs.remove(v)
                     vs.insert(0, v)
         return out
+    if prog.int_leaves:
+        # a run-time int out of the range its program holds for (a dynamic slice past
+        # the end, or from a negative start): a variant with this call's starts pinned
+        # (the last, shorter batch is then one more program, not one per step), else
+        # the program of this call's int values
+        new = _pinned(sf, args) if len(vs) < MAX_VARIANTS else None
+        if new is not None:
+            with sf._lock:
+                vs.insert(0, new)
+            sf.stats.recompiles.append(
+                "a dynamic slice out of range (past the end, or from a negative start): "
+                f"a variant for that start ({len(vs)} of at most {MAX_VARIANTS})")
+            try:
+                return run(sf, new, args)
+            except GuardFailed:
+                pass
+        return sf.by_value(args)
     if len(vs) < MAX_VARIANTS and _repeatable(prog.guards):
         new = _variant(sf, args, vs)
         if new is not None:
@@ -145,6 +162,24 @@ def _variant(sf, args: tuple, known: list[Any]):
             raise
         return None
     if any(_same(prog.guards, v.guards) for v in known):
+        return None
+    sf.stats.compiles += 1
+    return prog
+
+
+def _pinned(sf, args: tuple):
+    """The run-time-int program with this call's out-of-range slice starts pinned, or
+    None (it cannot be made, or no start is out of range: another guard refused)."""
+    from myc import pipeline
+    from myc.infer.runtime_ints import NotRuntime, positions
+    from myc.support.stats import compiling
+
+    at = positions(list(args), sf.ints.runtime)
+    try:
+        with compiling(sf.stats):
+            prog = pipeline.compile_runtime(sf.graph, list(args), at, sf.backend,
+                                            pinned=True)
+    except NotRuntime:
         return None
     sf.stats.compiles += 1
     return prog

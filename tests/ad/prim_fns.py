@@ -386,6 +386,18 @@ def getitem_grad(x, idx, d):
     return P.getitem_grad(x, idx, d)
 
 
+def dynamic_slice_rows(x, start):
+    return P.dynamic_slice(x, start, 0, 2)
+
+
+def dynamic_slice_cols(x, start):
+    return P.dynamic_slice(x, start, 1, 1)
+
+
+def dynamic_slice_grad(d, start):
+    return P.dynamic_slice_grad(d, start, 0, 6)
+
+
 # ---------------------------------------------------------------- creation
 
 

@@ -368,6 +368,16 @@ CASES: dict[str, list[Case]] = {
     ],
     "index_add": [Case(F.index_add, index_add_args(), argnums=(0, 2), reference="myc")],
     "getitem_grad": [Case(F.getitem_grad, getitem_grad_args(), argnums=2, reference="myc")],
+    # starts out of range included: the primitives clamp them (the program guards them)
+    "dynamic_slice": [
+        Case(F.dynamic_slice_rows, matrix(2, 1).flatmap(
+            lambda x: st.tuples(st.just(x), st.integers(-1, len(x)))), argnums=0,
+            reference="myc"),
+        Case(F.dynamic_slice_cols, matrix(1, 1).flatmap(
+            lambda x: st.tuples(st.just(x), st.integers(-1, x.shape[1]))), argnums=0,
+            reference="myc")],
+    "dynamic_slice_grad": [Case(F.dynamic_slice_grad, matrix(2, 1).flatmap(
+        lambda d: st.tuples(st.just(d), st.integers(-1, 6))), argnums=0, reference="myc")],
     "full": [Case(F.full, scalars(1))],
     "linspace": [Case(F.linspace, scalars(2)), Case(F.linspace_open, scalars(2)),
                  Case(F.linspace_arrays, binary())],

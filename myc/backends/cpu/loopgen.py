@@ -60,10 +60,11 @@ _MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.mat
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
-           "grad_cast"}
+           "grad_cast", "mod", "floordiv"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin", "array"}
+                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad"}
+_DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 # a big kernel's range in a native program: up to 4 chunks a thread, claimed as threads
@@ -178,6 +179,7 @@ class NativeLoop(NativeRun):
         self.once = bool(getattr(body, "once", False))
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
+        self.windows: set[int] = set()  # dynamic slices that are a contiguous window
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
@@ -304,6 +306,8 @@ class NativeLoop(NativeRun):
             if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
                                                    a.dtype.kind not in "fi" for a in ins):
                 raise Unsupported("max/min of mixed kinds (the result's type is data's)")
+            if name in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
+                raise Unsupported(f"{name} of non-integers")
             if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
                 raise Unsupported("int() to a NumPy integer")
             if name == "check_math_domain" and out.dtype.kind != "f":
@@ -688,6 +692,9 @@ class NativeLoop(NativeRun):
                     continue
                 b.store(dst, slot_var(st.output))
                 continue
+            if si in self.windows:  # x[s:s + n] along the first axis: a pointer into x
+                self._window_step(b, si, ins_, out, value, slot_var)
+                continue
             if si in self.rows:
                 self._row_step(b, module, si, name, ins_, off, out, path, bail_on, value,
                                scratch_ptr, slot_var)
@@ -838,6 +845,22 @@ class NativeLoop(NativeRun):
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
+            elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
+                zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
+                bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
+                    b.icmp_signed("==", x1, ir.Constant(rt, -1)),
+                    b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
+                bail_on(bad, path)  # (the host raises, or computes in Python's ints)
+                if path is not None:
+                    bad = b.or_(bad, b.not_(path))
+                x1 = b.select(bad, one, x1)
+                q, m = b.sdiv(x0, x1), b.srem(x0, x1)
+                fix = b.and_(b.icmp_signed("!=", m, zero),
+                             b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
+                r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
+                    b.select(fix, b.sub(q, one), q)
             else:
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
@@ -1164,7 +1187,8 @@ class NativeLoop(NativeRun):
 
     def _alias(self, si: int) -> bool:
         """Does step ``si``'s array result alias another array (no buffer of its own)?"""
-        return si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem"
+        return si in self.windows or (
+            si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem")
 
     def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
                   path, bail_on, value, scratch_ptr, slot_var) -> None:
@@ -1204,8 +1228,34 @@ class NativeLoop(NativeRun):
                 b.store(value(si, off + 2, ds_, d, want=LLTYPE[_dtname(out.dtype)]), at)
         b.store(dst, slot_var(self.body.steps[si].output))
 
+    def _window_step(self, b, si: int, ins_: list, out: AArray, value, slot_var) -> None:
+        """A dynamic slice whose window is contiguous: a pointer at the clamped start, as
+        ``x[i]`` (``_row_step``) is -- no copy."""
+        specs = self.body.specs
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        axis = int(ins_[2][1])
+        start = value(si, 1, *ins_[1], want=I64)
+        last = ir.Constant(I64, max(x.shape[axis] - out.shape[axis], 0))
+        start = b.select(b.icmp_signed("<", start, ir.Constant(I64, 0)),
+                         ir.Constant(I64, 0), start)
+        start = b.select(b.icmp_signed(">", start, last), last, start)
+        ty = MEMTYPE[_dtname(out.dtype)]
+        at = b.mul(start, ir.Constant(I64, prod(x.shape[axis + 1:])))
+        b.store(b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty),
+                slot_var(self.body.steps[si].output))
+
     def _array_step_plan(self, si: int, name: str, ins_: list, out: AArray) -> None:
         specs = self.body.specs
+        if name in _DYNAMIC:
+            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            st = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            if not (isinstance(x, AArray) and x.dtype == out.dtype
+                    and _dtname(out.dtype) in MEMTYPE and isinstance(st, AScalar)
+                    and st.dtype.kind == "i" and not ins_[2][0] and not ins_[3][0]):
+                raise Unsupported(f"{name} of this kind")
+            if name == "dynamic_slice" and prod(x.shape[:int(ins_[2][1])]) == 1:
+                self.windows.add(si)  # rows of a C-contiguous array: a pointer into it
+            return
         if name in ("zeros_like", "ones_like", "zeros", "ones"):
             return
         if name == "array":
@@ -1318,6 +1368,28 @@ class NativeLoop(NativeRun):
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
+            return
+        if name in _DYNAMIC:  # the window at the start clamped into the axis (a guard
+            # of the program holds NumPy's semantics: ``myc.infer.dynslice``)
+            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            axis = int(ins_[2][1])
+            full = tuple(out.shape) if name == "dynamic_slice_grad" else tuple(x.shape)
+            window = tuple(x.shape) if name == "dynamic_slice_grad" else tuple(out.shape)
+            strides = tuple(prod(full[k + 1:]) for k in range(len(full)))
+            start = value(si, 1, *ins_[1], want=I64)
+            last = ir.Constant(I64, max(full[axis] - window[axis], 0))
+            start = b.select(b.icmp_signed("<", start, ir.Constant(I64, 0)),
+                             ir.Constant(I64, 0), start)
+            start = b.select(b.icmp_signed(">", start, last), last, start)
+            at = b.mul(start, ir.Constant(I64, strides[axis]))
+            if name == "dynamic_slice":
+                base = b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty)
+                native_ops.strided(b, ty, dst, base, 0, window, strides, store=False)
+            else:
+                native_ops.fill(b, dst, ty, 0, count)
+                base = b.gep(dst, [at], source_etype=ty)
+                native_ops.strided(b, ty, value(si, 0, *ins_[0]), base, 0, window, strides,
+                                   store=True)
             return
         if name in ("zeros_like", "zeros"):
             native_ops.fill(b, dst, ty, 0, count)

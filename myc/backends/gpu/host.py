@@ -45,7 +45,7 @@ from myc.prims.containers import map_leaves, to_python
 
 _ON_DEVICE = {"matmul", "dot"}
 # views (no kernel of CuPy's own): on the device even where CuPy cannot compile kernels
-_VIEWS = {"mT", "transpose", "reshape", "getitem"}
+_VIEWS = {"mT", "transpose", "reshape", "getitem", "dynamic_slice", "dynamic_slice_grad"}
 _HOST_TYPES = (np.ndarray, tuple, float, int, bool, type(None))
 
 _fallbacks: Counter[str] = Counter()

@@ -61,6 +61,8 @@ DEVICE: dict[str, Callable[..., Any]] = {
     "concatenate": ops.concatenate,
     "getitem": ops.getitem,
     "getitem_grad": ops.getitem_grad,
+    "dynamic_slice": ops.dynamic_slice,
+    "dynamic_slice_grad": ops.dynamic_slice_grad,
     "select": ops.select,
 }
 

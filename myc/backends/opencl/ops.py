@@ -487,6 +487,39 @@ def getitem_grad(x: Any, index: Any, d: Any) -> Any:
     return out
 
 
+def _window_start(start: Any, dim: int, size: int) -> int:
+    """A dynamic slice's start, clamped into the axis as ``myc.prims.dynslice`` does."""
+    s = int(read_scalar(start)) if on_device(start) else int(start)
+    return min(max(s, 0), max(dim - size, 0))
+
+
+def dynamic_slice(x: Any, start: Any, axis: int, size: int) -> Any:
+    """``x``'s window of ``size`` along ``axis`` at the run-time ``start``: a copy."""
+    if not (on_device(x) or type(x) is DeviceConst):
+        raise NotOnDevice("not an array")
+    x = as_device(x)
+    s = _window_start(start, x.shape[axis], size)
+    shape = tuple(x.shape[:axis]) + (size,) + tuple(x.shape[axis + 1:])
+    st = _c_strides(tuple(x.shape))
+    out = _dev().empty(shape, x.dtype)
+    count("device_copies")
+    copy_into(out, 0, _c_strides(shape), x, s * st[axis], st, shape)
+    return out
+
+
+def dynamic_slice_grad(d: Any, start: Any, axis: int, dim: int) -> Any:
+    """Zeros of ``dim`` along ``axis`` with ``d`` at the run-time ``start``."""
+    if not (on_device(d) or type(d) is DeviceConst):
+        raise NotOnDevice("not an array")
+    d = as_device(d)
+    s = _window_start(start, dim, d.shape[axis])
+    shape = tuple(d.shape[:axis]) + (dim,) + tuple(d.shape[axis + 1:])
+    st = _c_strides(shape)
+    out = fill(_dev().empty(shape, d.dtype), 0)
+    copy_into(out, s * st[axis], st, d, 0, _c_strides(tuple(d.shape)), tuple(d.shape))
+    return out
+
+
 def _offsets(shape: tuple, off: int, strides: tuple) -> Any:
     nd = len(shape)
     params = "".join(f", long n{d}, long s{d}" for d in range(nd))
