@@ -38,17 +38,21 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, host_gemm, interrupt, machine_code, native_ops
+from myc.backends.cpu import (
+    blas_threads,
+    host_gemm,
+    interrupt,
+    machine_code,
+    native_ops,
+    threads,
+)
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.native_run import NativeRun, memdtype
-from myc.backends.cpu.runtime import (
-    chunks,
-    num_threads,
-)
+from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.kernel import identity
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
@@ -66,9 +70,6 @@ _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "
                 "argmax", "argmin", "array"}
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
-# a big kernel's range in a native program: up to 4 chunks a thread, claimed as threads
-# free up, so a core another process holds slows the call in proportion (native_ops)
-CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
 
@@ -342,6 +343,9 @@ class NativeLoop(NativeRun):
         if plan is None or not self._restore(plan):
             module = self._build()
             self._text = str(module)
+            # the thread pool's entry, always listed: a plan without it is from before
+            # the pool (threads started per call) and is built again
+            self.symbols[threads.RUN_SYMBOL] = threads.pool().address
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = machine_code.load_or_compile(
@@ -349,6 +353,7 @@ class NativeLoop(NativeRun):
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
+                      (s_, "pool", s_) if s_ == threads.RUN_SYMBOL else
                       (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
         self._fn = _FN(self._jit.address(self.symbol))
         self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
@@ -364,8 +369,12 @@ class NativeLoop(NativeRun):
                    for u in [self, *self.units.values()] for st in u.body.steps
                    if st.kind == "kernel"}
         symbols = {}
+        if (threads.RUN_SYMBOL, "pool", threads.RUN_SYMBOL) not in plan.symbols:
+            return False
         for sym, kind, ref in plan.symbols:
-            if kind == "kernel":
+            if kind == "pool":
+                symbols[sym] = threads.pool().address
+            elif kind == "kernel":
                 if ref not in kernels or _kernel_symbol(kernels[ref]) != sym:
                     return False
                 symbols[sym] = ctypes.cast(kernels[ref]._fn, ctypes.c_void_p).value
