@@ -343,9 +343,7 @@ class NativeLoop(NativeRun):
         if plan is None or not self._restore(plan):
             module = self._build()
             self._text = str(module)
-            # the thread pool's entry, always listed: a plan without it is from before
-            # the pool (threads started per call) and is built again
-            self.symbols[threads.RUN_SYMBOL] = threads.pool().address
+            threads.pool()  # its entries bound: parallel calls go through it
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = machine_code.load_or_compile(
@@ -353,7 +351,6 @@ class NativeLoop(NativeRun):
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
-                      (s_, "pool", s_) if s_ == threads.RUN_SYMBOL else
                       (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
         self._fn = _FN(self._jit.address(self.symbol))
         self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
@@ -369,12 +366,8 @@ class NativeLoop(NativeRun):
                    for u in [self, *self.units.values()] for st in u.body.steps
                    if st.kind == "kernel"}
         symbols = {}
-        if (threads.RUN_SYMBOL, "pool", threads.RUN_SYMBOL) not in plan.symbols:
-            return False
         for sym, kind, ref in plan.symbols:
-            if kind == "pool":
-                symbols[sym] = threads.pool().address
-            elif kind == "kernel":
+            if kind == "kernel":
                 if ref not in kernels or _kernel_symbol(kernels[ref]) != sym:
                     return False
                 symbols[sym] = ctypes.cast(kernels[ref]._fn, ctypes.c_void_p).value
@@ -384,6 +377,7 @@ class NativeLoop(NativeRun):
                     return False
                 symbols[sym] = addr
         try:
+            threads.pool()  # its entries bound: parallel calls go through it
             for sym, addr in symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = JitModule(object_code=plan.object_code)

@@ -83,8 +83,6 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
     if n == 1:
         b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
         return
-    run = declare(module, threads_mod.RUN_SYMBOL, threads_mod.RUN_FN.return_type,
-                  list(threads_mod.RUN_FN.args))
     table = ir.ArrayType(I64, 2 * n)
     name = "myc.chunks." + hashlib.sha256(repr(chunks).encode()).hexdigest()[:16]
     bounds = module.globals.get(name)
@@ -97,8 +95,8 @@ def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
         bufp = b.alloca(PTR, size=ir.Constant(I64, n))
     for c in range(n):
         b.store(bufs[c], b.gep(bufp, [ir.Constant(I64, c)], source_etype=PTR))
-    b.call(run, [kernel, bufp, bounds, ir.Constant(I64, n),
-                 ir.Constant(I64, n if threads is None else min(threads, n))])
+    threads_mod.pool_call(b, entry, kernel, bufp, bounds, n,
+                          n if threads is None else min(threads, n))
 
 
 def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: int, count: int,

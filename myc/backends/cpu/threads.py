@@ -59,7 +59,12 @@ ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
 CHUNKS_PER_THREAD = 4  # a big kernel's chunks per thread, claimed as threads free up
 MAX_THREADS = 64  # the caller and at most 63 workers
 SPIN = 64  # pause instructions a waiting thread polls before it sleeps (~2-5 us)
-RUN_SYMBOL = "myc_pool_run"  # what native programs call (bound with llvm.add_symbol)
+# the pool's entries (bound with llvm.add_symbol): Python's, and native programs'
+RUN_SYMBOL = "myc_pool_run"
+BEGIN_SYMBOL = "myc_pool_begin"
+END_SYMBOL = "myc_pool_end"
+TICKET_SYMBOL = "myc_pool_ticket"
+FINISHED_SYMBOL = "myc_pool_finished"
 
 _I1 = ir.IntType(1)
 # fn(bufs, begin, end): a chunk
@@ -124,24 +129,18 @@ class _Indirect:
         return self.ptr.get_reference()
 
 
-def claimer(module: ir.Module) -> ir.Function:
-    """``i1 myc.claim(fn, bufs, bounds, n, ticket*, finished*, i32 gen)``: run chunks of
-    the call ``gen`` while any is left, claiming each from ``*ticket`` (``gen << 32 |
-    next chunk``); ``*finished`` counts the chunks done.  True when this thread finished
-    the call's last chunk."""
-    name = "myc.claim"
-    fn = module.globals.get(name)
-    if fn is not None:
-        return fn
-    fn = ir.Function(module, ir.FunctionType(_I1, [PTR, PTR, PTR, I64, PTR, PTR, I32]), name)
-    fn.linkage = "internal"
-    chunk, bufs, bounds, n, ticket, finished, gen = fn.args
-    b = ir.IRBuilder(fn.append_basic_block("entry"))
+def claim_loop(b: ir.IRBuilder, chunk, bufs: ir.Value, bounds: ir.Value, n: ir.Value,
+               ticket: ir.Value, finished: ir.Value, gen: ir.Value) -> ir.Value:
+    """Emit: run chunks of the call ``gen`` while any is left, claiming each from
+    ``*ticket`` (``gen << 32 | next chunk``) and counting those done in ``*finished``;
+    ``chunk`` is the function itself (a direct call) or a pointer to it.  Its value: did
+    this thread finish the call's last chunk?"""
+    fn = b.function
     entry = b.block
     claim = fn.append_basic_block("claim")
-    try_ = fn.append_basic_block("try")
-    run = fn.append_basic_block("run")
-    done = fn.append_basic_block("done")
+    try_ = fn.append_basic_block("claim.try")
+    run = fn.append_basic_block("claim.run")
+    done = fn.append_basic_block("claim.done")
     b.branch(claim)
     b.position_at_end(claim)
     last = b.phi(_I1)
@@ -159,15 +158,60 @@ def claimer(module: ir.Module) -> ir.Function:
     two = b.mul(c, ir.Constant(I64, 2))
     begin = b.load(b.gep(bounds, [two], source_etype=I64), typ=I64)
     end = b.load(b.gep(bounds, [b.add(two, ir.Constant(I64, 1))], source_etype=I64), typ=I64)
-    b.call(_Indirect(chunk), [b.load(b.gep(bufs, [c], source_etype=PTR), typ=PTR),
-                              begin, end])
+    callee = chunk if isinstance(chunk, ir.Function) else _Indirect(chunk)
+    b.call(callee, [b.load(b.gep(bufs, [c], source_etype=PTR), typ=PTR), begin, end])
     old = b.atomic_rmw("add", finished, ir.Constant(I64, 1), "seq_cst")
     now_last = b.icmp_signed("==", b.add(old, ir.Constant(I64, 1)), n)
-    last.add_incoming(b.or_(last, now_last), run)
+    last.add_incoming(b.or_(last, now_last), b.block)
     b.branch(claim)
     b.position_at_end(done)
-    b.ret(last)
+    return last
+
+
+def claimer(module: ir.Module) -> ir.Function:
+    """``i1 myc.claim(fn, bufs, bounds, n, ticket*, finished*, i32 gen)``: the claim loop
+    (:func:`claim_loop`) as a function, for threads that run whatever chunk function
+    the call names (the pool's workers, AOT's fork-join threads)."""
+    name = "myc.claim"
+    fn = module.globals.get(name)
+    if fn is not None:
+        return fn
+    fn = ir.Function(module, ir.FunctionType(_I1, [PTR, PTR, PTR, I64, PTR, PTR, I32]), name)
+    fn.linkage = "internal"
+    b = ir.IRBuilder(fn.append_basic_block("entry"))
+    b.ret(claim_loop(b, *fn.args))
     return fn
+
+
+def pool_call(b: ir.IRBuilder, entry: ir.Block, chunk: ir.Function, bufs: ir.Value,
+              bounds: ir.Value, n: int, threads: int) -> None:
+    """Emit, for a JIT native program: a parallel call on myc's pool.  The program
+    claims chunks itself (calling ``chunk`` directly); the pool's workers join through
+    ``myc_pool_begin``, and ``myc_pool_end`` waits for their chunks.  When the pool
+    is taken or one thread is asked for, ``begin`` says 0 and the program runs every
+    chunk on its own counter."""
+    module = b.module
+    begin = _declare(module, BEGIN_SYMBOL, I32, [PTR, PTR, PTR, I64, I64])
+    finish = _declare(module, END_SYMBOL, ir.VoidType(), [I32, I64])
+    shared = []
+    for name in (TICKET_SYMBOL, FINISHED_SYMBOL):
+        cell = module.globals.get(name)
+        if cell is None:
+            cell = ir.GlobalVariable(module, I64, name)
+        shared.append(cell)
+    from myc.backends.cpu.native_ops import at_entry
+
+    with at_entry(b, entry):
+        own = b.alloca(I64, size=ir.Constant(I64, 2))  # a counter of its own
+    b.store(ir.Constant(I64, 0), own)
+    own_done = b.gep(own, [ir.Constant(I64, 1)], source_etype=I64)
+    b.store(ir.Constant(I64, 0), own_done)
+    nn = ir.Constant(I64, n)
+    gen = b.call(begin, [chunk, bufs, bounds, nn, ir.Constant(I64, threads)])
+    pooled = b.icmp_unsigned("!=", gen, ir.Constant(I32, 0))
+    claim_loop(b, chunk, bufs, bounds, nn, b.select(pooled, shared[0], own),
+               b.select(pooled, shared[1], own_done), gen)
+    b.call(finish, [gen, nn])
 
 
 def fork_join(b: ir.IRBuilder, chunk: ir.Value, bufs: ir.Value, bounds: ir.Value,
@@ -254,17 +298,17 @@ def _fork_worker(module: ir.Module, claim: ir.Function) -> ir.Function:
 
 # -- the JIT's pool -----------------------------------------------------------------------
 # its state: pthread mutex and condition variables (all-zero is glibc's static
-# initializer; 64 bytes is room for them on any glibc target), then the call in progress
+# initializer; 64 bytes is room for them on any glibc target), then the call in progress;
+# the ticket and the count of chunks done are globals of their own (a cache line each),
+# which native programs read by name
 _SYNC = ir.ArrayType(I8, 64)
-_PAD = ir.ArrayType(I8, 56)
 _STATE = ir.LiteralStructType([
     _SYNC, _SYNC, _SYNC,  # 0 mutex, 1 work (workers sleep on it), 2 done (the caller)
     I32, I32, I32, I32,  # 3 busy, 4 gen, 5 slots (workers still wanted), 6 started
     PTR, PTR, PTR, I64, I32,  # 7 fn, 8 bufs, 9 bounds, 10 n, 11 the caller's MXCSR
-    _PAD, I64, _PAD, I64,  # 13 ticket, 15 finished: a cache line each
 ])
-(_MUTEX, _WORK, _DONE, _BUSY, _GEN, _SLOTS, _STARTED, _FN, _BUFS, _BOUNDS, _N, _MXCSR,
- _, _TICKET, _, _FINISHED) = range(16)
+(_MUTEX, _WORK, _DONE, _BUSY, _GEN, _SLOTS, _STARTED, _FN, _BUFS, _BOUNDS, _N,
+ _MXCSR) = range(12)
 
 
 class _Gen:
@@ -276,6 +320,7 @@ class _Gen:
         self.state.initializer = ir.Constant(_STATE, None)
         self.state.align = 64
         self.state.linkage = "internal"
+        self.ticket, self.finished = (self._cell(n) for n in (TICKET_SYMBOL, FINISHED_SYMBOL))
         self.x86 = _x86(module)
         d = lambda name, ret, args: _declare(module, name, ret, args)  # noqa: E731
         self.lock = d("pthread_mutex_lock", I32, [PTR])
@@ -287,18 +332,25 @@ class _Gen:
         self.sigmask = d("pthread_sigmask", I32, [I32, PTR, PTR])
         self.sigfill = d("sigfillset", I32, [PTR])
 
+    def _cell(self, name: str) -> ir.GlobalVariable:
+        cell = ir.GlobalVariable(self.m, I64, name)
+        cell.initializer = ir.Constant(I64, 0)
+        cell.align = 64
+        return cell
+
     def f(self, b: ir.IRBuilder, k: int) -> ir.Value:
         return _field(b, self.state, _STATE, k)
 
-    def get(self, b: ir.IRBuilder, k: int, ty: ir.Type) -> ir.Value:
-        return b.load_atomic(self.f(b, k), "seq_cst", ty.width // 8 if
-                             isinstance(ty, ir.IntType) else 8, typ=ty)
+    def get(self, b: ir.IRBuilder, k: int | ir.Value, ty: ir.Type) -> ir.Value:
+        ptr = self.f(b, k) if isinstance(k, int) else k
+        return b.load_atomic(ptr, "seq_cst", ty.width // 8 if isinstance(ty, ir.IntType)
+                             else 8, typ=ty)
 
-    def put(self, b: ir.IRBuilder, k: int, v: ir.Value) -> None:
+    def put(self, b: ir.IRBuilder, k: int | ir.Value, v: ir.Value) -> None:
         ty = v.type
         # (IRBuilder.store_atomic wants a typed pointer)
         b._insert(ir.instructions.StoreAtomicInstr(
-            b.block, v, self.f(b, k), "seq_cst",
+            b.block, v, self.f(b, k) if isinstance(k, int) else k, "seq_cst",
             ty.width // 8 if isinstance(ty, ir.IntType) else 8))
 
     def mxcsr(self, b: ir.IRBuilder, slot: ir.Value, load: bool) -> None:
@@ -308,7 +360,8 @@ class _Gen:
 
 
 def _pool_module() -> ir.Module:
-    """The pool: ``myc_pool_run`` (called by every JIT site), its worker, and
+    """The pool: ``myc_pool_begin`` and ``myc_pool_end`` (native programs claim chunks
+    between the two), ``myc_pool_run`` (Python's: the three in one), the worker, and
     ``myc_pool_reset`` (a fork's child: no workers, nothing held)."""
     import llvmlite.binding as llvm
 
@@ -317,49 +370,36 @@ def _pool_module() -> ir.Module:
     g = _Gen(module)
     claim = claimer(module)
     worker = _worker(g, claim)
+    one = ir.Constant(I64, 1)
 
     reset = ir.Function(module, ir.FunctionType(ir.VoidType(), []), "myc_pool_reset")
     b = ir.IRBuilder(reset.append_basic_block("entry"))
     b.store(ir.Constant(_STATE, None), g.state)
+    b.store(ir.Constant(I64, 0), g.ticket)
+    b.store(ir.Constant(I64, 0), g.finished)
     b.ret_void()
 
     started = ir.Function(module, ir.FunctionType(I32, []), "myc_pool_started")
     b = ir.IRBuilder(started.append_basic_block("entry"))
     b.ret(g.get(b, _STARTED, I32))
 
-    run = ir.Function(module, RUN_FN, RUN_SYMBOL)
-    chunk, bufs, bounds, n, threads = run.args
-    b = ir.IRBuilder(run.append_basic_block("entry"))
-    serial = run.append_basic_block("serial")
-    try_ = run.append_basic_block("try")
-    pooled = run.append_basic_block("pooled")
-    one = ir.Constant(I64, 1)
-    alone = b.or_(b.icmp_signed("<=", n, one), b.icmp_signed("<=", threads, one))
-    b.cbranch(alone, serial, try_)
-
-    b.position_at_end(serial)  # every chunk on this thread
-    pre = b.block
-    head = run.append_basic_block("serial.chunk")
-    out = run.append_basic_block("serial.done")
-    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), head, out)
-    b.position_at_end(head)
-    c = b.phi(I64)
-    c.add_incoming(ir.Constant(I64, 0), pre)
-    two = b.mul(c, ir.Constant(I64, 2))
-    b.call(_Indirect(chunk), [b.load(b.gep(bufs, [c], source_etype=PTR), typ=PTR),
-                   b.load(b.gep(bounds, [two], source_etype=I64), typ=I64),
-                   b.load(b.gep(bounds, [b.add(two, one)], source_etype=I64), typ=I64)])
-    nxt = b.add(c, one)
-    c.add_incoming(nxt, head)
-    b.cbranch(b.icmp_signed("<", nxt, n), head, out)
-    b.position_at_end(out)
-    b.ret_void()
-
-    b.position_at_end(try_)  # the pool, unless another call has it
+    # begin(fn, bufs, bounds, n, threads) -> gen: the call published to the workers
+    # (0: not, the caller runs every chunk -- one thread asked for, or the pool taken)
+    begin = ir.Function(module, ir.FunctionType(I32, [PTR, PTR, PTR, I64, I64]),
+                        BEGIN_SYMBOL)
+    chunk, bufs, bounds, n, threads = begin.args
+    b = ir.IRBuilder(begin.append_basic_block("entry"))
+    alone = begin.append_basic_block("alone")
+    try_ = begin.append_basic_block("try")
+    pooled = begin.append_basic_block("pooled")
+    b.cbranch(b.or_(b.icmp_signed("<=", n, one), b.icmp_signed("<=", threads, one)),
+              alone, try_)
+    b.position_at_end(alone)
+    b.ret(ir.Constant(I32, 0))
+    b.position_at_end(try_)
     got = b.extract_value(b.cmpxchg(g.f(b, _BUSY), ir.Constant(I32, 0), ir.Constant(I32, 1),
                                     "seq_cst", "seq_cst"), 1)
-    b.cbranch(got, pooled, serial)
-
+    b.cbranch(got, pooled, alone)
     b.position_at_end(pooled)
     want = b.sub(threads, one)
     want = b.select(b.icmp_signed("<", b.sub(n, one), want), b.sub(n, one), want)
@@ -369,38 +409,59 @@ def _pool_module() -> ir.Module:
     saved = b.alloca(I32)
     g.mxcsr(b, saved, load=False)
     b.call(g.lock, [g.f(b, _MUTEX)])
-    start = run.append_basic_block("start")
-    spawn = run.append_basic_block("spawn")
-    publish = run.append_basic_block("publish")
+    start = begin.append_basic_block("start")
+    spawn = begin.append_basic_block("spawn")
+    made = begin.append_basic_block("spawned")
+    publish = begin.append_basic_block("publish")
     b.branch(start)
     b.position_at_end(start)  # workers up to ``want``, once each for the process
     have = b.load(g.f(b, _STARTED), typ=I32)
     b.cbranch(b.icmp_signed("<", have, want), spawn, publish)
     b.position_at_end(spawn)
     rc = b.call(g.create, [tid, ir.Constant(PTR, None), worker, ir.Constant(PTR, None)])
-    made = run.append_basic_block("spawned")
     b.cbranch(b.icmp_signed("==", rc, ir.Constant(I32, 0)), made, publish)  # or none to be had
     b.position_at_end(made)
     b.call(g.detach, [b.load(tid, typ=I64)])
-    b.store(b.add(have, ir.Constant(I32, 1)), g.f(b, _STARTED))
+    g.put(b, _STARTED, b.add(have, ir.Constant(I32, 1)))
     b.branch(start)
-
     b.position_at_end(publish)
     have = b.load(g.f(b, _STARTED), typ=I32)
     slots = b.select(b.icmp_signed("<", have, want), have, want)
     gen = b.add(g.get(b, _GEN, I32), ir.Constant(I32, 1))
+    gen = b.select(b.icmp_unsigned("==", gen, ir.Constant(I32, 0)), ir.Constant(I32, 1), gen)
     for k, v in [(_FN, chunk), (_BUFS, bufs), (_BOUNDS, bounds), (_N, n)]:
         g.put(b, k, v)
     b.store(b.load(saved, typ=I32), g.f(b, _MXCSR))
-    g.put(b, _FINISHED, ir.Constant(I64, 0))
-    g.put(b, _TICKET, b.shl(b.zext(gen, I64), ir.Constant(I64, 32)))
+    g.put(b, g.finished, ir.Constant(I64, 0))
+    g.put(b, g.ticket, b.shl(b.zext(gen, I64), ir.Constant(I64, 32)))
     g.put(b, _SLOTS, slots)
     g.put(b, _GEN, gen)
     b.call(g.broadcast, [g.f(b, _WORK)])
     b.call(g.unlock, [g.f(b, _MUTEX)])
-    b.call(claim, [chunk, bufs, bounds, n, g.f(b, _TICKET), g.f(b, _FINISHED), gen])
-    _await(g, b, lambda: b.icmp_signed("==", g.get(b, _FINISHED, I64), n), _DONE)
-    g.put(b, _BUSY, ir.Constant(I32, 0))
+    b.ret(gen)
+
+    # end(gen, n): every chunk of the call ``gen`` done, the pool free again
+    end = ir.Function(module, ir.FunctionType(ir.VoidType(), [I32, I64]), END_SYMBOL)
+    gen, n = end.args
+    b = ir.IRBuilder(end.append_basic_block("entry"))
+    with b.if_then(b.icmp_unsigned("!=", gen, ir.Constant(I32, 0))):
+        _await(g, b, lambda: b.icmp_signed("==", g.get(b, g.finished, I64), n), _DONE)
+        g.put(b, _BUSY, ir.Constant(I32, 0))
+    b.ret_void()
+
+    # run(fn, bufs, bounds, n, threads): begin, claim, end
+    run = ir.Function(module, RUN_FN, RUN_SYMBOL)
+    chunk, bufs, bounds, n, threads = run.args
+    b = ir.IRBuilder(run.append_basic_block("entry"))
+    own = b.alloca(I64, size=ir.Constant(I64, 2))
+    own_done = b.gep(own, [one], source_etype=I64)
+    b.store(ir.Constant(I64, 0), own)
+    b.store(ir.Constant(I64, 0), own_done)
+    gen = b.call(begin, [chunk, bufs, bounds, n, threads])
+    shared = b.icmp_unsigned("!=", gen, ir.Constant(I32, 0))
+    b.call(claim, [chunk, bufs, bounds, n, b.select(shared, g.ticket, own),
+                   b.select(shared, g.finished, own_done), gen])
+    b.call(end, [gen, n])
     b.ret_void()
     return module
 
@@ -483,7 +544,7 @@ def _worker(g: _Gen, claim: ir.Function) -> ir.Function:
     b.store(b.load(g.f(b, _MXCSR), typ=I32), callers)
     b.call(g.unlock, [g.f(b, _MUTEX)])
     g.mxcsr(b, callers, load=True)
-    last = b.call(claim, [*args, g.f(b, _TICKET), g.f(b, _FINISHED), gen])
+    last = b.call(claim, [*args, g.ticket, g.finished, gen])
     g.mxcsr(b, own, load=True)
     with b.if_then(last):  # the call's last chunk: wake its caller
         b.call(g.lock, [g.f(b, _MUTEX)])
@@ -496,7 +557,8 @@ def _worker(g: _Gen, claim: ir.Function) -> ir.Function:
 
 
 class _Pool:
-    """The pool's machine code in this process (built at first use)."""
+    """The pool's machine code in this process (built, or loaded from the disk cache, at
+    first use), its entries bound for native programs' code."""
 
     def __init__(self) -> None:
         import llvmlite.binding as llvm
@@ -508,7 +570,11 @@ class _Pool:
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int64, ctypes.c_int64)(self.address)
         self.reset = ctypes.CFUNCTYPE(None)(self.jit.address("myc_pool_reset"))
-        llvm.add_symbol(RUN_SYMBOL, self.address)
+        self.started = ctypes.CFUNCTYPE(ctypes.c_int32)(self.jit.address("myc_pool_started"))
+        for sym in (RUN_SYMBOL, BEGIN_SYMBOL, END_SYMBOL):
+            llvm.add_symbol(sym, self.jit.address(sym))
+        for sym in (TICKET_SYMBOL, FINISHED_SYMBOL):
+            llvm.add_symbol(sym, self.jit.engine.get_global_value_address(sym))
 
 
 _POOL: list[_Pool] = []
@@ -541,8 +607,4 @@ def run(chunk: int, bufs: ctypes.Array, bounds: ctypes.Array, n: int, threads: i
 
 def workers_started() -> int:
     """Worker threads the pool has started in this process (for tests and diagnostics)."""
-    if not _POOL:
-        return 0
-    p = _POOL[0]
-    fn = ctypes.CFUNCTYPE(ctypes.c_int32)(p.jit.address("myc_pool_started"))
-    return fn()
+    return _POOL[0].started() if _POOL else 0
