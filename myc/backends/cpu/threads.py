@@ -12,7 +12,8 @@ How the pool works:
 - **Threads**: worker pthreads are started on first need, up to ``threads - 1`` of the
   call (``MYC_NUM_THREADS``, default the CPU count; 63 at most), detached, and kept for
   the life of the process: never one per call or per ``jit`` wrapper.  They block every
-  signal (SIGINT is the main thread's, where CPython and ``interrupt.py`` expect it).
+  signal but faults (SIGINT is the main thread's, where CPython and ``interrupt.py``
+  expect it).
   A fork's child starts with none (``os.register_at_fork`` resets the pool's state).
 - **Work division**: the caller publishes the call (a generation number, the chunk
   table) and wakes up to ``threads - 1`` workers; they and the caller claim chunks one by
@@ -302,6 +303,7 @@ def _fork_worker(module: ir.Module, claim: ir.Function) -> ir.Function:
 # the ticket and the count of chunks done are globals of their own (a cache line each),
 # which native programs read by name
 _SYNC = ir.ArrayType(I8, 64)
+_FAULTS = (4, 6, 7, 8, 11)  # SIGILL, SIGABRT, SIGBUS, SIGFPE, SIGSEGV (Linux numbers)
 _STATE = ir.LiteralStructType([
     _SYNC, _SYNC, _SYNC,  # 0 mutex, 1 work (workers sleep on it), 2 done (the caller)
     I32, I32, I32, I32,  # 3 busy, 4 gen, 5 slots (workers still wanted), 6 started
@@ -331,6 +333,7 @@ class _Gen:
         self.detach = d("pthread_detach", I32, [I64])
         self.sigmask = d("pthread_sigmask", I32, [I32, PTR, PTR])
         self.sigfill = d("sigfillset", I32, [PTR])
+        self.sigdel = d("sigdelset", I32, [PTR, I32])
 
     def _cell(self, name: str) -> ir.GlobalVariable:
         cell = ir.GlobalVariable(self.m, I64, name)
@@ -512,6 +515,8 @@ def _worker(g: _Gen, claim: ir.Function) -> ir.Function:
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     sigs = b.alloca(ir.ArrayType(I8, 256))
     b.call(g.sigfill, [sigs])
+    for sig in _FAULTS:  # a fault in a chunk still reaches its handler (faulthandler)
+        b.call(g.sigdel, [sigs, ir.Constant(I32, sig)])
     b.call(g.sigmask, [ir.Constant(I32, 0), sigs, ir.Constant(PTR, None)])  # SIG_BLOCK
     own = b.alloca(I32)
     g.mxcsr(b, own, load=False)
