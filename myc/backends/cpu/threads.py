@@ -3,9 +3,10 @@ fork-join code AOT libraries carry instead.
 
 A parallel call is ``fn(bufs[c], begin_c, end_c)`` for chunks ``c = 0 .. n-1`` (a kernel
 over pieces of its parallel range, or a GEMM over row blocks).  Every JIT site runs it
-through ``myc_pool_run``, machine code made here once per process: kernels called from
-Python (``runtime.CompiledKernel``), kernels and GEMM row blocks in native programs
-(``native_ops.parallel_call``, which emits a call of that symbol).
+on the pool, machine code made here once per process: kernels called from Python
+(``runtime.CompiledKernel``: ``myc_pool_run``), kernels and GEMM row blocks in native
+programs (``native_ops.parallel_call`` emits :func:`pool_call`: ``myc_pool_begin``, its
+own claim loop calling the chunk function directly, ``myc_pool_end``).
 
 How the pool works:
 
@@ -34,14 +35,15 @@ How the pool works:
   call (``blas_threads.py``), so BLAS never wakes its own spinning pool and the user's
   NumPy keeps its settings.
 - **Errors and Ctrl-C**: chunks are machine code that cannot raise.  The pool's state
-  lives only inside ``myc_pool_run``: when it returns every chunk has finished and
+  lives only between ``begin`` and ``end`` of one native call: when it returns every
+  chunk has finished and
   nothing refers to the caller's buffers, so a Python exception or a ``KeyboardInterrupt``
   (delivered once the native call returns, ``interrupt.py``) cannot leave it half-used.
 
 AOT libraries (no Python, possibly unloaded with ``dlclose``, when threads parked in
 their code would crash) keep no threads between calls: :func:`fork_join` emits threads
 started for the call and joined before it returns, claiming chunks with the same
-generated claim loop as the pool (:func:`claimer`).
+generated claim loop as the pool (:func:`claim_loop`).
 """
 
 from __future__ import annotations
