@@ -1,12 +1,13 @@
 """Fused kernels called from an ahead-of-time library's entry point.
 
 A kernel (compiled by :mod:`myc.backends.cpu.codegen`) runs over its whole parallel
-range: on the calling thread when it is small, else split into chunks on pthreads as
-the JIT runtime splits it (``runtime.chunks``; ``MYC_NUM_THREADS`` read at run time),
-with one partial per chunk for outputs several chunks reduce into.  Reduction outputs
+range: on the calling thread when it is small, else split into one chunk per thread as
+the JIT splits it (``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), with one
+partial per chunk for outputs several chunks reduce into.  The threads are started for
+the call and joined before the next step, by code from ``threads.fork_join`` (a
+library keeps no threads between calls: it may be unloaded).  Reduction outputs
 the kernel reads first are filled with the identity before, as ``runtime.py`` does,
-and a ``mean`` divides its output in place after.  This is the library's only
-threading, so it lives in one place.
+and a ``mean`` divides its output in place after.
 """
 
 from __future__ import annotations
@@ -15,16 +16,15 @@ from math import prod
 
 from llvmlite import ir
 
-from myc.backends.cpu import native_ops
+from myc.backends.cpu import native_ops, threads
 from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, counted_loop, kernel_symbols
 from myc.backends.cpu.emit import I8, I32, I64, PTR, const
 from myc.backends.cpu.plan import make_plan
-from myc.backends.cpu.runtime import ALIGN as CHUNK_ALIGN
+from myc.backends.cpu.threads import ALIGN as CHUNK_ALIGN
+from myc.backends.cpu.threads import MAX_THREADS, PARALLEL_MIN
 from myc.lower.dims import Dim
 from myc.lower.hostplan import KernelOp
 from myc.lower.kernel import identity
-
-PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread
 
 
 class KernelCallMixin:
@@ -60,7 +60,7 @@ class KernelCallMixin:
 
     def thread_count(self) -> ir.Value:
         """Threads to split big kernels over: ``MYC_NUM_THREADS`` when set to a number,
-        else the online CPUs (``sysconf``); at most 64, at least 1."""
+        else the online CPUs (``sysconf``); at most ``MAX_THREADS``, at least 1."""
         if self.nthreads is not None:
             return self.nthreads
         b = self.b
@@ -77,7 +77,8 @@ class KernelCallMixin:
         n.add_incoming(parsed, got)
         cpus = b.call(sysconf, [ir.Constant(I32, 84)])  # _SC_NPROCESSORS_ONLN
         n = b.select(b.icmp_signed(">", n, ir.Constant(I64, 0)), n, cpus)
-        n = b.select(b.icmp_signed(">", n, ir.Constant(I64, 64)), ir.Constant(I64, 64), n)
+        cap = ir.Constant(I64, MAX_THREADS)
+        n = b.select(b.icmp_signed(">", n, cap), cap, n)
         n = b.select(b.icmp_signed("<", n, ir.Constant(I64, 1)), ir.Constant(I64, 1), n)
         self.nthreads = n
         return n
@@ -120,10 +121,8 @@ class KernelCallMixin:
         n = b.select(ok, n, ir.Constant(I64, 1))
         align = ir.Constant(I64, CHUNK_ALIGN if len(plan.dims) == 1 else 1)
         bufs = b.alloca(PTR, size=b.mul(n, ir.Constant(I64, nb)))
-        jobs = b.alloca(native_ops.JOB, size=n)
-        jobs.type = PTR
-        tids = b.alloca(I64, size=n)
-        started = b.alloca(I8, size=n)
+        rows = b.alloca(PTR, size=n)
+        bounds = b.alloca(I64, size=b.mul(n, ir.Constant(I64, 2)))
         for i in shared:  # reductions that read their output start from the identity
             if plan.outs[i].init:
                 with b.if_then(ok):
@@ -134,19 +133,16 @@ class KernelCallMixin:
                         return []
 
                     counted_loop(e, ir.Constant(I64, 0), n, [], fill_part, "part")
-        worker = native_ops.worker(self.m, fn)
-        create = native_ops.declare(self.m, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-        join = native_ops.declare(self.m, "pthread_join", I32, [I64, PTR])
 
         def bound(c):
             # chunk c starts at (extent * c / n) rounded down to ``align``; the last ends
-            # at extent (the JIT runtime's bounds)
+            # at extent (the JIT's bounds, ``threads.chunks``)
             q = b.sdiv(b.mul(extent, c), n)
             q = b.mul(b.sdiv(q, align), align)
             return b.select(b.icmp_signed(">=", c, n), extent,
                             b.select(b.icmp_signed(">", q, extent), extent, q))
 
-        def launch(c, _):
+        def describe(c, _):  # chunk c's buffers (its partials) and range
             row = b.gep(bufs, [b.mul(c, ir.Constant(I64, nb))], source_etype=PTR)
             ptrs = list(ins)
             for i, o in enumerate(outs):
@@ -157,41 +153,15 @@ class KernelCallMixin:
             ptrs += extra
             for j, ptr in enumerate(ptrs):
                 b.store(ptr, b.gep(row, [ir.Constant(I64, j)], source_etype=PTR))
-            job = b.gep(jobs, [c], source_etype=native_ops.JOB)
-            job.type = PTR
-            c1 = b.add(c, ir.Constant(I64, 1))
-            for f, v in enumerate([row, bound(c), bound(c1)]):
-                at = b.gep(job, [ir.Constant(I64, 0), ir.Constant(I32, f)],
-                           source_etype=native_ops.JOB)
-                at.type = PTR
-                b.store(v, at)
-            rc = b.call(create, [b.gep(tids, [c], source_etype=I64), ir.Constant(PTR, None),
-                                 worker, job])
-            good = b.icmp_signed("==", rc, ir.Constant(I32, 0))
-            b.store(b.zext(good, I8), b.gep(started, [c], source_etype=I8))
-            with b.if_then(b.not_(good)):  # no thread to be had: run the chunk here
-                b.call(worker, [job])
+            b.store(row, b.gep(rows, [c], source_etype=PTR))
+            two = b.mul(c, ir.Constant(I64, 2))
+            b.store(bound(c), b.gep(bounds, [two], source_etype=I64))
+            b.store(bound(b.add(c, ir.Constant(I64, 1))),
+                    b.gep(bounds, [b.add(two, ir.Constant(I64, 1))], source_etype=I64))
             return []
 
-        def chunk0():
-            row = bufs
-            ptrs = list(ins) + [b.select(ok, b.gep(block, [offs[i]], source_etype=I8), o)
-                                if i in shared else o for i, o in enumerate(outs)] + extra
-            for j, ptr in enumerate(ptrs):
-                b.store(ptr, b.gep(row, [ir.Constant(I64, j)], source_etype=PTR))
-            b.call(fn, [row, ir.Constant(I64, 0), bound(ir.Constant(I64, 1))])
-
-        counted_loop(e, ir.Constant(I64, 1), n, [], launch, "spawn")
-        chunk0()
-
-        def wait(c, _):
-            flag = b.load(b.gep(started, [c], source_etype=I8), typ=I8)
-            with b.if_then(b.icmp_unsigned("!=", flag, ir.Constant(I8, 0))):
-                tid = b.load(b.gep(tids, [c], source_etype=I64), typ=I64)
-                b.call(join, [tid, ir.Constant(PTR, None)])
-            return []
-
-        counted_loop(e, ir.Constant(I64, 1), n, [], wait, "join")
+        counted_loop(e, ir.Constant(I64, 0), n, [], describe, "chunk")
+        threads.fork_join(b, fn, rows, bounds, n, n)
         if shared:
             with b.if_then(ok):
                 for i in shared:

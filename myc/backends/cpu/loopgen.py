@@ -38,17 +38,21 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, host_gemm, interrupt, machine_code, native_ops
+from myc.backends.cpu import (
+    blas_threads,
+    host_gemm,
+    interrupt,
+    machine_code,
+    native_ops,
+    threads,
+)
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.native_run import NativeRun, memdtype
-from myc.backends.cpu.runtime import (
-    chunks,
-    num_threads,
-)
+from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.kernel import identity
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
@@ -67,9 +71,6 @@ _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "
 _DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
-# a big kernel's range in a native program: up to 4 chunks a thread, claimed as threads
-# free up, so a core another process holds slows the call in proportion (native_ops)
-CHUNKS_PER_THREAD = 4
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
 
@@ -346,6 +347,7 @@ class NativeLoop(NativeRun):
         if plan is None or not self._restore(plan):
             module = self._build()
             self._text = str(module)
+            threads.pool()  # its entries bound: parallel calls go through it
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = machine_code.load_or_compile(
@@ -379,6 +381,7 @@ class NativeLoop(NativeRun):
                     return False
                 symbols[sym] = addr
         try:
+            threads.pool()  # its entries bound: parallel calls go through it
             for sym, addr in symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = JitModule(object_code=plan.object_code)

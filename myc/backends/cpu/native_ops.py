@@ -4,17 +4,18 @@ threads, indexing (views copied out, gathers) and their gradients (scatters), fi
 Everything here is static: shapes, strides and the chunks of a parallel range are known
 when the program is built, so they are constants in the code.
 
-Threads: a kernel whose parallel range is big enough is split into the same chunks the
-Python runtime uses (``runtime.chunks``); chunks 1.. run on threads started with
-``pthread_create`` (glibc's, in the process already) and joined before the next step,
-chunk 0 on the calling thread.  A chunk that cannot get a thread runs inline.  Outputs
-that several chunks reduce into (``OutPlan.shared``) get one partial buffer per chunk,
-combined after the join, as the Python runtime does with NumPy.
+Threads: a kernel whose parallel range is big enough is split into the chunks the
+Python runtime uses (``threads.chunks``), and the program hands them to myc's one pool of
+worker threads (``threads.py``: a call of ``myc_pool_run``, which returns once every
+chunk is done); so do GEMM row blocks (``blas_threads.py``).  Outputs that several
+chunks reduce into (``OutPlan.shared``) get one partial buffer per chunk, combined
+after the call, as the Python runtime does with NumPy.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections.abc import Iterator
 from math import prod
 from typing import Any
@@ -22,9 +23,8 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
+from myc.backends.cpu import threads as threads_mod
 from myc.backends.cpu.emit import I8, I32, I64, PTR, is_float
-
-JOB = ir.LiteralStructType([PTR, I64, I64])  # buffers, begin, end
 
 
 @contextlib.contextmanager
@@ -71,138 +71,32 @@ def field_ptr(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Valu
     return f
 
 
-def _start_routine(module: ir.Module, name: str) -> tuple[ir.Function, ir.IRBuilder | None]:
-    """The pthread start routine ``void *name(void *)`` of ``module``: the one defined
-    already (and no builder), or a new internal one with a builder at its entry."""
-    fn = module.globals.get(name)
-    if fn is not None:
-        return fn, None
-    fn = ir.Function(module, ir.FunctionType(PTR, [PTR]), name)
-    fn.linkage = "internal"
-    return fn, ir.IRBuilder(fn.append_basic_block("entry"))
-
-
-def worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
-    """``void *worker(job *j)`` running one chunk of ``kernel`` (a pthread start routine;
-    one per kernel, which it calls directly)."""
-    fn, b = _start_routine(module, f"myc.worker.{kernel.name}")
-    if b is None:
-        return fn
-    job = fn.args[0]
-    b.call(kernel, [b.load(field_ptr(b, job, JOB, k), typ=t)
-                    for k, t in enumerate([PTR, I64, I64])])
-    b.ret(ir.Constant(PTR, None))
-    return fn
-
-
-QUEUE = ir.LiteralStructType([PTR, PTR, I64, I64])  # bufs[], bounds[] (begin, end), next, n
-
-
-def queue_worker(module: ir.Module, kernel: ir.Function) -> ir.Function:
-    """``void *worker(queue *q)``: claims chunks (an atomic counter) and runs ``kernel`` on
-    each until none is left (a pthread start routine, also run by the calling thread)."""
-    fn, b = _start_routine(module, f"myc.qworker.{kernel.name}")
-    if b is None:
-        return fn
-    q = fn.args[0]
-    bufs, bounds = (b.load(field_ptr(b, q, QUEUE, k), typ=PTR) for k in (0, 1))
-    nxt, n = field_ptr(b, q, QUEUE, 2), b.load(field_ptr(b, q, QUEUE, 3), typ=I64)
-    loop = fn.append_basic_block("claim")
-    run = fn.append_basic_block("run")
-    done = fn.append_basic_block("done")
-    b.branch(loop)
-    b.position_at_end(loop)
-    c = b.atomic_rmw("add", nxt, ir.Constant(I64, 1), "monotonic")
-    b.cbranch(b.icmp_signed("<", c, n), run, done)
-    b.position_at_end(run)
-    two = b.mul(c, ir.Constant(I64, 2))
-    begin = b.load(b.gep(bounds, [two], source_etype=I64), typ=I64)
-    end = b.load(b.gep(bounds, [b.add(two, ir.Constant(I64, 1))], source_etype=I64), typ=I64)
-    b.call(kernel, [b.load(b.gep(bufs, [c], source_etype=PTR), typ=PTR), begin, end])
-    b.branch(loop)
-    b.position_at_end(done)
-    b.ret(ir.Constant(PTR, None))
-    return fn
-
-
-def dynamic_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
-                 chunks: list[tuple[int, int]], bufs: list[ir.Value], threads: int) -> None:
-    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk on ``threads`` threads
-    (the caller's among them) that each claim the next chunk when done with one: when
-    another process holds a core, the thread sharing it runs fewer chunks and the call
-    slows in proportion instead of waiting on that thread's fixed share."""
-    module = b.module
-    n = len(chunks)
-    create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = declare(module, "pthread_join", I32, [I64, PTR])
-    worker_fn = queue_worker(module, kernel)
-    with at_entry(b, entry):
-        q = b.alloca(QUEUE)
-        q.type = PTR
-        bufp = b.alloca(PTR, size=ir.Constant(I64, n))
-        bounds = b.alloca(I64, size=ir.Constant(I64, 2 * n))
-        tids = b.alloca(I64, size=ir.Constant(I64, threads))
-        started = b.alloca(I8, size=ir.Constant(I64, threads))
-    for c, (lo, hi) in enumerate(chunks):
-        b.store(bufs[c], b.gep(bufp, [ir.Constant(I64, c)], source_etype=PTR))
-        b.store(ir.Constant(I64, lo), b.gep(bounds, [ir.Constant(I64, 2 * c)], source_etype=I64))
-        b.store(ir.Constant(I64, hi), b.gep(bounds, [ir.Constant(I64, 2 * c + 1)],
-                                             source_etype=I64))
-    for k, v in enumerate([bufp, bounds, ir.Constant(I64, 0), ir.Constant(I64, n)]):
-        b.store(v, field_ptr(b, q, QUEUE, k))
-    for t in range(1, threads):
-        tid = b.gep(tids, [ir.Constant(I64, t)], source_etype=I64)
-        rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, q])
-        ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))  # no thread: the others run more
-        b.store(b.zext(ok, I8), b.gep(started, [ir.Constant(I64, t)], source_etype=I8))
-    b.call(worker_fn, [q])
-    for t in range(1, threads):
-        flag = b.load(b.gep(started, [ir.Constant(I64, t)], source_etype=I8), typ=I8)
-        with b.if_then(b.icmp_unsigned("!=", flag, ir.Constant(I8, 0))):
-            tid = b.load(b.gep(tids, [ir.Constant(I64, t)], source_etype=I64), typ=I64)
-            b.call(join, [tid, ir.Constant(PTR, None)])
-
-
 def parallel_call(b: ir.IRBuilder, entry: ir.Block, kernel: ir.Function,
                   chunks: list[tuple[int, int]], bufs: list[ir.Value],
                   threads: int | None = None) -> None:
-    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk ``c``, chunks 1.. on
-    threads; returns once all are done.  With fewer ``threads`` than chunks, the threads
-    claim chunks as they go (:func:`dynamic_call`)."""
+    """Run ``kernel(bufs[c], begin_c, end_c)`` for every chunk ``c`` on up to ``threads``
+    threads (default one per chunk) of myc's pool, which claim chunks as they free up:
+    when another process holds a core, the thread sharing it runs fewer chunks and the
+    call slows in proportion.  Returns once all are done."""
     module = b.module
     n = len(chunks)
-    if threads is not None and 1 < threads < n:
-        dynamic_call(b, entry, kernel, chunks, bufs, threads)
-        return
     if n == 1:
         b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
         return
-    create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = declare(module, "pthread_join", I32, [I64, PTR])
-    worker_fn = worker(module, kernel)
+    table = ir.ArrayType(I64, 2 * n)
+    name = "myc.chunks." + hashlib.sha256(repr(chunks).encode()).hexdigest()[:16]
+    bounds = module.globals.get(name)
+    if bounds is None:  # the chunk table: a constant (the same chunks share it)
+        bounds = ir.GlobalVariable(module, table, name)
+        bounds.initializer = ir.Constant(table, [x for c in chunks for x in c])
+        bounds.global_constant = True
+        bounds.linkage = "private"
     with at_entry(b, entry):
-        jobs = b.alloca(JOB, size=ir.Constant(I64, n))
-        jobs.type = PTR  # opaque, like every pointer here
-        tids = b.alloca(I64, size=ir.Constant(I64, n))
-        started = b.alloca(I8, size=ir.Constant(I64, n))
-    for c in range(1, n):
-        job = b.gep(jobs, [ir.Constant(I64, c)], source_etype=JOB)
-        job.type = PTR
-        for k, v in enumerate([bufs[c], ir.Constant(I64, chunks[c][0]),
-                               ir.Constant(I64, chunks[c][1])]):
-            b.store(v, field_ptr(b, job, JOB, k))
-        tid = b.gep(tids, [ir.Constant(I64, c)], source_etype=I64)
-        rc = b.call(create, [tid, ir.Constant(PTR, None), worker_fn, job])
-        ok = b.icmp_signed("==", rc, ir.Constant(I32, 0))
-        b.store(b.zext(ok, I8), b.gep(started, [ir.Constant(I64, c)], source_etype=I8))
-        with b.if_then(b.not_(ok)):  # no thread to be had: run the chunk here
-            b.call(worker_fn, [job])
-    b.call(kernel, [bufs[0], ir.Constant(I64, chunks[0][0]), ir.Constant(I64, chunks[0][1])])
-    for c in range(1, n):
-        flag = b.load(b.gep(started, [ir.Constant(I64, c)], source_etype=I8), typ=I8)
-        with b.if_then(b.icmp_unsigned("!=", flag, ir.Constant(I8, 0))):
-            tid = b.load(b.gep(tids, [ir.Constant(I64, c)], source_etype=I64), typ=I64)
-            b.call(join, [tid, ir.Constant(PTR, None)])
+        bufp = b.alloca(PTR, size=ir.Constant(I64, n))
+    for c in range(n):
+        b.store(bufs[c], b.gep(bufp, [ir.Constant(I64, c)], source_etype=PTR))
+    threads_mod.pool_call(b, entry, kernel, bufp, bounds, n,
+                          n if threads is None else min(threads, n))
 
 
 def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: int, count: int,

@@ -1,14 +1,14 @@
 """Calling compiled kernels: argument checks, output allocation, threads, the cache.
 
-A kernel's parallel range (``Plan.extent``) is split into one chunk per thread when the
-domain is large (more than :data:`PARALLEL_MIN` elements); chunk 0 runs on the calling
-thread, the others on a shared pool.  ctypes releases the GIL around each native call, so
-the chunks run truly in parallel.  The thread count is ``MYC_NUM_THREADS`` (read at each
-call), default ``os.cpu_count()``.
+A kernel's parallel range (``Plan.extent``) is split into up to ``CHUNKS_PER_THREAD``
+chunks per thread when the domain is large (more than :data:`PARALLEL_MIN` elements);
+the calling thread and myc's worker threads claim them as they free up
+(``threads.py``: the one pool every JIT call site uses).  The pool runs with the GIL
+released, so the chunks run truly in parallel.  The thread count is ``MYC_NUM_THREADS``
+(read at each call), default ``os.cpu_count()``.
 
 Reductions whose output elements several chunks write (``OutPlan.shared``) get one
-partial buffer per chunk; the partials (at most one per thread) are combined with
-NumPy at the end.
+partial buffer per chunk; the partials are combined with NumPy at the end.
 """
 
 from __future__ import annotations
@@ -20,23 +20,27 @@ import itertools
 import os
 import sys
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from math import prod
 
 import numpy as np
 
-from myc.backends.cpu import fpmode
+from myc.backends.cpu import fpmode, threads
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.jit import host, optimized_ir
-from myc.backends.cpu.plan import Plan, make_plan
+from myc.backends.cpu.plan import make_plan
+from myc.backends.cpu.threads import (  # noqa: F401 - where callers have found them
+    ALIGN,
+    CHUNKS_PER_THREAD,
+    PARALLEL_MIN,
+    chunks,
+    num_threads,
+)
 from myc.errors import MycShapeError, MycTypeError
 from myc.lower.kernel import Kernel, Reduce, identity
 from myc.support.lru import LRU
 from myc.timings import stage, timed
 
-PARALLEL_MIN = 1 << 16
-ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
 CODEGEN_VERSION = "2"  # 2: entry symbols named by content (one shared JIT engine)
 
 _KERNEL_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64)
@@ -50,45 +54,6 @@ def native_scalef() -> bool:
     from myc.backends.cpu.tuning import has_avx512
 
     return has_avx512(host()[1])
-
-
-def num_threads() -> int:
-    env = os.environ.get("MYC_NUM_THREADS", "")
-    try:
-        n = int(env)
-    except ValueError:
-        n = 0
-    return n if n > 0 else (os.cpu_count() or 1)
-
-
-_pool: ThreadPoolExecutor | None = None
-_pool_size = 0
-_pool_lock = threading.Lock()
-
-
-def _get_pool(workers: int) -> ThreadPoolExecutor:
-    global _pool, _pool_size
-    with _pool_lock:
-        if _pool is None or _pool_size < workers:
-            if _pool is not None:
-                _pool.shutdown(wait=False)
-            _pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="myc-cpu")
-            _pool_size = workers
-        return _pool
-
-
-def chunks(plan: Plan, nthreads: int, per_thread: int = 1) -> list[tuple[int, int]]:
-    """``[begin, end)`` pieces of the parallel range, ``per_thread`` per thread at most
-    (native programs hand several to each thread as it becomes free)."""
-    extent = plan.extent
-    size = extent * plan.row
-    n = min(nthreads * per_thread, extent, max(nthreads, size // PARALLEL_MIN)) \
-        if size > PARALLEL_MIN and nthreads > 1 else 1
-    if n <= 1:
-        return [(0, extent)]
-    align = ALIGN if len(plan.dims) == 1 else 1
-    bounds = [min(extent, (extent * i // n) // align * align) for i in range(n)] + [extent]
-    return [(b, e) for b, e in itertools.pairwise(bounds) if e > b]
 
 
 # reuse big output buffers across calls (MYC_POOL=0 turns it off)
@@ -137,7 +102,8 @@ class CompiledKernel:
             self.symbol, self.object_code = cached
             if not (isinstance(self.symbol, str) and self.symbol.startswith("myc_kernel_k")):
                 raise ValueError("a cache entry that is not a kernel's")
-        self._fn = _KERNEL_FN(_ENGINE.load(self.symbol, self.object_code))
+        self._address = _ENGINE.load(self.symbol, self.object_code)
+        self._fn = _KERNEL_FN(self._address)
         # what every call needs, computed once
         outs = kernel.output_buffers()
         self._in_specs = [(np.dtype(b.dtype), b.shape, b.name) for b in kernel.inputs]
@@ -184,7 +150,7 @@ class CompiledKernel:
         return self._parallel(args, outs, nthreads)
 
     def _parallel(self, args, outs, nthreads: int) -> list[np.ndarray]:
-        pieces = chunks(self.plan, nthreads)
+        pieces = chunks(self.plan, nthreads, CHUNKS_PER_THREAD)
         n = len(pieces)
         targets: list[np.ndarray] = []  # what each chunk writes: outputs or partials
         for i, (out, op) in enumerate(zip(outs, self.plan.outs, strict=True)):
@@ -194,19 +160,16 @@ class CompiledKernel:
             targets.append(t)
         in_ptrs = [a.ctypes.data for a in args]
         t_ptrs = [t.ctypes.data for t in targets]
-        calls = []
-        for c, (begin, end) in enumerate(pieces):
-            ptrs = in_ptrs + [p + (c * t.strides[0] if t is not o else 0)
-                              for p, t, o in zip(t_ptrs, targets, outs, strict=True)]
-            calls.append((self._ptrs(*ptrs), begin, end))
         if n == 1:
-            self._fn(*calls[0])
+            self._fn(self._ptrs(*in_ptrs, *t_ptrs), *pieces[0])
         else:
-            pool = _get_pool(n - 1)
-            futures = [pool.submit(self._fn, *call) for call in calls[1:]]
-            self._fn(*calls[0])
-            for f in futures:
-                f.result()
+            rows = [self._ptrs(*in_ptrs, *[p + (c * t.strides[0] if t is not o else 0)
+                                          for p, t, o in zip(t_ptrs, targets, outs,
+                                                             strict=True)])
+                    for c in range(n)]
+            bufs = (ctypes.c_void_p * n)(*[ctypes.addressof(r) for r in rows])
+            bounds = (ctypes.c_int64 * (2 * n))(*itertools.chain.from_iterable(pieces))
+            threads.run(self._address, bufs, bounds, n, nthreads)
         for t, out, op in zip(targets, outs, self.plan.outs, strict=True):
             if t is not out:
                 _COMBINE[op.op].reduce(t, axis=0, out=out)
