@@ -7,7 +7,9 @@ here adds fast-math flags: IEEE semantics are kept except where a caller asks.
 
 from __future__ import annotations
 
+import contextlib
 import struct
+from collections.abc import Iterator
 
 from llvmlite import ir
 
@@ -234,3 +236,16 @@ def float_bits(value: float, ty: ir.Type) -> int:
     if isinstance(ty, ir.FloatType):
         return struct.unpack("<I", struct.pack("<f", value))[0]
     return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+@contextlib.contextmanager
+def at_entry(b: ir.IRBuilder, entry: ir.Block) -> Iterator[None]:
+    """Emit at the start of ``entry`` (allocas), then go back to the end of the current
+    block: ``goto_block(entry)`` would look the entry's terminator up in its instruction
+    list, which grows with the program -- quadratic over a long straight-line program."""
+    old = b.block
+    b.position_at_start(entry)
+    try:
+        yield
+    finally:
+        b.position_at_end(old)

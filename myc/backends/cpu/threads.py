@@ -55,7 +55,7 @@ import threading
 
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I8, I32, I64, PTR
+from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry
 
 PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
@@ -202,8 +202,6 @@ def pool_call(b: ir.IRBuilder, entry: ir.Block, chunk: ir.Function, bufs: ir.Val
         if cell is None:
             cell = ir.GlobalVariable(module, I64, name)
         shared.append(cell)
-    from myc.backends.cpu.native_ops import at_entry
-
     with at_entry(b, entry):
         own = b.alloca(I64, size=ir.Constant(I64, 2))  # a counter of its own
     b.store(ir.Constant(I64, 0), own)
