@@ -31,6 +31,17 @@ for _name, _fn, _np, _op in [
              names=(*(f"np.{n}" for n in _np), *(("math.pow",) if _name == "pow" else ())))
 register("matmul", "x y", operator.matmul, names=("np.matmul",))
 
+
+def _matmul_acc(x, y, c):
+    """``x @ y + c``: what GEMM with ``beta = 1`` computes into ``c`` 's buffer."""
+    return np.add(c, np.matmul(x, y))
+
+
+# made only by lowering (``myc.opt.products``), after differentiation: no derivative
+register("matmul_acc", "x y c", _matmul_acc, differentiable=False,
+         doc="x @ y + c: a matrix product accumulated into c (GEMM with beta = 1); made "
+             "by lowering for sums of products, never written by users.")
+
 for _name, _fn, _op in [
     ("eq", operator.eq, "eq"), ("ne", operator.ne, "ne"), ("lt", operator.lt, "lt"),
     ("le", operator.le, "le"), ("gt", operator.gt, "gt"), ("ge", operator.ge, "ge"),
