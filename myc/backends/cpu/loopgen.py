@@ -245,7 +245,8 @@ class NativeLoop(NativeRun):
                 ins = [specs[x] if s_ else abstract_of(x) for s_, x in ins_]
                 why = host_gemm.gemm_refusal("matmul", ins[:2], out) if name == _ACC \
                     else host_gemm.gemm_refusal(name, ins, out)
-                if why is None and name == _ACC and (ins[2] != out or not ins_[2][0]):
+                if why is None and name == _ACC and (ins[2] != out or not ins_[2][0]
+                                                     or ins_[3][0]):
                     why = "a product accumulated into a value of another type"
                 if why is not None:
                     raise Unsupported(why)
@@ -702,7 +703,7 @@ class NativeLoop(NativeRun):
                             ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
                                         False))
                     host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry,
-                                   beta=1.0 if name == _ACC else 0.0)
+                                   *((float(ins_[3][1]), 1.0) if name == _ACC else ()))
                 else:
                     host_gemm.transpose(b, value(si, 0, *ins_[0]), dst, out)
                 if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
