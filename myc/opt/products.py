@@ -13,8 +13,9 @@ chain of GEMM calls and no kernel.
 The rewrite keeps the order of the sum: ``(x + p1) + p2`` becomes ``acc(p2, acc(p1,
 x))``, each step adding one product to the sum so far (GEMM adds the product to ``C``
 as it computes it: where its sum over ``k`` is split in blocks, the last bits may differ
-from adding a stored product -- float rounding).  A product is folded only where nothing else reads it (else it would be
-computed twice); ``x`` must already have the product's dtype and shape (no broadcast).
+from adding a stored product -- float rounding).  A product is folded only where nothing
+else reads it (else it would be computed twice); ``x`` must already have the product's
+dtype and shape (no broadcast).
 Native code writes the accumulation in place where ``x`` has no other reader, else
 into a copy (``myc.backends.cpu.loopgen``).
 
