@@ -206,3 +206,19 @@ def test_opencl_keeps_plain_sums():
     except myc.MycError as exc:  # no OpenCL device here
         pytest.skip(str(exc))
     _close(np.asarray(got), sum3(*args), np.float64)
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_row_blocks_on_threads_accumulate(monkeypatch, threads):
+    """A product big enough to split into row blocks (one per thread) adds each block
+    to its own rows of the sum so far, scaled."""
+    monkeypatch.setenv("MYC_NUM_THREADS", threads)
+    rng = np.random.default_rng(10)
+    x, a, b, c, d = _mats(rng, np.float64, (96, 80), (96, 64), (64, 80), (80, 96), (80, 80))
+
+    def big(x, a, b, c, d):  # its own code: built for this thread count
+        return x - 0.25 * (a @ b) + c.T @ d
+
+    prog = _program(big, x, a, b, c, d)
+    assert _step_names(prog).count("matmul_acc") == 2 and not _kernels(prog)
+    _close(myc.jit(big)(x, a, b, c, d), big(x, a, b, c, d), np.float64)
