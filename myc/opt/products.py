@@ -20,8 +20,9 @@ Native code writes the accumulation in place where ``x`` has no other reader, el
 into a copy (``myc.backends.cpu.loopgen``).
 
 It runs at lowering, for backends whose host code has GEMM with ``beta``
-(``Target.gemm_accumulate``): the CPU's.  ``MYC_NO_GEMM_ACC=1`` turns it off (to
-measure it).
+(``Target.gemm_accumulate``: the CPU's), and in ahead-of-time plans
+(``myc.lower.planned``: their own GEMM loop accumulates).  ``MYC_NO_GEMM_ACC=1`` turns it
+off (to measure it).
 """
 
 from __future__ import annotations
