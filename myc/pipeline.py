@@ -156,12 +156,12 @@ def native_first(typed: Graph, backend: str = "cpu") -> bool:
 def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
-    if os.environ.get("MYC_NO_FUSION"):
-        return []
     from myc.lower.program import accumulate_products
-    from myc.opt.fusion import fuse
 
     accumulate_products(typed, backend_named(backend))  # before grouping: no sum kernels
+    if os.environ.get("MYC_NO_FUSION"):
+        return []
+    from myc.opt.fusion import fuse
 
     # a native-first program, or a backend whose every array op is a kernel (a device:
     # the op runs there), groups arrays of any size; else small arrays stay NumPy steps
