@@ -727,7 +727,8 @@ def accumulate_products(typed: Graph, t: Any) -> None:
     from myc.opt import products
     from myc.timings import stage
 
-    if t.gemm_accumulate and products.enabled():
+    if t.gemm_accumulate and products.enabled() and not typed.flags.get("gemm accumulated"):
+        typed.flags["gemm accumulated"] = True  # once: lowering may come back to it
         with stage("opt gemm accumulate"):
             add_count("gemm accumulations", products.accumulate_products(typed))
 
