@@ -156,6 +156,9 @@ def native_first(typed: Graph, backend: str = "cpu") -> bool:
 def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
+    from myc.lower.program import accumulate_products
+
+    accumulate_products(typed, backend_named(backend))  # before grouping: no sum kernels
     if os.environ.get("MYC_NO_FUSION"):
         return []
     from myc.opt.fusion import fuse

@@ -165,7 +165,9 @@ def _run(ops: list, env: dict) -> None:
         elif isinstance(op, Gemm):
             a = get(op.a).reshape(op.m, op.k)
             b = get(op.b).reshape(op.k, op.n)
-            env[id(op.out)] = (a @ b).reshape(op.out.shape)
+            p = (a @ b).reshape(op.out.shape)
+            env[id(op.out)] = p if op.acc is None else np.add(
+                get(op.acc), p if op.alpha == 1.0 else np.multiply(p, op.alpha))
         elif isinstance(op, Permute):
             env[id(op.out)] = np.ascontiguousarray(np.transpose(get(op.src), op.perm))
         elif isinstance(op, Alias):

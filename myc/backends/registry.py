@@ -70,6 +70,7 @@ class Cpu(Backend):
     host_fast_calls = True
     kernel_every_op = False
     native_host = True
+    gemm_accumulate = True
     source_keyed = True
 
     def kernel_compiler(self) -> Callable[[Any], Any]:

@@ -159,6 +159,11 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         dtype = np.result_type(r)
         return AArray(dtype, shape) if shape or not isinstance(r, np.generic) else \
             AScalar(dtype, False)
+    if name == "matmul_acc":  # x @ y + c, c already of the product's type
+        r = infer(REGISTRY["matmul"], args[:2])
+        if r != _abs(args[2]):
+            raise ValueError("matmul_acc: the accumulator is not of the product's type")
+        return r
     if name == "mT":
         x = _abs(args[0])
         return AArray(x.dtype, x.shape[:-2] + x.shape[-2:][::-1]) if x.ndim >= 2 else x

@@ -11,7 +11,8 @@ The step kinds:
 
 * :class:`KernelOp` -- a fused kernel (kernel IR), launched over its whole parallel
   range; ``divide_by`` divides an output in place afterwards (a ``mean``);
-* :class:`Gemm` -- ``C = A @ B`` on contiguous row-major float matrices;
+* :class:`Gemm` -- ``C = A @ B`` on contiguous row-major float matrices (or ``C = acc +
+  alpha * A @ B``: a sum of products accumulated, ``myc.opt.products``);
 * :class:`Permute` -- a transpose, copied into a new contiguous buffer;
 * :class:`Alias` -- a view: the same contiguous data under another shape;
 * :class:`LoopOp` -- a data-dependent loop: a body of steps, its carried state, its
@@ -77,6 +78,8 @@ class Gemm:
     m: int
     n: int
     k: int
+    acc: Value | None = None  # the sum so far: ``out = acc + alpha * a @ b``
+    alpha: float = 1.0
 
 
 @dataclass(eq=False)
@@ -184,7 +187,7 @@ def operands(op) -> list[Value]:
     if isinstance(op, KernelOp):
         return op.inputs
     if isinstance(op, Gemm):
-        return [op.a, op.b]
+        return [op.a, op.b] + ([op.acc] if op.acc is not None else [])
     if isinstance(op, (Permute, Alias)):
         return [op.src]
     if isinstance(op, Select):

@@ -32,6 +32,7 @@ from myc.lower.groups import (
 from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
 from myc.lower.planned_loops import CONTROL, selects_as_where, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
+from myc.opt import products
 from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
 from myc.prims import P
 
@@ -94,6 +95,8 @@ class PlannedLowering:
         whose parameters are already bound) to ``self.ops``; its output's leaf nodes."""
         unguard_safe(g)
         selects_as_where(g)
+        if products.enabled():  # sums of products: GEMM accumulations, no kernel
+            products.accumulate_products(g)
         order = schedule(g, Manager(g).owned.get(g, []))
         out = g.output
         for unit in self.units(g, order):
@@ -195,8 +198,8 @@ class PlannedLowering:
     def primitive(self, n) -> None:
         p = self.prim(n)
         args = n.inputs[1:]
-        if p in ("matmul", "dot"):
-            a, b = (self.value(x) for x in args)
+        if p in ("matmul", "dot", "matmul_acc"):
+            a, b = (self.value(x) for x in args[:2])
             out = self.new(n)
             if not (a.dtype == b.dtype == out.dtype and a.dtype in ("float32", "float64")):
                 self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only float "
@@ -208,7 +211,13 @@ class PlannedLowering:
             k = a.shape[-1]
             nn = b.shape[1] if len(b.shape) == 2 else 1
             assert b.shape[0] == k
-            self.ops.append(Gemm(a, b, out, m, nn, k))
+            if p == "matmul_acc":  # out = acc + alpha * a @ b
+                acc = self.value(args[2])
+                if (acc.dtype, acc.shape) != (out.dtype, out.shape):
+                    self.reject(n, "a product accumulated into a value of another type")
+                self.ops.append(Gemm(a, b, out, m, nn, k, acc, float(args[3].value)))
+            else:
+                self.ops.append(Gemm(a, b, out, m, nn, k))
         elif p in ("mT", "transpose"):
             src = self.value(args[0])
             nd = len(src.shape)

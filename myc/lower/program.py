@@ -421,6 +421,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if compiler is None:  # e.g. no GPU: say what to install first
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
+    if groups is None:  # (the pipeline's ``fused`` stage rewrote it before grouping)
+        accumulate_products(typed, t)
     if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
@@ -718,6 +720,19 @@ class CallRunner:
 _SMALL_PROGRAM = 400  # nodes
 
 
+def accumulate_products(typed: Graph, t: Any) -> None:
+    """Sums of matrix products as GEMM accumulations (``myc.opt.products``), where the
+    backend's host code has them; its own nodes only (a loop body is lowered, and
+    rewritten, on its own)."""
+    from myc.opt import products
+    from myc.timings import stage
+
+    if t.gemm_accumulate and products.enabled() and not typed.flags.get("gemm accumulated"):
+        typed.flags["gemm accumulated"] = True  # once: lowering may come back to it
+        with stage("opt gemm accumulate"):
+            add_count("gemm accumulations", products.accumulate_products(typed))
+
+
 def native_capable(typed: Graph, t: Any) -> bool:
     """Is every operation of ``typed`` one the native host program covers (then it is
     lowered with every array op in a kernel, to run as one native function)?"""
@@ -729,7 +744,8 @@ def native_capable(typed: Graph, t: Any) -> bool:
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
     known = ELEMENTWISE | REDUCTIONS | native | {
-        "matmul", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke", "loop_out"}
+        "matmul", "matmul_acc", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke",
+        "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
         return False  # grouping every op costs compile time that a big program won't repay

@@ -43,6 +43,9 @@ class Target:
 
     # -- native host programs: the whole program, or a loop, as one native function ------
     native_host: bool = False
+    # host code has GEMM with ``beta``: sums of matrix products accumulate in one buffer
+    # (``myc.opt.products``)
+    gemm_accumulate: bool = False
 
     def native_ops(self) -> frozenset[str]:
         """The primitives a native host program covers (none: no native host code)."""

@@ -31,6 +31,18 @@ for _name, _fn, _np, _op in [
              names=(*(f"np.{n}" for n in _np), *(("math.pow",) if _name == "pow" else ())))
 register("matmul", "x y", operator.matmul, names=("np.matmul",))
 
+
+def _matmul_acc(x, y, c, alpha=1.0):
+    """``c + alpha * (x @ y)``: what GEMM with ``beta = 1`` computes into ``c`` 's buffer."""
+    p = np.matmul(x, y)
+    return np.add(c, p if alpha == 1.0 else np.multiply(p, alpha))
+
+
+# made only by lowering (``myc.opt.products``), after differentiation: no derivative
+register("matmul_acc", "x y c alpha", _matmul_acc, differentiable=False,
+         doc="c + alpha * (x @ y): a matrix product accumulated into c (GEMM with beta = "
+             "1); made by lowering for sums of products, never written by users.")
+
 for _name, _fn, _op in [
     ("eq", operator.eq, "eq"), ("ne", operator.ne, "ne"), ("lt", operator.lt, "lt"),
     ("le", operator.le, "le"), ("gt", operator.gt, "gt"), ("ge", operator.ge, "ge"),

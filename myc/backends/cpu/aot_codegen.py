@@ -83,7 +83,7 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         self.heap_cells: list[ir.Value] = []
         self.tapes: dict[int, dict] = {}  # id(Tape) -> its stack cells (aot_loopgen)
         self.copy_fns: dict[int, ir.Function] = {}
-        self.gemm_fns: dict[str, ir.Function] = {}
+        self.gemm_fns: dict[tuple[str, bool], ir.Function] = {}
 
     # ------------------------------------------------------------------ globals
     def global_bytes(self, data: bytes, name: str | None = None, constant: bool = True,
@@ -222,6 +222,14 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             if isinstance(op, KernelOp):
                 self.call_kernel(op, self.kernel_fns[entry_name(op.kernel)],
                                  [get(v) for v in op.inputs], [get(v) for v in op.outputs])
+            elif isinstance(op, Gemm) and op.acc is not None:  # out = acc + alpha * a @ b
+                if not isinstance(op.out.nbytes, int) or op.out.nbytes:
+                    b.call(self.memcpy, [get(op.out), get(op.acc), self.i64(op.out.nbytes)])
+                ft = self.gemm_fn(op.out.dtype, True).args[6].type
+                b.call(self.gemm_fn(op.out.dtype, True),
+                       [get(op.a), get(op.b), get(op.out),
+                        self.i64(op.m), self.i64(op.n), self.i64(op.k),
+                        ir.Constant(ft, op.alpha)])
             elif isinstance(op, Gemm):
                 b.call(self.gemm_fn(op.out.dtype),
                        [get(op.a), get(op.b), get(op.out),

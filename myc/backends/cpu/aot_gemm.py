@@ -20,25 +20,30 @@ class GemmMixin:
     """:class:`~myc.backends.cpu.aot_codegen.HostGen`'s GEMM; uses its module ``m``,
     ``memset`` and the per-dtype cache ``gemm_fns``."""
 
-    def gemm_fn(self, dtype: str) -> ir.Function:
+    def gemm_fn(self, dtype: str, accumulate: bool = False) -> ir.Function:
         """``gemm(A, B, C, M, N, K)``: ``C = A @ B``, row-major, blocked for the cache;
-        the innermost loop runs along a row of B and C, so it vectorizes."""
-        fn = self.gemm_fns.get(dtype)
+        the innermost loop runs along a row of B and C, so it vectorizes.  With
+        ``accumulate``, ``gemm(A, B, C, M, N, K, alpha)``: ``C += alpha * A @ B`` (a sum of
+        products, ``myc.opt.products``; ``alpha`` scales each element of A as it is read)."""
+        fn = self.gemm_fns.get((dtype, accumulate))
         if fn is not None:
             return fn
         ty = {"float32": F32, "float64": F64}[dtype]
         size = ITEMSIZE[dtype]
-        fn = ir.Function(self.m, ir.FunctionType(ir.VoidType(), [PTR, PTR, PTR, I64, I64, I64]),
-                         f"myc.gemm.{dtype}")
+        fn = ir.Function(self.m, ir.FunctionType(ir.VoidType(), [
+            PTR, PTR, PTR, I64, I64, I64, *((ty,) if accumulate else ())]),
+            f"myc.gemm{'_acc' if accumulate else ''}.{dtype}")
         fn.linkage = "internal"
         for a in fn.args[:3]:
             a.add_attribute("noalias")
-        self.gemm_fns[dtype] = fn
-        A, B, C, M, N, K = fn.args
+        self.gemm_fns[(dtype, accumulate)] = fn
+        A, B, C, M, N, K = fn.args[:6]
+        alpha = fn.args[6] if accumulate else None
         b = ir.IRBuilder(fn.append_basic_block("entry"))
         e = Emitter(b)
-        b.call(self.memset, [C, ir.Constant(I32, 0),
-                             b.mul(b.mul(M, N), ir.Constant(I64, size))])
+        if not accumulate:
+            b.call(self.memset, [C, ir.Constant(I32, 0),
+                                 b.mul(b.mul(M, N), ir.Constant(I64, size))])
         mb, kb, nb = (ir.Constant(I64, x) for x in GEMM_BLOCK)
         zero = ir.Constant(I64, 0)
 
@@ -65,6 +70,8 @@ class GemmMixin:
 
                         def depth(k, _):
                             a = b.load(b.gep(A, [b.add(arow, k)], source_etype=ty), typ=ty)
+                            if alpha is not None:
+                                a = b.fmul(a, alpha)
                             brow = b.gep(B, [b.mul(k, N)], source_etype=ty)
 
                             def cols(j, _):

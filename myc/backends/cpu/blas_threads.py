@@ -66,8 +66,9 @@ def row_blocks(rows: int, m: int, k: int, nthreads: int) -> list[tuple[int, int]
 def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Function,
                   flags: list[ir.Constant], ft: ir.Type, ty: ir.Type, rows: int, m: int,
                   k: int, pa: ir.Value, a_row: int, lda: int, pb: ir.Value, ldb: int,
-                  dst: ir.Value, nthreads: int) -> None:
-    """``dst[rows, m] = op(A) @ op(B)`` as CBLAS calls on row blocks, each on one of
+                  dst: ir.Value, nthreads: int, alpha: float = 1.0, beta: float = 0.0) -> None:
+    """``dst[rows, m] = alpha * op(A) @ op(B) + beta * dst`` as CBLAS calls on row blocks,
+    each on one of
     myc's threads with BLAS single-threaded; row ``i`` of ``op(A)`` starts ``i * a_row``
     elements into ``pa`` (``k`` as stored, 1 when A is read transposed)."""
     module = b.module
@@ -79,19 +80,20 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
     if len(blocks) == 1:  # one block: called in place (no wrapper, no argument array)
         old = b.call(set_local, [ir.Constant(I32, 1)])
         b.call(gemm, [*flags, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
-                      ir.Constant(ft, 1.0), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
-                      ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+                      ir.Constant(ft, alpha), pa, ir.Constant(I64, lda), pb, ir.Constant(I64, ldb),
+                      ir.Constant(ft, beta), dst, ir.Constant(I64, m)])
         b.call(set_local, [old])
         return
     # one function per distinct call (shapes, flags), named by them: a recurrent net's
     # hundreds of same-shaped products share it, and the same program builds the same
     # text (the plan test)
     name = "myc.gemm." + "_".join(str(x) for x in (
-        gemm.name, *(f.constant for f in flags), m, k, a_row, lda, ldb))
+        gemm.name, *(f.constant for f in flags), m, k, a_row, lda, ldb)) + (
+        f"_{alpha!r}_{beta!r}".replace("-", "m") if (alpha, beta) != (1.0, 0.0) else "")
     fn = module.globals.get(name)
     if fn is None:
         fn = _gemm_function(module, name, set_local, gemm, flags, ft, ty, m, k, a_row,
-                            lda, ldb)
+                            lda, ldb, alpha, beta)
     with native_ops.at_entry(b, entry):
         arr = b.alloca(PTR, size=ir.Constant(I64, 3))
     for i, p in enumerate((pa, pb, dst)):
@@ -101,7 +103,8 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
 
 def _gemm_function(module: ir.Module, name: str, set_local: ir.Function,
                    gemm: ir.Function, flags: list[ir.Constant], ft: ir.Type, ty: ir.Type,
-                   m: int, k: int, a_row: int, lda: int, ldb: int) -> ir.Function:
+                   m: int, k: int, a_row: int, lda: int, ldb: int,
+                   alpha: float = 1.0, beta: float = 0.0) -> ir.Function:
     """``fn(bufs, begin, end)``: rows ``[begin, end)`` of the product, BLAS on one thread."""
     fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, I64, I64]), name)
     fn.linkage = "internal"
@@ -111,9 +114,9 @@ def _gemm_function(module: ir.Module, name: str, set_local: ir.Function,
                   for i in range(3))
     old = g.call(set_local, [ir.Constant(I32, 1)])
     g.call(gemm, [*flags, g.sub(end, begin), ir.Constant(I64, m), ir.Constant(I64, k),
-                  ir.Constant(ft, 1.0), g.gep(a_, [g.mul(begin, ir.Constant(I64, a_row))],
+                  ir.Constant(ft, alpha), g.gep(a_, [g.mul(begin, ir.Constant(I64, a_row))],
                                               source_etype=ty),
-                  ir.Constant(I64, lda), b_, ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
+                  ir.Constant(I64, lda), b_, ir.Constant(I64, ldb), ir.Constant(ft, beta),
                   g.gep(c_, [g.mul(begin, ir.Constant(I64, m))], source_etype=ty),
                   ir.Constant(I64, m)])
     g.call(set_local, [old])

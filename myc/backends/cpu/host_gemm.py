@@ -130,8 +130,10 @@ def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
 
 
 def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
-          entry: ir.Block | None = None) -> None:
-    """``dst = a @ b`` (row-major, contiguous; batched as ``np.matmul`` broadcasts); an
+          entry: ir.Block | None = None, alpha: float = 1.0, beta: float = 0.0) -> None:
+    """``dst = alpha * a @ b + beta * dst`` (row-major, contiguous; batched as
+    ``np.matmul`` broadcasts; ``beta`` 1 accumulates into what ``dst`` holds, ``alpha``
+    other than 1 scales the product: floats only); an
     operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
     is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
     flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
@@ -145,6 +147,9 @@ def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out
     ty = MEMTYPE[str(np.dtype(a.dtype))]
     if plan.count * n * m == 0:
         return
+    assert (alpha, beta) == (1.0, 0.0) or a.dtype.kind == "f", "an integer GEMM-accumulate"
+    if k == 0 and beta:
+        return  # adds nothing
     if k == 0:
         native_ops.fill(b, dst, ty, 0, plan.count * n * m)
         return
@@ -176,20 +181,21 @@ def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out
         # one product: row blocks on myc's threads, BLAS single-threaded in each
         rows = plan.count * n if plan.tall and not ta else n
         blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
-                                   1 if ta else k, lda, pb, ldb, dst, num_threads())
+                                   1 if ta else k, lda, pb, ldb, dst, num_threads(), alpha,
+                                   beta)
         return
     if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
         rows = plan.count * n
         b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
-                    ir.Constant(ft, 0.0), dst, ir.Constant(I64, m)])
+                    ir.Constant(ft, alpha), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
+                    ir.Constant(ft, beta), dst, ir.Constant(I64, m)])
         return
 
     def one(ao, bo, oo):
         b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, 1.0), b.gep(pa, [ao], source_etype=ty),
+                    ir.Constant(ft, alpha), b.gep(pa, [ao], source_etype=ty),
                     ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
-                    ir.Constant(I64, ldb), ir.Constant(ft, 0.0),
+                    ir.Constant(I64, ldb), ir.Constant(ft, beta),
                     b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
 
     _batched(b, plan, one)

@@ -66,6 +66,8 @@ _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
            "grad_cast", "mod", "floordiv"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
+# GEMM with beta = 1: ``a @ b + c`` accumulated into c's buffer (``myc.opt.products``)
+_ACC = "matmul_acc"
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
                 "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad"}
 _DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
@@ -191,13 +193,15 @@ class NativeLoop(NativeRun):
             if nm == "mT":
                 self.mt_of[st.output] = st.inputs[0]
                 self.mt_steps.add(si)
-            for is_slot, x in st.inputs:
-                if is_slot:
-                    readers.setdefault(x, []).append(nm)
+            for k, (is_slot, x) in enumerate(st.inputs):
+                if is_slot:  # (a product's factors are GEMM operands; its addend is not)
+                    readers.setdefault(x, []).append(
+                        "matmul" if nm == _ACC and k < 2 else nm)
         for is_slot, x in body.outputs:
             if is_slot:
                 readers.setdefault(x, []).append("exit")
         self.mt_copy = {x for x in self.mt_of if any(r not in _GEMM for r in readers.get(x, []))}
+        self.readers = {x: len(r) for x, r in readers.items()}
         # calls of typed functions (recursion whose depth depends on data): each callee
         # is one LLVM function of this module, called with a frame of 8-byte argument and
         # result cells on the machine stack -- so a callee takes and returns scalars only
@@ -240,9 +244,13 @@ class NativeLoop(NativeRun):
             out = specs[st.output]
             if si in self.mt_steps and name == "transpose":
                 continue
-            if name in ("matmul", "dot", "mT") and not _guard:
-                why = host_gemm.gemm_refusal(
-                    name, [specs[x] if s_ else abstract_of(x) for s_, x in ins_], out)
+            if name in ("matmul", "dot", "mT", _ACC) and not _guard:
+                ins = [specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+                why = host_gemm.gemm_refusal("matmul", ins[:2], out) if name == _ACC \
+                    else host_gemm.gemm_refusal(name, ins, out)
+                if why is None and name == _ACC and (ins[2] != out or not ins_[2][0]
+                                                     or ins_[3][0]):
+                    why = "a product accumulated into a value of another type"
                 if why is not None:
                     raise Unsupported(why)
                 continue
@@ -513,7 +521,7 @@ class NativeLoop(NativeRun):
                 nm = "mT" if si in self.mt_steps else _unwrap(st)[0]
                 if st.kind == "kernel":
                     written.update(st.outputs)
-                elif nm in _GEMM or (nm == "mT" and st.output not in self.mt_of) or (
+                elif nm in _GEMM or nm == _ACC or (nm == "mT" and st.output not in self.mt_of) or (
                         nm == "mT" and st.output in self.mt_copy) or (
                         nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
                         and not self._alias(si)):
@@ -526,8 +534,11 @@ class NativeLoop(NativeRun):
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         swap = self._swapped_states(n)
+        made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
+        self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
+                made.update((slot, (si, i)) for i, slot in enumerate(st.outputs))
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
@@ -547,10 +558,19 @@ class NativeLoop(NativeRun):
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
             elif st.output in self.mt_of or _unwrap(st)[0] in _GEMM or (
+                    _unwrap(st)[0] == _ACC) or (
                     _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
                 a = specs[st.output]
-                if st.output in direct:
+                made[st.output] = (si, 0)
+                addend = st.inputs[2][1] if _unwrap(st)[0] == _ACC else None
+                if addend is not None and st.output not in direct and \
+                        self.readers.get(addend) == 1 and addend in made and \
+                        not isinstance(scratch_ptr.get(made[addend]), (tuple, type(None))):
+                    # the sum so far is read by this product only: accumulate in place
+                    scratch_ptr[(si, 0)] = scratch_ptr[made[addend]]
+                    self.acc_in_place.add(si)
+                elif st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
                     self.scratch.append((tuple(a.shape), memdtype(np.dtype(a.dtype))))
@@ -675,9 +695,11 @@ class NativeLoop(NativeRun):
             if name == "reshape" and not guard and isinstance(out, AArray):
                 b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
                 continue
-            if name in ("matmul", "dot", "mT"):
+            if name in ("matmul", "dot", "mT", _ACC):
                 dst = scratch_ptr[(si, 0)]
-                if name in _GEMM:
+                if name == _ACC and si not in self.acc_in_place:  # the sum so far, copied
+                    _memcpy(b, module, dst, value(si, 2, *ins_[2]), _nbytes(out))
+                if name in _GEMM or name == _ACC:
                     ops = []
                     for k in range(2):
                         s_, x = ins_[k]
@@ -687,7 +709,8 @@ class NativeLoop(NativeRun):
                         else:
                             ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
                                         False))
-                    host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry)
+                    host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry,
+                                   *((float(ins_[3][1]), 1.0) if name == _ACC else ()))
                 else:
                     host_gemm.transpose(b, value(si, 0, *ins_[0]), dst, out)
                 if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
