@@ -249,3 +249,21 @@ def at_entry(b: ir.IRBuilder, entry: ir.Block) -> Iterator[None]:
         yield
     finally:
         b.position_at_end(old)
+
+
+def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l", start: int = 0) -> None:
+    """``for i in range(start, n): body(i)`` (nothing when ``n <= start``)."""
+    fn = b.function
+    n = ir.Constant(I64, n) if isinstance(n, int) else n
+    pre = b.block
+    head = fn.append_basic_block(name)
+    after = fn.append_basic_block(f"{name}.done")
+    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, start)), head, after)
+    b.position_at_end(head)
+    i = b.phi(I64)
+    i.add_incoming(ir.Constant(I64, start), pre)
+    body(i)
+    nxt = b.add(i, ir.Constant(I64, 1))
+    i.add_incoming(nxt, b.block)
+    b.cbranch(b.icmp_signed("<", nxt, n), head, after)
+    b.position_at_end(after)

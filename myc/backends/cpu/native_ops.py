@@ -22,25 +22,7 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import threads as threads_mod
-from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, is_float  # noqa: F401 - at_entry: its home was here
-
-
-def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l") -> None:
-    """``for i in range(n): body(i)`` (nothing when ``n`` is 0)."""
-    fn = b.function
-    n = ir.Constant(I64, n) if isinstance(n, int) else n
-    pre = b.block
-    head = fn.append_basic_block(name)
-    after = fn.append_basic_block(f"{name}.done")
-    b.cbranch(b.icmp_signed(">", n, ir.Constant(I64, 0)), head, after)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(ir.Constant(I64, 0), pre)
-    body(i)
-    nxt = b.add(i, ir.Constant(I64, 1))
-    i.add_incoming(nxt, b.block)
-    b.cbranch(b.icmp_signed("<", nxt, n), head, after)
-    b.position_at_end(after)
+from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted, is_float  # noqa: F401 - callers name native_ops'
 
 
 def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:

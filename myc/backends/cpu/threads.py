@@ -55,7 +55,7 @@ import threading
 
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry
+from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted
 
 PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
@@ -235,21 +235,9 @@ def fork_join(b: ir.IRBuilder, chunk: ir.Value, bufs: ir.Value, bounds: ir.Value
         b.store(v, _field(b, job, _FORK_JOB, k))
     tids = b.alloca(I64, size=threads)
     started = b.alloca(I8, size=threads)
-    fn = b.function
 
-    def each(name, body):
-        pre = b.block
-        head = fn.append_basic_block(name)
-        after = fn.append_basic_block(name + ".done")
-        b.cbranch(b.icmp_signed(">", threads, ir.Constant(I64, 1)), head, after)
-        b.position_at_end(head)
-        t = b.phi(I64)
-        t.add_incoming(ir.Constant(I64, 1), pre)
-        body(t)
-        nxt = b.add(t, ir.Constant(I64, 1))
-        t.add_incoming(nxt, b.block)
-        b.cbranch(b.icmp_signed("<", nxt, threads), head, after)
-        b.position_at_end(after)
+    def each(name, body):  # for t in range(1, threads)
+        counted(b, threads, body, name, start=1)
 
     def spawn(t):
         rc = b.call(create, [b.gep(tids, [t], source_etype=I64), ir.Constant(PTR, None),
