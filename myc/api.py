@@ -478,7 +478,7 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
                 "on every call\n"))
         if stage == "typed":
             return header + print_graph(typed)
-        pipeline.optimized(typed)
+        pipeline.optimized(typed, backend)
         if stage == "optimized":
             return header + print_graph(typed)
         if stage == "fused":

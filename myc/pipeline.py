@@ -135,11 +135,14 @@ def _recursion(brk: GraphBreak) -> bool:
     return brk.unbounded
 
 
-def optimized(typed: Graph) -> Graph:
-    """Stage ``optimized``: ``typed`` rewritten in place (``myc.opt.passes``)."""
+def optimized(typed: Graph, backend: str = "cpu") -> Graph:
+    """Stage ``optimized``: ``typed`` rewritten in place (``myc.opt.passes``) for
+    ``backend``: sums of matrix products become GEMM accumulations where its host code
+    has them (``Target.gemm_accumulate``; ``MYC_NO_GEMM_ACC=1`` turns that off)."""
+    from myc.opt import products
     from myc.opt.passes import optimize
 
-    optimize(typed)
+    optimize(typed, accumulate=backend_named(backend).gemm_accumulate and products.enabled())
     return typed
 
 
@@ -156,9 +159,6 @@ def native_first(typed: Graph, backend: str = "cpu") -> bool:
 def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
-    from myc.lower.program import accumulate_products
-
-    accumulate_products(typed, backend_named(backend))  # before grouping: no sum kernels
     if os.environ.get("MYC_NO_FUSION"):
         return []
     from myc.opt.fusion import fuse
@@ -193,7 +193,7 @@ def compile(graph: Graph, args: list[Any], backend: str = "cpu",
     if brk is not None and on_typed is not None:
         on_typed(brk)
     timings.count("typed nodes", lambda: node_count(typed))
-    optimized(typed)
+    optimized(typed, backend)
     timings.count("optimized nodes", lambda: node_count(typed))
     return lowered(typed, template, graph.name, backend)
 
@@ -228,7 +228,7 @@ def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
     if why is not None:
         raise NotRuntime(why)
     try:
-        prog = lowered(optimized(typed), template, graph.name, backend)
+        prog = lowered(optimized(typed, backend), template, graph.name, backend)
     except Exception as exc:  # noqa: BLE001
         raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
     prog.int_leaves = leaves

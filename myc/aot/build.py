@@ -109,7 +109,7 @@ def program_at(fn: Any, examples: list[np.ndarray], name: str | None = None):
         raise MycError(f"myc.aot: {graph.name}: '{effects[0].inputs[0].value.name}' (a random "
                        f"draw or print) at line {getattr(effects[0].loc, 'line', '?')} is "
                        "not supported ahead of time: it calls Python when it runs; use myc.jit")
-    pipeline.optimized(typed)
+    pipeline.optimized(typed, "cpu")  # (AOT libraries are CPU code)
     entry = check_name(name or _entry_name(fn, graph))
     return lower_plan(typed, template, names, entry, AOT_POLICY)
 

@@ -32,7 +32,6 @@ from myc.lower.groups import (
 from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
 from myc.lower.planned_loops import CONTROL, selects_as_where, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
-from myc.opt import products
 from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
 from myc.prims import P
 
@@ -95,8 +94,6 @@ class PlannedLowering:
         whose parameters are already bound) to ``self.ops``; its output's leaf nodes."""
         unguard_safe(g)
         selects_as_where(g)
-        if products.enabled():  # sums of products: GEMM accumulations, no kernel
-            products.accumulate_products(g)
         order = schedule(g, Manager(g).owned.get(g, []))
         out = g.output
         for unit in self.units(g, order):

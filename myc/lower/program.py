@@ -421,8 +421,6 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if compiler is None:  # e.g. no GPU: say what to install first
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
-    if groups is None:  # (the pipeline's ``fused`` stage rewrote it before grouping)
-        accumulate_products(typed, t)
     if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:
@@ -718,19 +716,6 @@ class CallRunner:
 
 
 _SMALL_PROGRAM = 400  # nodes
-
-
-def accumulate_products(typed: Graph, t: Any) -> None:
-    """Sums of matrix products as GEMM accumulations (``myc.opt.products``), where the
-    backend's host code has them; its own nodes only (a loop body is lowered, and
-    rewritten, on its own)."""
-    from myc.opt import products
-    from myc.timings import stage
-
-    if t.gemm_accumulate and products.enabled() and not typed.flags.get("gemm accumulated"):
-        typed.flags["gemm accumulated"] = True  # once: lowering may come back to it
-        with stage("opt gemm accumulate"):
-            add_count("gemm accumulations", products.accumulate_products(typed))
 
 
 def native_capable(typed: Graph, t: Any) -> bool:

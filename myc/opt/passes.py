@@ -1,10 +1,11 @@
 """The pass manager: rewrite phases to a fixpoint, with dumps and timings.
 
 Phases (PyTensor's order): canonicalize (algebraic identities, CSE), stabilize
-(numerical-stability rewrites), then canonicalize again; fusion grouping runs last,
-in lowering.  ``MYC_DUMP_IR=dir`` writes the graph after every pass;
-``MYC_TIMINGS=1`` charges each pass's time to a stage of the call's report
-(``myc.timings``); tests set ``verify=True``.
+(numerical-stability rewrites), then canonicalize again; last, where the backend's host
+code has GEMM with ``beta = 1``, sums of matrix products become accumulations
+(``myc.opt.products``); fusion grouping follows (``myc.pipeline.fused``).
+``MYC_DUMP_IR=dir`` writes the graph after every pass; ``MYC_TIMINGS=1`` charges each
+pass's time to a stage of the call's report (``myc.timings``); tests set ``verify=True``.
 """
 
 from __future__ import annotations
@@ -17,9 +18,10 @@ from myc.ir.manager import Manager
 from myc.ir.nodes import Apply, Constant, Graph
 from myc.ir.verify import verify
 from myc.opt import cse as _cse
-from myc.opt import gathers, reductions, simplify, stability
+from myc.opt import gathers, products, reductions, simplify, stability
 from myc.opt.rewrite import rewrite
 from myc.prims import P
+from myc.timings import add as add_count
 from myc.timings import stage
 
 MAX_ROUNDS = 8
@@ -58,9 +60,12 @@ def loop_bodies(g: Graph) -> list:
                                                                   TypedFn)))]
 
 
-def optimize(g: Graph, verify_each: bool = False,
-             _done: set[int] | None = None) -> dict[str, float]:
-    """Run the passes on the typed graph ``g`` in place until nothing changes."""
+def optimize(g: Graph, verify_each: bool = False, _done: set[int] | None = None,
+             accumulate: bool = False) -> dict[str, float]:
+    """Run the passes on the typed graph ``g`` in place until nothing changes; then, with
+    ``accumulate`` (the backend's ``gemm_accumulate``), fold sums of matrix products into
+    GEMM accumulations -- after the rounds, which would otherwise see a ``matmul_acc``
+    where their rules expect an ``add`` of a ``matmul``."""
     done = set() if _done is None else _done  # a recursive function's body: once
     done.add(id(g))
     timings: dict[str, float] = {}
@@ -89,9 +94,16 @@ def optimize(g: Graph, verify_each: bool = False,
     if late:
         step += 1
         _dump(g, step, "late")
+    if accumulate:
+        with stage("opt gemm accumulate"):
+            acc = products.accumulate_products(g)
+        add_count("gemm accumulations", acc)
+        if acc:
+            step += 1
+            _dump(g, step, "gemm accumulate")
     for body in loop_bodies(g):  # each loop's typed body is a program of its own
         if id(body.graph) in done:
             continue
-        for k, v in optimize(body.graph, verify_each, done).items():
+        for k, v in optimize(body.graph, verify_each, done, accumulate).items():
             timings[k] = timings.get(k, 0.0) + v
     return timings

@@ -86,16 +86,24 @@ class SpecializedFunction:
 
     def program(self, args: list[Any]):
         """The compiled program for ``args``'s signature, or ``None`` to interpret."""
-        key = self.ints.key(args)
-        entry = self.cache.get(key)
+        entry = self._cached(lambda: self.ints.key(args),
+                             lambda key: self._specialize_new(key, args))
+        return None if entry is _FALLBACK else entry
+
+    def _cached(self, key_of: Callable[[], Any],
+                make: Callable[[Any], tuple[Any, Any]]) -> Any:
+        """The cache's entry under ``key_of()``, else ``make(key)`` 's ``(key, entry)``
+        stored: looked up again under the lock (another thread may have compiled it, or
+        changed the key: which ints are run-time scalars), so each compiles once."""
+        entry = self.cache.get(key_of())
         if entry is None:
             with self._lock:
-                key = self.ints.key(args)
+                key = key_of()
                 entry = self.cache.get(key)
                 if entry is None:
-                    key, entry = self._specialize_new(key, args)
+                    key, entry = make(key)
                     self.cache[key] = entry
-        return None if entry is _FALLBACK else entry
+        return entry
 
     def _specialize_new(self, key: Any, args: list[Any]) -> tuple[Any, Any]:
         """Compile a new signature: an int argument that took a new value is tried as a
@@ -128,17 +136,14 @@ class SpecializedFunction:
 
         args = list(args)
         key = ("by-value", *(signature_key(a) for a in args))
-        entry = self.cache.get(key)
-        if entry is None:
-            with self._lock:
-                entry = self.cache.get(key)
-                if entry is None:
-                    entry = self._compile(key, args)
-                    self.cache[key] = entry
-                    self.stats.recompiles.append(
-                        "a run-time int outside the range its program holds for (a "
-                        "dynamic slice past the end or from a negative start): "
-                        "specialized on its value")
+
+        def make(key: Any) -> tuple[Any, Any]:
+            self.stats.recompiles.append(
+                "a run-time int outside the range its program holds for (a dynamic slice "
+                "past the end or from a negative start): specialized on its value")
+            return key, self._compile(key, args)
+
+        entry = self._cached(lambda: key, make)
         if entry is _FALLBACK:
             return variants.evaluate(self, tuple(args), _by_value_why(self, key))
         try:

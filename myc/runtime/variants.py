@@ -152,7 +152,7 @@ def _variant(sf, args: tuple, known: list[Any]):
         typed, template, _brk = pipeline.specialize(sf.graph, list(args))
         if not typed.flags.get("guards"):
             return None
-        pipeline.optimized(typed)
+        pipeline.optimized(typed, sf.backend)
         with compiling(sf.stats):
             prog = pipeline.lowered(typed, template, sf.graph.name, sf.backend)
     except (GraphBreak, MycError):
