@@ -60,6 +60,13 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory call")
     p.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="add a myc@base column: the myc of DIR (another checkout, or a `git archive` "
+        "of one) in a worker process, timed interleaved with this checkout's myc; reports "
+        "myc/myc@base with its CI and a regression/improvement verdict",
+    )
+    p.add_argument(
         "--compare",
         nargs=2,
         metavar=("OLD.json", "NEW.json"),
@@ -165,6 +172,16 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     applied = envmod.apply_threads(threads)  # before numpy/torch/myc load where possible
 
+    baseline_dir = None
+    if args.baseline:
+        from benchmarks.baseline import BaselineError, check_dir
+
+        try:
+            baseline_dir = check_dir(args.baseline)
+        except BaselineError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
     from benchmarks.workloads import select
 
     try:
@@ -218,6 +235,18 @@ def main(argv: list[str] | None = None) -> int:
     load_start = envmod.load_average()
     busy = envmod.busy_warning(load_start, threads)
     cache_root = runner.new_cache_root()
+    remotes, baseline_info = {}, None
+    if baseline_dir is not None:
+        from benchmarks.baseline import BaselineError, BaselinePeer
+
+        base = BaselinePeer(baseline_dir, threads, cache_root)
+        try:
+            baseline_info = base.start()
+        except BaselineError as exc:
+            shutil.rmtree(cache_root, ignore_errors=True)
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        remotes[base.name] = base
     started = time.perf_counter()
     records: dict[str, dict] = {}
     contender = None
@@ -234,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
                 f"{threads} threads, torch on {device}; optional: "
                 f"{', '.join(peers) or 'none installed'}"
             )
+            if baseline_info is not None:
+                progress.log(f"--baseline: myc@base is {baseline_info['myc_file']} "
+                             f"(worker pid {baseline_info['pid']})")
             if contention is not None:
                 progress.log(f"--contend: core {contention['busy_core']} kept busy by "
                              f"pid {contention['pid']}")
@@ -241,7 +273,8 @@ def main(argv: list[str] | None = None) -> int:
                 progress.log(f"warning: {busy}", style="yellow")
             for w in workloads:
                 run = runner.WorkloadRun(
-                    w, cfg, myc_ad, torch_ad, peers, cache_root, progress, myc_error
+                    w, cfg, myc_ad, torch_ad, peers, cache_root, progress, myc_error,
+                    remotes=remotes,
                 )
                 try:
                     records[w.name] = run.run()
@@ -254,6 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if contender is not None:
             contender.stop()
+        for remote in remotes.values():
+            remote.stop()
         shutil.rmtree(cache_root, ignore_errors=True)
 
     results = {
@@ -263,6 +298,7 @@ def main(argv: list[str] | None = None) -> int:
             **cfg.to_dict(),
             "torch_device": device,
             "peers": sorted(peers),
+            "baseline": baseline_info,
             "workloads": [w.name for w in workloads],
         },
         "environment": {
@@ -279,6 +315,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         plot = (f", {paths['plot']}" if "plot" in paths
                 else " (no plot: matplotlib is not installed; pip install 'myc[bench]')")
+        if baseline_info is not None:
+            from benchmarks.baseline import render
+
+            print(render([str(paths["json"])]))
         print(f"wrote {paths['json']}, {paths['markdown']}{plot} ({results['wall_s']:.0f} s)")
     mismatched = [n for n, r in records.items() if r.get("status") == "mismatch"]
     if mismatched:

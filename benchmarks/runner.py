@@ -130,6 +130,15 @@ def check(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float
     return result
 
 
+def timed_sample(call: Callable[[], Any], settle: int) -> float:
+    """What one round records for one implementation: ``settle`` untimed calls (they absorb
+    the previous implementation's spinning threads), then one timed call.  The baseline's
+    worker process (:mod:`benchmarks.baseline_worker`) records its samples with this too."""
+    for _ in range(settle):
+        call()
+    return time_once(call)
+
+
 def time_once(call: Callable[[], Any]) -> float:
     """Milliseconds for one call, garbage collection off; outputs freed after the clock."""
     enabled = gc.isenabled()
@@ -158,8 +167,12 @@ class WorkloadRun:
         cache_root: str,
         progress,
         myc_import_error: dict | None = None,
+        remotes: dict[str, Any] | None = None,
     ):
         self.w, self.cfg, self.progress = w, cfg, progress
+        # implementations that run in another process (the baseline's myc,
+        # benchmarks/baseline.py): they time their own calls with timed_sample
+        self.remotes = dict(remotes or {})
         self.myc, self.torch, self.cache_root = myc, torch_ad, cache_root
         self.peers = {
             name: ad
@@ -259,6 +272,15 @@ class WorkloadRun:
                     "disk_cache_median_ms": float(np.median(first["disk_cache_ms"])),
                 }
                 self._checked("myc", out, ref, call)
+        for name, remote in self.remotes.items():
+            self.progress.update(w.name, f"{name}: first calls (compile, in its process)")
+            try:
+                first, out = remote.load(w, cfg)
+            except Exception as exc:
+                self._fail(name, "error", {"error": describe_error(exc)})
+                continue
+            self._impl(name)["first_call"] = first
+            self._checked(name, out, ref, remote.call)
         for name, ad in self.peers.items():
             self.progress.update(w.name, f"{name}: first call")
             try:
@@ -271,11 +293,14 @@ class WorkloadRun:
             self._checked(name, out, ref, call)
 
     def _primary_ci(self, samples: dict[str, list[float]], n_boot: int) -> float:
-        """Relative half-width of the interval that decides when to stop."""
+        """Relative half-width of the interval that decides when to stop: myc against the
+        baseline's myc when there is one (that comparison is why the run was made), else
+        myc against PyTorch."""
         ref = self.torch.name
-        if "myc" in samples and ref in samples:
-            ci = stats.paired_ratio_ci(samples["myc"], samples[ref], n_boot=n_boot)
-            return ci.rel_halfwidth
+        for other in (*self.remotes, ref):
+            if "myc" in samples and other in samples:
+                ci = stats.paired_ratio_ci(samples["myc"], samples[other], n_boot=n_boot)
+                return ci.rel_halfwidth
         name = ref if ref in samples else next(iter(samples))
         med, lo, hi = stats.median_ci(samples[name], n_boot=n_boot)
         return (hi - lo) / (2 * med) if med > 0 else float("inf")
@@ -300,9 +325,7 @@ class WorkloadRun:
             k = rounds % len(names)
             for name in names[k:] + names[:k]:
                 try:
-                    for _ in range(cfg.settle):
-                        self.calls[name]()
-                    samples[name].append(time_once(self.calls[name]))
+                    samples[name].append(self._sample(name))
                 except Exception as exc:
                     self._fail(name, "error", {"error": describe_error(exc)})
             names = [n for n in names if n in self.calls]
@@ -346,6 +369,12 @@ class WorkloadRun:
                 impl["stats_ms"] = stats.summarize(xs).to_dict()
         self._ratios(samples)
 
+    def _sample(self, name: str) -> float:
+        remote = self.remotes.get(name)
+        if remote is not None:  # the same timed_sample, run in the remote's process
+            return remote.sample(self.cfg.settle)
+        return timed_sample(self.calls[name], self.cfg.settle)
+
     def _call_or_fail(self, name: str) -> None:
         if name not in self.calls:
             return
@@ -371,7 +400,10 @@ class WorkloadRun:
     def _memory(self) -> None:
         for name, call in list(self.calls.items()):
             try:
-                self._impl(name)["peak_mem_mib"] = memory.peak_delta_mib(call)
+                remote = self.remotes.get(name)
+                self._impl(name)["peak_mem_mib"] = (
+                    remote.peak_mem() if remote is not None else memory.peak_delta_mib(call)
+                )
             except Exception as exc:
                 self._impl(name)["peak_mem_error"] = describe_error(exc)["message"]
 
