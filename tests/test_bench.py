@@ -311,3 +311,103 @@ def test_myc_cpu_column_only_beside_another_backend():
            "ratios": {"myc/torch": {"ratio": 1.5}, "myc/myc-cpu": {"ratio": 3.0}}}
     got = best_peer(rec)  # myc's own cpu backend, the fastest here, is no peer
     assert got is not None and got[0] == "torch"
+
+
+# --- --baseline: another checkout's myc, timed interleaved in a worker process ---------
+def _main_restoring_env(args: list[str]) -> int:
+    saved_env = dict(os.environ)
+    saved_threads = torch.get_num_threads()
+    try:
+        return main(args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        torch.set_num_threads(saved_threads)
+
+
+def test_baseline_of_this_checkout_against_itself(tmp_path):
+    """``--baseline`` pointing at this very checkout: the worker imports this myc, its
+    outputs pass the check, its samples pair with myc's round by round, and the ratio of
+    identical code comes out near 1 with an interval and a verdict by --compare's rule."""
+    from benchmarks import baseline
+
+    out = tmp_path / "out"
+    rc = _main_restoring_env(
+        ["--tiny", "--backend", "interp", "--workloads", "W1", "--time-budget", "0.1",
+         "--min-rounds", "10", "--first-call-repeats", "1", "--peers", "none",
+         "--baseline", str(ROOT), "--output", str(out), "--in-process", "--quiet"]
+    )
+    assert rc == 0, (out / "results.md").read_text()
+    data = json.loads((out / "results.json").read_text())
+    info = data["config"]["baseline"]
+    assert Path(info["myc_file"]) == ROOT / "myc" / "__init__.py"
+    assert info["pid"] != os.getpid()
+    for name in ("W1", "W1a"):
+        rec = data["workloads"][name]
+        base, new = rec["implementations"]["myc@base"], rec["implementations"]["myc"]
+        assert base["status"] == "ok" and base["check"]["ok"], (name, base)
+        assert len(base["samples_ms"]) == len(new["samples_ms"]) >= 10
+        assert base["first_call"]["cold_ms"] and base["first_call"]["disk_cache_ms"]
+        assert base["peak_mem_mib"] >= 0
+    rows = {r["workload"]: r for r in baseline.rows(data)}
+    for name in ("W1", "W1a"):
+        row = rows[name]
+        assert row["lo"] <= row["ratio"] <= row["hi"]
+        assert 0.5 < row["ratio"] < 2.0, row  # the same code on both sides
+        assert row["verdict"] == compare.verdict(row["lo"], row["hi"])
+    md = (out / "results.md").read_text()
+    assert "## Against the baseline" in md and "| W1a |" in md.split("Against the baseline")[1]
+    text = baseline.render([str(out / "results.json")])
+    assert "myc/base" in text and f"{rows['W1a']['ratio']:.3f}" in text
+
+
+def _paired_results(scale: float, n: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    drift = np.linspace(1.0, 2.0, n)  # the machine slows down; both sides alike
+    base = drift * rng.lognormal(np.log(10.0), 0.03, n)
+    new = scale * drift * rng.lognormal(np.log(10.0), 0.03, n)
+    ci = stats.paired_ratio_ci(new, base)
+    return {"workloads": {"W4": {
+        "implementations": {
+            "myc": {"status": "ok", "samples_ms": list(new), "stats_ms": {"median": 1.0},
+                    "first_call": {"cold_median_ms": 50.0, "disk_cache_median_ms": 9.0}},
+            "myc@base": {"status": "ok", "samples_ms": list(base), "stats_ms": {"median": 1.0}},
+        },
+        "ratios": {"myc/myc@base": ci.to_dict()},
+    }}}
+
+
+def test_baseline_verdicts_follow_the_compare_rule():
+    from benchmarks import baseline
+
+    (slower,) = baseline.rows(_paired_results(1.10, 30, 1))
+    (same,) = baseline.rows(_paired_results(1.00, 30, 2))
+    (faster,) = baseline.rows(_paired_results(0.90, 30, 3))
+    (short,) = baseline.rows(_paired_results(1.10, 3, 4))
+    assert slower["verdict"] == "regression" and slower["ratio"] == pytest.approx(1.1, rel=0.03)
+    assert same["verdict"] == "no change"
+    assert faster["verdict"] == "improvement"
+    assert short["verdict"] == "too few rounds"  # a 3-round interval says nothing
+    assert slower["myc_cold_ms"] == 50.0 and "base_cold_ms" not in slower
+
+
+@pytest.mark.parametrize("case", ["missing", "no_myc", "broken_myc"])
+def test_bad_baseline_dir_is_a_clear_error(tmp_path, capsys, case):
+    target = tmp_path / "base"
+    if case != "missing":
+        target.mkdir()
+    if case == "broken_myc":
+        (target / "myc").mkdir()
+        (target / "myc" / "__init__.py").write_text("raise ImportError('baseline is broken')\n")
+    rc = _main_restoring_env(
+        ["--tiny", "--workloads", "W1", "--peers", "none", "--baseline", str(target),
+         "--output", str(tmp_path / "out"), "--in-process", "--quiet"]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2
+    expected = {"missing": "no such directory", "no_myc": "no myc package there",
+                "broken_myc": "its myc did not load"}[case]
+    assert f"--baseline {target}" in err and expected in err, err
+    if case == "broken_myc":
+        assert "baseline is broken" in err
+    assert not (tmp_path / "out").exists()
