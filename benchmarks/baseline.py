@@ -277,7 +277,11 @@ def render(paths: list[str]) -> str:
     lines = []
     per_workload: dict[str, list[float]] = {}
     for p in paths:
-        results = compare.load(p)
+        try:
+            results = compare.load(p)
+        except (OSError, ValueError) as exc:  # a run that timed out wrote nothing
+            lines.append(f"== {p}: no results ({type(exc).__name__})")
+            continue
         lines.append(f"== {p}")
         lines.append(f"{'workload':<9} {'myc ms':>9} {'base ms':>9} {'myc/base':>9}  "
                      f"{'95% CI':<17} verdict")

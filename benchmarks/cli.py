@@ -223,6 +223,11 @@ def main(argv: list[str] | None = None) -> int:
         with_compile=args.with_compile,
         measure_memory=not args.no_memory,
     )
+    if baseline_dir is not None and args.min_rounds is None:
+        from benchmarks.baseline import MIN_ROUNDS
+
+        # the early stop must not judge a 3-round interval that the verdict would refuse
+        cfg.min_rounds = max(cfg.min_rounds, MIN_ROUNDS)
     device = runner.torch_device(args.backend)
     torch_ad = TorchAdapter(device)
     myc_ad, myc_error = None, None
