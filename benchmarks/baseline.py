@@ -85,10 +85,9 @@ class BaselinePeer:
 
     name = NAME
 
-    def __init__(self, directory: Path, threads: int, cache_root: str):
+    def __init__(self, directory: Path, threads: int):
         self.directory = directory
         self.threads = threads
-        self.cache_root = cache_root
         self.proc: subprocess.Popen | None = None
         self.info: dict = {}
         self._tmp: tempfile.TemporaryDirectory | None = None
@@ -100,8 +99,8 @@ class BaselinePeer:
         shim = Path(self._tmp.name)
         (shim / "myc").symlink_to(self.directory / "myc", target_is_directory=True)
         (shim / "benchmarks").symlink_to(ROOT / "benchmarks", target_is_directory=True)
-        cache = Path(self.cache_root) / "baseline"
-        cache.mkdir(parents=True, exist_ok=True)
+        cache = shim / "cache"  # beside, not inside, the harness's MYC_CACHE_DIR
+        cache.mkdir()
         env = dict(os.environ, MYC_CACHE_DIR=str(cache), MYC_BENCH_CHILD="1")
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(shim), env.get("PYTHONPATH")) if p)
         to_child_r, to_child_w = os.pipe()
@@ -218,7 +217,10 @@ def rows(results: dict) -> list[dict]:
             rounds = min(len(new.get("samples_ms", [])), len(old.get("samples_ms", [])))
             verdict = compare.verdict(lo, hi) if rounds >= MIN_ROUNDS else "too few rounds"
             row.update(myc_ms=new["stats_ms"]["median"], base_ms=old["stats_ms"]["median"],
-                       ratio=r["ratio"], lo=lo, hi=hi, verdict=verdict, rounds=rounds)
+                       ratio=r["ratio"], lo=lo, hi=hi, verdict=verdict, rounds=rounds,
+                       # informative only: the floor each side reached, which preemption
+                       # by other processes on a loaded machine cannot raise
+                       min_ratio=min(new["samples_ms"]) / min(old["samples_ms"]))
         for key, impl in (("myc", new), ("base", old)):
             fc = impl.get("first_call", {})
             if fc:
@@ -249,22 +251,23 @@ def markdown(results: dict) -> list[str]:
         "workloads and timed in the same interleaved rounds as this checkout's myc. "
         "Ratio = myc / myc@base (above 1: this checkout is slower) with its paired-bootstrap "
         "95% CI; a regression or an improvement only when the interval excludes 1 "
-        f"(the rule of `--compare`; none from fewer than {MIN_ROUNDS} rounds). "
+        f"(the rule of `--compare`; none from fewer than {MIN_ROUNDS} rounds). The ratio of "
+        "the two minima is shown for information (no interval). "
         "First calls: cold cache / disk cache, ms, each in its own process.",
         "",
-        "| workload | myc | myc@base | myc/myc@base [95% CI] | verdict | first call myc "
-        "| first call myc@base |",
-        "|---|---:|---:|---:|---|---:|---:|",
+        "| workload | rounds | myc | myc@base | myc/myc@base [95% CI] | verdict | ratio of "
+        "minima | first call myc | first call myc@base |",
+        "|---|---:|---:|---:|---:|---|---:|---:|---:|",
     ]
     for row in rows(results):
         if "ratio" in row:
-            cells = [_ms(row["myc_ms"]), _ms(row["base_ms"]),
+            cells = [str(row["rounds"]), _ms(row["myc_ms"]), _ms(row["base_ms"]),
                      f"{row['ratio']:.3f} [{row['lo']:.3f}, {row['hi']:.3f}]",
                      f"**{row['verdict']}**" if row["verdict"] in ("regression", "improvement")
-                     else row["verdict"]]
+                     else row["verdict"], f"{row['min_ratio']:.3f}"]
         else:
-            cells = ["—", "—", "—", f"not compared (myc {row['myc_status']}, myc@base "
-                     f"{row['base_status']})"]
+            cells = ["—", "—", "—", "—", f"not compared (myc {row['myc_status']}, myc@base "
+                     f"{row['base_status']})", "—"]
         cells += [f"{_ms(row.get(f'{k}_cold_ms'))} / {_ms(row.get(f'{k}_disk_ms'))}"
                   for k in ("myc", "base")]
         lines.append(f"| {row['workload']} | " + " | ".join(cells) + " |")
@@ -283,8 +286,8 @@ def render(paths: list[str]) -> str:
             lines.append(f"== {p}: no results ({type(exc).__name__})")
             continue
         lines.append(f"== {p}")
-        lines.append(f"{'workload':<9} {'myc ms':>9} {'base ms':>9} {'myc/base':>9}  "
-                     f"{'95% CI':<17} verdict")
+        lines.append(f"{'workload':<9} {'rounds':>6} {'myc ms':>9} {'base ms':>9} "
+                     f"{'myc/base':>9}  {'95% CI':<17} {'verdict':<15} min/min")
         for row in rows(results):
             if "ratio" not in row:
                 lines.append(f"{row['workload']:<9} not compared (myc {row['myc_status']}, "
@@ -293,9 +296,10 @@ def render(paths: list[str]) -> str:
             per_workload.setdefault(row["workload"], []).append(row["ratio"])
             mark = {"regression": "  <-- REGRESSION", "improvement": "  <-- improvement"}
             lines.append(
-                f"{row['workload']:<9} {row['myc_ms']:>9.4g} {row['base_ms']:>9.4g} "
-                f"{row['ratio']:>9.3f}  [{row['lo']:.3f}, {row['hi']:.3f}]  "
-                f"{row['verdict']}{mark.get(row['verdict'], '')}"
+                f"{row['workload']:<9} {row['rounds']:>6} {row['myc_ms']:>9.4g} "
+                f"{row['base_ms']:>9.4g} {row['ratio']:>9.3f}  [{row['lo']:.3f}, "
+                f"{row['hi']:.3f}]  {row['verdict']:<15} {row['min_ratio']:.3f}"
+                f"{mark.get(row['verdict'], '')}"
             )
     if len(paths) > 1:
         lines.append("== over the runs: geometric mean of myc/myc@base, runs with myc slower")

@@ -67,6 +67,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "myc/myc@base with its CI and a regression/improvement verdict",
     )
     p.add_argument(
+        "--baseline-only",
+        action="store_true",
+        help="with --baseline: time only myc and myc@base (PyTorch and the peers still "
+        "run once for the correctness check), so every round goes to the comparison",
+    )
+    p.add_argument(
         "--compare",
         nargs=2,
         metavar=("OLD.json", "NEW.json"),
@@ -173,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     applied = envmod.apply_threads(threads)  # before numpy/torch/myc load where possible
 
     baseline_dir = None
+    if args.baseline_only and not args.baseline:
+        print("error: --baseline-only needs --baseline DIR", file=sys.stderr)
+        return 2
     if args.baseline:
         from benchmarks.baseline import BaselineError, check_dir
 
@@ -222,6 +231,7 @@ def main(argv: list[str] | None = None) -> int:
         first_call_repeats=args.first_call_repeats,
         with_compile=args.with_compile,
         measure_memory=not args.no_memory,
+        timed=("myc", "myc@base") if args.baseline_only else None,
     )
     if baseline_dir is not None and args.min_rounds is None:
         from benchmarks.baseline import MIN_ROUNDS
@@ -244,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     if baseline_dir is not None:
         from benchmarks.baseline import BaselineError, BaselinePeer
 
-        base = BaselinePeer(baseline_dir, threads, cache_root)
+        base = BaselinePeer(baseline_dir, threads)
         try:
             baseline_info = base.start()
         except BaselineError as exc:

@@ -16,8 +16,9 @@
 # (docs/benchmarks.md, "Comparing two runs"), so the order effect of separate runs (the
 # second of a pair up to ~20% slower on this class of machine) cannot enter the ratio.
 # PAIRS such runs go on core pairs 4-5, 6-7, ... at once (SEQ=1: one after another on
-# cores 0-1), each with BUDGET - 10 s; the summary lists each run's myc/myc@base with its
-# paired 95% CI and verdict, then the geometric mean per workload over the runs.
+# cores 0-1), each with BUDGET - 10 s and `--baseline-only` (PyTorch checks the outputs
+# but is not timed: every round goes to the comparison); the summary lists each run's
+# myc/myc@base with its paired 95% CI and verdict, then the geometric mean per workload.
 #
 # SEQ=1 runs the pairs one after another on cores 0-1 (a 2-core machine: PAIRS=2 gives
 # old, new, new, old), BUDGET=400 leaves each harness run 190 s.
@@ -53,7 +54,8 @@ BASE_ABS="$(cd "${BASELINE:-.baseline}" && pwd)"
 ab() {  # ab CORES NAME: W1-W7, myc and myc@base interleaved in one run (and torch)
   (cd "$ROOT" && MYC_CACHE_DIR="$W/cache-$2" PYTHONPATH="$ROOT" CUDA_VISIBLE_DEVICES="" \
      pin "$1" timeout "$((BUDGET - 10))" "$PY" -m benchmarks "--$SIZE" --peers none \
-     --plain --no-memory --baseline "$BASE_ABS" --output "$W/$2" >"$W/$2.log" 2>&1
+     --plain --no-memory --baseline "$BASE_ABS" --baseline-only --output "$W/$2" \
+     >"$W/$2.log" 2>&1
    echo "exit $?" >>"$W/$2.log")
 }
 for p in $(seq 1 "$PAIRS"); do

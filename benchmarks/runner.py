@@ -71,6 +71,9 @@ class RunConfig:
     n_boot: int = 2000
     with_compile: bool = False
     measure_memory: bool = True
+    # implementations timed in the rounds (None: all that passed the check); the others
+    # still run their first calls and the correctness check
+    timed: tuple[str, ...] | None = None
 
     @classmethod
     def for_size(cls, size: str, **overrides: Any) -> RunConfig:
@@ -307,7 +310,7 @@ class WorkloadRun:
 
     def _timing(self) -> None:
         cfg, w = self.cfg, self.w
-        names = list(self.calls)
+        names = [n for n in self.calls if cfg.timed is None or n in cfg.timed]
         warm_start = time.perf_counter()
         for _ in range(cfg.warmup):
             for name in names:

@@ -333,7 +333,7 @@ def test_baseline_of_this_checkout_against_itself(tmp_path):
 
     out = tmp_path / "out"
     rc = _main_restoring_env(
-        ["--tiny", "--backend", "interp", "--workloads", "W1", "--time-budget", "0.1",
+        ["--tiny", "--backend", "interp", "--workloads", "W1a", "--time-budget", "0.1",
          "--min-rounds", "10", "--first-call-repeats", "1", "--peers", "none",
          "--baseline", str(ROOT), "--output", str(out), "--in-process", "--quiet"]
     )
@@ -342,7 +342,8 @@ def test_baseline_of_this_checkout_against_itself(tmp_path):
     info = data["config"]["baseline"]
     assert Path(info["myc_file"]) == ROOT / "myc" / "__init__.py"
     assert info["pid"] != os.getpid()
-    for name in ("W1", "W1a"):
+    assert list(data["workloads"]) == ["W1a"]
+    for name in ("W1a",):
         rec = data["workloads"][name]
         base, new = rec["implementations"]["myc@base"], rec["implementations"]["myc"]
         assert base["status"] == "ok" and base["check"]["ok"], (name, base)
@@ -350,7 +351,7 @@ def test_baseline_of_this_checkout_against_itself(tmp_path):
         assert base["first_call"]["cold_ms"] and base["first_call"]["disk_cache_ms"]
         assert base["peak_mem_mib"] >= 0
     rows = {r["workload"]: r for r in baseline.rows(data)}
-    for name in ("W1", "W1a"):
+    for name in ("W1a",):
         row = rows[name]
         assert row["lo"] <= row["ratio"] <= row["hi"]
         assert 0.5 < row["ratio"] < 2.0, row  # the same code on both sides
@@ -411,3 +412,47 @@ def test_bad_baseline_dir_is_a_clear_error(tmp_path, capsys, case):
     if case == "broken_myc":
         assert "baseline is broken" in err
     assert not (tmp_path / "out").exists()
+
+
+class _InProcessRemote:
+    """A remote implementation without the process: what WorkloadRun asks of myc@base."""
+
+    name = "myc@base"
+
+    def __init__(self):
+        self.adapter, self.settles = MycAdapter("interp"), []
+
+    def load(self, w, cfg):
+        state = self.adapter.prepare(w, w.make_inputs(cfg.seed, cfg.size))
+        ms, out, self._call = self.adapter.first_call(w, state)
+        return {"cold_ms": [ms], "cold_median_ms": ms}, out
+
+    def call(self):
+        return self._call()
+
+    def sample(self, settle):
+        from benchmarks.runner import timed_sample
+
+        self.settles.append(settle)
+        return timed_sample(self._call, settle)
+
+    def peak_mem(self):
+        return 0.0
+
+
+def test_remote_is_timed_in_the_rounds_and_timed_filter(tmp_path):
+    """A remote takes its turn in every round (its own sample, with --settle), its ratio
+    to myc is paired; ``timed`` (--baseline-only) leaves PyTorch checked but untimed."""
+    w = select("W1")[0]
+    remote = _InProcessRemote()
+    cfg = RunConfig.for_size("tiny", time_budget=0.05, min_rounds=6, first_call_repeats=1,
+                             settle=2, timed=("myc", "myc@base"))
+    rec = WorkloadRun(w, cfg, MycAdapter("interp"), TorchAdapter("cpu"), {}, str(tmp_path),
+                      PlainProgress(1, quiet=True), remotes={"myc@base": remote}).run()
+    impls = rec["implementations"]
+    assert impls["myc@base"]["status"] == "ok" and impls["myc@base"]["check"]["ok"]
+    assert len(impls["myc@base"]["samples_ms"]) == len(impls["myc"]["samples_ms"]) >= 6
+    assert set(remote.settles) == {2} and len(remote.settles) == rec["timing"]["rounds"]
+    assert impls["torch"]["status"] == "ok" and "samples_ms" not in impls["torch"]
+    assert list(rec["ratios"]) == ["myc/myc@base"]
+    assert "peak_mem_mib" in impls["myc@base"]
