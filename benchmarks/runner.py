@@ -18,7 +18,9 @@ For each workload, in this order:
    5.2 ms against 2.5 ms alone, and W4 19 ms against 10.5 ms.  Garbage collection is
    disabled during each call.  After ``min_rounds``, stop as soon as the bootstrap 95%
    CI of the myc/PyTorch median ratio is within +-``precision`` of the ratio, or when the
-   time budget is spent (or ``max_rounds``).
+   time budget is spent (or ``max_rounds``).  An implementation that runs in another
+   process (``--baseline``'s myc, :mod:`benchmarks.baseline`) takes its turn in the same
+   rounds; its process times the call with the same :func:`timed_sample`.
 5. **Peak memory**: one more call each (:mod:`benchmarks.memory`).
 """
 
