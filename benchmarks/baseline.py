@@ -221,6 +221,8 @@ def rows(results: dict) -> list[dict]:
                        # informative only: the floor each side reached, which preemption
                        # by other processes on a loaded machine cannot raise
                        min_ratio=min(new["samples_ms"]) / min(old["samples_ms"]))
+        order = rec.get("first_call_order") or []
+        row["first_call_first"] = "myc@base" if order[:1] == [NAME] else "myc"
         for key, impl in (("myc", new), ("base", old)):
             fc = impl.get("first_call", {})
             if fc:
@@ -253,7 +255,9 @@ def markdown(results: dict) -> list[str]:
         "95% CI; a regression or an improvement only when the interval excludes 1 "
         f"(the rule of `--compare`; none from fewer than {MIN_ROUNDS} rounds). The ratio of "
         "the two minima is shown for information (no interval). "
-        "First calls: cold cache / disk cache, ms, each in its own process.",
+        "First calls: cold cache / disk cache, ms, each in its own process; which side made "
+        "them first alternates from workload to workload (the side that compiles second "
+        "finds the compiler's code warm in the caches), marked *.",
         "",
         "| workload | rounds | myc | myc@base | myc/myc@base [95% CI] | verdict | ratio of "
         "minima | first call myc | first call myc@base |",
@@ -268,8 +272,9 @@ def markdown(results: dict) -> list[str]:
         else:
             cells = ["—", "—", "—", "—", f"not compared (myc {row['myc_status']}, myc@base "
                      f"{row['base_status']})", "—"]
+        first = "myc" if row["first_call_first"] == "myc" else "base"
         cells += [f"{_ms(row.get(f'{k}_cold_ms'))} / {_ms(row.get(f'{k}_disk_ms'))}"
-                  for k in ("myc", "base")]
+                  + (" *" if k == first else "") for k in ("myc", "base")]
         lines.append(f"| {row['workload']} | " + " | ".join(cells) + " |")
     return lines
 

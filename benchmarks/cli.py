@@ -286,10 +286,10 @@ def main(argv: list[str] | None = None) -> int:
                              f"pid {contention['pid']}")
             elif busy:
                 progress.log(f"warning: {busy}", style="yellow")
-            for w in workloads:
+            for i, w in enumerate(workloads):
                 run = runner.WorkloadRun(
                     w, cfg, myc_ad, torch_ad, peers, cache_root, progress, myc_error,
-                    remotes=remotes,
+                    remotes=remotes, remotes_first=i % 2 == 1,  # first calls: alternate
                 )
                 try:
                     records[w.name] = run.run()

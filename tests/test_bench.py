@@ -343,6 +343,7 @@ def test_baseline_of_this_checkout_against_itself(tmp_path):
     assert Path(info["myc_file"]) == ROOT / "myc" / "__init__.py"
     assert info["pid"] != os.getpid()
     assert list(data["workloads"]) == ["W1a"]
+    assert data["workloads"]["W1a"]["first_call_order"] == ["myc", "myc@base"]
     for name in ("W1a",):
         rec = data["workloads"][name]
         base, new = rec["implementations"]["myc@base"], rec["implementations"]["myc"]
@@ -442,13 +443,16 @@ class _InProcessRemote:
 
 def test_remote_is_timed_in_the_rounds_and_timed_filter(tmp_path):
     """A remote takes its turn in every round (its own sample, with --settle), its ratio
-    to myc is paired; ``timed`` (--baseline-only) leaves PyTorch checked but untimed."""
+    to myc is paired; ``timed`` (--baseline-only) leaves PyTorch checked but untimed;
+    ``remotes_first`` makes the remote's first calls before myc's."""
     w = select("W1")[0]
     remote = _InProcessRemote()
     cfg = RunConfig.for_size("tiny", time_budget=0.05, min_rounds=6, first_call_repeats=1,
                              settle=2, timed=("myc", "myc@base"))
     rec = WorkloadRun(w, cfg, MycAdapter("interp"), TorchAdapter("cpu"), {}, str(tmp_path),
-                      PlainProgress(1, quiet=True), remotes={"myc@base": remote}).run()
+                      PlainProgress(1, quiet=True), remotes={"myc@base": remote},
+                      remotes_first=True).run()
+    assert rec["first_call_order"] == ["myc@base", "myc"]
     impls = rec["implementations"]
     assert impls["myc@base"]["status"] == "ok" and impls["myc@base"]["check"]["ok"]
     assert len(impls["myc@base"]["samples_ms"]) == len(impls["myc"]["samples_ms"]) >= 6
