@@ -256,8 +256,8 @@ def markdown(results: dict) -> list[str]:
         f"(the rule of `--compare`; none from fewer than {MIN_ROUNDS} rounds). The ratio of "
         "the two minima is shown for information (no interval). "
         "First calls: cold cache / disk cache, ms, each in its own process; which side made "
-        "them first alternates from workload to workload (the side that compiles second "
-        "finds the compiler's code warm in the caches), marked *.",
+        "them first alternates from workload to workload (the side that compiles second may "
+        "find the compiler's code warm in the caches), marked *.",
         "",
         "| workload | rounds | myc | myc@base | myc/myc@base [95% CI] | verdict | ratio of "
         "minima | first call myc | first call myc@base |",

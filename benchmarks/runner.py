@@ -261,7 +261,7 @@ class WorkloadRun:
             self._fail(name, "mismatch", {"check": result})
 
     def _first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
-        # The side that compiles second finds the compiler's code (shared libraries, the
+        # The side that compiles second may find the compiler's code (shared libraries, the
         # same physical pages in both processes) warm in the caches: with remotes_first
         # the remotes go first, and the harness alternates it from workload to workload.
         if self.remotes_first:
