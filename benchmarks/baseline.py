@@ -83,9 +83,8 @@ class BaselinePeer:
     and :meth:`sample` one timed sample measured in the worker.
     """
 
-    name = NAME
-
-    def __init__(self, directory: Path, threads: int):
+    def __init__(self, directory: Path, threads: int, name: str = NAME):
+        self.name = name  # "myc" for this checkout's own worker (--baseline-symmetric)
         self.directory = directory
         self.threads = threads
         self.proc: subprocess.Popen | None = None
@@ -250,7 +249,9 @@ def markdown(results: dict) -> list[str]:
         "## Against the baseline",
         "",
         f"`{NAME}`: the myc of {what}, run in a worker process with this checkout's "
-        "workloads and timed in the same interleaved rounds as this checkout's myc. "
+        "workloads and timed in the same interleaved rounds as this checkout's myc"
+        + (" (itself in a worker process of its own: `--baseline-symmetric`). "
+           if results["config"].get("myc_worker") else ". ") +
         "Ratio = myc / myc@base (above 1: this checkout is slower) with its paired-bootstrap "
         "95% CI; a regression or an improvement only when the interval excludes 1 "
         f"(the rule of `--compare`; none from fewer than {MIN_ROUNDS} rounds). The ratio of "

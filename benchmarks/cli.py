@@ -73,6 +73,12 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
         "run once for the correctness check), so every round goes to the comparison",
     )
     p.add_argument(
+        "--baseline-symmetric",
+        action="store_true",
+        help="with --baseline: run this checkout's myc in a worker process too, so that "
+        "both sides run in identical processes (the harness only orchestrates)",
+    )
+    p.add_argument(
         "--compare",
         nargs=2,
         metavar=("OLD.json", "NEW.json"),
@@ -179,8 +185,9 @@ def main(argv: list[str] | None = None) -> int:
     applied = envmod.apply_threads(threads)  # before numpy/torch/myc load where possible
 
     baseline_dir = None
-    if args.baseline_only and not args.baseline:
-        print("error: --baseline-only needs --baseline DIR", file=sys.stderr)
+    if (args.baseline_only or args.baseline_symmetric) and not args.baseline:
+        print("error: --baseline-only and --baseline-symmetric need --baseline DIR",
+              file=sys.stderr)
         return 2
     if args.baseline:
         from benchmarks.baseline import BaselineError, check_dir
@@ -250,14 +257,21 @@ def main(argv: list[str] | None = None) -> int:
     load_start = envmod.load_average()
     busy = envmod.busy_warning(load_start, threads)
     cache_root = runner.new_cache_root()
-    remotes, baseline_info = {}, None
+    remotes, baseline_info, own_worker = {}, None, None
     if baseline_dir is not None:
-        from benchmarks.baseline import BaselineError, BaselinePeer
+        from benchmarks.baseline import ROOT, BaselineError, BaselinePeer
 
         base = BaselinePeer(baseline_dir, threads)
+        own = BaselinePeer(ROOT, threads, name="myc") if args.baseline_symmetric else None
         try:
+            if own is not None:  # this checkout's myc in a worker too, started first
+                own_worker = own.start()
+                remotes[own.name] = own
+                myc_ad, myc_error = None, None
             baseline_info = base.start()
         except BaselineError as exc:
+            for remote in remotes.values():
+                remote.stop()
             shutil.rmtree(cache_root, ignore_errors=True)
             print(f"error: {exc}", file=sys.stderr)
             return 2
@@ -281,6 +295,9 @@ def main(argv: list[str] | None = None) -> int:
             if baseline_info is not None:
                 progress.log(f"--baseline: myc@base is {baseline_info['myc_file']} "
                              f"(worker pid {baseline_info['pid']})")
+            if own_worker is not None:
+                progress.log(f"--baseline-symmetric: myc is {own_worker['myc_file']} "
+                             f"(worker pid {own_worker['pid']})")
             if contention is not None:
                 progress.log(f"--contend: core {contention['busy_core']} kept busy by "
                              f"pid {contention['pid']}")
@@ -314,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             "torch_device": device,
             "peers": sorted(peers),
             "baseline": baseline_info,
+            "myc_worker": own_worker,
             "workloads": [w.name for w in workloads],
         },
         "environment": {

@@ -262,14 +262,13 @@ class WorkloadRun:
 
     def _first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
         # The side that compiles second may find the compiler's code (shared libraries, the
-        # same physical pages in both processes) warm in the caches: with remotes_first
-        # the remotes go first, and the harness alternates it from workload to workload.
-        if self.remotes_first:
-            self._remote_first_calls(ref)
-            self._myc_first_calls(inputs, ref)
-        else:
-            self._myc_first_calls(inputs, ref)
-            self._remote_first_calls(ref)
+        # same physical pages in both processes) warm in the caches: remotes_first reverses
+        # the order (the remotes, last first, then myc), and the harness alternates it from
+        # workload to workload.
+        steps = [lambda: self._myc_first_calls(inputs, ref)]
+        steps += [lambda n=n: self._remote_first_calls(n, ref) for n in self.remotes]
+        for step in reversed(steps) if self.remotes_first else steps:
+            step()
         if self.remotes:
             self.rec["first_call_order"] = [n for n in self.rec["implementations"]
                                             if n == "myc" or n in self.remotes]
@@ -295,17 +294,16 @@ class WorkloadRun:
                 }
                 self._checked("myc", out, ref, call)
 
-    def _remote_first_calls(self, ref: list[np.ndarray]) -> None:
-        w, cfg = self.w, self.cfg
-        for name, remote in self.remotes.items():
-            self.progress.update(w.name, f"{name}: first calls (compile, in its process)")
-            try:
-                first, out = remote.load(w, cfg)
-            except Exception as exc:
-                self._fail(name, "error", {"error": describe_error(exc)})
-                continue
-            self._impl(name)["first_call"] = first
-            self._checked(name, out, ref, remote.call)
+    def _remote_first_calls(self, name: str, ref: list[np.ndarray]) -> None:
+        w, remote = self.w, self.remotes[name]
+        self.progress.update(w.name, f"{name}: first calls (compile, in its process)")
+        try:
+            first, out = remote.load(w, self.cfg)
+        except Exception as exc:
+            self._fail(name, "error", {"error": describe_error(exc)})
+            return
+        self._impl(name)["first_call"] = first
+        self._checked(name, out, ref, remote.call)
 
     def _peer_first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
         w = self.w
@@ -326,7 +324,7 @@ class WorkloadRun:
         myc against PyTorch."""
         ref = self.torch.name
         for other in (*self.remotes, ref):
-            if "myc" in samples and other in samples:
+            if other != "myc" and "myc" in samples and other in samples:
                 ci = stats.paired_ratio_ci(samples["myc"], samples[other], n_boot=n_boot)
                 return ci.rel_halfwidth
         name = ref if ref in samples else next(iter(samples))

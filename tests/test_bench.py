@@ -460,3 +460,21 @@ def test_remote_is_timed_in_the_rounds_and_timed_filter(tmp_path):
     assert impls["torch"]["status"] == "ok" and "samples_ms" not in impls["torch"]
     assert list(rec["ratios"]) == ["myc/myc@base"]
     assert "peak_mem_mib" in impls["myc@base"]
+
+
+def test_both_sides_remote_as_in_baseline_symmetric(tmp_path):
+    """--baseline-symmetric: myc itself is a remote too; the rounds pair the two remotes,
+    the early stop compares them (not myc with itself), and the first calls run in
+    reverse order when asked."""
+    w = select("W1a")[0]
+    own, base = _InProcessRemote(), _InProcessRemote()
+    cfg = RunConfig.for_size("tiny", time_budget=0.05, min_rounds=5, first_call_repeats=1,
+                             timed=("myc", "myc@base"))
+    rec = WorkloadRun(w, cfg, None, TorchAdapter("cpu"), {}, str(tmp_path),
+                      PlainProgress(1, quiet=True), remotes={"myc": own, "myc@base": base},
+                      remotes_first=True).run()
+    assert rec["first_call_order"] == ["myc@base", "myc"]
+    impls = rec["implementations"]
+    assert impls["myc"]["status"] == "ok" and impls["myc@base"]["status"] == "ok"
+    assert len(own.settles) == len(base.settles) == rec["timing"]["rounds"] >= 5
+    assert list(rec["ratios"]) == ["myc/myc@base"]
