@@ -93,7 +93,7 @@ class BaselinePeer:
 
     # -- process ---------------------------------------------------------------------------
     def start(self) -> dict:
-        """Start the worker and check that it imported the baseline's myc."""
+        """Start the worker and check that it imported the directory's myc."""
         self._tmp = tempfile.TemporaryDirectory(prefix="myc-baseline-")
         shim = Path(self._tmp.name)
         (shim / "myc").symlink_to(self.directory / "myc", target_is_directory=True)
@@ -112,8 +112,14 @@ class BaselinePeer:
                 cwd=shim,  # not this checkout: its myc/ must not shadow the baseline's
                 env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=_stderr_fd(),  # stray prints must not reach our pipes
+                stdout=_stderr_fd(),  # the worker's stray prints stay out of the report
             )
+        except OSError as exc:
+            os.close(to_child_w)
+            os.close(from_child_r)
+            self.stop()
+            raise BaselineError(f"--baseline {self.directory}: cannot start a worker: {exc}") \
+                from None
         finally:
             os.close(to_child_r)
             os.close(from_child_w)
