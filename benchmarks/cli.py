@@ -60,6 +60,25 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
     )
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory call")
     p.add_argument(
+        "--baseline",
+        metavar="DIR",
+        help="add a myc@base column: the myc of DIR (another checkout, or a `git archive` "
+        "of one) in a worker process, timed interleaved with this checkout's myc; reports "
+        "myc/myc@base with its CI and a regression/improvement verdict",
+    )
+    p.add_argument(
+        "--baseline-only",
+        action="store_true",
+        help="with --baseline: time only myc and myc@base (PyTorch and the peers still "
+        "run once for the correctness check), so every round goes to the comparison",
+    )
+    p.add_argument(
+        "--baseline-symmetric",
+        action="store_true",
+        help="with --baseline: run this checkout's myc in a worker process too, so that "
+        "both sides run in identical processes (the harness only orchestrates)",
+    )
+    p.add_argument(
         "--compare",
         nargs=2,
         metavar=("OLD.json", "NEW.json"),
@@ -165,6 +184,20 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     applied = envmod.apply_threads(threads)  # before numpy/torch/myc load where possible
 
+    baseline_dir = None
+    if (args.baseline_only or args.baseline_symmetric) and not args.baseline:
+        print("error: --baseline-only and --baseline-symmetric need --baseline DIR",
+              file=sys.stderr)
+        return 2
+    if args.baseline:
+        from benchmarks.baseline import BaselineError, check_dir
+
+        try:
+            baseline_dir = check_dir(args.baseline)
+        except BaselineError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+
     from benchmarks.workloads import select
 
     try:
@@ -205,7 +238,13 @@ def main(argv: list[str] | None = None) -> int:
         first_call_repeats=args.first_call_repeats,
         with_compile=args.with_compile,
         measure_memory=not args.no_memory,
+        timed=("myc", "myc@base") if args.baseline_only else None,
     )
+    if baseline_dir is not None and args.min_rounds is None:
+        from benchmarks.baseline import MIN_ROUNDS
+
+        # the early stop must not judge a 3-round interval that the verdict would refuse
+        cfg.min_rounds = max(cfg.min_rounds, MIN_ROUNDS)
     device = runner.torch_device(args.backend)
     torch_ad = TorchAdapter(device)
     myc_ad, myc_error = None, None
@@ -218,6 +257,25 @@ def main(argv: list[str] | None = None) -> int:
     load_start = envmod.load_average()
     busy = envmod.busy_warning(load_start, threads)
     cache_root = runner.new_cache_root()
+    remotes, baseline_info, own_worker = {}, None, None
+    if baseline_dir is not None:
+        from benchmarks.baseline import ROOT, BaselineError, BaselinePeer
+
+        base = BaselinePeer(baseline_dir, threads)
+        own = BaselinePeer(ROOT, threads, name="myc") if args.baseline_symmetric else None
+        try:
+            if own is not None:  # this checkout's myc in a worker too, started first
+                own_worker = own.start()
+                remotes[own.name] = own
+                myc_ad, myc_error = None, None
+            baseline_info = base.start()
+        except BaselineError as exc:
+            for remote in remotes.values():
+                remote.stop()
+            shutil.rmtree(cache_root, ignore_errors=True)
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        remotes[base.name] = base
     started = time.perf_counter()
     records: dict[str, dict] = {}
     contender = None
@@ -234,14 +292,21 @@ def main(argv: list[str] | None = None) -> int:
                 f"{threads} threads, torch on {device}; optional: "
                 f"{', '.join(peers) or 'none installed'}"
             )
+            if baseline_info is not None:
+                progress.log(f"--baseline: myc@base is {baseline_info['myc_file']} "
+                             f"(worker pid {baseline_info['pid']})")
+            if own_worker is not None:
+                progress.log(f"--baseline-symmetric: myc is {own_worker['myc_file']} "
+                             f"(worker pid {own_worker['pid']})")
             if contention is not None:
                 progress.log(f"--contend: core {contention['busy_core']} kept busy by "
                              f"pid {contention['pid']}")
             elif busy:
                 progress.log(f"warning: {busy}", style="yellow")
-            for w in workloads:
+            for i, w in enumerate(workloads):
                 run = runner.WorkloadRun(
-                    w, cfg, myc_ad, torch_ad, peers, cache_root, progress, myc_error
+                    w, cfg, myc_ad, torch_ad, peers, cache_root, progress, myc_error,
+                    remotes=remotes, remotes_first=i % 2 == 1,  # first calls: alternate
                 )
                 try:
                     records[w.name] = run.run()
@@ -254,6 +319,8 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         if contender is not None:
             contender.stop()
+        for remote in remotes.values():
+            remote.stop()
         shutil.rmtree(cache_root, ignore_errors=True)
 
     results = {
@@ -263,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
             **cfg.to_dict(),
             "torch_device": device,
             "peers": sorted(peers),
+            "baseline": baseline_info,
+            "myc_worker": own_worker,
             "workloads": [w.name for w in workloads],
         },
         "environment": {
@@ -279,6 +348,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         plot = (f", {paths['plot']}" if "plot" in paths
                 else " (no plot: matplotlib is not installed; pip install 'myc[bench]')")
+        if baseline_info is not None:
+            from benchmarks.baseline import render
+
+            print(render([str(paths["json"])]))
         print(f"wrote {paths['json']}, {paths['markdown']}{plot} ({results['wall_s']:.0f} s)")
     mismatched = [n for n, r in records.items() if r.get("status") == "mismatch"]
     if mismatched:

@@ -17,6 +17,17 @@ from pathlib import Path
 from benchmarks import stats
 
 
+def verdict(lo: float, hi: float) -> str:
+    """The rule for a ratio new/old with its 95% interval ``[lo, hi]``: a regression or an
+    improvement only when the whole interval lies on one side of 1.  ``--baseline`` runs
+    judge myc against the baseline's myc by the same rule."""
+    if lo > 1.0:
+        return "regression"
+    if hi < 1.0:
+        return "improvement"
+    return "no change"
+
+
 @dataclass(frozen=True)
 class Change:
     workload: str
@@ -29,11 +40,7 @@ class Change:
 
     @property
     def verdict(self) -> str:
-        if self.lo > 1.0:
-            return "regression"
-        if self.hi < 1.0:
-            return "improvement"
-        return "no change"
+        return verdict(self.lo, self.hi)
 
 
 def load(path: str | Path) -> dict:

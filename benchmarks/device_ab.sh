@@ -11,6 +11,15 @@
 #
 #   OUT=dir BASELINE=.baseline [PAIRS=6] [GPU=1] [PROBE=1] bash benchmarks/device_ab.sh
 #
+# INTERLEAVED=1 replaces each old/new pair by ONE harness run with `--baseline`: the
+# baseline's myc runs in a worker process and is timed round by round with this tree's
+# (docs/benchmarks.md, "Comparing two runs"), so the order effect of separate runs (the
+# second of a pair up to ~20% slower on this class of machine) cannot enter the ratio.
+# PAIRS such runs go on core pairs 4-5, 6-7, ... at once (SEQ=1: one after another on
+# cores 0-1), each with BUDGET - 10 s and `--baseline-only` (PyTorch checks the outputs
+# but is not timed: every round goes to the comparison); the summary lists each run's
+# myc/myc@base with its paired 95% CI and verdict, then the geometric mean per workload.
+#
 # SEQ=1 runs the pairs one after another on cores 0-1 (a 2-core machine: PAIRS=2 gives
 # old, new, new, old), BUDGET=400 leaves each harness run 190 s.
 #
@@ -41,10 +50,19 @@ one() {  # one CORES TREE NAME: W1-W7 quick, myc and torch only
      pin "$1" timeout "$((BUDGET / 2 - 10))" "$PY" -m benchmarks "--$SIZE" --peers none \
      --plain --no-memory --output "$W/$3" >"$W/$3.log" 2>&1; echo "exit $?" >>"$W/$3.log")
 }
+BASE_ABS="$(cd "${BASELINE:-.baseline}" && pwd)"
+ab() {  # ab CORES NAME: W1-W7, myc and myc@base interleaved in one run (and torch)
+  (cd "$ROOT" && MYC_CACHE_DIR="$W/cache-$2" PYTHONPATH="$ROOT" CUDA_VISIBLE_DEVICES="" \
+     pin "$1" timeout "$((BUDGET - 10))" "$PY" -m benchmarks "--$SIZE" --peers none \
+     --plain --no-memory --baseline "$BASE_ABS" --baseline-only --output "$W/$2" \
+     >"$W/$2.log" 2>&1
+   echo "exit $?" >>"$W/$2.log")
+}
 for p in $(seq 1 "$PAIRS"); do
   c0=$((2 + 2 * p)); cores="$c0-$((c0 + 1))"
   if [ "${SEQ:-0}" = "1" ]; then cores=0-1; fi
-  if [ $((p % 2)) = 1 ]; then (one "$cores" "$OLD" "p$p-old"; one "$cores" "$ROOT" "p$p-new") &
+  if [ "${INTERLEAVED:-0}" = "1" ]; then ab "$cores" "p$p-ab" &
+  elif [ $((p % 2)) = 1 ]; then (one "$cores" "$OLD" "p$p-old"; one "$cores" "$ROOT" "p$p-new") &
   else (one "$cores" "$ROOT" "p$p-new"; one "$cores" "$OLD" "p$p-old") & fi
   if [ "${SEQ:-0}" = "1" ]; then wait; fi
 done
@@ -68,6 +86,12 @@ wait
   lscpu | grep -m1 "Model name"; echo "myc new: $(git -C "$ROOT" log -1 --format=%h 2>/dev/null) (as copied); old: ${BASELINE:-.baseline}"
   [ -f "$W/gpu/gpu_check.md" ] && tail -6 "$W/gpu/gpu_check.md"
   for f in "$W"/pytest_gpu.log "$W"/probe-t*.log; do [ -f "$f" ] && { echo "--- $(basename "$f")"; tail -12 "$f"; }; done
+  if [ "${INTERLEAVED:-0}" = "1" ]; then
+    for p in $(seq 1 "$PAIRS"); do
+      echo "=== run $p ($([ "${SEQ:-0}" = "1" ] && echo "cores 0-1" || echo "cores $((2 + 2 * p))-$((3 + 2 * p))"), interleaved): $(tail -1 "$W/p$p-ab.log")"
+    done
+    PYTHONPATH="$ROOT" "$PY" -m benchmarks.baseline "$W"/p*-ab/results.json 2>&1
+  else
   for p in $(seq 1 "$PAIRS"); do
     echo "=== pair $p (cores $((2 + 2 * p))-$((3 + 2 * p)); $([ $((p % 2)) = 1 ] && echo old first || echo new first))"
     PYTHONPATH="$ROOT" "$PY" -m benchmarks --compare "$W/p$p-old/results.json" \
@@ -99,6 +123,7 @@ for k in sorted(ratios):
     print(f"{k:5s} new/old geometric mean {g:.3f} over {len(r)} pairs; new slower in "
           f"{sum(x > 1 for x in r)}; ratios " + " ".join(f"{x:.2f}" for x in r))
 EOF
+  fi
 } >"$W/summary.txt" 2>&1
 cat "$W/summary.txt"
 rm -rf "$W"/cache-* "$OLD"

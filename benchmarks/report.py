@@ -6,8 +6,11 @@ import json
 import math
 from pathlib import Path
 
+from benchmarks import baseline
+
 REF = "torch"
-PEER_ORDER = ("torch.compile", "jax", "numpy", "numba", "myc-cpu")
+PEER_ORDER = ("torch.compile", "jax", "numpy", "numba", "myc-cpu", "myc@base")
+NOT_PEERS = ("myc", "myc-cpu", "myc@base")  # myc itself, on another backend or checkout
 
 
 def fmt_ms(x: float | None) -> str:
@@ -53,10 +56,11 @@ def peers_in(results: dict) -> list[str]:
 
 def best_peer(rec: dict) -> tuple[str, dict] | None:
     """The fastest non-myc implementation that was timed, with the myc/it ratio (myc's
-    own cpu backend, a column beside another backend, is no peer)."""
+    own cpu backend, a column beside another backend, and the baseline's myc are no
+    peers)."""
     impls = rec.get("implementations", {})
     timed = [(n, _median(i)) for n, i in impls.items()
-             if n not in ("myc", "myc-cpu") and _median(i)]
+             if n not in NOT_PEERS and _median(i)]
     if not timed or not _median(impls.get("myc")):
         return None
     name = min(timed, key=lambda t: t[1])[0]
@@ -174,7 +178,7 @@ def render_markdown(results: dict) -> str:
                 f"{fmt_ms(st.get('iqr'))} | {fmt_ms(st.get('min'))} | {err} | "
                 f"{'—' if mem is None else f'{mem:.1f}'} |"
             )
-    compiled = [p for p in peers if p != "numpy"]
+    compiled = [p for p in peers if p not in ("numpy", "myc@base")]  # myc@base: below
     lines += [
         "",
         f"Peak memory: {results.get('memory_method')}, extra resident memory at the peak of "
@@ -203,6 +207,7 @@ def render_markdown(results: dict) -> str:
         cells += [fmt_ms(impls.get(p, {}).get("first_call_ms")) for p in compiled]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
 
+    lines += baseline.markdown(results)
     problems = []
     for name, rec in results["workloads"].items():
         for impl_name, impl in rec.get("implementations", {}).items():

@@ -18,7 +18,9 @@ For each workload, in this order:
    5.2 ms against 2.5 ms alone, and W4 19 ms against 10.5 ms.  Garbage collection is
    disabled during each call.  After ``min_rounds``, stop as soon as the bootstrap 95%
    CI of the myc/PyTorch median ratio is within +-``precision`` of the ratio, or when the
-   time budget is spent (or ``max_rounds``).
+   time budget is spent (or ``max_rounds``).  An implementation that runs in another
+   process (``--baseline``'s myc, :mod:`benchmarks.baseline`) takes its turn in the same
+   rounds; its process times the call with the same :func:`timed_sample`.
 5. **Peak memory**: one more call each (:mod:`benchmarks.memory`).
 """
 
@@ -71,6 +73,9 @@ class RunConfig:
     n_boot: int = 2000
     with_compile: bool = False
     measure_memory: bool = True
+    # implementations timed in the rounds (None: all that passed the check); the others
+    # still run their first calls and the correctness check
+    timed: tuple[str, ...] | None = None
 
     @classmethod
     def for_size(cls, size: str, **overrides: Any) -> RunConfig:
@@ -130,6 +135,15 @@ def check(got: list[np.ndarray], ref: list[np.ndarray], rtol: float, atol: float
     return result
 
 
+def timed_sample(call: Callable[[], Any], settle: int) -> float:
+    """What one round records for one implementation: ``settle`` untimed calls (they absorb
+    the previous implementation's spinning threads), then one timed call.  The baseline's
+    worker process (:mod:`benchmarks.baseline_worker`) records its samples with this too."""
+    for _ in range(settle):
+        call()
+    return time_once(call)
+
+
 def time_once(call: Callable[[], Any]) -> float:
     """Milliseconds for one call, garbage collection off; outputs freed after the clock."""
     enabled = gc.isenabled()
@@ -158,8 +172,14 @@ class WorkloadRun:
         cache_root: str,
         progress,
         myc_import_error: dict | None = None,
+        remotes: dict[str, Any] | None = None,
+        remotes_first: bool = False,
     ):
         self.w, self.cfg, self.progress = w, cfg, progress
+        # implementations that run in another process (the baseline's myc,
+        # benchmarks/baseline.py): they time their own calls with timed_sample
+        self.remotes = dict(remotes or {})
+        self.remotes_first = remotes_first
         self.myc, self.torch, self.cache_root = myc, torch_ad, cache_root
         self.peers = {
             name: ad
@@ -241,6 +261,20 @@ class WorkloadRun:
             self._fail(name, "mismatch", {"check": result})
 
     def _first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
+        # The side that compiles second may find the compiler's code (shared libraries, the
+        # same physical pages in both processes) warm in the caches: remotes_first reverses
+        # the order (the remotes, last first, then myc), and the harness alternates it from
+        # workload to workload.
+        steps = [lambda: self._myc_first_calls(inputs, ref)]
+        steps += [lambda n=n: self._remote_first_calls(n, ref) for n in self.remotes]
+        for step in reversed(steps) if self.remotes_first else steps:
+            step()
+        if self.remotes:
+            self.rec["first_call_order"] = [n for n in self.rec["implementations"]
+                                            if n == "myc" or n in self.remotes]
+        self._peer_first_calls(inputs, ref)
+
+    def _myc_first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
         w, cfg = self.w, self.cfg
         if self.myc is not None:
             self.progress.update(w.name, "myc: first calls (compile)")
@@ -259,6 +293,20 @@ class WorkloadRun:
                     "disk_cache_median_ms": float(np.median(first["disk_cache_ms"])),
                 }
                 self._checked("myc", out, ref, call)
+
+    def _remote_first_calls(self, name: str, ref: list[np.ndarray]) -> None:
+        w, remote = self.w, self.remotes[name]
+        self.progress.update(w.name, f"{name}: first calls (compile, in its process)")
+        try:
+            first, out = remote.load(w, self.cfg)
+        except Exception as exc:
+            self._fail(name, "error", {"error": describe_error(exc)})
+            return
+        self._impl(name)["first_call"] = first
+        self._checked(name, out, ref, remote.call)
+
+    def _peer_first_calls(self, inputs: tuple, ref: list[np.ndarray]) -> None:
+        w = self.w
         for name, ad in self.peers.items():
             self.progress.update(w.name, f"{name}: first call")
             try:
@@ -271,18 +319,21 @@ class WorkloadRun:
             self._checked(name, out, ref, call)
 
     def _primary_ci(self, samples: dict[str, list[float]], n_boot: int) -> float:
-        """Relative half-width of the interval that decides when to stop."""
+        """Relative half-width of the interval that decides when to stop: myc against the
+        baseline's myc when there is one (that comparison is why the run was made), else
+        myc against PyTorch."""
         ref = self.torch.name
-        if "myc" in samples and ref in samples:
-            ci = stats.paired_ratio_ci(samples["myc"], samples[ref], n_boot=n_boot)
-            return ci.rel_halfwidth
+        for other in (*self.remotes, ref):
+            if other != "myc" and "myc" in samples and other in samples:
+                ci = stats.paired_ratio_ci(samples["myc"], samples[other], n_boot=n_boot)
+                return ci.rel_halfwidth
         name = ref if ref in samples else next(iter(samples))
         med, lo, hi = stats.median_ci(samples[name], n_boot=n_boot)
         return (hi - lo) / (2 * med) if med > 0 else float("inf")
 
     def _timing(self) -> None:
         cfg, w = self.cfg, self.w
-        names = list(self.calls)
+        names = [n for n in self.calls if cfg.timed is None or n in cfg.timed]
         warm_start = time.perf_counter()
         for _ in range(cfg.warmup):
             for name in names:
@@ -300,9 +351,7 @@ class WorkloadRun:
             k = rounds % len(names)
             for name in names[k:] + names[:k]:
                 try:
-                    for _ in range(cfg.settle):
-                        self.calls[name]()
-                    samples[name].append(time_once(self.calls[name]))
+                    samples[name].append(self._sample(name))
                 except Exception as exc:
                     self._fail(name, "error", {"error": describe_error(exc)})
             names = [n for n in names if n in self.calls]
@@ -346,6 +395,12 @@ class WorkloadRun:
                 impl["stats_ms"] = stats.summarize(xs).to_dict()
         self._ratios(samples)
 
+    def _sample(self, name: str) -> float:
+        remote = self.remotes.get(name)
+        if remote is not None:  # the same timed_sample, run in the remote's process
+            return remote.sample(self.cfg.settle)
+        return timed_sample(self.calls[name], self.cfg.settle)
+
     def _call_or_fail(self, name: str) -> None:
         if name not in self.calls:
             return
@@ -371,7 +426,10 @@ class WorkloadRun:
     def _memory(self) -> None:
         for name, call in list(self.calls.items()):
             try:
-                self._impl(name)["peak_mem_mib"] = memory.peak_delta_mib(call)
+                remote = self.remotes.get(name)
+                self._impl(name)["peak_mem_mib"] = (
+                    remote.peak_mem() if remote is not None else memory.peak_delta_mib(call)
+                )
             except Exception as exc:
                 self._impl(name)["peak_mem_error"] = describe_error(exc)["message"]
 

@@ -311,3 +311,170 @@ def test_myc_cpu_column_only_beside_another_backend():
            "ratios": {"myc/torch": {"ratio": 1.5}, "myc/myc-cpu": {"ratio": 3.0}}}
     got = best_peer(rec)  # myc's own cpu backend, the fastest here, is no peer
     assert got is not None and got[0] == "torch"
+
+
+# --- --baseline: another checkout's myc, timed interleaved in a worker process ---------
+def _main_restoring_env(args: list[str]) -> int:
+    saved_env = dict(os.environ)
+    saved_threads = torch.get_num_threads()
+    try:
+        return main(args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        torch.set_num_threads(saved_threads)
+
+
+def test_baseline_of_this_checkout_against_itself(tmp_path):
+    """``--baseline`` pointing at this very checkout: the worker imports this myc, its
+    outputs pass the check, its samples pair with myc's round by round, and the ratio of
+    identical code comes out near 1 with an interval and a verdict by --compare's rule."""
+    from benchmarks import baseline
+
+    out = tmp_path / "out"
+    rc = _main_restoring_env(
+        ["--tiny", "--backend", "interp", "--workloads", "W1a", "--time-budget", "0.1",
+         "--min-rounds", "10", "--first-call-repeats", "1", "--peers", "none",
+         "--baseline", str(ROOT), "--output", str(out), "--in-process", "--quiet"]
+    )
+    assert rc == 0, (out / "results.md").read_text()
+    data = json.loads((out / "results.json").read_text())
+    info = data["config"]["baseline"]
+    assert Path(info["myc_file"]) == ROOT / "myc" / "__init__.py"
+    assert info["pid"] != os.getpid()
+    assert list(data["workloads"]) == ["W1a"]
+    assert data["workloads"]["W1a"]["first_call_order"] == ["myc", "myc@base"]
+    for name in ("W1a",):
+        rec = data["workloads"][name]
+        base, new = rec["implementations"]["myc@base"], rec["implementations"]["myc"]
+        assert base["status"] == "ok" and base["check"]["ok"], (name, base)
+        assert len(base["samples_ms"]) == len(new["samples_ms"]) >= 10
+        assert base["first_call"]["cold_ms"] and base["first_call"]["disk_cache_ms"]
+        assert base["peak_mem_mib"] >= 0
+    rows = {r["workload"]: r for r in baseline.rows(data)}
+    for name in ("W1a",):
+        row = rows[name]
+        assert row["lo"] <= row["ratio"] <= row["hi"]
+        assert 0.5 < row["ratio"] < 2.0, row  # the same code on both sides
+        assert row["verdict"] == compare.verdict(row["lo"], row["hi"])
+    md = (out / "results.md").read_text()
+    assert "## Against the baseline" in md and "| W1a |" in md.split("Against the baseline")[1]
+    text = baseline.render([str(out / "results.json")])
+    assert "myc/base" in text and f"{rows['W1a']['ratio']:.3f}" in text
+
+
+def _paired_results(scale: float, n: int, seed: int) -> dict:
+    rng = np.random.default_rng(seed)
+    drift = np.linspace(1.0, 2.0, n)  # the machine slows down; both sides alike
+    base = drift * rng.lognormal(np.log(10.0), 0.03, n)
+    new = scale * drift * rng.lognormal(np.log(10.0), 0.03, n)
+    ci = stats.paired_ratio_ci(new, base)
+    return {"workloads": {"W4": {
+        "implementations": {
+            "myc": {"status": "ok", "samples_ms": list(new), "stats_ms": {"median": 1.0},
+                    "first_call": {"cold_median_ms": 50.0, "disk_cache_median_ms": 9.0}},
+            "myc@base": {"status": "ok", "samples_ms": list(base), "stats_ms": {"median": 1.0}},
+        },
+        "ratios": {"myc/myc@base": ci.to_dict()},
+    }}}
+
+
+def test_baseline_verdicts_follow_the_compare_rule():
+    from benchmarks import baseline
+
+    (slower,) = baseline.rows(_paired_results(1.10, 30, 1))
+    (same,) = baseline.rows(_paired_results(1.00, 30, 2))
+    (faster,) = baseline.rows(_paired_results(0.90, 30, 3))
+    (short,) = baseline.rows(_paired_results(1.10, 3, 4))
+    assert slower["verdict"] == "regression" and slower["ratio"] == pytest.approx(1.1, rel=0.03)
+    assert same["verdict"] == "no change"
+    assert faster["verdict"] == "improvement"
+    assert short["verdict"] == "too few rounds"  # a 3-round interval says nothing
+    assert slower["myc_cold_ms"] == 50.0 and "base_cold_ms" not in slower
+
+
+@pytest.mark.parametrize("case", ["missing", "no_myc", "broken_myc"])
+def test_bad_baseline_dir_is_a_clear_error(tmp_path, capsys, case):
+    target = tmp_path / "base"
+    if case != "missing":
+        target.mkdir()
+    if case == "broken_myc":
+        (target / "myc").mkdir()
+        (target / "myc" / "__init__.py").write_text("raise ImportError('baseline is broken')\n")
+    rc = _main_restoring_env(
+        ["--tiny", "--workloads", "W1", "--peers", "none", "--baseline", str(target),
+         "--output", str(tmp_path / "out"), "--in-process", "--quiet"]
+    )
+    err = capsys.readouterr().err
+    assert rc == 2
+    expected = {"missing": "no such directory", "no_myc": "no myc package there",
+                "broken_myc": "its myc did not load"}[case]
+    assert f"--baseline {target}" in err and expected in err, err
+    if case == "broken_myc":
+        assert "baseline is broken" in err
+    assert not (tmp_path / "out").exists()
+
+
+class _InProcessRemote:
+    """A remote implementation without the process: what WorkloadRun asks of myc@base."""
+
+    name = "myc@base"
+
+    def __init__(self):
+        self.adapter, self.settles = MycAdapter("interp"), []
+
+    def load(self, w, cfg):
+        state = self.adapter.prepare(w, w.make_inputs(cfg.seed, cfg.size))
+        ms, out, self._call = self.adapter.first_call(w, state)
+        return {"cold_ms": [ms], "cold_median_ms": ms}, out
+
+    def call(self):
+        return self._call()
+
+    def sample(self, settle):
+        from benchmarks.runner import timed_sample
+
+        self.settles.append(settle)
+        return timed_sample(self._call, settle)
+
+    def peak_mem(self):
+        return 0.0
+
+
+def test_remote_is_timed_in_the_rounds_and_timed_filter(tmp_path):
+    """A remote takes its turn in every round (its own sample, with --settle), its ratio
+    to myc is paired; ``timed`` (--baseline-only) leaves PyTorch checked but untimed;
+    ``remotes_first`` makes the remote's first calls before myc's."""
+    w = select("W1")[0]
+    remote = _InProcessRemote()
+    cfg = RunConfig.for_size("tiny", time_budget=0.05, min_rounds=6, first_call_repeats=1,
+                             settle=2, timed=("myc", "myc@base"))
+    rec = WorkloadRun(w, cfg, MycAdapter("interp"), TorchAdapter("cpu"), {}, str(tmp_path),
+                      PlainProgress(1, quiet=True), remotes={"myc@base": remote},
+                      remotes_first=True).run()
+    assert rec["first_call_order"] == ["myc@base", "myc"]
+    impls = rec["implementations"]
+    assert impls["myc@base"]["status"] == "ok" and impls["myc@base"]["check"]["ok"]
+    assert len(impls["myc@base"]["samples_ms"]) == len(impls["myc"]["samples_ms"]) >= 6
+    assert set(remote.settles) == {2} and len(remote.settles) == rec["timing"]["rounds"]
+    assert impls["torch"]["status"] == "ok" and "samples_ms" not in impls["torch"]
+    assert list(rec["ratios"]) == ["myc/myc@base"]
+    assert "peak_mem_mib" in impls["myc@base"]
+
+
+def test_both_sides_remote_as_in_baseline_symmetric(tmp_path):
+    """--baseline-symmetric: myc itself is a remote too; the rounds pair the two remotes,
+    the early stop compares them (not myc with itself), and the first calls run in
+    reverse order when asked."""
+    w = select("W1a")[0]
+    own, base = _InProcessRemote(), _InProcessRemote()
+    cfg = RunConfig.for_size("tiny", time_budget=0.05, min_rounds=5, first_call_repeats=1,
+                             timed=("myc", "myc@base"))
+    rec = WorkloadRun(w, cfg, None, TorchAdapter("cpu"), {}, str(tmp_path),
+                      PlainProgress(1, quiet=True), remotes={"myc": own, "myc@base": base},
+                      remotes_first=True).run()
+    assert rec["first_call_order"] == ["myc@base", "myc"]
+    impls = rec["implementations"]
+    assert impls["myc"]["status"] == "ok" and impls["myc@base"]["status"] == "ok"
+    assert len(own.settles) == len(base.settles) == rec["timing"]["rounds"] >= 5
+    assert list(rec["ratios"]) == ["myc/myc@base"]
