@@ -7,11 +7,10 @@ backend instead walks the row once, in blocks of :data:`BLOCK` elements: the blo
 maximum, the running maximum ``m'`` updated, then the block's terms against ``m'``, and
 the totals so far brought to the new maximum once per block:
 
-* ``exp``: ``sum(exp(x - m))``: the total so far
-  is multiplied by ``exp(m_old - m')`` (computed in float64), or dropped while the row
-  so far is all ``-inf`` (its terms are then ``exp(-inf - m') = 0`` once ``m'`` is
-  finite; a row that stays all ``-inf`` still gets the NaN of ``exp(-inf + inf)`` from
-  its last block);
+* ``exp``: ``sum(exp(x - m))``: the total so far is multiplied by ``exp(m_old - m')``
+  (computed in float64), or dropped while the row so far is all ``-inf`` (its terms
+  are then ``exp(-inf - m') = 0`` once ``m'`` is finite; a row that stays all ``-inf``
+  still gets the NaN of ``exp(-inf + inf)`` from its last block);
 * ``count``: ``sum(where(x == m, c, 0))`` (the tie count of the max's gradient): kept
   while the maximum is unchanged, dropped when it grows (no earlier element equals the
   new maximum);
@@ -20,7 +19,7 @@ the totals so far brought to the new maximum once per block:
 ``x`` must be the max's own operand, so every term is at most ``m'`` (or NaN, which
 makes ``m'`` NaN and every total NaN, as the two-pass code gives).  The rows of a
 4096x1024 float32 array are already L1-resident for the second pass, so what this saves
-is a second walk over the row's 4 KB, not memory traffic (``docs/fusion.md`` has the
+is a second walk over the row's 4 KB, not memory traffic (docs/benchmarks.md has the
 measurements).  ``MYC_NO_ONLINE_LSE=1`` turns it off.
 """
 
