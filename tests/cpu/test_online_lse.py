@@ -199,3 +199,15 @@ def test_next_row_prefetch_only_where_a_row_is_walked_twice(monkeypatch):
     assert prefetches(lse_kernel(2, prefetch.MAX_BYTES // 4 + 1, "float32")) == 0
     monkeypatch.setenv("MYC_NO_ROW_PREFETCH", "1")
     assert prefetches(k) == 0
+
+
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_threads_split_rows_of_the_online_kernel(threads, monkeypatch):
+    monkeypatch.setenv("MYC_NUM_THREADS", threads)
+    rng = np.random.default_rng(11)
+    x = (3 * rng.standard_normal((2048, 600))).astype(np.float32)
+    x[::7, 300:] += 50.0  # the max grows in a later block of every seventh row
+    got = compile_kernel(lse_kernel(*x.shape, "float32"))([x])
+    want = lse_kernel(*x.shape, "float32").reference([x])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-6)
