@@ -1,5 +1,6 @@
 """The logsumexp schedules side by side in one process: W7f (row logsumexp), W7 (its
-value and gradient) and W3 (softmax cross-entropy, value and gradient) compiled with
+value and gradient), W3 (softmax cross-entropy, value and gradient) and a row softmax
+(forward, stored) compiled with
 the default code (one pass over each row, next-row prefetch), ``MYC_NO_ONLINE_LSE=1``,
 ``MYC_NO_ROW_PREFETCH=1`` and both off, and JAX's ``jit`` on the same arrays.
 
@@ -33,6 +34,11 @@ VARIANTS = {
 }
 
 
+def softmax_rows(x):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
 def _fresh_module(tag: str):
     """The workloads' functions as a new module: a new function object compiles anew,
     under the settings in force (they are part of every kernel's cache key)."""
@@ -40,7 +46,7 @@ def _fresh_module(tag: str):
     from benchmarks.workloads import w7_logsumexp as w7
 
     src = "import numpy as np\n\n" + "\n\n".join(inspect.getsource(f) for f in (
-        w7.logsumexp_rows, w7.logsumexp_loss, w3.softmax_xent))
+        w7.logsumexp_rows, w7.logsumexp_loss, w3.softmax_xent, softmax_rows))
     path = os.path.join(tempfile.mkdtemp(prefix="myc-olse-"), f"olse_{tag}.py")
     with open(path, "w") as fh:
         fh.write(src)
@@ -67,14 +73,15 @@ def main(argv: list[str] | None = None) -> None:
     rng = np.random.default_rng(0)
     x = (3.0 * rng.standard_normal((args.rows, args.cols))).astype(np.float32)
     labels = rng.integers(0, args.cols, size=args.rows)
-    calls: dict[str, dict[str, object]] = {"W7f": {}, "W7": {}, "W3": {}}
+    calls: dict[str, dict[str, object]] = {"W7f": {}, "W7": {}, "W3": {}, "softmax": {}}
     for i, (name, env) in enumerate(VARIANTS.items()):
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         mod = _fresh_module(str(i))
         fs = {"W7f": (myc.jit(mod.logsumexp_rows), (x,)),
               "W7": (myc.value_and_grad(mod.logsumexp_loss), (x,)),
-              "W3": (myc.value_and_grad(mod.softmax_xent), (x, labels))}
+              "W3": (myc.value_and_grad(mod.softmax_xent), (x, labels)),
+              "softmax": (myc.jit(mod.softmax_rows), (x,))}
         for w, (f, a) in fs.items():
             f(*a)  # compile under this variant's settings
             calls[w][name] = (f, a)
@@ -94,7 +101,8 @@ def main(argv: list[str] | None = None) -> None:
             xj, lj = jnp.asarray(x), jnp.asarray(labels)
             jf = {"W7f": jax.jit(w7.make_jax_rows(jax, jnp)),
                   "W7": jax.jit(jax.value_and_grad(w7.make_jax_loss(jax, jnp))),
-                  "W3": jax.jit(jax.value_and_grad(w3.make_jax(jax, jnp)))}
+                  "W3": jax.jit(jax.value_and_grad(w3.make_jax(jax, jnp))),
+                  "softmax": jax.jit(lambda x: jax.nn.softmax(x, axis=1))}
             for w, f in jf.items():
                 a = (xj,) if w != "W3" else (xj, lj)
                 jax.block_until_ready(f(*a))
@@ -115,7 +123,7 @@ def main(argv: list[str] | None = None) -> None:
                 cpu[k].append((time.process_time() - c) / args.repeat * 1e3)
                 wall[k].append((time.perf_counter() - t) / args.repeat * 1e3)
         for k in fs:
-            print(f"{w:4s} {k:22s} cpu {min(cpu[k]):7.3f} / {statistics.median(cpu[k]):7.3f}"
+            print(f"{w:7s} {k:22s} cpu {min(cpu[k]):7.3f} / {statistics.median(cpu[k]):7.3f}"
                   f"   wall {min(wall[k]):7.3f} / {statistics.median(wall[k]):7.3f}")
 
 

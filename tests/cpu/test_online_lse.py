@@ -41,6 +41,15 @@ def lse_loss(x):
     return np.sum(lse_rows(x))
 
 
+def softmax(x):
+    e = np.exp(x - np.max(x, axis=1, keepdims=True))
+    return e / np.sum(e, axis=1, keepdims=True)
+
+
+def softmax_loss(x, w):
+    return np.sum(softmax(x) * w)
+
+
 def softmax_xent(logits, labels):
     m = np.max(logits, axis=1, keepdims=True)
     z = logits - m
@@ -102,6 +111,18 @@ def test_logsumexp_rows_match_numpy(n, dtype):
 
 
 @pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_softmax_rows_match_numpy(n, dtype):
+    """A softmax: the max and the sum of exps in one pass, then the quotient stored."""
+    x = special_rows(n, dtype, np.random.default_rng(n + 2))
+    got = myc.jit(softmax)(x)
+    want = numpy_run(softmax, x)
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=4e-6 if dtype == np.float32 else 1e-13,
+                               atol=1e-30, equal_nan=True)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_kernel_totals_and_tie_count(n, dtype):
     k = lse_kernel(9, n, dtype)
@@ -131,6 +152,9 @@ def test_only_kernels_of_the_shape_qualify():
         "exp", Binary("sub", x, mn)), (1,)),))
     for k in (stored, other, by_min):
         assert "oblocks" not in str(codegen(k)[0])
+    s = RowReduce("sum", e)
+    two_levels = Kernel("t", (4, 300), buf, (Store(0, Binary("div", e, s)),))
+    assert "oblocks" in str(codegen(two_levels)[0])  # a softmax: the prepass is online
     k = lse_kernel(4, 300, "float32")
     assert "oblocks" in str(codegen(k)[0])
     key = cache_key(k)
@@ -138,6 +162,7 @@ def test_only_kernels_of_the_shape_qualify():
         mp.setenv("MYC_NO_ONLINE_LSE", "1")
         assert not online.enabled()
         assert "oblocks" not in str(codegen(k)[0])
+        assert "oblocks" not in str(codegen(two_levels)[0])
         assert cache_key(k) != key
 
 
@@ -154,6 +179,9 @@ def test_gradients_by_finite_differences(n):
     x = 3 * rng.standard_normal((5, n))
     x[2, 0] = x[2, n - 1] = x[2].max() + 1.0  # a tie at the max
     labels = rng.integers(0, n, 5)
+    w = rng.standard_normal((5, n))
+    vs, gs = myc.value_and_grad(softmax_loss)(x, w)
+    np.testing.assert_allclose(vs, softmax_loss(x, w), rtol=1e-12)
     val, g = myc.value_and_grad(lse_loss)(x)
     np.testing.assert_allclose(val, lse_loss(x), rtol=1e-13)
     e = np.exp(x - x.max(axis=1, keepdims=True))
@@ -165,6 +193,8 @@ def test_gradients_by_finite_differences(n):
         assert abs(g[idx] - fd) <= 1e-6 * max(1.0, abs(fd))
         fd3 = finite_difference(lambda v: softmax_xent(v, labels), x, idx)
         assert abs(g3[idx] - fd3) <= 1e-6 * max(1.0, abs(fd3))
+        fds = finite_difference(lambda v: softmax_loss(v, w), x, idx)
+        assert abs(gs[idx] - fds) <= 1e-6 * max(1.0, abs(fds))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -172,10 +202,12 @@ def test_switch_off_gives_the_same_results(dtype, monkeypatch):
     rng = np.random.default_rng(3)
     x = special_rows(1000, dtype, rng)
     labels = rng.integers(0, 1000, x.shape[0])
-    on = [myc.jit(lse_rows)(x), *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
+    on = [myc.jit(lse_rows)(x), myc.jit(softmax)(x),
+          *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
           *myc.value_and_grad(softmax_xent)(x[[0, 5, 6, 8]], labels[:4])]
     monkeypatch.setenv("MYC_NO_ONLINE_LSE", "1")
-    off = [myc.jit(lse_rows)(x), *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
+    off = [myc.jit(lse_rows)(x), myc.jit(softmax)(x),
+           *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
            *myc.value_and_grad(softmax_xent)(x[[0, 5, 6, 8]], labels[:4])]
     tol = 2e-6 if dtype == np.float32 else 1e-13
     for a, b in zip(on, off, strict=True):

@@ -359,7 +359,7 @@ class KernelGen:
             if any(o.mode == "outer" for o in self.plan.outs):
                 counted_loop(self.e, lo, hi, [], self.inner_body, "inner")
             return [], None
-        if self.online is not None:
+        if self.online is not None and not self.online.prepass:
             return self.row_online(lo, hi), flag
         fast = self.mode == "fast"
         acc_types = [self.acc_type(i) for i in inner]
@@ -396,18 +396,46 @@ class KernelGen:
         return (outs[:-1], outs[-1]) if fast else (outs, None)
 
     def row_online(self, lo, hi) -> list:
-        """The row in one pass, in blocks of ``online.BLOCK``: the block's maximum, the
-        running maximum updated, the block's terms against it, the totals so far brought
-        to it (``online.py``); returns the totals and leaves the row's maximum in
-        ``row_vals``."""
+        """The row's main loop with the row max read in it (``online.py``): returns the
+        "inner" outputs' totals and leaves the row's maximum in ``row_vals``."""
+        inner = self.inner_outs
+        specs = [(self.outs[i].op, self.online.kinds.get(i, "free"),
+                  const(self.acc_type(i), identity(self.outs[i].op, self.outs[i].expr.dtype)))
+                 for i in inner]
+        inits = [self.identity(i) for i in inner]
+
+        def block(jb, je):
+            return counted_loop(self.e, jb, je, inits, self.inner_body, "online")
+
+        m, totals = self.online_blocks(lo, hi, specs, block)
+        self.row_vals = {self.online.m: self.e.v(m)}
+        return totals
+
+    def online_prepass(self, lo, hi) -> None:
+        """The row max and the row reductions that read it (a softmax's sum of exps) in
+        one pass (``online.py``), into ``row_vals``."""
+        nodes = self.levels[1]
+        specs = [(n.op, self.online.kinds[n],
+                  const(F64 if n.op == "sum" and n.dtype in FLOATS else LLTYPE[n.dtype],
+                        identity(n.op, n.dtype))) for n in nodes]
+
+        def block(jb, je):
+            return self.reduce_row(nodes, jb, je, None)[0]
+
+        m, totals = self.online_blocks(lo, hi, specs, block)
+        self.row_vals = {self.online.m: self.e.v(m)}
+        for n, t in zip(nodes, totals, strict=True):
+            self.row_vals[n] = self.e.fptrunc(self.e.v(t), LLTYPE[n.dtype])
+
+    def online_blocks(self, lo, hi, specs, block) -> tuple[ir.Value, list]:
+        """``[lo, hi)`` in blocks of ``online.BLOCK``: the block's maximum, the running
+        maximum updated (into ``row_vals`` for ``block``), ``block(jb, je)``'s partial
+        totals against it, and the totals so far brought to it first; ``specs``: per
+        total its op, its kind (``online.py``) and its initial value.  Returns the row
+        max and the totals."""
         b = self.e.b
         e = self.e
         m = self.online.m
-        inner = self.inner_outs
-        mty = LLTYPE[m.dtype]
-        inits = [self.identity(i) for i in inner]
-        tot_inits = [const(t, identity(self.outs[i].op, self.outs[i].expr.dtype))
-                     for i, t in zip(inner, [self.acc_type(i) for i in inner], strict=True)]
         step = online.BLOCK
         nblocks = b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, step - 1)),
                          ir.Constant(I64, step))
@@ -420,38 +448,39 @@ class KernelGen:
             (bm,), _ = self.reduce_row([m], jb, je, None)
             m_new = self.combine("max", m_old, bm, reassoc=False)
             self.row_vals = {m: e.v(m_new)}
-            accs = counted_loop(e, jb, je, inits, self.inner_body, "online")
+            accs = block(jb, je)
             lo64, hi64 = e.fpext(e.v(m_old), F64), e.fpext(e.v(m_new), F64)
             scale = self.math.call(e, "exp", lo64 - hi64)
             fresh = e.v(m_old).eq(float("-inf"))
             same = e.v(m_old).eq(e.v(m_new))
             new = []
-            for i, t, acc in zip(inner, totals, accs, strict=True):
-                kind_ = self.online.kinds.get(i, "free")
+            for (op, kind_, _), t, acc in zip(specs, totals, accs, strict=True):
                 if kind_ == "exp":
-                    tv = e.fpext(e.v(t), F64) if t.type != F64 else e.v(t)
-                    t = e.select(fresh, 0.0, tv * scale).v
+                    t = e.fptrunc(e.select(fresh, 0.0, e.fpext(e.v(t), F64) * scale),
+                                  t.type).v
                 elif kind_ == "count":
                     t = e.select(same, e.v(t), 0.0, t.type).v
-                if self.outs[i].op == "sum" and is_float(acc.type):
+                if op == "sum" and is_float(acc.type):
                     new.append(b.fadd(t, e.fpext(e.v(acc), t.type).v))
                 else:
-                    new.append(self.combine(self.outs[i].op, t, acc, reassoc=False))
+                    new.append(self.combine(op, t, acc, reassoc=False))
             return [m_new, *new]
 
-        m_init = const(mty, identity("max", m.dtype))
-        outs = counted_loop(e, ir.Constant(I64, 0), nblocks, [m_init, *tot_inits],
-                            block_body, "oblocks")
-        self.row_vals = {m: e.v(outs[0])}
-        return outs[1:]
+        m_init = const(LLTYPE[m.dtype], identity("max", m.dtype))
+        outs = counted_loop(e, ir.Constant(I64, 0), nblocks,
+                            [m_init, *(init for _, _, init in specs)], block_body, "oblocks")
+        return outs[0], outs[1:]
 
     def row_prepass(self, flag):
         """The row reductions of the current row, level by level (one loop over the row
         each, the row staying in cache), into ``row_vals``; returns the rerun flag."""
         self.row_vals = {}
-        if self.mode == "reset" or self.online is not None:
+        if self.mode == "reset" or (self.online is not None and not self.online.prepass):
             return flag
         lo, hi = ir.Constant(I64, 0), self.i64(self.plan.dims[-1])
+        if self.online is not None:
+            self.online_prepass(lo, hi)
+            return flag
         for level in self.levels:
             totals, flag = self.reduce_row(level, lo, hi, flag)
             for node, t in zip(level, totals, strict=True):

@@ -51,11 +51,14 @@ def enabled() -> bool:
 
 @dataclass(frozen=True)
 class Online:
-    """The row max read online and, per output index, how its total follows the
-    running maximum (``"exp"``, ``"count"``, or ``"free"``: it does not read it)."""
+    """The row max read online and how each total follows the running maximum
+    (``"exp"``, ``"count"``, or ``"free"``: it does not read it), by output index for
+    the row's main loop or, with ``prepass``, by node for the row reductions of the
+    next level (a softmax's sum, whose main loop then stores with the final values)."""
 
     m: RowReduce
-    kinds: dict[int, str]
+    kinds: dict
+    prepass: bool = False
 
 
 def _reads(e: Expr, m: RowReduce) -> bool:
@@ -77,17 +80,31 @@ def _classify(e: Expr, m: RowReduce) -> str | None:
     return None
 
 
+def _kind(op: str, e: Expr, m: RowReduce) -> str | None:
+    k = _classify(e, m)
+    if k is None or (k != "free" and (op != "sum" or e.dtype not in FLOATS)):
+        return None
+    return k
+
+
 def plan_online(levels: list[list[RowReduce]], outs: list, modes: list[str],
                 precomputed: dict[int, RowReduce], trig: bool) -> Online | None:
-    """The online form of a kernel with one level of row reductions, a float max, and a
-    main loop of reductions along the row only (``modes`` all "inner"); None when it
-    does not apply."""
-    if not enabled() or trig or len(levels) != 1 or len(levels[0]) != 1:
+    """The online form of a kernel whose first level of row reductions is one float
+    max, and either no other level and a main loop of reductions along the row only
+    (``modes`` all "inner"), or one more level of reductions of the shapes above; None
+    when it does not apply."""
+    if not enabled() or trig or not levels or len(levels) > 2 or len(levels[0]) != 1:
         return None
     m = levels[0][0]
     if m.op != "max" or m.dtype not in FLOATS:
         return None
-    kinds: dict[int, str] = {}
+    kinds: dict = {}
+    if len(levels) == 2:
+        for n in levels[1]:
+            kinds[n] = _kind(n.op, n.x, m)
+            if kinds[n] is None:
+                return None
+        return Online(m, kinds, prepass=True) if "exp" in kinds.values() else None
     for i, (out, mode) in enumerate(zip(outs, modes, strict=True)):
         if mode != "inner" or not isinstance(out, Reduce):
             return None
@@ -95,10 +112,7 @@ def plan_online(levels: list[list[RowReduce]], outs: list, modes: list[str],
             if precomputed[i] != m:
                 return None
             continue
-        k = _classify(out.expr, m)
-        if k is None or (k != "free" and (out.op != "sum" or out.expr.dtype not in FLOATS)):
+        kinds[i] = _kind(out.op, out.expr, m)
+        if kinds[i] is None:
             return None
-        kinds[i] = k
-    if "exp" not in kinds.values():
-        return None
-    return Online(m, kinds)
+    return Online(m, kinds) if "exp" in kinds.values() else None
