@@ -215,22 +215,29 @@ def test_switch_off_gives_the_same_results(dtype, monkeypatch):
 
 
 def test_next_row_prefetch_only_where_a_row_is_walked_twice(monkeypatch):
-    """Row-reduction kernels ask for the next row (``prefetch.py``); a plain elementwise
-    kernel and rows longer than ``MAX_BYTES`` do not; the switch turns it off."""
+    """With ``MYC_ROW_PREFETCH=1``, row-reduction kernels ask for the next row
+    (``prefetch.py``); a plain elementwise kernel and rows longer than ``MAX_BYTES`` do
+    not; it is off by default."""
     from myc.backends.cpu import prefetch
 
     def prefetches(k: Kernel) -> int:
         return str(codegen(k)[0]).count("call void @\"llvm.prefetch.p0\"")
 
     k = lse_kernel(4, 1024, "float32")
+    assert prefetches(k) == 0
+    monkeypatch.setenv("MYC_ROW_PREFETCH", "1")
     assert prefetches(k) == 1024 * 4 // prefetch.LINE
     x = Load(0, "float32")
     plain = Kernel("p", (4, 1024), (Buffer("x", "float32", (4, 1024)),),
                    (Store(0, Unary("exp", x)),))
     assert prefetches(plain) == 0
     assert prefetches(lse_kernel(2, prefetch.MAX_BYTES // 4 + 1, "float32")) == 0
-    monkeypatch.setenv("MYC_NO_ROW_PREFETCH", "1")
-    assert prefetches(k) == 0
+    want = lse_kernel(9, 1000, "float32").reference([special_rows(1000, np.float32,
+                                                                  np.random.default_rng(5))])
+    got = compile_kernel(lse_kernel(9, 1000, "float32"))(
+        [special_rows(1000, np.float32, np.random.default_rng(5))])
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=2e-6, equal_nan=True)
 
 
 @pytest.mark.parametrize("threads", ["1", "2"])
