@@ -1,8 +1,10 @@
 """The logsumexp schedules side by side in one process: W7f (row logsumexp), W7 (its
 value and gradient), W3 (softmax cross-entropy, value and gradient) and a row softmax
 (forward, stored) compiled with
-the default code (one pass over each row), ``MYC_NO_ONLINE_LSE=1`` (two passes), with
-``MYC_ROW_PREFETCH=1`` (next-row prefetch) on each, and JAX's ``jit`` on the same arrays.
+the default code (two passes over each row, the next row prefetched), with
+``MYC_ONLINE_LSE=1`` (one pass), with both ``MYC_ONLINE_LSE=1`` and
+``MYC_NO_ROW_PREFETCH=1``, with neither (the code before both), and JAX's ``jit`` on the
+same arrays.
 
     taskset -c 1 python -m benchmarks.online_lse --threads 1
     python -m benchmarks.online_lse --threads 2
@@ -27,10 +29,10 @@ import time
 import numpy as np
 
 VARIANTS = {
-    "default (one pass)": {},
-    "MYC_NO_ONLINE_LSE=1": {"MYC_NO_ONLINE_LSE": "1"},
-    "+ MYC_ROW_PREFETCH=1": {"MYC_ROW_PREFETCH": "1"},
-    "prefetch, two passes": {"MYC_NO_ONLINE_LSE": "1", "MYC_ROW_PREFETCH": "1"},
+    "default (prefetch)": {},
+    "+ MYC_ONLINE_LSE=1": {"MYC_ONLINE_LSE": "1"},
+    "one pass, no prefetch": {"MYC_ONLINE_LSE": "1", "MYC_NO_ROW_PREFETCH": "1"},
+    "neither (before)": {"MYC_NO_ROW_PREFETCH": "1"},
 }
 
 

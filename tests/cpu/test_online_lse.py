@@ -2,7 +2,8 @@
 rows of 1 to 4097 elements (one block, several, a partial last one), rows of all
 ``-inf``, with ``+inf``, with NaN, the max's tie count, float32 and float64, against
 NumPy running the same program, SciPy's ``logsumexp`` on finite rows, finite
-differences for the gradients, and ``MYC_NO_ONLINE_LSE=1`` against the default."""
+differences for the gradients, and ``MYC_ONLINE_LSE=1`` (on in this file) against the
+default (off)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,11 @@ from myc.lower.kernel import (
 )
 
 LENGTHS = [1, 7, 64, 1000, 4097]
+
+
+@pytest.fixture(autouse=True)
+def online_on(monkeypatch):
+    monkeypatch.setenv("MYC_ONLINE_LSE", "1")
 
 
 def lse_rows(x):
@@ -159,7 +165,7 @@ def test_only_kernels_of_the_shape_qualify():
     assert "oblocks" in str(codegen(k)[0])
     key = cache_key(k)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("MYC_NO_ONLINE_LSE", "1")
+        mp.delenv("MYC_ONLINE_LSE")
         assert not online.enabled()
         assert "oblocks" not in str(codegen(k)[0])
         assert "oblocks" not in str(codegen(two_levels)[0])
@@ -205,7 +211,7 @@ def test_switch_off_gives_the_same_results(dtype, monkeypatch):
     on = [myc.jit(lse_rows)(x), myc.jit(softmax)(x),
           *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
           *myc.value_and_grad(softmax_xent)(x[[0, 5, 6, 8]], labels[:4])]
-    monkeypatch.setenv("MYC_NO_ONLINE_LSE", "1")
+    monkeypatch.delenv("MYC_ONLINE_LSE")
     off = [myc.jit(lse_rows)(x), myc.jit(softmax)(x),
            *myc.value_and_grad(lse_loss)(x[[0, 5, 6, 8]]),
            *myc.value_and_grad(softmax_xent)(x[[0, 5, 6, 8]], labels[:4])]
@@ -215,23 +221,24 @@ def test_switch_off_gives_the_same_results(dtype, monkeypatch):
 
 
 def test_next_row_prefetch_only_where_a_row_is_walked_twice(monkeypatch):
-    """With ``MYC_ROW_PREFETCH=1``, row-reduction kernels ask for the next row
-    (``prefetch.py``); a plain elementwise kernel and rows longer than ``MAX_BYTES`` do
-    not; it is off by default."""
+    """Row-reduction kernels ask for the next row (``prefetch.py``); a plain
+    elementwise kernel and rows longer than ``MAX_BYTES`` do not; the switch turns it
+    off."""
     from myc.backends.cpu import prefetch
 
     def prefetches(k: Kernel) -> int:
         return str(codegen(k)[0]).count("call void @\"llvm.prefetch.p0\"")
 
     k = lse_kernel(4, 1024, "float32")
-    assert prefetches(k) == 0
-    monkeypatch.setenv("MYC_ROW_PREFETCH", "1")
     assert prefetches(k) == 1024 * 4 // prefetch.LINE
     x = Load(0, "float32")
     plain = Kernel("p", (4, 1024), (Buffer("x", "float32", (4, 1024)),),
                    (Store(0, Unary("exp", x)),))
     assert prefetches(plain) == 0
     assert prefetches(lse_kernel(2, prefetch.MAX_BYTES // 4 + 1, "float32")) == 0
+    monkeypatch.setenv("MYC_NO_ROW_PREFETCH", "1")
+    assert prefetches(k) == 0
+    monkeypatch.delenv("MYC_NO_ROW_PREFETCH")
     want = lse_kernel(9, 1000, "float32").reference([special_rows(1000, np.float32,
                                                                   np.random.default_rng(5))])
     got = compile_kernel(lse_kernel(9, 1000, "float32"))(

@@ -19,8 +19,12 @@ the totals so far brought to the new maximum once per block:
 ``x`` must be the max's own operand, so every term is at most ``m'`` (or NaN, which
 makes ``m'`` NaN and every total NaN, as the two-pass code gives).  The rows of a
 4096x1024 float32 array are already L1-resident for the second pass, so what this saves
-is a second walk over the row's 4 KB, not memory traffic (docs/benchmarks.md has the
-measurements).  ``MYC_NO_ONLINE_LSE=1`` turns it off.
+is a second walk over the row's 4 KB, not memory traffic.
+
+Off unless ``MYC_ONLINE_LSE=1``: on the 2-core AMD EPYC (Zen 3) it took W7f from 4.9
+to 4.3 ms (minimum CPU time, one thread), but the next-row prefetch (``prefetch.py``,
+on by default) alone did as well or better on W7f, W7, W3 and a softmax, and the two
+together no better than the prefetch (docs/benchmarks.md has the figures).
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ BLOCK = 256  # elements per block: the row read once, one rescale per block (mea
 
 def enabled() -> bool:
     """The switch (part of every kernel's cache key)."""
-    return not os.environ.get("MYC_NO_ONLINE_LSE")
+    return bool(os.environ.get("MYC_ONLINE_LSE"))
 
 
 @dataclass(frozen=True)

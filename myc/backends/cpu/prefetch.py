@@ -11,11 +11,9 @@ before.
 Only rows of a known length up to :data:`MAX_BYTES` (longer rows keep the hardware
 prefetcher busy within themselves) and loads that walk rows contiguously.
 
-Off unless ``MYC_ROW_PREFETCH=1``: on the 2-core AMD EPYC (Zen 3) it took W7f's
-minimum from 4.8 to 4.0 ms alone, but added nothing on top of the one-pass logsumexp
-(``online.py``) and measured slower than it on W3 and a softmax (docs/benchmarks.md);
-it is kept for the machines where rows start cold more often (Intel cores, whose
-prefetchers also stop at pages), to be measured there.
+``MYC_NO_ROW_PREFETCH=1`` turns it off.  On the 2-core AMD EPYC (Zen 3) it took W7f
+from 4.9 to 4.1 ms (minimum CPU time, one thread), W7 from 9.4 to 8.7, a softmax from
+9.2 to 8.2 (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -32,7 +30,7 @@ MAX_BYTES = 16384
 
 def enabled() -> bool:
     """The switch (part of every kernel's cache key)."""
-    return bool(os.environ.get("MYC_ROW_PREFETCH"))
+    return not os.environ.get("MYC_NO_ROW_PREFETCH")
 
 
 def next_row(b: ir.IRBuilder, rows: list[tuple[ir.Value, int, int, ir.Type]], n: int) -> None:
