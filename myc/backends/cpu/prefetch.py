@@ -12,8 +12,8 @@ Only rows of a known length up to :data:`MAX_BYTES` (longer rows keep the hardwa
 prefetcher busy within themselves) and loads that walk rows contiguously.
 
 ``MYC_NO_ROW_PREFETCH=1`` turns it off.  On the 2-core AMD EPYC (Zen 3) it took W7f
-from 4.9 to 4.1 ms (minimum CPU time, one thread), W7 from 9.4 to 8.7, a softmax from
-9.2 to 8.2 (docs/benchmarks.md).
+from 4.9 to 4.1 ms (minimum CPU time, one thread), W7 from 9.4 to 8.6, a softmax from
+9.2 to 8.5 (means over four runs; docs/benchmarks.md).
 """
 
 from __future__ import annotations
