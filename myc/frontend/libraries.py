@@ -157,7 +157,8 @@ def scipy_refusal(fn: types.FunctionType) -> tuple[str, str] | None:
     """``(message, hint)`` when ``fn`` is SciPy's own Python function (not one myc
     implements): its source is not compiled, since SciPy's internals (object checks,
     Fortran calls, keyword handling) are far outside the subset."""
-    if not fn.__module__.startswith("scipy.") and fn.__module__ != "scipy":
+    module = fn.__module__ or ""  # None for a function exec'd without a __name__
+    if not module.startswith("scipy.") and module != "scipy":
         return None
     name = public_name(fn)
     return (f"{name} is not supported by myc (SciPy's source is not compiled)",

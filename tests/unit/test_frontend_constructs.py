@@ -728,3 +728,18 @@ def test_lambdas_inside_a_multi_line_literal_are_found_by_position():
     assert myc.jit(LAMBDAS["shifted"])(3.0) == 10.0
     assert myc.jit(LAMBDAS["cubed"])(2.0) == 8.0
     assert myc.grad(LAMBDAS["square"])(3.0) == 6.0
+
+
+def test_functions_exec_d_without_a_module_name_compile(tmp_path):
+    """A function defined by ``exec`` in a namespace without ``__name__`` has
+    ``__module__`` None; calling one from another used to raise AttributeError inside
+    the check for SciPy's own functions."""
+    src = ("import numpy as np\n\n\ndef inner(x):\n    return np.exp(x) * 2.0\n\n\n"
+           "def outer(x):\n    return np.sum(inner(x))\n")
+    path = tmp_path / "exec_d.py"
+    path.write_text(src)
+    ns: dict = {}
+    exec(compile(src, str(path), "exec"), ns)
+    assert ns["outer"].__module__ is None
+    x = np.linspace(0.0, 1.0, 7)
+    assert myc.jit(ns["outer"])(x) == pytest.approx(np.sum(np.exp(x) * 2.0), rel=1e-12)

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from myc.backends.cpu import fpmode
+from myc.backends.cpu import fpmode, online, prefetch
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.emit import F32, F64, I1, I8, I64, PTR, Emitter, V, const, is_float
 from myc.backends.cpu.mathlib import FAST, IMPLS, MathLib
@@ -178,6 +178,10 @@ class KernelGen:
         self.precomputed = {i: by_key[o.op, o.expr] for i, o in enumerate(self.outs)
                             if isinstance(o, Reduce) and o.axes == last
                             and plan.outs[i].mode == "inner" and (o.op, o.expr) in by_key}
+        trig = any(isinstance(n, Unary) and n.op in FAST
+                   for n in postorder([o.expr for o in self.outs]))
+        self.online = online.plan_online(self.levels, self.outs, [o.mode for o in plan.outs],
+                                         self.precomputed, trig)
 
     # ------------------------------------------------------------------ functions
     def build(self) -> None:
@@ -289,6 +293,7 @@ class KernelGen:
 
         def row_body(r, carried):
             self.set_row_pointers(carried[:len(outer)])
+            self.prefetch_next_row()
             flag = self.row_prepass(carried[-1] if fast else None)
             totals, flag = self.row(ir.Constant(I64, 0), self.i64(dims[-1]), flag)
             self.finish_row(totals)
@@ -307,6 +312,17 @@ class KernelGen:
         inits = idx + [ir.Constant(I1, 0)] if fast else idx
         outs = counted_loop(self.e, begin, end, inits, row_body, "rows")
         return outs[-1] if fast else None
+
+    def prefetch_next_row(self) -> None:
+        """Ask for the next row of the contiguous loads while this one is computed
+        (``prefetch.py``); only where the row is walked more than once."""
+        n = self.plan.dims[-1]
+        if not self.levels or self.mode == "reset" or not prefetch.enabled() or isinstance(n, Dim):
+            return
+        rows = [(self.load_ptrs[load], st[-2], ITEMSIZE[load.dtype], MEMTYPE[load.dtype])
+                for load, st in self.plan.loads
+                if st[-1] == 1 and st[-2] != 0 and not isinstance(st[-2], Dim)]
+        prefetch.next_row(self.e.b, rows, n)
 
     def set_row_pointers(self, idx: list | None) -> None:
         """Pointers to the start of the current row for every load and output (the
@@ -343,6 +359,8 @@ class KernelGen:
             if any(o.mode == "outer" for o in self.plan.outs):
                 counted_loop(self.e, lo, hi, [], self.inner_body, "inner")
             return [], None
+        if self.online is not None and not self.online.prepass:
+            return self.row_online(lo, hi), flag
         fast = self.mode == "fast"
         acc_types = [self.acc_type(i) for i in inner]
         inits = [self.identity(i) for i in inner]
@@ -377,13 +395,92 @@ class KernelGen:
                             tot_inits + [flag] if fast else tot_inits, block_body, "blocks")
         return (outs[:-1], outs[-1]) if fast else (outs, None)
 
+    def row_online(self, lo, hi) -> list:
+        """The row's main loop with the row max read in it (``online.py``): returns the
+        "inner" outputs' totals and leaves the row's maximum in ``row_vals``."""
+        inner = self.inner_outs
+        specs = [(self.outs[i].op, self.online.kinds.get(i, "free"),
+                  const(self.acc_type(i), identity(self.outs[i].op, self.outs[i].expr.dtype)))
+                 for i in inner]
+        inits = [self.identity(i) for i in inner]
+
+        def block(jb, je):
+            return counted_loop(self.e, jb, je, inits, self.inner_body, "online")
+
+        m, totals = self.online_blocks(lo, hi, specs, block)
+        self.row_vals = {self.online.m: self.e.v(m)}
+        return totals
+
+    def online_prepass(self, lo, hi) -> None:
+        """The row max and the row reductions that read it (a softmax's sum of exps) in
+        one pass (``online.py``), into ``row_vals``."""
+        nodes = self.levels[1]
+        specs = [(n.op, self.online.kinds[n],
+                  const(F64 if n.op == "sum" and n.dtype in FLOATS else LLTYPE[n.dtype],
+                        identity(n.op, n.dtype))) for n in nodes]
+
+        def block(jb, je):
+            return self.reduce_row(nodes, jb, je, None)[0]
+
+        m, totals = self.online_blocks(lo, hi, specs, block)
+        self.row_vals = {self.online.m: self.e.v(m)}
+        for n, t in zip(nodes, totals, strict=True):
+            self.row_vals[n] = self.e.fptrunc(self.e.v(t), LLTYPE[n.dtype])
+
+    def online_blocks(self, lo, hi, specs, block) -> tuple[ir.Value, list]:
+        """``[lo, hi)`` in blocks of ``online.BLOCK``: the block's maximum, the running
+        maximum updated (into ``row_vals`` for ``block``), ``block(jb, je)``'s partial
+        totals against it, and the totals so far brought to it first; ``specs``: per
+        total its op, its kind (``online.py``) and its initial value.  Returns the row
+        max and the totals."""
+        b = self.e.b
+        e = self.e
+        m = self.online.m
+        step = online.BLOCK
+        nblocks = b.sdiv(b.add(b.sub(hi, lo), ir.Constant(I64, step - 1)),
+                         ir.Constant(I64, step))
+
+        def block_body(blk, carried):
+            m_old, totals = carried[0], carried[1:]
+            jb = b.add(lo, b.mul(blk, ir.Constant(I64, step)))
+            je = b.add(jb, ir.Constant(I64, step))
+            je = b.select(b.icmp_signed("<", je, hi), je, hi)
+            (bm,), _ = self.reduce_row([m], jb, je, None)
+            m_new = self.combine("max", m_old, bm, reassoc=False)
+            self.row_vals = {m: e.v(m_new)}
+            accs = block(jb, je)
+            lo64, hi64 = e.fpext(e.v(m_old), F64), e.fpext(e.v(m_new), F64)
+            scale = self.math.call(e, "exp", lo64 - hi64)
+            fresh = e.v(m_old).eq(float("-inf"))
+            same = e.v(m_old).eq(e.v(m_new))
+            new = []
+            for (op, kind_, _), t, acc in zip(specs, totals, accs, strict=True):
+                if kind_ == "exp":
+                    t = e.fptrunc(e.select(fresh, 0.0, e.fpext(e.v(t), F64) * scale),
+                                  t.type).v
+                elif kind_ == "count":
+                    t = e.select(same, e.v(t), 0.0, t.type).v
+                if op == "sum" and is_float(acc.type):
+                    new.append(b.fadd(t, e.fpext(e.v(acc), t.type).v))
+                else:
+                    new.append(self.combine(op, t, acc, reassoc=False))
+            return [m_new, *new]
+
+        m_init = const(LLTYPE[m.dtype], identity("max", m.dtype))
+        outs = counted_loop(e, ir.Constant(I64, 0), nblocks,
+                            [m_init, *(init for _, _, init in specs)], block_body, "oblocks")
+        return outs[0], outs[1:]
+
     def row_prepass(self, flag):
         """The row reductions of the current row, level by level (one loop over the row
         each, the row staying in cache), into ``row_vals``; returns the rerun flag."""
         self.row_vals = {}
-        if self.mode == "reset":
+        if self.mode == "reset" or (self.online is not None and not self.online.prepass):
             return flag
         lo, hi = ir.Constant(I64, 0), self.i64(self.plan.dims[-1])
+        if self.online is not None:
+            self.online_prepass(lo, hi)
+            return flag
         for level in self.levels:
             totals, flag = self.reduce_row(level, lo, hi, flag)
             for node, t in zip(level, totals, strict=True):

@@ -24,7 +24,7 @@ from math import prod
 
 import numpy as np
 
-from myc.backends.cpu import fpmode, threads
+from myc.backends.cpu import fpmode, online, prefetch, threads
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.jit import host, optimized_ir
@@ -295,6 +295,7 @@ def cache_key(kernel: Kernel) -> str:
     the same group in two programs compiles once) and of what codegen depends on."""
     body = kernel.format().split("\n", 1)[1:]
     text = "\n".join([CODEGEN_VERSION, *host(), f"subnormals={fpmode.mode()}",
+                      f"online={online.enabled()}", f"prefetch={prefetch.enabled()}",
                       repr(kernel.shape), *body])
     return hashlib.sha256(text.encode()).hexdigest()
 
