@@ -159,6 +159,9 @@ def native_first(typed: Graph, backend: str = "cpu") -> bool:
 def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
+    from myc.opt.selects import selects_as_where
+
+    selects_as_where(typed)  # (as lowering does: the groups must be lowering's)
     if os.environ.get("MYC_NO_FUSION"):
         return []
     from myc.opt.fusion import fuse

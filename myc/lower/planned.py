@@ -30,9 +30,10 @@ from myc.lower.groups import (
     stored_members,
 )
 from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
-from myc.lower.planned_loops import CONTROL, selects_as_where, unguard_safe
+from myc.lower.planned_loops import CONTROL, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
 from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
+from myc.opt.selects import selects_as_where
 from myc.prims import P
 
 

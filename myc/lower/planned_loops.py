@@ -73,25 +73,6 @@ def _as(low, v, like, n):
     return v
 
 
-def selects_as_where(g) -> None:
-    """Rewrite ``g``'s array ``select`` s on a 0-d condition as elementwise ``where``.
-
-    Both pick exactly one side; a ``where`` fuses into the kernel around it, while a
-    :class:`Select` copies a whole array and splits the fusion groups on either side --
-    a gradient's backward loop selects every cotangent on the iteration's path, so this
-    is most of its per-iteration memory traffic.  ``g`` is this compilation's own
-    typed program (specialized for it), so rewriting it in place is safe."""
-    for n in Manager(g).owned.get(g, []):
-        if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)
-                and n.inputs[0].value is P.select and len(n.inputs) == 4):
-            continue
-        shape = getattr(n.abstract, "shape", None)
-        cond = n.inputs[1]
-        cshape = () if isinstance(cond, Constant) else getattr(cond.abstract, "shape", None)
-        if shape and cshape == () and str(getattr(n.abstract, "dtype", "")) != "object":
-            n.inputs[0] = Constant(P.where, n.inputs[0].loc)
-
-
 SAFE_DIVISIONS = ("truediv", "floordiv", "mod")
 
 

@@ -24,6 +24,7 @@ from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.groups import GroupKernel
 from myc.lower.target import _TARGETS, Bailout, owner, target
+from myc.opt.selects import selects_as_where
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.prims.containers import leaves_of, like
@@ -421,6 +422,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if compiler is None:  # e.g. no GPU: say what to install first
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
+    selects_as_where(typed)  # a select between kernels would split them
     if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:

@@ -69,7 +69,7 @@ def pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
     """An array of ``pool`` that nobody else holds, or a fresh one (kept in ``pool`` when
     it is big and there is room): kernels' outputs, native programs' results and tapes.
     (The caller serializes threads that share ``pool``.)"""
-    if not POOL or int(np.prod(shape)) * np.dtype(dtype).itemsize < _POOL_MIN_BYTES:
+    if not POOL or prod(shape) * np.dtype(dtype).itemsize < _POOL_MIN_BYTES:
         return np.empty(shape, dtype)
     for arr in pool:
         if sys.getrefcount(arr) == _POOL_FREE_REFS:
