@@ -64,12 +64,13 @@ _MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.mat
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
-           "grad_cast", "mod", "floordiv"}
+           "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip", "floor", "pow"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 # GEMM with beta = 1: ``a @ b + c`` accumulated into c's buffer (``myc.opt.products``)
 _ACC = "matmul_acc"
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad"}
+                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
+                "concatenate", "transpose"}
 _DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -308,8 +309,15 @@ class NativeLoop(NativeRun):
                         and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
                     raise Unsupported("indexing other than a[i] of a 1-d array")
                 continue
+            ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
             if any(not isinstance(a, AScalar) for a in ins):
                 raise Unsupported("a scalar step on an array")
+            if name in ("maximum", "minimum", "clip") and (
+                    out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
+                        a.dtype.kind == "b" for a in ins)):
+                raise Unsupported(f"{name} of mixed bools")
+            if name in ("floor", "pow") and out.dtype.kind != "f":
+                raise Unsupported(f"{name} of integers")
             if name == "abs" and out.dtype.kind not in "fi":
                 raise Unsupported("abs of a bool")
             if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
@@ -472,7 +480,7 @@ class NativeLoop(NativeRun):
 
         def weak(si: int) -> bool:
             ins = _unwrap(body.steps[si])[1]
-            return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
+            return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
@@ -629,9 +637,15 @@ class NativeLoop(NativeRun):
             if is_slot:
                 a = specs[x]
                 v = b.load(slot_var(x), typ=_ltype(a) if isinstance(a, AScalar) else PTR)
-            elif isinstance(x, np.ndarray):
+                if want is not None and isinstance(a, AArray) and a.shape == ():
+                    v = b.load(v, typ=_mem(a))  # a 0-d array read as a number
+                    if a.dtype == np.bool_:
+                        v = b.trunc(v, I1)
+            elif isinstance(x, np.ndarray) and (want is None or x.ndim):
                 return const_ptr[(si, k) if si >= 0 else (-1, id(x))]
             else:
+                if isinstance(x, np.ndarray):  # a 0-d constant read as a number
+                    x = x[()]
                 a = abstract_of(x)
                 if a.dtype.kind == "i" and not -(1 << 63) <= int(x) < (1 << 63):
                     raise Unsupported("an int constant beyond 64 bits")
@@ -755,7 +769,8 @@ class NativeLoop(NativeRun):
                 r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
                              value(si, off + 2, *ins_[2], want=rt))
             elif name in _FCMP:
-                ct = _compare_type([specs[x] if s else abstract_of(x) for s, x in ins_])
+                ct = _compare_type([_scalar_of(specs[x] if s else abstract_of(x))
+                                    for s, x in ins_])
                 x0 = value(si, off + 0, *ins_[0], want=ct)
                 x1 = value(si, off + 1, *ins_[1], want=ct)
                 op = _FCMP[name]
@@ -798,7 +813,7 @@ class NativeLoop(NativeRun):
             elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
                 src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
                 st_ = _ltype(src_a)
-                x0 = value(si, off + 0, *ins_[0])
+                x0 = value(si, off + 0, *ins_[0], want=st_)
                 if is_float(st_):
                     fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
                                                       [x0]), ir.Constant(st_, 2.0 ** 63))
@@ -814,7 +829,7 @@ class NativeLoop(NativeRun):
                                                         [y]), ir.Constant(rt, math.inf)))
                 if is_float(_ltype(xa)):
                     xt = _ltype(xa)
-                    xv = value(si, off + 1, *ins_[1])
+                    xv = value(si, off + 1, *ins_[1], want=xt)
                     bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
                         module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
                 bail_on(bad, path)
@@ -871,6 +886,29 @@ class NativeLoop(NativeRun):
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
+            elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
+                xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
+                r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
+                    _extreme(b, module, "min", xs[0], xs[1])
+                if name == "clip":
+                    r = _extreme(b, module, "min", r, xs[2])
+            elif name == "floor":
+                r = b.call(_intrinsic(module, "llvm.floor", rt),
+                           [value(si, off + 0, *ins_[0], want=rt)])
+            elif name == "pow":  # C's pow (NumPy's and CPython's float **)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
+                fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+                if fn_ is None:
+                    fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
+                                      f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+                r = b.call(fn_, [x0, x1])
+                if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
+                    # overflow raise where C gives NaN or inf: the host decides
+                    fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
+                        module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
+                        for v in (r, x0, x1))
+                    bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
             elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
@@ -1287,6 +1325,12 @@ class NativeLoop(NativeRun):
         if name == "array":
             self._array_leaves(si, ins_, out)
             return
+        if name == "concatenate":
+            self._concat_pieces(si, ins_, out)
+            return
+        if name == "transpose":
+            self._transpose_view(ins_, out)
+            return
         if name in ("argmax", "argmin"):
             x = specs[ins_[0][1]] if ins_[0][0] else None
             axis = ins_[1][1] if not ins_[1][0] else None
@@ -1317,6 +1361,65 @@ class NativeLoop(NativeRun):
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
+
+    def _concat_pieces(self, si: int, ins_: list, out: AArray) -> tuple[list[tuple], Any]:
+        """``np.concatenate(xs, axis)``: ``xs`` 's pieces as ``(step, input position,
+        is_slot, x, abstract)`` (``xs`` a tuple built by a ``make_tuple`` step or a
+        constant one) and the axis (None: the pieces raveled).  Raise Unsupported unless
+        every piece is an array of the result's dtype and the shapes add up (NumPy's
+        casting of mixed dtypes stays on the host)."""
+        specs = self.body.specs
+        (ts, t), (axs, axis) = ins_[0], ins_[1]
+        if axs or len(ins_) != 2 or not (axis is None or isinstance(axis, (int, np.integer))):
+            raise Unsupported("np.concatenate along a computed axis")
+        if ts and t in self.tuples:
+            sj, parts = self.tuples[t]
+            pieces = [(sj, k, s_, x) for k, (s_, x) in enumerate(parts)]
+        elif not ts and isinstance(t, tuple):
+            pieces = [(-2, k, False, x) for k, x in enumerate(t)]
+        else:
+            raise Unsupported("np.concatenate of a value that is not a tuple of arrays")
+        if _dtname(out.dtype) not in MEMTYPE or not pieces:
+            raise Unsupported("np.concatenate of this dtype")
+        out_ = []
+        for sj, k, s_, x in pieces:
+            a = specs[x] if s_ else abstract_of(x)
+            if sj < 0 and isinstance(x, np.ndarray):
+                raise Unsupported("a constant array inside a constant tuple")
+            if not isinstance(a, AArray) or a.dtype != out.dtype or a.ndim == 0:
+                raise Unsupported("np.concatenate of pieces of another dtype")
+            out_.append((sj, k, s_, x, a))
+        if axis is None:
+            if out.ndim != 1 or sum(prod(a.shape) for *_, a in out_) != out.shape[0]:
+                raise Unsupported("np.concatenate of another shape")
+            return out_, None
+        ax = int(axis) % out.ndim if -out.ndim <= axis < out.ndim else None
+        if ax is None or any(a.ndim != out.ndim or tuple(a.shape[:ax]) != out.shape[:ax] or
+                             tuple(a.shape[ax + 1:]) != out.shape[ax + 1:] for *_, a in out_) \
+                or sum(a.shape[ax] for *_, a in out_) != out.shape[ax]:
+            raise Unsupported("np.concatenate of another shape")
+        return out_, ax
+
+    def _transpose_view(self, ins_: list, out: AArray) -> tuple[tuple, tuple]:
+        """``np.transpose(x, axes)`` (``x.T``, ``axes`` constant) as a strided view of
+        ``x``: (the result's shape, ``x`` 's strides in the result's axis order), in
+        elements; a 2-d swap that only feeds GEMMs never gets here (a transpose flag)."""
+        specs = self.body.specs
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        axes = ins_[1][1] if len(ins_) > 1 else None
+        if not isinstance(x, AArray) or (len(ins_) > 1 and ins_[1][0]) or \
+                x.dtype != out.dtype or _dtname(out.dtype) not in MEMTYPE:
+            raise Unsupported("a transpose of this kind")
+        try:
+            perm = tuple(range(x.ndim))[::-1] if axes is None else \
+                tuple(int(a) % x.ndim for a in axes)
+        except (TypeError, ZeroDivisionError):
+            raise Unsupported("a transpose of this kind") from None
+        if sorted(perm) != list(range(x.ndim)) or \
+                tuple(x.shape[a] for a in perm) != tuple(out.shape):
+            raise Unsupported("a transpose of another shape")
+        strides = [prod(x.shape[d + 1:]) for d in range(x.ndim)]
+        return tuple(out.shape), tuple(strides[a] for a in perm)
 
     def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
         """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
@@ -1394,6 +1497,35 @@ class NativeLoop(NativeRun):
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
+            return
+        if name == "concatenate":  # each piece's rows copied into its place in turn
+            pieces, axis = self._concat_pieces(si, ins_, out)
+            size = np.dtype(memdtype(out.dtype)).itemsize
+            outer = 1 if axis is None else prod(out.shape[:axis])
+            row = count // outer if outer else 0  # the result's elements per outer index
+            at = 0  # the piece's first element in a row of the result
+            for sj, k, is_slot, x, a in pieces:
+                inner = prod(a.shape) // outer if outer else 0
+                if inner == 0:
+                    continue
+                src = value(sj, k, is_slot, x)
+                if outer == 1:
+                    _memcpy(b, b.module, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
+                            src, inner * size)
+                else:
+                    def piece_row(o, src=src, at=at, inner=inner):
+                        _memcpy(b, b.module, b.gep(dst, [b.add(
+                            b.mul(o, ir.Constant(I64, row)), ir.Constant(I64, at))],
+                            source_etype=ty), b.gep(src, [b.mul(o, ir.Constant(
+                                I64, inner))], source_etype=ty), inner * size)
+                    native_ops.counted(b, outer, piece_row, "concat")
+                at += inner
+            return
+        if name == "transpose":  # a strided read of x in the result's order
+            shape, strides = self._transpose_view(ins_, out)
+            if count:
+                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), 0, shape, strides,
+                                   store=False)
             return
         if name in _DYNAMIC:  # the window at the start clamped into the axis (a guard
             # of the program holds NumPy's semantics: ``myc.infer.dynslice``)
@@ -1491,6 +1623,29 @@ def _is_2d_transpose(st, specs) -> bool:
         return False
     n = a.ndim
     return axes == (*range(n - 2), n - 1, n - 2)
+
+
+def _scalar_of(a: Any) -> Any:
+    """A 0-d array operand of a scalar step as the NumPy scalar it holds (its value is
+    loaded from its buffer: ``value``)."""
+    if isinstance(a, AArray) and a.shape == () and _dtname(a.dtype) in MEMTYPE:
+        return AScalar(a.dtype, False)
+    return a
+
+
+def _extreme(b: ir.IRBuilder, module: ir.Module, op: str, x: ir.Value,
+             y: ir.Value) -> ir.Value:
+    """``np.maximum``/``np.minimum`` of two numbers (a NaN wins), as kernels compute it."""
+    ty = x.type
+    if ty == I1:
+        return b.or_(x, y) if op == "max" else b.and_(x, y)
+    name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
+            ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
+    full = f"{name}.{str(ty) if not is_float(ty) else 'f32' if ty == ir.FloatType() else 'f64'}"
+    fn = module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), full)
+    return b.call(fn, [x, y])
 
 
 def _constant_element(x: Any, index: Any) -> np.generic | None:
