@@ -457,6 +457,9 @@ class NativeLoop(NativeRun):
             for k, (is_slot, x) in enumerate(st.inputs):
                 if not is_slot and isinstance(x, np.ndarray):
                     out.append(((si, k), np.ascontiguousarray(x)))
+                elif not is_slot and isinstance(x, tuple) and x and all(
+                        isinstance(p, np.ndarray) for p in x):  # an index tuple of arrays
+                    out += [((si, (k, j)), np.ascontiguousarray(p)) for j, p in enumerate(x)]
         for is_slot, x in self.body.outputs:
             if not is_slot and isinstance(x, np.ndarray):
                 out.append(((-1, id(x)), np.ascontiguousarray(x)))
@@ -769,8 +772,13 @@ class NativeLoop(NativeRun):
                 r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
                              value(si, off + 2, *ins_[2], want=rt))
             elif name in _FCMP:
-                ct = _compare_type([_scalar_of(specs[x] if s else abstract_of(x))
-                                    for s, x in ins_])
+                ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
+                ct = _compare_type(ops_)
+                for k, a in enumerate(ops_):  # an int compared with a float: exact in
+                    # a double up to 53 bits (CPython compares exactly), else the host
+                    if is_float(ct) and a.dtype.kind == "i":
+                        bail_on(_beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64)),
+                                path)
                 x0 = value(si, off + 0, *ins_[0], want=ct)
                 x1 = value(si, off + 1, *ins_[1], want=ct)
                 op = _FCMP[name]
@@ -835,9 +843,17 @@ class NativeLoop(NativeRun):
                 bail_on(bad, path)
                 r = y
             elif name == "truediv":
-                if any((specs[x] if s_ else abstract_of(x)).dtype.kind != "f"
-                       for s_, x in ins_):
-                    raise Unsupported("a division of ints (CPython rounds it once)")
+                kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
+                         for s_, x in ins_}
+                if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
+                    raise Unsupported("a division of these types")
+                if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
+                    # when both fit a double's 53 bits, else the host decides
+                    for k in (0, 1):
+                        if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
+                                      else abstract_of(ins_[k][1])).dtype.kind == "i":
+                            bail_on(_beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64)),
+                                path)
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
                 if weak(si):  # Python floats: x / 0.0 raises
@@ -1208,9 +1224,14 @@ class NativeLoop(NativeRun):
         if not is_slot:
             if not isinstance(x, np.ndarray):
                 if isinstance(x, tuple) and any(isinstance(p, np.ndarray) for p in x):
-                    raise Unsupported("a constant index tuple holding arrays")
-                return "basic", x
-            parts = [(si, 1, False, x)]
+                    if not all(isinstance(p, np.ndarray) for p in x):
+                        raise Unsupported("a constant index tuple mixing arrays and slices")
+                    # x[(rows, cols)]: each array an io input of its own (_const_inputs)
+                    parts = [(si, (1, j), False, p) for j, p in enumerate(x)]
+                else:
+                    return "basic", x
+            else:
+                parts = [(si, 1, False, x)]
         elif x in self.tuples:
             sj, ins = self.tuples[x]
             parts = [(sj, k, s_, p) for k, (s_, p) in enumerate(ins)]
@@ -1625,6 +1646,12 @@ def _is_2d_transpose(st, specs) -> bool:
     return axes == (*range(n - 2), n - 1, n - 2)
 
 
+def _beyond_53_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """Is the int64 ``v`` too big for a double to hold exactly (|v| > 2**53)?"""
+    lim = ir.Constant(v.type, 1 << 53)
+    return b.or_(b.icmp_signed(">", v, lim), b.icmp_signed("<", v, b.neg(lim)))
+
+
 def _scalar_of(a: Any) -> Any:
     """A 0-d array operand of a scalar step as the NumPy scalar it holds (its value is
     loaded from its buffer: ``value``)."""
@@ -1664,8 +1691,11 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     """The type NumPy compares two scalars in (Python scalars are weak)."""
     kinds = {a.dtype.kind for a in abstracts}
     if "f" in kinds and "i" in kinds:
-        # CPython compares an int with a float exactly; float64 would round the int
-        raise Unsupported("an int compared with a float")
+        # CPython compares an int with a float exactly: in a double, where the int
+        # fits 53 bits (the caller checks); float32 would round it sooner
+        if any(a.dtype.kind == "f" and a.dtype != np.float64 for a in abstracts):
+            raise Unsupported("an int compared with a float32")
+        return F64
     proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
                for a in abstracts]
     dt = np.result_type(*proxies)
