@@ -777,8 +777,8 @@ class NativeLoop(NativeRun):
                 for k, a in enumerate(ops_):  # an int compared with a float: exact in
                     # a double up to 53 bits (CPython compares exactly), else the host
                     if is_float(ct) and a.dtype.kind == "i":
-                        bail_on(_beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64)),
-                                path)
+                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                        bail_on(big, path)
                 x0 = value(si, off + 0, *ins_[0], want=ct)
                 x1 = value(si, off + 1, *ins_[1], want=ct)
                 op = _FCMP[name]
@@ -852,8 +852,8 @@ class NativeLoop(NativeRun):
                     for k in (0, 1):
                         if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
                                       else abstract_of(ins_[k][1])).dtype.kind == "i":
-                            bail_on(_beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64)),
-                                path)
+                            big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                            bail_on(big, path)
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
                 if weak(si):  # Python floats: x / 0.0 raises
