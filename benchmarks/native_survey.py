@@ -19,6 +19,7 @@ import os
 import sys
 import tempfile
 import traceback
+import warnings
 from typing import Any
 
 
@@ -180,8 +181,14 @@ def main(argv: list[str]) -> int:
     for lab, go in jobs:
         label[0] = lab
         try:
-            with contextlib.redirect_stdout(io.StringIO()):
+            with contextlib.redirect_stdout(io.StringIO()), \
+                    warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
                 go()
+            for w in caught:  # e.g. a program that fell back to the evaluator
+                if "Fallback" in type(w.message).__name__ or \
+                        "Fallback" in getattr(w.category, "__name__", ""):
+                    seen.append((lab, "fallback", str(w.message).splitlines()[0][:200]))
         except Exception as exc:  # noqa: BLE001 - a survey: note it and go on
             seen.append((lab, "run", f"FAILED {type(exc).__name__}: {exc}"))
             traceback.print_exc(limit=2)

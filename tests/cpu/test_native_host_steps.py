@@ -2,7 +2,9 @@
 ``benchmarks/native_survey.py``): ``np.concatenate`` (and the stacking functions built
 on it), transposes other than a 2-d swap, ``np.maximum``/``np.minimum``/``np.clip``/
 ``np.floor``/``**`` on numbers, 0-d arrays read as numbers, ``int / int`` and ints
-compared with floats, gathers by a constant tuple of index arrays.
+compared with floats, gathers by a constant tuple of index arrays, basic indices with
+computed ints (``x[:, k]``, ``x[i, j]``), a number reshaped into an array or indexed by
+``()``.
 
 Each program runs as one native function (its gradient too) and agrees with NumPy and
 with the same program compiled under ``MYC_NO_NATIVE_LOOPS=1`` (NumPy steps from
@@ -62,6 +64,20 @@ def repeated_row(w, x):  # np.repeat of one row: a gather by a constant index tu
     return np.sum(np.tanh(h + x))
 
 
+def column_by_symbol(log_emit, log_trans, symbols):  # autograd's hmm_em: x[:, k]
+    f = log_emit[:, symbols[0]]
+    for k in range(1, symbols.shape[0]):
+        m = f[:, None] + log_trans
+        f = np.log(np.sum(np.exp(m), axis=0)) + log_emit[:, symbols[k]]
+    return np.sum(f) + log_trans[symbols[2], symbols[3]] * log_emit[-1, symbols[0]]
+
+
+def number_boxed(x):  # np.reshape of a number, a number's x[()]
+    s = np.sum(x * x)
+    v = np.reshape(s, (1,))
+    return np.sum(np.concatenate((v, x)) * 2.0) + (s * 3.0)[()]
+
+
 CASES = [
     (flat_norm, (A, B, C)),
     (side_by_side, (A, C)),
@@ -70,6 +86,8 @@ CASES = [
     (permuted, (X3,)),
     (number_ops, (np.abs(B), B)),
     (repeated_row, (RS.randn(1, 6), RS.randn(3, 6))),
+    (column_by_symbol, (RS.randn(3, 5), RS.randn(3, 3), np.array([0, 4, 2, 2]))),
+    (number_boxed, (B,)),
 ]
 
 
@@ -107,18 +125,19 @@ def _fd_grad(fn, args, k, eps=1e-6):
 def test_runs_natively_and_agrees(fn, args, monkeypatch):
     got = _native(fn, args)
     np.testing.assert_allclose(got, fn(*args), rtol=1e-12)
-    grad = myc.grad(fn, argnums=tuple(range(len(args))))
+    nums = tuple(k for k, a in enumerate(args) if np.asarray(a).dtype.kind == "f")
+    grad = myc.grad(fn, argnums=nums)
     g = grad(*args)
     st = grad.stats()
     assert st.native_calls == st.compiled_calls == 1, str(st)
     assert "runs natively" in myc.ir(grad, *args, stage="kernels").splitlines()[0]
-    for k in range(len(args)):
-        np.testing.assert_allclose(g[k], _fd_grad(fn, args, k), rtol=1e-5, atol=1e-6)
+    for j, k in enumerate(nums):
+        np.testing.assert_allclose(g[j], _fd_grad(fn, args, k), rtol=1e-5, atol=1e-6)
     monkeypatch.setenv("MYC_NO_NATIVE_LOOPS", "1")  # (part of the compile key)
     stepped = myc.jit(fn)
     _tree_close(stepped(*args), got)
     assert stepped.stats().native_calls == 0
-    _tree_close(myc.grad(fn, argnums=tuple(range(len(args))))(*args), g)
+    _tree_close(myc.grad(fn, argnums=nums)(*args), g)
 
 
 def test_stepped_reason_names_a_missing_operation():
@@ -140,6 +159,20 @@ def taylor_sine(x):  # a 0-d array in scalar arithmetic, ints divided (the corpu
         term = -term * x * x / ((2 * i + 3) * (2 * i + 2))
         total = total + term
     return total
+
+
+def test_a_computed_index_out_of_range_raises_as_numpy():
+    """The native code leaves; the host runner raises NumPy's IndexError, located."""
+    args = (RS.randn(3, 5), RS.randn(3, 3), np.array([0, 4, 2, 2]))
+    f = myc.jit(column_by_symbol)
+    f(*args)
+    bad = (args[0], args[1], np.array([0, 5, 2, 2]))
+    with pytest.raises(IndexError):
+        column_by_symbol(*bad)
+    with pytest.raises(myc.MycError, match="out of bounds|out of range|index"):
+        f(*bad)
+    neg = (args[0], args[1], np.array([-1, -5, 2, 1]))
+    np.testing.assert_allclose(f(*neg), column_by_symbol(*neg), rtol=1e-12)
 
 
 def test_zero_d_arrays_and_int_division_in_scalar_steps(monkeypatch):

@@ -70,7 +70,7 @@ _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 _ACC = "matmul_acc"
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
                 "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
-                "concatenate", "transpose"}
+                "concatenate", "transpose", "reshape"}
 _DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -257,10 +257,14 @@ class NativeLoop(NativeRun):
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
                 s_, x = ins_[0]
-                if not isinstance(specs[x] if s_ else abstract_of(x), AArray):
-                    # a scalar has no buffer to alias (np.reshape(2.5, (1,)))
-                    raise Unsupported("a reshape of a scalar")
-                continue  # the same contiguous data under another shape
+                xa = specs[x] if s_ else abstract_of(x)
+                if not isinstance(xa, (AArray, AScalar)) or prod(out.shape) != 1 and \
+                        not isinstance(xa, AArray) or _dtname(out.dtype) not in MEMTYPE or \
+                        xa.dtype != out.dtype:
+                    raise Unsupported("a reshape of this kind")
+                # the same contiguous data under another shape; a number (np.reshape(
+                # 2.5, (1,))) is stored in a buffer of its own (``_alias``)
+                continue
             if name == "make_tuple" and not _guard:
                 self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
                 continue
@@ -303,6 +307,10 @@ class NativeLoop(NativeRun):
                 if view is None or view[1] != ():
                     raise Unsupported("an index other than a constant element")
                 continue
+            if name == "getitem" and self._element_index(ins_) is not None:
+                continue  # x[i, j] by computed ints
+            if name == "getitem" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
+                continue  # a number's x[()]: itself
             if name == "getitem":
                 if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
                         and ins[0].shape[0] > 0
@@ -710,7 +718,13 @@ class NativeLoop(NativeRun):
             if name == "mT" and st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # only read by GEMMs, as a transpose flag
             if name == "reshape" and not guard and isinstance(out, AArray):
-                b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
+                if self._alias(si):
+                    b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
+                else:  # a number in a buffer of one element
+                    dst = scratch_ptr[(si, 0)]
+                    v = value(si, 0, *ins_[0], want=_ltype(out))
+                    b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
+                    b.store(dst, slot_var(st.output))
                 continue
             if name in ("matmul", "dot", "mT", _ACC):
                 dst = scratch_ptr[(si, 0)]
@@ -873,6 +887,9 @@ class NativeLoop(NativeRun):
                              source_etype=I8)
                 v = b.load(elem, typ=_mem(out))
                 r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+            elif name == "getitem" and _empty_index(ins_[1]) and isinstance(
+                    specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+                r = value(si, off + 0, *ins_[0], want=rt)
             elif name == "getitem" and not ins_[0][0] and not ins_[1][0]:  # known already
                 r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
                           want=rt)
@@ -887,6 +904,17 @@ class NativeLoop(NativeRun):
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
+            elif name == "getitem" and self._element_index(ins_) is not None:
+                arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+                const, dyn = self._element_index(ins_)
+                at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
+                                          lambda bad, path=path: bail_on(bad, path))
+                at = b.add(at, ir.Constant(I64, native_ops.basic_view(
+                    tuple(arr_a.shape), const)[0]))
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
+                v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
+                src = LLTYPE[_dtname(arr_a.dtype)]
+                r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
             elif name == "getitem":
                 arr_a = specs[ins_[0][1]]
                 base = value(si, off + 0, *ins_[0])
@@ -1235,6 +1263,9 @@ class NativeLoop(NativeRun):
         elif x in self.tuples:
             sj, ins = self.tuples[x]
             parts = [(sj, k, s_, p) for k, (s_, p) in enumerate(ins)]
+            dyn = self._dynamic_index(parts)
+            if dyn is not None:
+                return "dynamic", dyn
         else:
             parts = [(si, 1, True, x)]
         n = None
@@ -1246,6 +1277,54 @@ class NativeLoop(NativeRun):
                 raise Unsupported("index arrays of different lengths")
             n = a.shape[0]
         return "gather", (parts, n)
+
+    def _dynamic_index(self, parts: list[tuple]) -> tuple[tuple, list[tuple]] | None:
+        """A basic index with computed ints (``x[:, k]``, ``x[i, j]``): the constant index
+        with 0 at each computed place, and the computed parts ``(axis, step, input
+        position, x)``; None unless every part is a constant int or slice or a computed
+        int64 (each part then indexes the axis at its place)."""
+        const, dyn = [], []
+        for d, (sj, k, s_, p) in enumerate(parts):
+            if not s_:
+                if not (isinstance(p, slice) or (isinstance(p, (int, np.integer))
+                                                 and not isinstance(p, bool))):
+                    return None
+                const.append(p)
+                continue
+            a = self.body.specs[p]
+            if not (isinstance(a, AScalar) and a.dtype == np.int64):
+                return None
+            const.append(0)
+            dyn.append((d, sj, k, p))
+        return (tuple(const), dyn) if dyn else None
+
+    def _element_index(self, ins_: list) -> tuple[tuple, list[tuple]] | None:
+        """``x[i, j]`` with some of the ints computed: one element (``_dynamic_index``)."""
+        (xs_, x), (is_, t) = ins_[0], ins_[1]
+        a = self.body.specs[x] if xs_ else abstract_of(x)
+        if not (is_ and t in self.tuples and isinstance(a, AArray)
+                and _dtname(a.dtype) in MEMTYPE and len(ins_) == 2):
+            return None
+        sj, parts = self.tuples[t]
+        dyn = self._dynamic_index([(sj, k, s_, p) for k, (s_, p) in enumerate(parts)])
+        if dyn is None or len(dyn[0]) != a.ndim or any(
+                isinstance(p, slice) for p in dyn[0]) or 0 in a.shape:
+            return None
+        return dyn
+
+    def _dynamic_offset(self, b, xshape: tuple, dyn: list[tuple], value, bail_if) -> ir.Value:
+        """The element offset of a dynamic index's computed ints (negative ones count
+        from the end; out of range, the host runner raises Python's IndexError)."""
+        at = ir.Constant(I64, 0)
+        for d, sj, k, p in dyn:
+            size = ir.Constant(I64, xshape[d])
+            i = value(sj, k, True, p, want=I64)
+            i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+            bad = b.icmp_unsigned(">=", i, size)
+            bail_if(bad)
+            i = b.select(bad, ir.Constant(I64, 0), i)
+            at = b.add(at, b.mul(i, ir.Constant(I64, prod(xshape[d + 1:]))))
+        return at
 
     def _row_index(self, name: str, ins_: list, out: AArray) -> bool:
         """Is this ``x[i]`` (``getitem``) or its gradient (``getitem_grad``: zeros of
@@ -1272,8 +1351,12 @@ class NativeLoop(NativeRun):
 
     def _alias(self, si: int) -> bool:
         """Does step ``si``'s array result alias another array (no buffer of its own)?"""
-        return si in self.windows or (
-            si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem")
+        st = self.body.steps[si]
+        name, ins_ = _unwrap(st)[:2]
+        if name == "reshape":  # an array's data under another shape, not a number's
+            return isinstance(self.body.specs[ins_[0][1]] if ins_[0][0]
+                              else abstract_of(ins_[0][1]), AArray)
+        return si in self.windows or (si in self.rows and name == "getitem")
 
     def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
                   path, bail_on, value, scratch_ptr, slot_var) -> None:
@@ -1363,11 +1446,20 @@ class NativeLoop(NativeRun):
                 raise Unsupported(f"{name} of this kind")
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        if name == "getitem_grad" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
+                and out.shape == () and out.dtype.kind == "f" and len(ins_) == 3:
+            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            if isinstance(_scalar_of(d), AScalar) and d.dtype.kind in "fi":
+                return  # a number's x[()]: its sensitivity, in a 0-d buffer
         if not isinstance(x, AArray):
             raise Unsupported("indexing a non-array")
         kind, parts = self._index_parts(si, ins_[1])
-        if kind == "basic":
-            view = native_ops.basic_view(tuple(x.shape), parts)
+        if kind == "dynamic" and (len(parts[0]) > x.ndim or any(
+                x.shape[d] == 0 for d, *_ in parts[1])):
+            raise Unsupported("a computed index past the array's axes")
+        if kind in ("basic", "dynamic"):
+            view = native_ops.basic_view(tuple(x.shape), parts if kind == "basic"
+                                         else parts[0])
             want = view[1] if view is not None and name == "getitem" else x.shape
             if view is None or tuple(want) != tuple(out.shape):
                 raise Unsupported("a basic index myc cannot follow")
@@ -1583,6 +1675,9 @@ class NativeLoop(NativeRun):
                               axis=k)
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        if isinstance(x, AScalar):  # a number's x[()]: its sensitivity (planned so)
+            b.store(value(si, 2, *ins_[2], want=LLTYPE[_dtname(out.dtype)]), dst)
+            return
         kind, parts = self._index_parts(si, ins_[1])
         d = None
         if name == "getitem_grad":
@@ -1595,13 +1690,17 @@ class NativeLoop(NativeRun):
                 d = cell
             else:
                 d = value(si, 2, d_slot, d_x)
-        if kind == "basic":
-            offset, shape, strides = native_ops.basic_view(tuple(x.shape), parts)
+        if kind in ("basic", "dynamic"):
+            offset, shape, strides = native_ops.basic_view(
+                tuple(x.shape), parts if kind == "basic" else parts[0])
+            src = value(si, 0, *ins_[0]) if name == "getitem" else dst
+            if kind == "dynamic":  # the computed ints move the view's start
+                at = self._dynamic_offset(b, tuple(x.shape), parts[1], value, bail_if)
+                src = b.gep(src, [at], source_etype=ty)
             if name == "getitem":
-                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), offset, shape,
-                                   strides, store=False)
+                native_ops.strided(b, ty, dst, src, offset, shape, strides, store=False)
             else:
-                native_ops.strided(b, ty, d, dst, offset, shape, strides, store=True)
+                native_ops.strided(b, ty, d, src, offset, shape, strides, store=True)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
@@ -1644,6 +1743,11 @@ def _is_2d_transpose(st, specs) -> bool:
         return False
     n = a.ndim
     return axes == (*range(n - 2), n - 1, n - 2)
+
+
+def _empty_index(index: tuple[bool, Any]) -> bool:
+    """Is this index the constant ``()`` (``x[()]``)?"""
+    return not index[0] and isinstance(index[1], tuple) and index[1] == ()
 
 
 def _beyond_53_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
