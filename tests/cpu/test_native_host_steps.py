@@ -233,3 +233,38 @@ def test_power_that_python_refuses_raises(x, y, err, says):
     with pytest.raises(myc.MycError, match=says) as info:
         myc.jit(power)(x, y)
     assert "x ** y" in str(info.value)
+
+
+def rotate_until(x):  # both steps in a data-dependent loop's body
+    while np.sum(x * x) < 100.0:
+        x = np.concatenate((x[1:], x[:1])) * 1.5 + np.transpose(x.reshape(2, 3)).reshape(6) * 0.1
+    return x
+
+
+def test_inside_a_native_loop(monkeypatch):
+    x = np.arange(6.0) * 0.1 + 0.1
+    f = myc.jit(rotate_until)
+    np.testing.assert_allclose(f(x), rotate_until(x), rtol=1e-12)
+    text = myc.ir(rotate_until, x, stage="kernels")
+    assert "runs natively (one native function)" in text, text
+    g = myc.grad(lambda x: np.sum(rotate_until(x) * np.arange(6.0)))(x)
+    monkeypatch.setenv("MYC_NO_NATIVE_LOOPS", "1")
+    np.testing.assert_allclose(myc.grad(lambda x: np.sum(rotate_until(x) * np.arange(6.0)))(x),
+                               g, rtol=1e-12)
+
+
+def mixed_dtypes(a, b):
+    c = np.concatenate((a, b, np.array([7, 8])))
+    m = np.concatenate((a.reshape(1, 3) > 1, b.reshape(1, 3) > 0), axis=0)
+    t = np.transpose(m.reshape(2, 3, 1), (1, 2, 0))
+    return c * 2, t, np.maximum(np.sum(a), np.sum(b)), np.minimum(np.sum(a), 3)
+
+
+def test_int_and_bool_pieces_and_extremes():
+    a, b = np.array([1, 2, 3]), np.array([-1, 0, 5])
+    f = myc.jit(mixed_dtypes)
+    got, want = f(a, b), mixed_dtypes(a, b)
+    assert f.stats().native_calls == 1
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == np.asarray(w).dtype and type(g) is type(w)
+        np.testing.assert_array_equal(g, w)
