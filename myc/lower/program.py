@@ -725,9 +725,16 @@ def native_capable(typed: Graph, t: Any) -> bool:
     lowered with every array op in a kernel, to run as one native function)?"""
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return False
+    return not native_blockers(typed, t)
+
+
+def native_blockers(typed: Graph, t: Any) -> list[str]:
+    """Why ``typed`` is not lowered native-first (empty: it is): the operations native
+    code does not cover, by name, or its size.  A program that is not native-first
+    keeps its small array operations as NumPy steps, so its host program steps."""
     native = t.native_ops()
     if not native:
-        return False
+        return ["the backend has no native host programs"]
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
     known = ELEMENTWISE | REDUCTIONS | native | {
@@ -735,17 +742,22 @@ def native_capable(typed: Graph, t: Any) -> bool:
         "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
     if len(nodes) > _SMALL_PROGRAM:
-        return False  # grouping every op costs compile time that a big program won't repay
+        # grouping every op costs compile time that a big program won't repay
+        return [f"over {_SMALL_PROGRAM} operations ({len(nodes)})"]
+    out: list[str] = []
     for n in nodes:
         if not isinstance(n, Apply):
             continue
-        if prim_of_name(n) not in known:
-            return False
-        if prim_of_name(n) == "invoke" and not all(  # native calls pass scalars only
+        name = prim_of_name(n)
+        if name not in known:
+            out.append(name)
+        elif name == "invoke" and not all(  # native calls pass scalars only
                 isinstance(abstract_of(i.value) if isinstance(i, Constant) else
                            getattr(i, "abstract", None), AScalar) for i in n.inputs[3:]):
-            return False
-    return any(isinstance(n, Apply) for n in nodes)
+            out.append("a call of a function taking arrays")
+    if not out and not any(isinstance(n, Apply) for n in nodes):
+        out.append("no operations")
+    return list(dict.fromkeys(out))
 
 
 def _native_program(prog: HostProgram):

@@ -64,12 +64,13 @@ _MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.mat
 _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
-           "grad_cast", "mod", "floordiv"}
+           "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip", "floor", "pow"}
 _GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
 # GEMM with beta = 1: ``a @ b + c`` accumulated into c's buffer (``myc.opt.products``)
 _ACC = "matmul_acc"
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad"}
+                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
+                "concatenate", "transpose", "reshape"}
 _DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
@@ -256,10 +257,14 @@ class NativeLoop(NativeRun):
                 continue
             if name == "reshape" and not _guard and isinstance(out, AArray):
                 s_, x = ins_[0]
-                if not isinstance(specs[x] if s_ else abstract_of(x), AArray):
-                    # a scalar has no buffer to alias (np.reshape(2.5, (1,)))
-                    raise Unsupported("a reshape of a scalar")
-                continue  # the same contiguous data under another shape
+                xa = specs[x] if s_ else abstract_of(x)
+                if not isinstance(xa, (AArray, AScalar)) or prod(out.shape) != 1 and \
+                        not isinstance(xa, AArray) or _dtname(out.dtype) not in MEMTYPE or \
+                        xa.dtype != out.dtype:
+                    raise Unsupported("a reshape of this kind")
+                # the same contiguous data under another shape; a number (np.reshape(
+                # 2.5, (1,))) is stored in a buffer of its own (``_alias``)
+                continue
             if name == "make_tuple" and not _guard:
                 self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
                 continue
@@ -302,14 +307,25 @@ class NativeLoop(NativeRun):
                 if view is None or view[1] != ():
                     raise Unsupported("an index other than a constant element")
                 continue
+            if name == "getitem" and self._element_index(ins_) is not None:
+                continue  # x[i, j] by computed ints
+            if name == "getitem" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
+                continue  # a number's x[()]: itself
             if name == "getitem":
                 if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
                         and ins[0].shape[0] > 0
                         and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
                     raise Unsupported("indexing other than a[i] of a 1-d array")
                 continue
+            ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
             if any(not isinstance(a, AScalar) for a in ins):
                 raise Unsupported("a scalar step on an array")
+            if name in ("maximum", "minimum", "clip") and (
+                    out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
+                        a.dtype.kind == "b" for a in ins)):
+                raise Unsupported(f"{name} of mixed bools")
+            if name in ("floor", "pow") and out.dtype.kind != "f":
+                raise Unsupported(f"{name} of integers")
             if name == "abs" and out.dtype.kind not in "fi":
                 raise Unsupported("abs of a bool")
             if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
@@ -449,6 +465,9 @@ class NativeLoop(NativeRun):
             for k, (is_slot, x) in enumerate(st.inputs):
                 if not is_slot and isinstance(x, np.ndarray):
                     out.append(((si, k), np.ascontiguousarray(x)))
+                elif not is_slot and isinstance(x, tuple) and x and all(
+                        isinstance(p, np.ndarray) for p in x):  # an index tuple of arrays
+                    out += [((si, (k, j)), np.ascontiguousarray(p)) for j, p in enumerate(x)]
         for is_slot, x in self.body.outputs:
             if not is_slot and isinstance(x, np.ndarray):
                 out.append(((-1, id(x)), np.ascontiguousarray(x)))
@@ -472,7 +491,7 @@ class NativeLoop(NativeRun):
 
         def weak(si: int) -> bool:
             ins = _unwrap(body.steps[si])[1]
-            return all((specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
+            return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
@@ -629,9 +648,15 @@ class NativeLoop(NativeRun):
             if is_slot:
                 a = specs[x]
                 v = b.load(slot_var(x), typ=_ltype(a) if isinstance(a, AScalar) else PTR)
-            elif isinstance(x, np.ndarray):
+                if want is not None and isinstance(a, AArray) and a.shape == ():
+                    v = b.load(v, typ=_mem(a))  # a 0-d array read as a number
+                    if a.dtype == np.bool_:
+                        v = b.trunc(v, I1)
+            elif isinstance(x, np.ndarray) and (want is None or x.ndim):
                 return const_ptr[(si, k) if si >= 0 else (-1, id(x))]
             else:
+                if isinstance(x, np.ndarray):  # a 0-d constant read as a number
+                    x = x[()]
                 a = abstract_of(x)
                 if a.dtype.kind == "i" and not -(1 << 63) <= int(x) < (1 << 63):
                     raise Unsupported("an int constant beyond 64 bits")
@@ -693,7 +718,13 @@ class NativeLoop(NativeRun):
             if name == "mT" and st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # only read by GEMMs, as a transpose flag
             if name == "reshape" and not guard and isinstance(out, AArray):
-                b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
+                if self._alias(si):
+                    b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
+                else:  # a number in a buffer of one element
+                    dst = scratch_ptr[(si, 0)]
+                    v = value(si, 0, *ins_[0], want=_ltype(out))
+                    b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
+                    b.store(dst, slot_var(st.output))
                 continue
             if name in ("matmul", "dot", "mT", _ACC):
                 dst = scratch_ptr[(si, 0)]
@@ -755,7 +786,13 @@ class NativeLoop(NativeRun):
                 r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
                              value(si, off + 2, *ins_[2], want=rt))
             elif name in _FCMP:
-                ct = _compare_type([specs[x] if s else abstract_of(x) for s, x in ins_])
+                ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
+                ct = _compare_type(ops_)
+                for k, a in enumerate(ops_):  # an int compared with a float: exact in
+                    # a double up to 53 bits (CPython compares exactly), else the host
+                    if is_float(ct) and a.dtype.kind == "i":
+                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                        bail_on(big, path)
                 x0 = value(si, off + 0, *ins_[0], want=ct)
                 x1 = value(si, off + 1, *ins_[1], want=ct)
                 op = _FCMP[name]
@@ -798,7 +835,7 @@ class NativeLoop(NativeRun):
             elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
                 src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
                 st_ = _ltype(src_a)
-                x0 = value(si, off + 0, *ins_[0])
+                x0 = value(si, off + 0, *ins_[0], want=st_)
                 if is_float(st_):
                     fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
                                                       [x0]), ir.Constant(st_, 2.0 ** 63))
@@ -814,15 +851,23 @@ class NativeLoop(NativeRun):
                                                         [y]), ir.Constant(rt, math.inf)))
                 if is_float(_ltype(xa)):
                     xt = _ltype(xa)
-                    xv = value(si, off + 1, *ins_[1])
+                    xv = value(si, off + 1, *ins_[1], want=xt)
                     bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
                         module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
                 bail_on(bad, path)
                 r = y
             elif name == "truediv":
-                if any((specs[x] if s_ else abstract_of(x)).dtype.kind != "f"
-                       for s_, x in ins_):
-                    raise Unsupported("a division of ints (CPython rounds it once)")
+                kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
+                         for s_, x in ins_}
+                if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
+                    raise Unsupported("a division of these types")
+                if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
+                    # when both fit a double's 53 bits, else the host decides
+                    for k in (0, 1):
+                        if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
+                                      else abstract_of(ins_[k][1])).dtype.kind == "i":
+                            big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                            bail_on(big, path)
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
                 if weak(si):  # Python floats: x / 0.0 raises
@@ -842,6 +887,9 @@ class NativeLoop(NativeRun):
                              source_etype=I8)
                 v = b.load(elem, typ=_mem(out))
                 r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+            elif name == "getitem" and _empty_index(ins_[1]) and isinstance(
+                    specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+                r = value(si, off + 0, *ins_[0], want=rt)
             elif name == "getitem" and not ins_[0][0] and not ins_[1][0]:  # known already
                 r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
                           want=rt)
@@ -856,6 +904,17 @@ class NativeLoop(NativeRun):
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
+            elif name == "getitem" and self._element_index(ins_) is not None:
+                arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+                const, dyn = self._element_index(ins_)
+                at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
+                                          lambda bad, path=path: bail_on(bad, path))
+                at = b.add(at, ir.Constant(I64, native_ops.basic_view(
+                    tuple(arr_a.shape), const)[0]))
+                mt = MEMTYPE[_dtname(arr_a.dtype)]
+                v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
+                src = LLTYPE[_dtname(arr_a.dtype)]
+                r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
             elif name == "getitem":
                 arr_a = specs[ins_[0][1]]
                 base = value(si, off + 0, *ins_[0])
@@ -871,6 +930,29 @@ class NativeLoop(NativeRun):
                 if src == I1:
                     v = b.trunc(v, I1)
                 r = convert(v, src, rt)
+            elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
+                xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
+                r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
+                    _extreme(b, module, "min", xs[0], xs[1])
+                if name == "clip":
+                    r = _extreme(b, module, "min", r, xs[2])
+            elif name == "floor":
+                r = b.call(_intrinsic(module, "llvm.floor", rt),
+                           [value(si, off + 0, *ins_[0], want=rt)])
+            elif name == "pow":  # C's pow (NumPy's and CPython's float **)
+                x0 = value(si, off + 0, *ins_[0], want=rt)
+                x1 = value(si, off + 1, *ins_[1], want=rt)
+                fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+                if fn_ is None:
+                    fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
+                                      f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+                r = b.call(fn_, [x0, x1])
+                if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
+                    # overflow raise where C gives NaN or inf: the host decides
+                    fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
+                        module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
+                        for v in (r, x0, x1))
+                    bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
             elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
                 x0 = value(si, off + 0, *ins_[0], want=rt)
                 x1 = value(si, off + 1, *ins_[1], want=rt)
@@ -1170,12 +1252,20 @@ class NativeLoop(NativeRun):
         if not is_slot:
             if not isinstance(x, np.ndarray):
                 if isinstance(x, tuple) and any(isinstance(p, np.ndarray) for p in x):
-                    raise Unsupported("a constant index tuple holding arrays")
-                return "basic", x
-            parts = [(si, 1, False, x)]
+                    if not all(isinstance(p, np.ndarray) for p in x):
+                        raise Unsupported("a constant index tuple mixing arrays and slices")
+                    # x[(rows, cols)]: each array an io input of its own (_const_inputs)
+                    parts = [(si, (1, j), False, p) for j, p in enumerate(x)]
+                else:
+                    return "basic", x
+            else:
+                parts = [(si, 1, False, x)]
         elif x in self.tuples:
             sj, ins = self.tuples[x]
             parts = [(sj, k, s_, p) for k, (s_, p) in enumerate(ins)]
+            dyn = self._dynamic_index(parts)
+            if dyn is not None:
+                return "dynamic", dyn
         else:
             parts = [(si, 1, True, x)]
         n = None
@@ -1187,6 +1277,54 @@ class NativeLoop(NativeRun):
                 raise Unsupported("index arrays of different lengths")
             n = a.shape[0]
         return "gather", (parts, n)
+
+    def _dynamic_index(self, parts: list[tuple]) -> tuple[tuple, list[tuple]] | None:
+        """A basic index with computed ints (``x[:, k]``, ``x[i, j]``): the constant index
+        with 0 at each computed place, and the computed parts ``(axis, step, input
+        position, x)``; None unless every part is a constant int or slice or a computed
+        int64 (each part then indexes the axis at its place)."""
+        const, dyn = [], []
+        for d, (sj, k, s_, p) in enumerate(parts):
+            if not s_:
+                if not (isinstance(p, slice) or (isinstance(p, (int, np.integer))
+                                                 and not isinstance(p, bool))):
+                    return None
+                const.append(p)
+                continue
+            a = self.body.specs[p]
+            if not (isinstance(a, AScalar) and a.dtype == np.int64):
+                return None
+            const.append(0)
+            dyn.append((d, sj, k, p))
+        return (tuple(const), dyn) if dyn else None
+
+    def _element_index(self, ins_: list) -> tuple[tuple, list[tuple]] | None:
+        """``x[i, j]`` with some of the ints computed: one element (``_dynamic_index``)."""
+        (xs_, x), (is_, t) = ins_[0], ins_[1]
+        a = self.body.specs[x] if xs_ else abstract_of(x)
+        if not (is_ and t in self.tuples and isinstance(a, AArray)
+                and _dtname(a.dtype) in MEMTYPE and len(ins_) == 2):
+            return None
+        sj, parts = self.tuples[t]
+        dyn = self._dynamic_index([(sj, k, s_, p) for k, (s_, p) in enumerate(parts)])
+        if dyn is None or len(dyn[0]) != a.ndim or any(
+                isinstance(p, slice) for p in dyn[0]) or 0 in a.shape:
+            return None
+        return dyn
+
+    def _dynamic_offset(self, b, xshape: tuple, dyn: list[tuple], value, bail_if) -> ir.Value:
+        """The element offset of a dynamic index's computed ints (negative ones count
+        from the end; out of range, the host runner raises Python's IndexError)."""
+        at = ir.Constant(I64, 0)
+        for d, sj, k, p in dyn:
+            size = ir.Constant(I64, xshape[d])
+            i = value(sj, k, True, p, want=I64)
+            i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+            bad = b.icmp_unsigned(">=", i, size)
+            bail_if(bad)
+            i = b.select(bad, ir.Constant(I64, 0), i)
+            at = b.add(at, b.mul(i, ir.Constant(I64, prod(xshape[d + 1:]))))
+        return at
 
     def _row_index(self, name: str, ins_: list, out: AArray) -> bool:
         """Is this ``x[i]`` (``getitem``) or its gradient (``getitem_grad``: zeros of
@@ -1213,8 +1351,12 @@ class NativeLoop(NativeRun):
 
     def _alias(self, si: int) -> bool:
         """Does step ``si``'s array result alias another array (no buffer of its own)?"""
-        return si in self.windows or (
-            si in self.rows and _unwrap(self.body.steps[si])[0] == "getitem")
+        st = self.body.steps[si]
+        name, ins_ = _unwrap(st)[:2]
+        if name == "reshape":  # an array's data under another shape, not a number's
+            return isinstance(self.body.specs[ins_[0][1]] if ins_[0][0]
+                              else abstract_of(ins_[0][1]), AArray)
+        return si in self.windows or (si in self.rows and name == "getitem")
 
     def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
                   path, bail_on, value, scratch_ptr, slot_var) -> None:
@@ -1287,6 +1429,12 @@ class NativeLoop(NativeRun):
         if name == "array":
             self._array_leaves(si, ins_, out)
             return
+        if name == "concatenate":
+            self._concat_pieces(si, ins_, out)
+            return
+        if name == "transpose":
+            self._transpose_view(ins_, out)
+            return
         if name in ("argmax", "argmin"):
             x = specs[ins_[0][1]] if ins_[0][0] else None
             axis = ins_[1][1] if not ins_[1][0] else None
@@ -1298,11 +1446,20 @@ class NativeLoop(NativeRun):
                 raise Unsupported(f"{name} of this kind")
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        if name == "getitem_grad" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
+                and out.shape == () and out.dtype.kind == "f" and len(ins_) == 3:
+            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            if isinstance(_scalar_of(d), AScalar) and d.dtype.kind in "fi":
+                return  # a number's x[()]: its sensitivity, in a 0-d buffer
         if not isinstance(x, AArray):
             raise Unsupported("indexing a non-array")
         kind, parts = self._index_parts(si, ins_[1])
-        if kind == "basic":
-            view = native_ops.basic_view(tuple(x.shape), parts)
+        if kind == "dynamic" and (len(parts[0]) > x.ndim or any(
+                x.shape[d] == 0 for d, *_ in parts[1])):
+            raise Unsupported("a computed index past the array's axes")
+        if kind in ("basic", "dynamic"):
+            view = native_ops.basic_view(tuple(x.shape), parts if kind == "basic"
+                                         else parts[0])
             want = view[1] if view is not None and name == "getitem" else x.shape
             if view is None or tuple(want) != tuple(out.shape):
                 raise Unsupported("a basic index myc cannot follow")
@@ -1317,6 +1474,65 @@ class NativeLoop(NativeRun):
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
+
+    def _concat_pieces(self, si: int, ins_: list, out: AArray) -> tuple[list[tuple], Any]:
+        """``np.concatenate(xs, axis)``: ``xs`` 's pieces as ``(step, input position,
+        is_slot, x, abstract)`` (``xs`` a tuple built by a ``make_tuple`` step or a
+        constant one) and the axis (None: the pieces raveled).  Raise Unsupported unless
+        every piece is an array of the result's dtype and the shapes add up (NumPy's
+        casting of mixed dtypes stays on the host)."""
+        specs = self.body.specs
+        (ts, t), (axs, axis) = ins_[0], ins_[1]
+        if axs or len(ins_) != 2 or not (axis is None or isinstance(axis, (int, np.integer))):
+            raise Unsupported("np.concatenate along a computed axis")
+        if ts and t in self.tuples:
+            sj, parts = self.tuples[t]
+            pieces = [(sj, k, s_, x) for k, (s_, x) in enumerate(parts)]
+        elif not ts and isinstance(t, tuple):
+            pieces = [(-2, k, False, x) for k, x in enumerate(t)]
+        else:
+            raise Unsupported("np.concatenate of a value that is not a tuple of arrays")
+        if _dtname(out.dtype) not in MEMTYPE or not pieces:
+            raise Unsupported("np.concatenate of this dtype")
+        out_ = []
+        for sj, k, s_, x in pieces:
+            a = specs[x] if s_ else abstract_of(x)
+            if sj < 0 and isinstance(x, np.ndarray):
+                raise Unsupported("a constant array inside a constant tuple")
+            if not isinstance(a, AArray) or a.dtype != out.dtype or a.ndim == 0:
+                raise Unsupported("np.concatenate of pieces of another dtype")
+            out_.append((sj, k, s_, x, a))
+        if axis is None:
+            if out.ndim != 1 or sum(prod(a.shape) for *_, a in out_) != out.shape[0]:
+                raise Unsupported("np.concatenate of another shape")
+            return out_, None
+        ax = int(axis) % out.ndim if -out.ndim <= axis < out.ndim else None
+        if ax is None or any(a.ndim != out.ndim or tuple(a.shape[:ax]) != out.shape[:ax] or
+                             tuple(a.shape[ax + 1:]) != out.shape[ax + 1:] for *_, a in out_) \
+                or sum(a.shape[ax] for *_, a in out_) != out.shape[ax]:
+            raise Unsupported("np.concatenate of another shape")
+        return out_, ax
+
+    def _transpose_view(self, ins_: list, out: AArray) -> tuple[tuple, tuple]:
+        """``np.transpose(x, axes)`` (``x.T``, ``axes`` constant) as a strided view of
+        ``x``: (the result's shape, ``x`` 's strides in the result's axis order), in
+        elements; a 2-d swap that only feeds GEMMs never gets here (a transpose flag)."""
+        specs = self.body.specs
+        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        axes = ins_[1][1] if len(ins_) > 1 else None
+        if not isinstance(x, AArray) or (len(ins_) > 1 and ins_[1][0]) or \
+                x.dtype != out.dtype or _dtname(out.dtype) not in MEMTYPE:
+            raise Unsupported("a transpose of this kind")
+        try:
+            perm = tuple(range(x.ndim))[::-1] if axes is None else \
+                tuple(int(a) % x.ndim for a in axes)
+        except (TypeError, ZeroDivisionError):
+            raise Unsupported("a transpose of this kind") from None
+        if sorted(perm) != list(range(x.ndim)) or \
+                tuple(x.shape[a] for a in perm) != tuple(out.shape):
+            raise Unsupported("a transpose of another shape")
+        strides = [prod(x.shape[d + 1:]) for d in range(x.ndim)]
+        return tuple(out.shape), tuple(strides[a] for a in perm)
 
     def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
         """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
@@ -1395,6 +1611,35 @@ class NativeLoop(NativeRun):
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
             return
+        if name == "concatenate":  # each piece's rows copied into its place in turn
+            pieces, axis = self._concat_pieces(si, ins_, out)
+            size = np.dtype(memdtype(out.dtype)).itemsize
+            outer = 1 if axis is None else prod(out.shape[:axis])
+            row = count // outer if outer else 0  # the result's elements per outer index
+            at = 0  # the piece's first element in a row of the result
+            for sj, k, is_slot, x, a in pieces:
+                inner = prod(a.shape) // outer if outer else 0
+                if inner == 0:
+                    continue
+                src = value(sj, k, is_slot, x)
+                if outer == 1:
+                    _memcpy(b, b.module, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
+                            src, inner * size)
+                else:
+                    def piece_row(o, src=src, at=at, inner=inner):
+                        _memcpy(b, b.module, b.gep(dst, [b.add(
+                            b.mul(o, ir.Constant(I64, row)), ir.Constant(I64, at))],
+                            source_etype=ty), b.gep(src, [b.mul(o, ir.Constant(
+                                I64, inner))], source_etype=ty), inner * size)
+                    native_ops.counted(b, outer, piece_row, "concat")
+                at += inner
+            return
+        if name == "transpose":  # a strided read of x in the result's order
+            shape, strides = self._transpose_view(ins_, out)
+            if count:
+                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), 0, shape, strides,
+                                   store=False)
+            return
         if name in _DYNAMIC:  # the window at the start clamped into the axis (a guard
             # of the program holds NumPy's semantics: ``myc.infer.dynslice``)
             x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
@@ -1430,6 +1675,9 @@ class NativeLoop(NativeRun):
                               axis=k)
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        if isinstance(x, AScalar):  # a number's x[()]: its sensitivity (planned so)
+            b.store(value(si, 2, *ins_[2], want=LLTYPE[_dtname(out.dtype)]), dst)
+            return
         kind, parts = self._index_parts(si, ins_[1])
         d = None
         if name == "getitem_grad":
@@ -1442,13 +1690,17 @@ class NativeLoop(NativeRun):
                 d = cell
             else:
                 d = value(si, 2, d_slot, d_x)
-        if kind == "basic":
-            offset, shape, strides = native_ops.basic_view(tuple(x.shape), parts)
+        if kind in ("basic", "dynamic"):
+            offset, shape, strides = native_ops.basic_view(
+                tuple(x.shape), parts if kind == "basic" else parts[0])
+            src = value(si, 0, *ins_[0]) if name == "getitem" else dst
+            if kind == "dynamic":  # the computed ints move the view's start
+                at = self._dynamic_offset(b, tuple(x.shape), parts[1], value, bail_if)
+                src = b.gep(src, [at], source_etype=ty)
             if name == "getitem":
-                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), offset, shape,
-                                   strides, store=False)
+                native_ops.strided(b, ty, dst, src, offset, shape, strides, store=False)
             else:
-                native_ops.strided(b, ty, d, dst, offset, shape, strides, store=True)
+                native_ops.strided(b, ty, d, src, offset, shape, strides, store=True)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
@@ -1493,6 +1745,40 @@ def _is_2d_transpose(st, specs) -> bool:
     return axes == (*range(n - 2), n - 1, n - 2)
 
 
+def _empty_index(index: tuple[bool, Any]) -> bool:
+    """Is this index the constant ``()`` (``x[()]``)?"""
+    return not index[0] and isinstance(index[1], tuple) and index[1] == ()
+
+
+def _beyond_53_bits(b: ir.IRBuilder, v: ir.Value) -> ir.Value:
+    """Is the int64 ``v`` too big for a double to hold exactly (|v| > 2**53)?"""
+    lim = ir.Constant(v.type, 1 << 53)
+    return b.or_(b.icmp_signed(">", v, lim), b.icmp_signed("<", v, b.neg(lim)))
+
+
+def _scalar_of(a: Any) -> Any:
+    """A 0-d array operand of a scalar step as the NumPy scalar it holds (its value is
+    loaded from its buffer: ``value``)."""
+    if isinstance(a, AArray) and a.shape == () and _dtname(a.dtype) in MEMTYPE:
+        return AScalar(a.dtype, False)
+    return a
+
+
+def _extreme(b: ir.IRBuilder, module: ir.Module, op: str, x: ir.Value,
+             y: ir.Value) -> ir.Value:
+    """``np.maximum``/``np.minimum`` of two numbers (a NaN wins), as kernels compute it."""
+    ty = x.type
+    if ty == I1:
+        return b.or_(x, y) if op == "max" else b.and_(x, y)
+    name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
+            ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
+    full = f"{name}.{str(ty) if not is_float(ty) else 'f32' if ty == ir.FloatType() else 'f64'}"
+    fn = module.globals.get(full)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), full)
+    return b.call(fn, [x, y])
+
+
 def _constant_element(x: Any, index: Any) -> np.generic | None:
     """``x[index]`` when ``x`` is a constant array and that is one element (a gradient
     reads the elements of a constant ``np.array`` so), else None."""
@@ -1509,8 +1795,11 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     """The type NumPy compares two scalars in (Python scalars are weak)."""
     kinds = {a.dtype.kind for a in abstracts}
     if "f" in kinds and "i" in kinds:
-        # CPython compares an int with a float exactly; float64 would round the int
-        raise Unsupported("an int compared with a float")
+        # CPython compares an int with a float exactly: in a double, where the int
+        # fits 53 bits (the caller checks); float32 would round it sooner
+        if any(a.dtype.kind == "f" and a.dtype != np.float64 for a in abstracts):
+            raise Unsupported("an int compared with a float32")
+        return F64
     proxies = [{"f": 0.0, "i": 0, "b": False}[a.dtype.kind] if a.weak else a.dtype.type(0)
                for a in abstracts]
     dt = np.result_type(*proxies)

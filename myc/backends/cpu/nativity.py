@@ -42,6 +42,12 @@ def _why(prog: Any, loop: Any) -> str:
     if loop is None and any(st.kind == "loop" for st in prog.steps):
         return "it holds a data-dependent loop, which runs as its own native function " \
             "where it can"
+    if loop is None and getattr(prog, "graph", None) is not None:
+        from myc.lower.program import native_blockers
+
+        blockers = native_blockers(prog.graph, target(prog.backend))
+        if blockers:  # then its small array ops stayed NumPy steps, outside kernels
+            return f"the native generator does not cover {', '.join(blockers)}"
     try:
         from myc.backends.cpu.loopgen import NativeLoop, Unsupported, _once_view
     except ImportError:  # pragma: no cover - the kernel backend is optional
