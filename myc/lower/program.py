@@ -717,7 +717,15 @@ class CallRunner:
         return f"calls {self.name}"
 
 
-_SMALL_PROGRAM = 400  # nodes
+_SMALL_PROGRAM = 400  # nodes (MYC_NATIVE_FIRST_MAX overrides: docs/loops.md)
+
+
+def _native_first_max() -> int:
+    try:
+        return int(os.environ.get("MYC_NATIVE_FIRST_MAX", _SMALL_PROGRAM))
+    except ValueError:
+        raise MycError("MYC_NATIVE_FIRST_MAX must be a number of operations, not "
+                       f"{os.environ['MYC_NATIVE_FIRST_MAX']!r}") from None
 
 
 def native_capable(typed: Graph, t: Any) -> bool:
@@ -741,9 +749,10 @@ def native_blockers(typed: Graph, t: Any) -> list[str]:
         "matmul", "matmul_acc", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke",
         "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
-    if len(nodes) > _SMALL_PROGRAM:
-        # grouping every op costs compile time that a big program won't repay
-        return [f"over {_SMALL_PROGRAM} operations ({len(nodes)})"]
+    limit = _native_first_max()
+    if len(nodes) > limit:
+        # a kernel per small op costs compile time: ~10 ms of LLVM per distinct kernel
+        return [f"over {limit} operations ({len(nodes)}; MYC_NATIVE_FIRST_MAX)"]
     out: list[str] = []
     for n in nodes:
         if not isinstance(n, Apply):
