@@ -29,9 +29,11 @@ import numpy as np
 
 from myc.errors import Location
 from myc.infer.signature import GraphBreak
-from myc.ir.nodes import Node
+from myc.ir.nodes import Apply, Constant, Node
 from myc.prims import ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of
+from myc.prims.arrays import STATIC_ONLY
+from myc.prims.containers import like
 
 WHY = ("boolean-mask indexing x[mask] with a mask computed from data: the result's shape "
        "depends on the data (compiled where the selection is only reduced -- sum, mean, "
@@ -72,6 +74,24 @@ def holds_masked(v: Any) -> bool:
     return isinstance(v, tuple) and any(holds_masked(x) for x in v)
 
 
+def same_mask(a: Any, b: Any) -> bool:
+    """The same mask node, or the same operation on the same operands (``x[x > 0] *
+    y[x > 0]``: the optimizer's CSE would merge them, but only after tracing)."""
+    if a is b:
+        return True
+    if not (isinstance(a, Apply) and isinstance(b, Apply) and len(a.inputs) == len(b.inputs)):
+        return False
+    for u, v in zip(a.inputs, b.inputs, strict=True):
+        if u is v or (isinstance(u, Constant) and isinstance(v, Constant) and
+                      u.value is v.value):
+            continue
+        if not (isinstance(u, Constant) and isinstance(v, Constant) and
+                type(u.value) is type(v.value) and
+                isinstance(u.value, (int, float, bool, np.generic)) and u.value == v.value):
+            return False
+    return True
+
+
 def _abstract(v: Any) -> Any:
     return v.abstract if isinstance(v, Node) else abstract_of(v)
 
@@ -101,6 +121,24 @@ class MaskedSelections:
             return None
         return Masked(x, index)
 
+    def p_is_mask_of(self, args: list[Any], loc: Location | None) -> bool:
+        ak, ax = _abstract(args[0]), _abstract(args[1])
+        return isinstance(ak, AArray) and ak.dtype == np.bool_ and ak.ndim >= 1 and \
+            isinstance(ax, AArray) and ax.shape == ak.shape
+
+    def p_mask_assign(self, args: list[Any], loc: Location | None) -> Any:
+        """``x[mask] = value`` on a local array: ``np.where(mask, value, x)`` in ``x``'s
+        dtype (a value per selected element: a selection by the same mask)."""
+        x, key, value = args
+        if isinstance(value, Masked) and same_mask(value.mask, key):
+            value = value.values
+        elif not _small(value):
+            raise GraphBreak(WHY + "; x[mask] = value with a value that is not a scalar "
+                             "or a selection by the same mask", loc)
+        r = self.call_prim(P.where, [key, value, x], loc)
+        dt = _abstract(x).dtype
+        return r if _abstract(r).dtype == dt else self.call_prim(P.astype, [r, dt], loc)
+
     # -- numbers made from a selection -----------------------------------------------------
     def masked_count(self, mask: Node, loc: Location | None, weak: bool = True) -> Any:
         """The count of True in ``mask``: a Python int (``len``), or NumPy's int64."""
@@ -111,8 +149,19 @@ class MaskedSelections:
         if isinstance(v, MaskedLen):
             return self.masked_count(v.mask, loc)
         if isinstance(v, tuple) and holds_masked(v):
-            return type(v)(self._resolve(x, loc) for x in v) if type(v) is tuple else v
+            return like(v, [self._resolve(x, loc) for x in v])
         return v
+
+    def result_lengths(self, out: Any) -> Any:
+        """A program's result with selections' lengths as counts; a selection there
+        cannot be a static program's output."""
+        if isinstance(out, MaskedLen):
+            return self.masked_count(out.mask, None)
+        if isinstance(out, Masked):
+            raise GraphBreak(WHY + "; the selection is a result")
+        if isinstance(out, tuple):
+            return like(out, [self.result_lengths(v) for v in out])
+        return out
 
     def _full(self, v: Any, mask: Node, loc: Location | None) -> Any:
         """``v`` broadcast to the mask's shape (so NumPy's array promotion applies)."""
@@ -149,12 +198,14 @@ class MaskedSelections:
         name = prim.name
         sel = [a for a in args if isinstance(a, Masked)]
         mask = sel[0].mask if sel else None
-        if any(a.mask is not mask for a in sel):
+        if any(not same_mask(a.mask, mask) for a in sel):
             raise GraphBreak(WHY + "; two selections by different masks", loc)
         if name == "getitem" and isinstance(args[0], tuple):  # x[m].shape[0]
             from myc.ir.evaluator import Interpreter
 
             return Interpreter.call_prim(prim, args, loc)
+        if name == "mask_assign" and args[0] not in sel:  # y[m] = x[m] ** 2
+            return self.p_mask_assign(args, loc)
         if name in ("len", "size") and sel:
             return self.masked_count(mask, loc)
         if name == "shape" and sel:
@@ -182,13 +233,13 @@ class MaskedSelections:
                 and _small(args[0]):
             m = args[1][0].mask
             return Masked(self._full(args[0], m, loc), m)
-        if name == "reduced_count" and self._is_len_shape(args[0], None):
+        if name in ("reduced_count", "reduced_size") and self._is_len_shape(args[0], None):
             return self.masked_count(args[0][0].mask, loc)
         if name == "reshape" and sel and args[0] is sel[0] and (
                 args[1] in (-1, (-1,)) or self._is_len_shape(args[1], None)):
             return sel[0]
         if name == "getitem_grad" and len(sel) == 1 and args[2] is sel[0] and \
-                args[1] is mask:  # x[m]'s cotangent back in x's shape: zero off the mask
+                same_mask(args[1], mask):  # x[m]'s cotangent back in x's shape: zero off the mask
             d = sel[0].values
             return self.call_prim(P.where, [mask, d, _abstract(d).dtype.type(0)], loc)
         if name == "materialize" and sel and args[0] is ZERO:
@@ -197,7 +248,7 @@ class MaskedSelections:
             return Masked(self.call_prim(P.zeros_like, [v], loc) if a.dtype.kind == "f" else
                           self.call_prim(P.astype, [self.call_prim(P.zeros_like, [v], loc),
                                                     np.float64], loc), mask)
-        if name == "where" and len(args) == 3 and args[0] is mask and sel == [args[1]] and \
+        if name == "where" and len(args) == 3 and same_mask(args[0], mask) and sel == [args[1]] and \
                 _abstract(args[2]) == AArray(_abstract(args[2]).dtype, mask.abstract.shape):
             # x[m] = y[m] (np.where(m, y[m], x)): the selection put back where it came from
             return self.call_prim(P.where, [mask, sel[0].values, args[2]], loc)
@@ -220,7 +271,7 @@ class MaskedSelections:
                     r.abstract.shape == mask.abstract.shape):
                 raise GraphBreak(WHY, loc)
             return Masked(r, mask)
-        if not sel:  # only a selection's length: a number from here on
+        if not sel and name not in STATIC_ONLY:  # a selection's length: a number from here
             resolved = [self._resolve(a, loc) for a in args]
             if not any(holds_masked(a) for a in resolved):
                 return self.call_prim(prim, resolved, loc)

@@ -753,7 +753,7 @@ def finish_trace(tracer: Tracer, out: Any) -> tuple[Graph, Any]:
     if isinstance(out, (Jump, Tree, Fork)):
         raise GraphBreak("data-dependent control flow at the program's end")
     if any(isinstance(n, (Masked, MaskedLen)) for n in _leaves(out)):
-        raise GraphBreak(MASK_WHY + "; the selection is a result")
+        out = tracer.result_lengths(out)  # (a selection itself: a GraphBreak)
     tracer.trace.flags["template"] = out
     outs = [n for n in _leaves(out) if isinstance(n, Node)]
     checks = [n for g, n in tracer.checks if g is tracer.trace]

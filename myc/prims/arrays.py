@@ -165,6 +165,23 @@ register("is_int", "x", lambda x: isinstance(x, (int, np.integer)) and not isins
     x, (bool, np.bool_)), differentiable=False)
 
 
+def _is_mask_of(key, x) -> bool:
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim >= 1 and \
+        key.shape == np.shape(x)
+
+
+def _mask_assign(x, key, value):
+    out = np.array(x, copy=True)
+    out[key] = value
+    return out
+
+
+register("is_mask_of", "key x", _is_mask_of, differentiable=False,
+         doc="Is ``key`` a boolean mask of ``x``'s shape (``x[key] = v`` takes it)?")
+register("mask_assign", "x key value", _mask_assign,
+         doc="``x[mask] = value`` as a new array (compiled as ``np.where``).")
+
+
 def axis_prefix(ndim: int, axis: int) -> tuple:
     """The full slices before ``axis``: ``prefix + (index,)`` indexes along ``axis``."""
     return (slice(None),) * _axis(axis, ndim)
