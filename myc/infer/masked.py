@@ -248,10 +248,6 @@ class MaskedSelections:
             return Masked(self.call_prim(P.zeros_like, [v], loc) if a.dtype.kind == "f" else
                           self.call_prim(P.astype, [self.call_prim(P.zeros_like, [v], loc),
                                                     np.float64], loc), mask)
-        if name == "where" and len(args) == 3 and same_mask(args[0], mask) and sel == [args[1]] and \
-                _abstract(args[2]) == AArray(_abstract(args[2]).dtype, mask.abstract.shape):
-            # x[m] = y[m] (np.where(m, y[m], x)): the selection put back where it came from
-            return self.call_prim(P.where, [mask, sel[0].values, args[2]], loc)
         if (prim.elementwise or name in ("cast_grad", "astype", "zeros_like", "ones_like",
                                          "full_like", "aug_assign")) and sel:
             new = []
