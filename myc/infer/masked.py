@@ -139,6 +139,12 @@ class MaskedSelections:
         dt = _abstract(x).dtype
         return r if _abstract(r).dtype == dt else self.call_prim(P.astype, [r, dt], loc)
 
+    def p_fill_unselected(self, args: list[Any], loc: Location | None) -> Any:
+        return args[0]  # not a selection: nothing to fill
+
+    def p_reselect(self, args: list[Any], loc: Location | None) -> Any:
+        return args[0]
+
     # -- numbers made from a selection -----------------------------------------------------
     def masked_count(self, mask: Node, loc: Location | None, weak: bool = True) -> Any:
         """The count of True in ``mask``: a Python int (``len``), or NumPy's int64."""
@@ -206,6 +212,11 @@ class MaskedSelections:
             return Interpreter.call_prim(prim, args, loc)
         if name == "mask_assign" and args[0] not in sel:  # y[m] = x[m] ** 2
             return self.p_mask_assign(args, loc)
+        if name == "fill_unselected" and sel:
+            v = sel[0].values
+            return self.call_prim(P.where, [mask, v, args[1]], loc)
+        if name == "reselect" and sel and args[1] is sel[0]:
+            return Masked(args[0], mask)
         if name in ("len", "size") and sel:
             return self.masked_count(mask, loc)
         if name == "shape" and sel:
@@ -242,6 +253,8 @@ class MaskedSelections:
                 same_mask(args[1], mask):  # x[m]'s cotangent back in x's shape: zero off the mask
             d = sel[0].values
             return self.call_prim(P.where, [mask, d, _abstract(d).dtype.type(0)], loc)
+        if name == "materialize" and sel and args[0] is not ZERO:  # a tangent already
+            return args[0]
         if name == "materialize" and sel and args[0] is ZERO:
             v = sel[0].values
             a = _abstract(v)

@@ -180,6 +180,15 @@ register("is_mask_of", "key x", _is_mask_of, differentiable=False,
          doc="Is ``key`` a boolean mask of ``x``'s shape (``x[key] = v`` takes it)?")
 register("mask_assign", "x key value", _mask_assign,
          doc="``x[mask] = value`` as a new array (compiled as ``np.where``).")
+# A selection x[mask] the tracer keeps unselected (myc.infer.masked) reduced by code that
+# reads every element (np.prod's pairwise products): the unselected places filled with
+# the reduction's identity, and the cotangent of that filled array made a selection
+# again.  On concrete values (the evaluator) a selection is already selected: both are
+# the identity.
+register("fill_unselected", "x fill", lambda x, fill: x,
+         doc="A selection ``x[mask]`` whole, ``fill`` off the mask (compiled code only).")
+register("reselect", "d x", lambda d, x: d,
+         doc="A filled selection's cotangent ``d`` as the selection ``x``'s.")
 
 
 def axis_prefix(ndim: int, axis: int) -> tuple:

@@ -303,6 +303,16 @@ def bprop_mask_assign(x, key, value, out, dout):
     return (P.cast_grad(dx, x), ZERO, P.cast_grad(dv, value))
 
 
+@reverse_rule(P.fill_unselected)
+def bprop_fill_unselected(x, fill, out, dout):
+    return (P.reselect(dout, x), ZERO)
+
+
+@reverse_rule(P.reselect)
+def bprop_reselect(d, x, out, dout):
+    return (P.fill_unselected(dout, 0), ZERO)
+
+
 @reverse_rule(P.index_add)
 def bprop_index_add(base, index, value, out, dout):
     return (dout, ZERO, dout[index])
