@@ -206,12 +206,14 @@ class MaskedSelections:
         mask = sel[0].mask if sel else None
         if any(not same_mask(a.mask, mask) for a in sel):
             raise GraphBreak(WHY + "; two selections by different masks", loc)
-        if name == "getitem" and isinstance(args[0], tuple):  # x[m].shape[0]
+        if name in ("getitem", "getitem_grad") and isinstance(args[0], tuple):  # .shape[0]
             from myc.ir.evaluator import Interpreter
 
             return Interpreter.call_prim(prim, args, loc)
         if name == "mask_assign" and args[0] not in sel:  # y[m] = x[m] ** 2
             return self.p_mask_assign(args, loc)
+        if name in ("gadd", "env_add"):  # sensitivities summed (closures' environments)
+            return getattr(self, f"p_{name}")(args, loc)
         if name == "fill_unselected" and sel:
             v = sel[0].values
             return self.call_prim(P.where, [mask, v, args[1]], loc)
@@ -235,9 +237,10 @@ class MaskedSelections:
         if name in ("dot", "matmul", "vdot", "inner") and len(sel) == 2 and len(args) == 2:
             prod = self.call_prim(P.mul, [sel[0].values, sel[1].values], loc)
             return self._masked_reduce("sum", Masked(prod, mask), loc)
+        if name in ("sum_to", "broadcast_to") and sel and args[0] is sel[0] and \
+                self._is_len_shape(args[1], None):
+            return sel[0]
         if name == "sum_to" and sel and args[0] is sel[0]:
-            if self._is_len_shape(args[1], sel[0]):
-                return sel[0]
             if args[1] == ():
                 return self._masked_reduce("sum", sel[0], loc)
         if name in ("expand_reduced", "broadcast_to") and self._is_len_shape(args[1], None) \
@@ -276,8 +279,8 @@ class MaskedSelections:
             if name == "aug_assign":  # s = x[m]; s += 1: the update's own dtype rule
                 new[0] = sel[0].values if args[0] is sel[0] else new[0]
             r = self.call_prim(prim, new, loc)
-            if not (isinstance(r, Node) and isinstance(r.abstract, AArray) and
-                    r.abstract.shape == mask.abstract.shape):
+            ar = _abstract(r)
+            if not (isinstance(ar, AArray) and ar.shape == mask.abstract.shape):
                 raise GraphBreak(WHY, loc)
             return Masked(r, mask)
         if not sel and name not in STATIC_ONLY:  # a selection's length: a number from here

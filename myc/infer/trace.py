@@ -487,6 +487,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             for k, v in y.items():
                 out[k] = self.p_gadd([out[k], v], loc) if k in out else v
             return out
+        if isinstance(x, Masked) or isinstance(y, Masked):
+            return self.masked_call(P.add, [x, y], loc)
         return self.emit(P.add, [x, y], loc)
 
     def p_env_add(self, args, loc):
