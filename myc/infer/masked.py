@@ -110,6 +110,8 @@ _QUERIES = frozenset(["ndim", "dtype", "is_float", "seed_like"])
 class MaskedSelections:
     """The tracer's part (mixed into ``Tracer``): selections made and reduced."""
 
+    selections = False  # made one yet? (until then no primitive's operands are searched)
+
     def masked_getitem(self, x: Any, index: Any) -> Masked | None:
         """``x[index]`` as a ``Masked`` value, when ``index`` is a data mask of ``x``'s
         shape (a mask over leading axes only, or guarded tracing, keeps the old rule)."""
@@ -119,6 +121,7 @@ class MaskedSelections:
         if not (isinstance(ai, AArray) and ai.dtype == np.bool_ and ai.ndim >= 1 and
                 isinstance(ax, AArray) and ax.shape == ai.shape):
             return None
+        self.selections = True
         return Masked(x, index)
 
     def p_is_mask_of(self, args: list[Any], loc: Location | None) -> bool:

@@ -325,7 +325,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
-        if name not in _PLUMBING and any(holds_masked(a) for a in args):
+        if self.selections and name not in _PLUMBING and any(holds_masked(a) for a in args):
             return self.masked_call(prim, args, loc)
         if name in ("truth", "not_") and not self.concrete and isinstance(args[0], Node):
             return self.symbolic_truth(prim, args[0], loc)
