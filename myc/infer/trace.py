@@ -211,8 +211,6 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
              abstract: Any = None) -> Node:
         if loc is None or loc.filename.startswith(_MYC_DIR):
             loc = self.user_loc or loc  # work inside myc's own rules: the user's line
-        if holds_dynamic_slice(tuple(args)):
-            raise GraphBreak("a slice with a run-time bound used other than to index", loc)
         if abstract is None:
             try:
                 abstract = infer(prim, [a.abstract if isinstance(a, Node) else
@@ -271,8 +269,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
     def as_node(self, v: Any, loc: Location | None) -> Node:
         if isinstance(v, Node):
             return v
-        if isinstance(v, (Masked, MaskedLen)):  # a selection kept whole, escaping
-            raise GraphBreak(MASK_WHY, loc)
+        if isinstance(v, (Masked, MaskedLen, DynSlice)):  # tracer-only values escaping
+            raise _escaping(v, loc)
         if isinstance(v, tuple) and has_sym(v):
             n = self.trace.apply(P.make_tuple, *[self.as_node(x, loc) for x in v], loc=loc)
             n.abstract = None
@@ -663,9 +661,18 @@ def _abstract_tree(v: Any, loc: Location | None = None) -> Any:
         return v.abstract
     if isinstance(v, tuple):
         return tuple(_abstract_tree(x, loc) for x in v)
-    if isinstance(v, (Masked, MaskedLen)):  # a selection where no rule takes it
-        raise GraphBreak(MASK_WHY, loc)
+    if isinstance(v, (Masked, MaskedLen, DynSlice)):  # where no rule of the tracer takes it
+        raise _escaping(v, loc)
     return v
+
+
+def _escaping(v: Any, loc: Location | None) -> GraphBreak:
+    """A value only the tracer holds (a run-time slice, a data-mask selection) reaching
+    an operation that would need it as a constant: checked where a non-node operand
+    becomes one (``as_node``, ``_abstract_tree``), not on every operation emitted."""
+    if isinstance(v, DynSlice):
+        return GraphBreak("a slice with a run-time bound used other than to index", loc)
+    return GraphBreak(MASK_WHY, loc)
 
 
 def _concrete_like(x: Any) -> Any:
