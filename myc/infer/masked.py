@@ -194,7 +194,8 @@ class MaskedSelections:
             return self.call_prim(P.truediv, [r, self.masked_count(m.mask, loc)], loc)
         if name in ("max", "min"):  # NumPy raises on an empty selection: nan here
             some = self.call_prim(P.gt, [self.masked_count(m.mask, loc, weak=False), 0], loc)
-            return self.call_prim(P.where, [some, r, dt.type(np.nan)], loc)
+            r = self.call_prim(P.where, [some, r, dt.type(np.nan)], loc)
+            return self.call_prim(P.getitem, [r, ()], loc)  # NumPy's scalar, not 0-d
         return r
 
     def _is_len_shape(self, shape: Any, m: Any) -> bool:

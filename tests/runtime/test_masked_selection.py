@@ -88,6 +88,14 @@ def clip_negatives(x):
     return np.sum(y ** 2)
 
 
+def in_a_branch(x):  # both sides if-converted: their values must have one type
+    if np.sum(x) > 1.0:
+        s = np.mean(x[x > 0]) * len(x[x > 0])
+    else:
+        s = np.max(x[x < 0])
+    return s
+
+
 def replace_selected(x):
     y = x * 2.0
     m = y > 1.0
@@ -106,9 +114,11 @@ VALUE_CASES = {
     "setitem_selection": (replace_selected, (X,)),
     "float32": (sum_of_squares, (X.astype(np.float32),)),
     "ints": (sum_positive, (np.array([3, -1, 4, -1, 5]),)),
+    "branch": (in_a_branch, (X,)), "branch_else": (in_a_branch, (-X,)),
 }
 GRAD_CASES = ["sum", "mean", "methods", "max_min", "squares", "dot", "norm", "prod",
-              "std_var", "twice", "matrix", "mean_count", "setitem", "setitem_selection"]
+              "std_var", "twice", "matrix", "mean_count", "setitem", "setitem_selection",
+              "branch", "branch_else"]
 
 
 def _compiled(f, backend):
