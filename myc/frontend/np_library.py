@@ -186,8 +186,8 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False):
         if keepdims:
             return np.reshape(r, ())
         return r[0]
-    if P.is_none(axis):
-        r = _prod_axis(np.reshape(a, (-1,)), 0)
+    if P.is_none(axis):  # (x[mask] of a data mask: x whole, 1 off the mask)
+        r = _prod_axis(np.reshape(P.fill_unselected(a, 1), (-1,)), 0)
         if keepdims:
             return np.reshape(r, (1,) * np.ndim(a))
         return r[0]

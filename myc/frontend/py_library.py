@@ -66,6 +66,8 @@ def setitem(x, key, value):
             else:
                 out.append(x[j])
         return out
+    if kind == "other" and P.is_mask_of(key, x):  # x[mask] = v: np.where(mask, v, x)
+        return P.mask_assign(x, key, value)
     return P.fail(x, "item assignment (x[i] = ...) is not supported on a value of kind "
                      "'{kind}': arrays and tuples are immutable in myc|hint|build a new "
                      "array, e.g. with np.where (lists and dicts take item assignment)")

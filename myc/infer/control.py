@@ -33,6 +33,9 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
+from myc.infer.masked import WHY as MASK_WHY
+from myc.infer.masked import Masked, MaskedLen
+from myc.infer.signature import GraphBreak
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of
@@ -290,6 +293,8 @@ def _same_value(x: Any, y: Any) -> bool:
 
 
 def abstract_leaf(v: Any) -> Any:
+    if isinstance(v, (Masked, MaskedLen)):  # a selection carried by a loop or a branch
+        raise GraphBreak(MASK_WHY)
     return v.abstract if isinstance(v, Node) else abstract_of(v)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
+from myc.infer.masked import WHY as MASK_WHY
 from myc.prims import REGISTRY, Primitive
 from myc.prims.abstract import AArray, AScalar, as_abstract, proxy, result_abstract
 from myc.prims.arrays import STATIC_ONLY
@@ -105,10 +106,7 @@ def _index_proxy(index: Any) -> Any:
         return tuple(_index_proxy(i) for i in index)
     if isinstance(index, AArray):
         if index.dtype == np.bool_ and index.shape:  # (its count of True is data)
-            raise NotImplementedError(
-                "boolean-mask indexing x[mask] with a mask computed from data: the "
-                "result's shape depends on the data (np.where(mask, x, 0) or "
-                "np.sum(x * mask) keep shapes static and compile)")
+            raise NotImplementedError(MASK_WHY)
         return np.zeros(index.shape, index.dtype)
     if isinstance(index, AScalar):
         return index.dtype.type(0)

@@ -38,6 +38,8 @@ from myc.infer.control import (
     unroll_pays,
 )
 from myc.infer.dynslice import DynamicSlices, DynSlice, holds_dynamic_slice
+from myc.infer.masked import WHY as MASK_WHY
+from myc.infer.masked import Masked, MaskedLen, MaskedSelections, holds_masked
 from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.ir.evaluator import Interpreter, translate_exception
@@ -59,7 +61,7 @@ _MYC_DIR = LIBRARY_DIRS
 
 
 def has_sym(v: Any) -> bool:
-    if isinstance(v, (Node, DynSlice)):
+    if isinstance(v, (Node, DynSlice, Masked, MaskedLen)):
         return True
     if isinstance(v, tuple):
         return any(has_sym(x) for x in v)
@@ -86,7 +88,7 @@ _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zero
                        *CONTAINER_PRIMS])
 
 
-class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
+class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interpreter):
     """Runs a graph with abstract leaves, recording array work into ``self.trace``."""
 
     def __init__(self, root: Graph, concrete: bool = False, typed_calls: bool = False):
@@ -209,12 +211,12 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
              abstract: Any = None) -> Node:
         if loc is None or loc.filename.startswith(_MYC_DIR):
             loc = self.user_loc or loc  # work inside myc's own rules: the user's line
-        if holds_dynamic_slice(tuple(args)):
-            raise GraphBreak("a slice with a run-time bound used other than to index", loc)
         if abstract is None:
             try:
                 abstract = infer(prim, [a.abstract if isinstance(a, Node) else
-                                        _abstract_tree(a) for a in args])
+                                        _abstract_tree(a, loc) for a in args])
+            except GraphBreak:
+                raise
             except MycError as exc:
                 raise exc.with_loc(loc) from None
             except NotImplementedError as exc:
@@ -267,6 +269,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
     def as_node(self, v: Any, loc: Location | None) -> Node:
         if isinstance(v, Node):
             return v
+        if isinstance(v, (Masked, MaskedLen, DynSlice)):  # tracer-only values escaping
+            raise _escaping(v, loc)
         if isinstance(v, tuple) and has_sym(v):
             n = self.trace.apply(P.make_tuple, *[self.as_node(x, loc) for x in v], loc=loc)
             n.abstract = None
@@ -319,6 +323,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
                 return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
+        if self.selections and name not in _PLUMBING and any(holds_masked(a) for a in args):
+            return self.masked_call(prim, args, loc)
         if name in ("truth", "not_") and not self.concrete and isinstance(args[0], Node):
             return self.symbolic_truth(prim, args[0], loc)
         if name == "make_slice" and self.forms is not None:
@@ -368,6 +374,9 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
                     return self.decide(P.getitem, args, loc)
                 raise GraphBreak("a tuple is indexed by array or float data", loc)
             return Interpreter.call_prim(P.getitem, args, loc)
+        sel = self.masked_getitem(x, index)
+        if sel is not None:
+            return sel
         return self.emit(P.getitem, args, loc)
 
     def _shaped(self, prim, args, loc, shape_at: int):
@@ -476,6 +485,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, Interpreter):
             for k, v in y.items():
                 out[k] = self.p_gadd([out[k], v], loc) if k in out else v
             return out
+        if isinstance(x, Masked) or isinstance(y, Masked):
+            return self.masked_call(P.add, [x, y], loc)
         return self.emit(P.add, [x, y], loc)
 
     def p_env_add(self, args, loc):
@@ -644,13 +655,24 @@ def _may_fail(prim: Primitive, args: list[Any]) -> bool:
     return False
 
 
-def _abstract_tree(v: Any) -> Any:
+def _abstract_tree(v: Any, loc: Location | None = None) -> Any:
     """Abstract values for symbolic leaves inside a concrete structure (index tuples...)."""
     if isinstance(v, Node):
         return v.abstract
     if isinstance(v, tuple):
-        return tuple(_abstract_tree(x) for x in v)
+        return tuple(_abstract_tree(x, loc) for x in v)
+    if isinstance(v, (Masked, MaskedLen, DynSlice)):  # where no rule of the tracer takes it
+        raise _escaping(v, loc)
     return v
+
+
+def _escaping(v: Any, loc: Location | None) -> GraphBreak:
+    """A value only the tracer holds (a run-time slice, a data-mask selection) reaching
+    an operation that would need it as a constant: checked where a non-node operand
+    becomes one (``as_node``, ``_abstract_tree``), not on every operation emitted."""
+    if isinstance(v, DynSlice):
+        return GraphBreak("a slice with a run-time bound used other than to index", loc)
+    return GraphBreak(MASK_WHY, loc)
 
 
 def _concrete_like(x: Any) -> Any:
@@ -739,6 +761,8 @@ def finish_trace(tracer: Tracer, out: Any) -> tuple[Graph, Any]:
     """Close the tracer's program: ``out``'s symbolic leaves (then guards) are outputs."""
     if isinstance(out, (Jump, Tree, Fork)):
         raise GraphBreak("data-dependent control flow at the program's end")
+    if any(isinstance(n, (Masked, MaskedLen)) for n in _leaves(out)):
+        out = tracer.result_lengths(out)  # (a selection itself: a GraphBreak)
     tracer.trace.flags["template"] = out
     outs = [n for n in _leaves(out) if isinstance(n, Node)]
     checks = [n for g, n in tracer.checks if g is tracer.trace]

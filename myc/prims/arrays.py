@@ -165,6 +165,32 @@ register("is_int", "x", lambda x: isinstance(x, (int, np.integer)) and not isins
     x, (bool, np.bool_)), differentiable=False)
 
 
+def _is_mask_of(key, x) -> bool:
+    return isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim >= 1 and \
+        key.shape == np.shape(x)
+
+
+def _mask_assign(x, key, value):
+    out = np.array(x, copy=True)
+    out[key] = value
+    return out
+
+
+register("is_mask_of", "key x", _is_mask_of, differentiable=False,
+         doc="Is ``key`` a boolean mask of ``x``'s shape (``x[key] = v`` takes it)?")
+register("mask_assign", "x key value", _mask_assign,
+         doc="``x[mask] = value`` as a new array (compiled as ``np.where``).")
+# A selection x[mask] the tracer keeps unselected (myc.infer.masked) reduced by code that
+# reads every element (np.prod's pairwise products): the unselected places filled with
+# the reduction's identity, and the cotangent of that filled array made a selection
+# again.  On concrete values (the evaluator) a selection is already selected: both are
+# the identity.
+register("fill_unselected", "x fill", lambda x, fill: x,
+         doc="A selection ``x[mask]`` whole, ``fill`` off the mask (compiled code only).")
+register("reselect", "d x", lambda d, x: d,
+         doc="A filled selection's cotangent ``d`` as the selection ``x``'s.")
+
+
 def axis_prefix(ndim: int, axis: int) -> tuple:
     """The full slices before ``axis``: ``prefix + (index,)`` indexes along ``axis``."""
     return (slice(None),) * _axis(axis, ndim)

@@ -292,6 +292,27 @@ def bprop_getitem_grad(x, index, d, out, dout):
     return (ZERO, ZERO, dout[index])
 
 
+@reverse_rule(P.mask_assign)
+def bprop_mask_assign(x, key, value, out, dout):
+    zero = np.zeros_like(dout)
+    dx = np.where(key, zero, dout)
+    if np.ndim(value) == 0:  # one value for every selected element
+        dv = np.sum(np.where(key, dout, zero))
+    else:  # one per selected element (x[m] = y[m]): a selection of the cotangent
+        dv = dout[key]
+    return (P.cast_grad(dx, x), ZERO, P.cast_grad(dv, value))
+
+
+@reverse_rule(P.fill_unselected)
+def bprop_fill_unselected(x, fill, out, dout):
+    return (P.reselect(dout, x), ZERO)
+
+
+@reverse_rule(P.reselect)
+def bprop_reselect(d, x, out, dout):
+    return (P.fill_unselected(dout, 0), ZERO)
+
+
 @reverse_rule(P.index_add)
 def bprop_index_add(base, index, value, out, dout):
     return (dout, ZERO, dout[index])

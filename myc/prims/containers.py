@@ -285,10 +285,12 @@ def kind_of(x: Any) -> str:
         type(x).__name__
 
 
-def to_python(x: Any, convert_leaf=lambda v: v) -> Any:
-    """A value leaving compiled code: lists as ``list``, dicts as ``dict``."""
-    if isinstance(x, tuple):
-        items = [to_python(v, convert_leaf) for v in x]
+def to_python(x: Any, convert_leaf=lambda v: v, objects: bool = True) -> Any:
+    """A value leaving compiled code: lists as ``list``, dicts as ``dict``.  With
+    ``objects=False`` an object of the user's class is a leaf (``convert_leaf`` decides:
+    NumPy run at compile time cannot be handed one)."""
+    if isinstance(x, tuple) and (objects or type(x) is not ObjectValue):
+        items = [to_python(v, convert_leaf, objects) for v in x]
         t = type(x)
         if t is ListValue:
             return items

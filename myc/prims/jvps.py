@@ -350,6 +350,21 @@ def jvp_index_add(base, index, value, tbase, tindex, tvalue, out):
     return P.index_add(tbase, index, tvalue)
 
 
+@forward_rule(P.mask_assign)
+def jvp_mask_assign(x, key, value, tx, tkey, tvalue, out):
+    return P.mask_assign(tx, key, tvalue)
+
+
+@forward_rule(P.fill_unselected)
+def jvp_fill_unselected(x, fill, tx, tfill, out):
+    return P.fill_unselected(tx, 0)
+
+
+@forward_rule(P.reselect)
+def jvp_reselect(d, x, td, tx, out):
+    return P.reselect(td, x)
+
+
 @forward_rule(P.full)
 def jvp_full(shape, fill_value, dtype, tshape, tfill, tdtype, out):
     return P.cast_grad(P.full(shape, tfill, dtype), out)

@@ -32,7 +32,7 @@ import numpy as np
 
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.prims.abstract import AArray, AScalar
-from myc.prims.containers import DictValue, ListValue, is_namedtuple
+from myc.prims.containers import DictValue, ListValue, is_namedtuple, to_python
 from myc.prims.registry import get, register
 
 MAX_ITEMS = 100_000  # an iterator's items kept as a list (np.ndindex): beyond, refused
@@ -106,19 +106,12 @@ def _static_leaf(v: Any) -> bool:
 
 def _to_python(v: Any, call: StaticCall) -> Any:
     """A static argument as NumPy takes it: lists as lists, dicts as dicts, arrays copied."""
+    return to_python(v, lambda leaf: _static_arg(leaf, call), objects=False)
+
+
+def _static_arg(v: Any, call: StaticCall) -> Any:
     if isinstance(v, np.ndarray):
         return v.copy()
-    if isinstance(v, tuple):
-        items = [_to_python(x, call) for x in v]
-        t = type(v)
-        if t is ListValue:
-            return items
-        if t is DictValue:
-            return dict(zip(v.keys_, items, strict=True))
-        if t is tuple:
-            return tuple(items)
-        if is_namedtuple(t):
-            return t._make(items)
     if _static_leaf(v):
         return v
     # a function (solve_ivp's right-hand side), an object of the user's class...: what

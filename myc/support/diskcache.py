@@ -30,8 +30,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import importlib.util
 import os
 import pickle
+import re
 import stat
 import tempfile
 import warnings
@@ -126,7 +128,8 @@ def unsafe(st: os.stat_result, what: str) -> str | None:
 @functools.cache
 def _version() -> str:
     """myc's version and a stamp of its source (entries from other code are stale),
-    llvmlite's and NumPy's versions.
+    llvmlite's, NumPy's and SciPy's versions (NumPy and SciPy functions called on static
+    arguments run at compile time, their results constants of the cached programs).
 
     The stamp hashes each source file's path, size and modification time (what
     Python's own bytecode cache trusts) rather than its bytes: a fresh process pays a
@@ -139,7 +142,25 @@ def _version() -> str:
     for rel, size, mtime in sorted(_sources(str(root), "")):
         h.update(f"{rel}\0{size}\0{mtime}\n".encode())
     return (f"myc {__version__} {h.hexdigest()[:16]}; llvmlite {llvmlite.__version__}; "
-            f"numpy {np.__version__}")
+            f"numpy {np.__version__}; scipy {scipy_version()}")
+
+
+def scipy_version() -> str:
+    """SciPy's version as its ``version.py`` states it, read without importing SciPy (an
+    import costs most of a second; ``importlib.metadata`` half of one); ``none`` when
+    SciPy is not installed."""
+    spec = importlib.util.find_spec("scipy")
+    if spec is None or not spec.submodule_search_locations:
+        return "none"
+    for d in spec.submodule_search_locations:
+        try:
+            text = (Path(d) / "version.py").read_text()
+        except OSError:
+            continue
+        m = re.search(r"^version\s*=\s*[\"']([^\"']+)", text, re.M)
+        if m:
+            return m.group(1)
+    return "unknown"
 
 
 def _sources(top: str, rel: str) -> list[tuple[str, int, int]]:

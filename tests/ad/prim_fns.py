@@ -382,6 +382,14 @@ def index_add(base, idx, value):
     return P.index_add(base, idx, value)
 
 
+def mask_assign(x, mask, v):
+    return P.mask_assign(x, mask, v)
+
+
+def prod_selected(x, mask):  # fill_unselected and reselect (myc.infer.masked)
+    return np.prod(x[mask] + 1.0)
+
+
 def getitem_grad(x, idx, d):
     return P.getitem_grad(x, idx, d)
 

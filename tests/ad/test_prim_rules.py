@@ -196,6 +196,13 @@ def pairs_gather_args(draw):
 
 
 @st.composite
+def mask_args(draw, with_value: bool = False):
+    x = draw(vector(3))
+    mask = _rng(draw).uniform(size=x.shape) < 0.5  # (empty and full masks included)
+    return (x, mask, draw(value(()))) if with_value else (x, mask)
+
+
+@st.composite
 def labels_args(draw):
     x = draw(matrix(2, 2))
     labels = _rng(draw).integers(0, x.shape[1], x.shape[0])
@@ -367,6 +374,10 @@ CASES: dict[str, list[Case]] = {
             lambda t: ((t[0], t[1], t[0] * 0.5 + 1.0),))),
     ],
     "index_add": [Case(F.index_add, index_add_args(), argnums=(0, 2), reference="myc")],
+    "mask_assign": [Case(F.mask_assign, mask_args(with_value=True), argnums=(0, 2),
+                         reference="myc")],
+    "fill_unselected": [Case(F.prod_selected, mask_args(), argnums=0)],
+    "reselect": [Case(F.prod_selected, mask_args(), argnums=0, kw={"order": 2})],
     "getitem_grad": [Case(F.getitem_grad, getitem_grad_args(), argnums=2, reference="myc")],
     # starts out of range included: the primitives clamp them (the program guards them)
     "dynamic_slice": [

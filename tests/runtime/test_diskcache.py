@@ -119,3 +119,11 @@ def test_store_and_load_round_trip(tmp_path, monkeypatch, value):
     diskcache.store("kind", "key", value)
     got = diskcache.load("kind", "key")
     assert repr(got) == repr(value)
+
+
+def test_scipy_version_is_part_of_the_key():
+    """A SciPy function called on static arguments runs at compile time and its result
+    is a constant of the cached program: another SciPy must not reuse it."""
+    scipy = pytest.importorskip("scipy")
+    assert diskcache.scipy_version() == scipy.__version__
+    assert f"scipy {scipy.__version__}" in diskcache._version()
