@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import compare
+from benchmarks.fmt import fmt_ms
 
 NAME = "myc@base"
 RATIO = f"myc/{NAME}"
@@ -238,8 +239,6 @@ def rows(results: dict) -> list[dict]:
 
 
 def _ms(x: float | None) -> str:
-    from benchmarks.report import fmt_ms
-
     return fmt_ms(x)
 
 

@@ -7,22 +7,11 @@ import math
 from pathlib import Path
 
 from benchmarks import baseline
+from benchmarks.fmt import fmt_ms
 
 REF = "torch"
 PEER_ORDER = ("torch.compile", "jax", "numpy", "numba", "myc-cpu", "myc@base")
 NOT_PEERS = ("myc", "myc-cpu", "myc@base")  # myc itself, on another backend or checkout
-
-
-def fmt_ms(x: float | None) -> str:
-    if x is None or not math.isfinite(x):
-        return "—"
-    if x >= 100:
-        return f"{x:,.0f}"
-    if x >= 10:
-        return f"{x:.1f}"
-    if x >= 1:
-        return f"{x:.2f}"
-    return f"{x:.3g}"
 
 
 def fmt_ratio(r: dict | None) -> str:
