@@ -65,6 +65,12 @@ ALWAYS: tuple = ((),)
 MAX_PATHS = 8
 
 
+# primitives whose derivative can be infinite where their result is finite (sqrt and
+# log at 0, a power with an exponent below 1, a division by 0): with a cotangent that is
+# zero, their rule must give 0, not NaN (``Adjoint.zero_safe``)
+_SINGULAR = frozenset(("sqrt", "log", "log1p", "pow", "truediv"))
+
+
 def _always(mask: tuple) -> bool:
     return any(not conj for conj in mask)
 
@@ -115,6 +121,11 @@ class Adjoint:
         # per iteration)
         self.inactive: set[int] = set()
         self.taped: dict[int, Apply] = {}  # a loop node's id -> its taped rerun
+        # nodes whose cotangent may be a zero known only at run time: one a loop's or a
+        # call's adjoint handed back (an accumulator never added to), and everything it
+        # flows into.  A rule whose derivative can be infinite (sqrt at 0) gives 0 there,
+        # as the symbolic zero of the graph transform does, not 0 * inf = NaN.
+        self.maybe_zero: set[int] = set()
 
     def add(self, cts: dict[int, Any], node: Node, d: Any, loc, mask: tuple = ALWAYS) -> None:
         if d is ZERO or d is None or not isinstance(node, (Apply, Parameter)) or \
@@ -155,6 +166,10 @@ class Adjoint:
     def sweep(self, nodes: list[Apply], cts: dict[int, Any]) -> None:
         """Propagate ``cts`` (node id -> cotangent) from outputs to inputs, in place."""
         loop_cts: dict[int, dict[int, Any]] = {}
+        # a loop's (or call's) id -> the paths under which its outputs' cotangents can be
+        # nonzero: its inputs' cotangents carry them on (a loop on a side not taken hands
+        # back zeros, and a rule before it -- sqrt at 0 -- would turn them into NaN)
+        loop_masks: dict[int, tuple] = {}
         for n in reversed(nodes):
             prim = n.inputs[0].value
             loc = n.loc
@@ -165,20 +180,26 @@ class Adjoint:
                 raise GraphBreak("the gradient of a data-dependent loop or recursion with "
                                  "random draws or prints", n.loc)
             if prim is P.loop:
-                self.loop(n, loop_cts.pop(n.id, {}), cts)
+                self.loop(n, loop_cts.pop(n.id, {}), cts, loop_masks.pop(n.id, ALWAYS))
                 continue
             if prim is P.invoke:
-                self.invoke(n, loop_cts.pop(n.id, {}), cts)
+                self.invoke(n, loop_cts.pop(n.id, {}), cts, loop_masks.pop(n.id, ALWAYS))
                 continue
             ct = cts.pop(n.id, None)
             if ct is None or ct is ZERO:
                 continue
             if prim is P.loop_out:
-                per = loop_cts.setdefault(n.inputs[1].id, {})
+                lid = n.inputs[1].id
+                per = loop_cts.setdefault(lid, {})
                 k = n.inputs[2].value
                 per[k] = ct if k not in per else self.t.p_gadd([per[k], ct], loc)
+                m = self.masks.pop(n.id, ALWAYS)
+                loop_masks[lid] = _either(loop_masks[lid], m) if lid in loop_masks else m
                 continue
             mask = self.masks.pop(n.id, ALWAYS)
+            if n.id in self.maybe_zero:
+                self.maybe_zero.update(i.id for i in n.inputs[1:]
+                                       if isinstance(i, (Apply, Parameter)))
             if prim is P.select:
                 c, x, y = n.inputs[1:]
                 z = _zeros_of(n.abstract)
@@ -224,10 +245,23 @@ class Adjoint:
                             self.add(cts, piece, dp, loc, mask)
                     continue
                 if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
+                    if prim.name in _SINGULAR and n.id in self.maybe_zero:
+                        d = self.zero_safe(d, ct, loc)
                     if side is not None and d is not ZERO and d is not None:
                         a = getattr(d, "abstract", None) or i.abstract
                         d = self.t.emit(P.select, [side, d, _zeros_of(a)], loc, a)
                     self.add(cts, i, d, loc, mask)
+
+    def zero_safe(self, d: Any, ct: Any, loc) -> Any:
+        """``d`` where ``ct`` is nonzero, else 0 (elementwise, where their shapes agree)."""
+        a, c = getattr(d, "abstract", None), getattr(ct, "abstract", None)
+        if d is ZERO or d is None or not isinstance(a, AArray | AScalar) or a != c:
+            return d
+        b = AArray(np.dtype(bool), a.shape) if isinstance(a, AArray) else \
+            AScalar(np.dtype(bool), False)
+        is_zero = self.t.emit(P.eq, [ct, 0.0], loc, abstract=b)
+        return self.t.emit(P.select if isinstance(a, AScalar) else P.where,
+                           [is_zero, _zeros_of(a), d], loc, a)
 
     def inline(self, g: Graph, args: list[Any]) -> tuple[list[Apply], dict[int, Any]]:
         """``g``'s nodes re-emitted on ``args``: the new nodes, and old id -> new value."""
@@ -243,7 +277,8 @@ class Adjoint:
             new.append(r)
         return new, m
 
-    def loop(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
+    def loop(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any],
+             mask: tuple = ALWAYS) -> None:
         """The adjoint of a ``loop`` node: a taped rerun, then a loop over the tape."""
         body: LoopBody = n.inputs[1].value
         g, ns = body.graph, body.nstate
@@ -332,14 +367,17 @@ class Adjoint:
         for r, j in enumerate(carried):
             if isinstance(init[j], (Apply, Parameter)) and j in reached:
                 self.add(cts, init[j], t.emit(P.loop_out, [back, base + r], loc,
-                                              abstract=states[j]), loc)
+                                              abstract=states[j]), loc, mask)
+                self.maybe_zero.add(init[j].id)
         for r, i in enumerate(accum):
             if i in reached_acc:
                 self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r],
-                                              loc, abstract=invs[i].abstract), loc)
+                                              loc, abstract=invs[i].abstract), loc, mask)
+                self.maybe_zero.add(invs[i].id)
 
 
-    def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
+    def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any],
+               mask: tuple = ALWAYS) -> None:
         """The adjoint of a call of a typed (recursive) function: a call of its adjoint
         function, which recomputes the callee's body and sweeps it backwards -- its own
         recursive calls becoming calls of the adjoint function (checkpointing per call)."""
@@ -359,7 +397,8 @@ class Adjoint:
         for r, j in enumerate(grads):
             if isinstance(ins[j], (Apply, Parameter)):
                 self.add(cts, ins[j], t.emit(P.loop_out, [node, r], loc,
-                                             abstract=ins[j].abstract), loc)
+                                             abstract=ins[j].abstract), loc, mask)
+                self.maybe_zero.add(ins[j].id)
 
     def adjoint_fn(self, tf: Any, loc) -> tuple[Any, list[int]]:
         """``tf``'s adjoint function (made once per tracer): parameters ``tf``'s, then one

@@ -136,3 +136,52 @@ def test_a_loop_that_never_reaches_a_cotangent_leaves_it_zero(backend, b):
     np.testing.assert_array_equal(got, np.ones(3) if b < 0.2 else np.zeros(3))
     if backend != "interp":
         assert g.stats().evaluator_calls == 0, g.stats()
+
+
+def overwritten_by_a_loop_on_a_side_not_taken(a, b, x):
+    v = x[np.array([0, 1, 0])]
+    if b > 1.0:
+        v = np.sin(v)
+    else:
+        t = -np.sqrt(np.abs(v - x))  # sqrt at 0: an infinite derivative
+        n = 3
+        while n > 0 and a < 5.0:  # data-dependent: a loop node
+            t = v + 0.0  # the loop overwrites t: its first value gets zeros back
+            n -= 1
+        v = t
+    return np.sum(v * x)
+
+
+def overwritten_by_recursion_on_a_side_not_taken(a, b, x):
+    v = x[np.array([0, 1, 0])]
+    if b > 1.0:
+        v = np.sin(v)
+    else:
+        def again(t, n):
+            if n <= 0 or a > 5.0:  # data-dependent depth: a typed function
+                return t
+            return again(v + 0.0, n - 1)
+        v = again(-np.sqrt(np.abs(v - x)), 3)
+    return np.sum(v * x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", [overwritten_by_a_loop_on_a_side_not_taken,
+                                overwritten_by_recursion_on_a_side_not_taken])
+@pytest.mark.parametrize("b", [1.67, 0.5])
+def test_a_loop_on_a_side_not_taken_hands_back_a_masked_cotangent(backend, fn, b):
+    """Found by the cpu gradient campaign (2026-11-27; present since before ba56dce): a
+    loop (or recursive call) on the side of an if-converted branch that was not taken
+    handed back a materialized zero for the value it overwrites, without the side's
+    mask, so sqrt's rule before it computed ``0 / (2 * sqrt(0))`` = NaN on cpu and
+    opencl where the evaluator gave the true gradient.  A loop's inputs now get the
+    paths of its outputs' cotangents."""
+    a = 0.5
+    x = np.array([-7.5e-4, -1.07, -7.5e-4])
+    g = myc.grad(myc.jit(fn, backend=backend), argnums=(2,))
+    (got,) = g(a, b, x)
+    (want,) = myc.grad(myc.jit(fn, backend="interp"), argnums=(2,))(a, b, x)
+    assert np.isfinite(want).all()
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    if backend != "interp":
+        assert g.stats().evaluator_calls == 0, g.stats()
