@@ -1,9 +1,8 @@
 """The logsumexp schedules side by side in one process: W7f (row logsumexp), W7 (its
 value and gradient), W3 (softmax cross-entropy, value and gradient) and a row softmax
 (forward, stored) compiled with
-the default code (two passes over each row, the next row prefetched), with
-``MYC_ONLINE_LSE=1`` (one pass), with both ``MYC_ONLINE_LSE=1`` and
-``MYC_NO_ROW_PREFETCH=1``, with neither (the code before both), and JAX's ``jit`` on the
+the default code (two passes over each row), with ``MYC_ROW_PREFETCH=1`` (the next row
+prefetched), with ``MYC_ONLINE_LSE=1`` (one pass), with both, and JAX's ``jit`` on the
 same arrays.
 
     taskset -c 1 python -m benchmarks.online_lse --threads 1
@@ -29,10 +28,10 @@ import time
 import numpy as np
 
 VARIANTS = {
-    "default (prefetch)": {},
-    "+ MYC_ONLINE_LSE=1": {"MYC_ONLINE_LSE": "1"},
-    "one pass, no prefetch": {"MYC_ONLINE_LSE": "1", "MYC_NO_ROW_PREFETCH": "1"},
-    "neither (before)": {"MYC_NO_ROW_PREFETCH": "1"},
+    "prefetch": {"MYC_ROW_PREFETCH": "1"},
+    "prefetch + one pass": {"MYC_ROW_PREFETCH": "1", "MYC_ONLINE_LSE": "1"},
+    "one pass": {"MYC_ONLINE_LSE": "1"},
+    "default (neither)": {},
 }
 
 

@@ -5,7 +5,7 @@ exp: the math library; row logsumexp: W7f; its value-and-gradient: W7).
     taskset -c 4 python -m benchmarks.x86_probe --threads 1
 
 Run it once per setting to compare (``MYC_VECTOR_WIDTH=256`` / ``native`` / ``512``, one thread or
-two; for the row schedule of W7f/W7, ``MYC_NO_ROW_PREFETCH=1`` and ``MYC_ONLINE_LSE=1``,
+two; for the row schedule of W7f/W7, ``MYC_ROW_PREFETCH=1`` and ``MYC_ONLINE_LSE=1``,
 or ``python -m benchmarks.online_lse``, which interleaves them in one process); it
 prints one line per pattern: median ms over interleaved rounds and the ratio.
 A diagnostic for docs/benchmarks.md's machine classes, not part of the harness.

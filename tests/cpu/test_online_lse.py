@@ -222,9 +222,11 @@ def test_switch_off_gives_the_same_results(dtype, monkeypatch):
 
 def test_next_row_prefetch_only_where_a_row_is_walked_twice(monkeypatch):
     """Row-reduction kernels ask for the next row (``prefetch.py``); a plain
-    elementwise kernel and rows longer than ``MAX_BYTES`` do not; the switch turns it
-    off."""
+    elementwise kernel and rows longer than ``MAX_BYTES`` do not; it is opt-in
+    (``MYC_ROW_PREFETCH=1``)."""
     from myc.backends.cpu import prefetch
+
+    monkeypatch.setenv("MYC_ROW_PREFETCH", "1")
 
     def prefetches(k: Kernel) -> int:
         return str(codegen(k)[0]).count("call void @\"llvm.prefetch.p0\"")
@@ -236,9 +238,9 @@ def test_next_row_prefetch_only_where_a_row_is_walked_twice(monkeypatch):
                    (Store(0, Unary("exp", x)),))
     assert prefetches(plain) == 0
     assert prefetches(lse_kernel(2, prefetch.MAX_BYTES // 4 + 1, "float32")) == 0
-    monkeypatch.setenv("MYC_NO_ROW_PREFETCH", "1")
+    monkeypatch.delenv("MYC_ROW_PREFETCH")
     assert prefetches(k) == 0
-    monkeypatch.delenv("MYC_NO_ROW_PREFETCH")
+    monkeypatch.setenv("MYC_ROW_PREFETCH", "1")
     want = lse_kernel(9, 1000, "float32").reference([special_rows(1000, np.float32,
                                                                   np.random.default_rng(5))])
     got = compile_kernel(lse_kernel(9, 1000, "float32"))(

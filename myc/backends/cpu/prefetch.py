@@ -11,9 +11,12 @@ before.
 Only rows of a known length up to :data:`MAX_BYTES` (longer rows keep the hardware
 prefetcher busy within themselves) and loads that walk rows contiguously.
 
-``MYC_NO_ROW_PREFETCH=1`` turns it off.  On the 2-core AMD EPYC (Zen 3) it took W7f
-from 4.9 to 4.1 ms (minimum CPU time, one thread), W7 from 9.4 to 8.6, a softmax from
-9.2 to 8.5 (means over four runs; docs/benchmarks.md).
+Off by default; ``MYC_ROW_PREFETCH=1`` turns it on.  On the 2-core AMD EPYC (Zen 3) it
+took W7f from 4.9 to 4.1 ms with one thread pinned (minimum CPU time, means over four
+runs on a loaded machine), but with the harness's two threads on the idle machine it
+made W7f 18% and W7 8% slower than without it (three interleaved ``--baseline
+--baseline-symmetric`` runs each; docs/benchmarks.md): two threads' prefetches compete
+for the memory bandwidth the max pass already saturates.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ MAX_BYTES = 16384
 
 def enabled() -> bool:
     """The switch (part of every kernel's cache key)."""
-    return not os.environ.get("MYC_NO_ROW_PREFETCH")
+    return bool(os.environ.get("MYC_ROW_PREFETCH"))
 
 
 def next_row(b: ir.IRBuilder, rows: list[tuple[ir.Value, int, int, ir.Type]], n: int) -> None:
