@@ -161,7 +161,8 @@ def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
     ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
     from myc.opt.selects import selects_as_where
 
-    selects_as_where(typed)  # (as lowering does: the groups must be lowering's)
+    if backend_named(backend).native_host:  # (as lowering does: the same groups)
+        selects_as_where(typed)
     if os.environ.get("MYC_NO_FUSION"):
         return []
     from myc.opt.fusion import fuse

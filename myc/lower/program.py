@@ -422,7 +422,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     if compiler is None:  # e.g. no GPU: say what to install first
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
-    selects_as_where(typed)  # a select between kernels would split them
+    if t.native_host:  # a select between kernels would split them (on a device a
+        selects_as_where(typed)  # select is free and where's zeros an upload)
     if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
         if prog.native is not None:

@@ -44,7 +44,8 @@ def test_the_fused_stage_shows_the_groups_lowering_compiles():
 
 
 def stacked(x):
-    return np.concatenate((np.exp(x), x))  # (not native: the program steps)
+    # (not native: cumsum is no native host step, so the program steps)
+    return np.concatenate((np.exp(x), np.cumsum(x, axis=0)))
 
 
 def test_a_lone_elementwise_group_is_said_to_stay_a_numpy_step():
