@@ -166,10 +166,6 @@ class Adjoint:
     def sweep(self, nodes: list[Apply], cts: dict[int, Any]) -> None:
         """Propagate ``cts`` (node id -> cotangent) from outputs to inputs, in place."""
         loop_cts: dict[int, dict[int, Any]] = {}
-        # a loop's (or call's) id -> the paths under which its outputs' cotangents can be
-        # nonzero: its inputs' cotangents carry them on (a loop on a side not taken hands
-        # back zeros, and a rule before it -- sqrt at 0 -- would turn them into NaN)
-        loop_masks: dict[int, tuple] = {}
         for n in reversed(nodes):
             prim = n.inputs[0].value
             loc = n.loc
@@ -180,21 +176,18 @@ class Adjoint:
                 raise GraphBreak("the gradient of a data-dependent loop or recursion with "
                                  "random draws or prints", n.loc)
             if prim is P.loop:
-                self.loop(n, loop_cts.pop(n.id, {}), cts, loop_masks.pop(n.id, ALWAYS))
+                self.loop(n, loop_cts.pop(n.id, {}), cts)
                 continue
             if prim is P.invoke:
-                self.invoke(n, loop_cts.pop(n.id, {}), cts, loop_masks.pop(n.id, ALWAYS))
+                self.invoke(n, loop_cts.pop(n.id, {}), cts)
                 continue
             ct = cts.pop(n.id, None)
             if ct is None or ct is ZERO:
                 continue
             if prim is P.loop_out:
-                lid = n.inputs[1].id
-                per = loop_cts.setdefault(lid, {})
+                per = loop_cts.setdefault(n.inputs[1].id, {})
                 k = n.inputs[2].value
                 per[k] = ct if k not in per else self.t.p_gadd([per[k], ct], loc)
-                m = self.masks.pop(n.id, ALWAYS)
-                loop_masks[lid] = _either(loop_masks[lid], m) if lid in loop_masks else m
                 continue
             mask = self.masks.pop(n.id, ALWAYS)
             if n.id in self.maybe_zero:
