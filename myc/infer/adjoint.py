@@ -270,8 +270,7 @@ class Adjoint:
             new.append(r)
         return new, m
 
-    def loop(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any],
-             mask: tuple = ALWAYS) -> None:
+    def loop(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
         """The adjoint of a ``loop`` node: a taped rerun, then a loop over the tape."""
         body: LoopBody = n.inputs[1].value
         g, ns = body.graph, body.nstate
@@ -360,17 +359,16 @@ class Adjoint:
         for r, j in enumerate(carried):
             if isinstance(init[j], (Apply, Parameter)) and j in reached:
                 self.add(cts, init[j], t.emit(P.loop_out, [back, base + r], loc,
-                                              abstract=states[j]), loc, mask)
+                                              abstract=states[j]), loc)
                 self.maybe_zero.add(init[j].id)
         for r, i in enumerate(accum):
             if i in reached_acc:
                 self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r],
-                                              loc, abstract=invs[i].abstract), loc, mask)
+                                              loc, abstract=invs[i].abstract), loc)
                 self.maybe_zero.add(invs[i].id)
 
 
-    def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any],
-               mask: tuple = ALWAYS) -> None:
+    def invoke(self, n: Apply, out_cts: dict[int, Any], cts: dict[int, Any]) -> None:
         """The adjoint of a call of a typed (recursive) function: a call of its adjoint
         function, which recomputes the callee's body and sweeps it backwards -- its own
         recursive calls becoming calls of the adjoint function (checkpointing per call)."""
@@ -390,7 +388,7 @@ class Adjoint:
         for r, j in enumerate(grads):
             if isinstance(ins[j], (Apply, Parameter)):
                 self.add(cts, ins[j], t.emit(P.loop_out, [node, r], loc,
-                                             abstract=ins[j].abstract), loc, mask)
+                                             abstract=ins[j].abstract), loc)
                 self.maybe_zero.add(ins[j].id)
 
     def adjoint_fn(self, tf: Any, loc) -> tuple[Any, list[int]]:
