@@ -42,9 +42,9 @@ def modules(monkeypatch) -> list:
         seen.append([self, None])
         return built(self)
 
-    def spy_jit(text, light=False):
+    def spy_jit(text, light=False, bare=False):
         seen[-1][1] = light
-        return jit(text, light)
+        return jit(text, light, bare)
 
     monkeypatch.setattr(loopgen.NativeLoop, "_build", spy_build)
     monkeypatch.setattr(machine_code, "load_or_compile", spy_jit)
@@ -80,8 +80,30 @@ def test_threaded_products_share_one_wrapper_per_shape(modules, monkeypatch):
     assert text.count("define internal void @\"myc.gemm.") == 4
 
 
-def test_a_short_program_keeps_o3(modules):
+def test_a_short_program_run_once_compiles_light(modules):
+    # its time is the kernel's and the products': O3 on its glue only costs compile time
     rng = np.random.default_rng(1)
     w, h = rng.standard_normal((16, 16)) * 0.3, rng.standard_normal((8, 16))
-    myc.jit(lambda w, h: np.tanh(h @ w) @ w)(w, h)
+    got = myc.jit(lambda w, h: np.tanh(h @ w) @ w)(w, h)
+    np.testing.assert_allclose(got, np.tanh(h @ w) @ w, rtol=1e-12)
+    assert [light for _, light in modules] == [True]
+
+
+def test_a_program_whose_copies_do_work_keeps_o3(modules):
+    # a gather of 20,000 rows of 300: element loops in the program itself
+    rng = np.random.default_rng(3)
+    x, i = rng.standard_normal((400, 300)), rng.integers(0, 400, 20_000)
+    got = myc.jit(lambda x, i: x[i] * 2.0)(x, i)
+    np.testing.assert_array_equal(got, x[i] * 2.0)
+    assert [light for _, light in modules] == [False]
+
+
+def test_a_loop_keeps_o3(modules):
+    def halve(x):
+        while np.sum(x) > 1.0:
+            x = x * 0.5
+        return x
+
+    x = np.full(8, 3.0)
+    np.testing.assert_array_equal(myc.jit(halve)(x), np.full(8, 0.09375))
     assert [light for _, light in modules] == [False]

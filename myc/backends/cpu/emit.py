@@ -251,9 +251,30 @@ def at_entry(b: ir.IRBuilder, entry: ir.Block) -> Iterator[None]:
         b.position_at_end(old)
 
 
+def note_trips(fn: ir.Function, trips: int | None) -> None:
+    """Count ``trips`` iterations of a loop emitted into ``fn`` (None: not known when
+    compiling), times the trips of the loops around it: ``loop_work(fn)`` is how many
+    loop iterations one run of ``fn`` makes, which decides how hard LLVM works on a
+    native program (``machine_code``)."""
+    outer = 1
+    for t in getattr(fn, "myc_trips", ()):
+        outer *= t
+    work = getattr(fn, "myc_work", 0)
+    fn.myc_work = None if work is None or trips is None else work + outer * trips
+
+
+def loop_work(fn: ir.Function) -> int | None:
+    """Iterations ``fn``'s element loops make per run (``note_trips``); None: unknown."""
+    return getattr(fn, "myc_work", 0)
+
+
 def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l", start: int = 0) -> None:
     """``for i in range(start, n): body(i)`` (nothing when ``n <= start``)."""
     fn = b.function
+    trips = max(n - start, 0) if isinstance(n, int) else None
+    note_trips(fn, trips)
+    stack = fn.__dict__.setdefault("myc_trips", [])
+    stack.append(trips if trips is not None else 1)
     n = ir.Constant(I64, n) if isinstance(n, int) else n
     pre = b.block
     head = fn.append_basic_block(name)
@@ -267,3 +288,4 @@ def counted(b: ir.IRBuilder, n: int | ir.Value, body, name: str = "l", start: in
     i.add_incoming(nxt, b.block)
     b.cbranch(b.icmp_signed("<", nxt, n), head, after)
     b.position_at_end(after)
+    stack.pop()

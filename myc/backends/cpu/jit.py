@@ -62,14 +62,18 @@ class JitModule:
     """
 
     def __init__(self, module: ir.Module | str | None = None,
-                 object_code: bytes | None = None, light: bool = False):
+                 object_code: bytes | None = None, light: bool = False, bare: bool = False):
         """``light``: O1 without vectorizers, and LLVM's fast instruction selection and
         register allocation (code generation at O0) -- for big modules of glue code,
-        whose O3 pipeline is superlinear in their size (see ``machine_code.LIGHT_ABOVE``)."""
-        tm = target_machine(0 if light else 3)
+        whose O3 pipeline is superlinear in their size (see ``machine_code.LIGHT_ABOVE``).
+        ``bare``: no IR optimization at all, code generation at O0 (code whose speed is
+        its atomics and calls: the thread pool)."""
+        tm = target_machine(0 if light or bare else 3)
         if object_code is None:
             assert module is not None
-            mod = optimize(parse(module, tm), tm, 1 if light else 3)
+            mod = parse(module, tm)
+            if not bare:
+                mod = optimize(mod, tm, 1 if light else 3)
             with _lock, stage("llvm codegen"):
                 object_code = tm.emit_object(mod)
         self.object_code = object_code

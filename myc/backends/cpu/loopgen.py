@@ -374,8 +374,8 @@ class NativeLoop(NativeRun):
             threads.pool()  # its entries bound: parallel calls go through it
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
-            self._jit = machine_code.load_or_compile(
-                self._text, machine_code.instruction_count(module) > machine_code.LIGHT_ABOVE)
+            self._jit = machine_code.load_or_compile(self._text, machine_code.compiled_light(
+                module, self.once and not self.calls and not self.units))
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
@@ -1839,6 +1839,7 @@ def _fill(b: ir.IRBuilder, ptr, ty: ir.Type, value, count: int) -> None:
         b.store(v, ptr)
         return
     fn = b.function
+    native_ops.note_trips(fn, count)
     head = fn.append_basic_block("fill")
     after = fn.append_basic_block("filled")
     pre = b.block

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from myc.backends.cpu.emit import loop_work
 from myc.backends.cpu.jit import JitModule
 from myc.support.lru import LRU
 
@@ -23,20 +24,39 @@ from myc.support.lru import LRU
 LIGHT_ABOVE = 2000
 
 
+# A native program that runs once per call (no loop of its own, no calls of typed
+# functions) is compiled light too when its element loops -- fills, gathers, copies,
+# the pool's claim loops -- make at most this many iterations per run in all
+# (``emit.loop_work``): its time is the kernels' and GEMMs' it calls, and O3 spent
+# 170 ms on the W4 MLP step's program (80 ms light) for code that runs microseconds.
+LIGHT_WORK = 1 << 15
+
+
 def instruction_count(module: ir.Module) -> int:
     """The module's instruction count, as generated."""
     return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
 
 
-def load_or_compile(text: str, light: bool = False) -> JitModule:
-    """The loop's machine code: from the disk cache when this IR was compiled before."""
+def compiled_light(module: ir.Module, runs_once: bool) -> bool:
+    """Is ``module`` compiled light (``LIGHT_ABOVE``, ``LIGHT_WORK``)?"""
+    if instruction_count(module) > LIGHT_ABOVE:
+        return True
+    if not runs_once:
+        return False
+    works = [loop_work(f) for f in module.functions if f.blocks]
+    return all(w is not None for w in works) and sum(works) <= LIGHT_WORK
+
+
+def load_or_compile(text: str, light: bool = False, bare: bool = False) -> JitModule:
+    """The loop's machine code: from the disk cache when this IR was compiled before
+    (``light``, ``bare``: how hard LLVM works, ``JitModule``)."""
     import hashlib
 
     from myc.backends.cpu.jit import host
     from myc.support import diskcache
 
-    key = hashlib.sha256("\n".join(["loop1", *host(), f"light={light}", text]
-                                    ).encode()).hexdigest()
+    how = f"light={light}" + (" bare" if bare else "")
+    key = hashlib.sha256("\n".join(["loop1", *host(), how, text]).encode()).hexdigest()
     code = CODE.get(key)
     if code is None:
         code = diskcache.load("loop", key)
@@ -47,7 +67,7 @@ def load_or_compile(text: str, light: bool = False) -> JitModule:
             return jit
         except Exception:  # noqa: BLE001 - a damaged entry: compile again
             pass
-    jit = JitModule(text, light=light)
+    jit = JitModule(text, light=light, bare=bare)
     CODE[key] = jit.object_code
     diskcache.store("loop", key, jit.object_code)
     return jit

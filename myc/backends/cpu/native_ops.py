@@ -22,7 +22,7 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import threads as threads_mod
-from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted, is_float  # noqa: F401 - callers name native_ops'
+from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted, is_float, note_trips  # noqa: F401 - callers name native_ops'
 
 
 def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
