@@ -63,8 +63,9 @@ def mark(prog: Any, backend: str) -> None:
     """Set ``prog.tier_up`` when ``prog`` steps only because it is over the size limit
     (kept with it on disk: a process that loads it tiers it up too)."""
     graph = getattr(prog, "graph", None)
-    if graph is None or prog.guards or os.environ.get("MYC_NO_NATIVE_LOOPS"):
-        return
+    if graph is None or prog.guards or os.environ.get("MYC_NO_NATIVE_LOOPS") or any(
+            st.kind == "loop" for st in prog.steps):
+        return  # (a data-dependent loop keeps a whole program stepping at any size)
     from myc.lower.program import native_blockers
     from myc.lower.target import target
 

@@ -81,6 +81,13 @@ def test_a_stepped_signature_tiers_up_after_its_calls(small_limit):
     assert "tier-ups to native code: 1" in repr(st)
 
 
+def test_the_kernels_stage_says_when_it_tiers_up(small_limit):
+    a, b = _args()
+    first = myc.ir(_grad(), a, b, stage="kernels").splitlines()[0]
+    assert "runs stepped" in first and "MYC_NATIVE_FIRST_MAX" in first, first
+    assert "compiled natively at call 3: MYC_TIER_UP_CALLS" in first, first
+
+
 def test_a_warm_cache_starts_native(small_limit):
     a, b = _args()
     g = _grad()
@@ -90,6 +97,42 @@ def test_a_warm_cache_starts_native(small_limit):
     _close(again(a, b), ref)
     st = again.stats()
     assert (st.native_calls, st.stepped_calls, st.compiles, st.tier_ups) == (1, 0, 0, 0)
+
+
+def test_a_warm_stepped_program_tiers_up_in_the_next_process(small_limit):
+    a, b = _args()
+    small_limit.setenv("MYC_TIER_UP_CALLS", "5")
+    g = _grad()
+    ref = g(a, b)
+    g(a, b)  # two stepped calls; the process "ends" before its tier-up
+    small_limit.setenv("MYC_TIER_UP_CALLS", "2")
+    later = _grad()  # its stepped program comes from the disk cache, still marked
+    for _ in range(3):
+        _close(later(a, b), ref)
+    st = later.stats()
+    assert (st.stepped_calls, st.native_calls, st.tier_ups, st.compiles) == (2, 1, 1, 1)
+    last = _grad()  # and the process after that starts native
+    last(a, b)
+    assert (last.stats().native_calls, last.stats().compiles) == (1, 0)
+
+
+def test_a_tier_up_that_is_not_native_keeps_the_stepped_program(small_limit):
+    from myc.runtime import tiering
+
+    small_limit.setattr(tiering, "_native_tier", lambda sf, prog, args: None)
+    a, b = _args()
+    g = _grad()
+    ref = g(a, b)
+    for _ in range(4):
+        _close(g(a, b), ref)
+    st = g.stats()
+    assert (st.stepped_calls, st.tier_ups, st.compiles) == (5, 0, 1)
+    (prog,) = g._run.cache.values()
+    assert prog.tier_up is False  # not tried again, in this process or the next
+    again = _grad()
+    again(a, b)
+    (prog,) = again._run.cache.values()
+    assert prog.tier_up is False and again.stats().compiles == 0
 
 
 def test_never_when_the_setting_is_zero(small_limit):

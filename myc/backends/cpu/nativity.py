@@ -47,6 +47,13 @@ def _why(prog: Any, loop: Any) -> str:
 
         blockers = native_blockers(prog.graph, target(prog.backend))
         if blockers:  # then its small array ops stayed NumPy steps, outside kernels
+            if getattr(prog, "tier_up", False):  # (myc.runtime.tiering)
+                from myc.runtime.tiering import calls_before_tier_up
+
+                n = calls_before_tier_up()
+                if n:
+                    blockers = [*blockers, f"compiled natively at call {n + 1}: "
+                                "MYC_TIER_UP_CALLS"]
             return f"the native generator does not cover {', '.join(blockers)}"
     try:
         from myc.backends.cpu.loopgen import NativeLoop, Unsupported, _once_view
