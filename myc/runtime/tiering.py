@@ -61,9 +61,11 @@ def lifted() -> Iterator[None]:
 
 def mark(prog: Any, backend: str) -> None:
     """Set ``prog.tier_up`` when ``prog`` steps only because it is over the size limit
-    (kept with it on disk: a process that loads it tiers it up too)."""
+    (kept with it on disk: a process that loads it tiers it up too).  A program lowered
+    native-first costs nothing here."""
     graph = getattr(prog, "graph", None)
-    if graph is None or prog.guards or os.environ.get("MYC_NO_NATIVE_LOOPS") or any(
+    if not getattr(prog, "not_native_first", False) or graph is None or prog.guards or \
+            os.environ.get("MYC_NO_NATIVE_LOOPS") or any(
             st.kind == "loop" for st in prog.steps):
         return  # (a data-dependent loop keeps a whole program stepping at any size)
     from myc.lower.program import native_blockers
@@ -72,10 +74,7 @@ def mark(prog: Any, backend: str) -> None:
     t = target(backend)
     if not t.native_host:
         return
-    why = native_blockers(graph, t)
-    if len(why) != 1 or "MYC_NATIVE_FIRST_MAX" not in why[0]:
-        return  # native-first already, or an operation native code does not cover
-    with lifted():
+    with lifted():  # then only its size kept it from being lowered native-first
         if native_blockers(graph, t):
             return
     prog.tier_up = True
