@@ -28,7 +28,17 @@ def describe(prog: Any) -> str:
 def _mode(prog: Any) -> str:
     if prog.native is not None:
         return "natively: the whole program is one native function"
-    return f"stepped: a Python loop over its steps ({_why(prog, None)})"
+    return f"stepped: a Python loop over its steps ({_why(prog, None)}){_tiers(prog)}"
+
+
+def _tiers(prog: Any) -> str:
+    """When a program stepping only for its size is compiled natively (tiering)."""
+    if not getattr(prog, "tier_up", False):
+        return ""
+    from myc.runtime.tiering import calls_before_tier_up
+
+    n = calls_before_tier_up()
+    return f"; natively from its call {n + 1} on (MYC_TIER_UP_CALLS)" if n else ""
 
 
 def _why(prog: Any, loop: Any) -> str:
@@ -47,13 +57,6 @@ def _why(prog: Any, loop: Any) -> str:
 
         blockers = native_blockers(prog.graph, target(prog.backend))
         if blockers:  # then its small array ops stayed NumPy steps, outside kernels
-            if getattr(prog, "tier_up", False):  # (myc.runtime.tiering)
-                from myc.runtime.tiering import calls_before_tier_up
-
-                n = calls_before_tier_up()
-                if n:
-                    blockers = [*blockers, f"compiled natively at call {n + 1}: "
-                                "MYC_TIER_UP_CALLS"]
             return f"the native generator does not cover {', '.join(blockers)}"
     try:
         from myc.backends.cpu.loopgen import NativeLoop, Unsupported, _once_view
