@@ -219,3 +219,30 @@ def test_a_bad_setting_is_a_clear_error(small_limit):
     g = _grad()
     with pytest.raises(MycError, match="MYC_TIER_UP_CALLS"):
         g(a, b)
+
+
+def test_a_failing_tier_up_compile_keeps_the_stepped_program(small_limit):
+    from myc import pipeline
+    from myc.support.stats import MycFallbackWarning
+
+    real = pipeline.compile
+
+    def broken(*args, **kwargs):
+        if getattr(LIMIT_LIFTED, "on", False):
+            raise RuntimeError("a compiler bug")
+        return real(*args, **kwargs)
+
+    small_limit.setattr(pipeline, "compile", broken)
+    a, b = _args()
+    g = _grad()
+    ref = g(a, b)
+    g(a, b)
+    with pytest.raises(RuntimeError, match="a compiler bug"):  # MYC_STRICT=internal
+        g(a, b)
+    small_limit.delenv("MYC_STRICT", raising=False)
+    with pytest.warns(MycFallbackWarning, match=r"keeps its stepped program \[tier-up\]"):
+        _close(g(a, b), ref)
+    for _ in range(2):
+        _close(g(a, b), ref)
+    st = g.stats()
+    assert (st.stepped_calls, st.tier_ups, st.fallbacks) == (5, 0, {"tier-up": 1})
