@@ -79,6 +79,8 @@ def test_a_stepped_signature_tiers_up_after_its_calls(small_limit):
     st = g.stats()
     assert (st.stepped_calls, st.native_calls, st.tier_ups) == (2, 3, 1)
     assert "tier-ups to native code: 1" in repr(st)
+    (fast,) = g._run._host_fast.values()  # the native program takes the fast path
+    assert fast.prog.native is not None
 
 
 def test_the_kernels_stage_says_when_it_tiers_up(small_limit):
@@ -143,6 +145,7 @@ def test_never_when_the_setting_is_zero(small_limit):
         g(a, b)
     st = g.stats()
     assert (st.native_calls, st.tier_ups, st.compiles) == (0, 0, 1)
+    assert g._run._host_fast  # repeat calls take the fast path, as before tiering
 
 
 def test_under_the_limit_nothing_changes(monkeypatch, tmp_path):
