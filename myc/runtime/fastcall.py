@@ -76,7 +76,7 @@ def note(run: Any, bound: list[Any]) -> None:
     if getattr(prog, "tier_up", False):
         from myc.runtime.tiering import calls_before_tier_up
 
-        if calls_before_tier_up():
+        if calls_before_tier_up() != 0:
             return  # its calls are counted until it tiers up (``myc.runtime.tiering``)
     if table is None:
         table = {}

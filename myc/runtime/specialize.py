@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -190,10 +191,11 @@ class SpecializedFunction:
         args = backend_named(self.backend).trace_args(args)  # e.g. host copies
         try:
             if runtime:  # raises NotRuntime when an int must stay a constant
+                began = time.perf_counter()
                 with compiling(self.stats):
                     prog = pipeline.compile_runtime(self.graph, args, runtime, self.backend)
                 self.stats.compiles += 1
-                tiering.mark(prog, self.backend)
+                tiering.mark(prog, self.backend, time.perf_counter() - began)
                 for k in (disk_key, src_key):
                     if k is not None:
                         diskcache.store("program", k, prog)
@@ -203,10 +205,11 @@ class SpecializedFunction:
             def broke(brk: GraphBreak) -> None:
                 self.breaks[key] = brk
 
+            began = time.perf_counter()
             with compiling(self.stats):  # (its time is the compile's, as before)
                 prog = pipeline.compile(graph, args, self.backend, broke)
             self.stats.compiles += 1
-            tiering.mark(prog, self.backend)
+            tiering.mark(prog, self.backend, time.perf_counter() - began)
             for k in (disk_key, src_key):
                 if k is not None:
                     diskcache.store("program", k, prog)
@@ -250,7 +253,7 @@ class SpecializedFunction:
             return variants.evaluate(self, args)
         if not prog.guards:
             if getattr(prog, "tier_up", False):  # stepped, over the size limit
-                prog = tiering.counted(self, prog, args)
+                return tiering.run(self, prog, args)
             return variants.run(self, prog, args)
         return variants.guarded(self, prog, args)
 

@@ -5,8 +5,9 @@ program one native function) costs an LLVM compilation per distinct kernel, so a
 program over ``MYC_NATIVE_FIRST_MAX`` operations keeps its small operations as NumPy
 steps and runs from Python step by step: a short first call, a slow steady one
 (docs/loops.md).  Such a program is marked when it is compiled (``mark``) if its size
-is all that keeps it from being native.  Once its signature has been called
-``MYC_TIER_UP_CALLS`` times (``calls_before_tier_up``; 0: never), the next call compiles
+is all that keeps it from being native.  Once its stepped calls have taken, in all,
+``TIME_FACTOR`` times its compile time (or, with ``MYC_TIER_UP_CALLS=N``, once its
+signature has been called N times; 0: never), the next call compiles
 the same signature native-first with the limit lifted (``tier_up``) and the
 signature's entry becomes that program -- in memory and in the disk cache, so later
 calls run natively, and so does a later process that finds it there.
@@ -24,26 +25,43 @@ one stays, marked so that no process tries again.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from myc.errors import MycError
 
-DEFAULT_CALLS = 2  # stepped calls of a signature before it tiers up (MYC_TIER_UP_CALLS)
+# By default a marked signature tiers up once its stepped calls have run, in all, for
+# this many times the stepped program's compile time: the native-first compile costs
+# 2-4 times that (GP 2.1 vs 0.58 s, HMM-30 1.6 vs 0.62 s, RNN-30 0.96 vs 0.55 s), so a
+# process never spends more than about twice what the better choice in hindsight would
+# have (renting until the rent paid equals the price: the ski-rental rule), and a
+# script calling a function a handful of times never pays a native compile.
+TIME_FACTOR = 3.0
+_UNKNOWN_COMPILE_S = 1.0  # a program from an older disk cache did not record it
 
 
-def calls_before_tier_up() -> int:
-    """How many calls a marked signature runs stepped before the next one tiers it up
-    (0: never)."""
+def calls_before_tier_up() -> int | None:
+    """How many calls a marked signature runs stepped before the next one tiers it up:
+    ``MYC_TIER_UP_CALLS`` (0: never); None (unset, or ``auto``): by time (``TIME_FACTOR``)."""
     v = os.environ.get("MYC_TIER_UP_CALLS")
-    if v is None:
-        return DEFAULT_CALLS
+    if v is None or v.strip().lower() in ("", "auto"):
+        return None
     try:
         return max(int(v), 0)
     except ValueError:
-        raise MycError("MYC_TIER_UP_CALLS must be a number of calls (0: never tier up), "
-                       f"not {v!r}") from None
+        raise MycError("MYC_TIER_UP_CALLS must be a number of calls (0: never tier up) or "
+                       f"'auto', not {v!r}") from None
+
+
+def describe() -> str:
+    """When a marked program tiers up, for ``myc.ir`` (empty: never)."""
+    n = calls_before_tier_up()
+    if n is None:
+        return (f"; natively once its calls have taken {TIME_FACTOR:g}x its compile time "
+                "(MYC_TIER_UP_CALLS)")
+    return f"; natively from its call {n + 1} on (MYC_TIER_UP_CALLS)" if n else ""
 
 
 @contextmanager
@@ -59,10 +77,11 @@ def lifted() -> Iterator[None]:
         LIMIT_LIFTED.on = was
 
 
-def mark(prog: Any, backend: str) -> None:
+def mark(prog: Any, backend: str, seconds: float = _UNKNOWN_COMPILE_S) -> None:
     """Set ``prog.tier_up`` when ``prog`` steps only because it is over the size limit
-    (kept with it on disk: a process that loads it tiers it up too).  A program lowered
-    native-first costs nothing here."""
+    (kept with it on disk: a process that loads it tiers it up too), with its compile
+    time (``seconds``: what its stepped calls must add up to, ``TIME_FACTOR``).  A
+    program lowered native-first costs nothing here."""
     graph = getattr(prog, "graph", None)
     if not getattr(prog, "not_native_first", False) or graph is None or prog.guards or \
             os.environ.get("MYC_NO_NATIVE_LOOPS") or any(
@@ -78,22 +97,31 @@ def mark(prog: Any, backend: str) -> None:
         if native_blockers(graph, t):
             return
     prog.tier_up = True
+    prog.compile_seconds = seconds
 
 
-def counted(sf: Any, prog: Any, args: tuple) -> Any:
-    """The program to run this call of a marked ``prog``: ``prog`` itself for its first
-    ``calls_before_tier_up()`` calls, then its native tier."""
+def run(sf: Any, prog: Any, args: tuple) -> Any:
+    """Run this call of a marked ``prog``: stepped until the signature has been called
+    ``calls_before_tier_up()`` times (or, by default, until its stepped calls have taken
+    ``TIME_FACTOR`` times its compile time), then its native tier."""
+    from myc.runtime import variants
+
     n = calls_before_tier_up()
-    if n <= 0:
-        return prog
+    if n == 0:
+        return variants.run(sf, prog, args)
     key = sf.ints.key(list(args))
     if dict.get(sf.cache, key) is not prog:
-        return prog  # not this signature's entry (a by-value program)
-    calls = sf.tier_calls.get(key, 0)
-    if calls < n:
-        sf.tier_calls[key] = calls + 1
-        return prog
-    return tier_up(sf, key, prog, args)
+        return variants.run(sf, prog, args)  # not this signature's entry (by value)
+    calls, spent = sf.tier_calls.get(key, (0, 0.0))
+    due = calls >= n if n is not None else \
+        spent >= TIME_FACTOR * getattr(prog, "compile_seconds", _UNKNOWN_COMPILE_S)
+    if due:
+        return variants.run(sf, tier_up(sf, key, prog, args), args)
+    began = time.perf_counter()
+    try:
+        return variants.run(sf, prog, args)
+    finally:
+        sf.tier_calls[key] = (calls + 1, spent + time.perf_counter() - began)
 
 
 def tier_up(sf: Any, key: Any, prog: Any, args: tuple) -> Any:

@@ -249,3 +249,26 @@ def test_a_failing_tier_up_compile_keeps_the_stepped_program(small_limit):
         _close(g(a, b), ref)
     st = g.stats()
     assert (st.stepped_calls, st.tier_ups, st.fallbacks) == (5, 0, {"tier-up": 1})
+
+
+def test_by_default_it_tiers_up_once_its_calls_took_a_multiple_of_its_compile(
+        small_limit):
+    from myc.runtime import tiering
+
+    a, b = _args()
+    small_limit.delenv("MYC_TIER_UP_CALLS")
+    small_limit.setattr(tiering, "TIME_FACTOR", 1e9)  # never, in a test's time
+    g = _grad()
+    for _ in range(4):
+        g(a, b)
+    assert (g.stats().stepped_calls, g.stats().tier_ups) == (4, 0)
+    first = myc.ir(_grad(), a, b, stage="kernels").splitlines()[0]
+    assert first.endswith("its compile time (MYC_TIER_UP_CALLS)"), first
+
+    small_limit.setattr(tiering, "TIME_FACTOR", 1e-9)  # once one call has run
+    h = _grad()
+    ref = h(a, b)
+    for _ in range(3):
+        _close(h(a, b), ref)
+    st = h.stats()
+    assert (st.stepped_calls, st.native_calls, st.tier_ups) == (1, 3, 1)
