@@ -491,7 +491,11 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
         own = [n for n in (backend, getattr(fn, "backend", "cpu"))
                if backend_named(n).lowers_for_ir]
         prog = pipeline.lowered(typed, template, graph.name, own[0] if own else "cpu")
-        return header + describe(prog) + prog.describe()
+        from myc.runtime import tiering
+
+        tiering.mark(prog, prog.backend)  # (so it says when it would tier up)
+        tiers = tiering.describe() if getattr(prog, "tier_up", False) else ""
+        return header + describe(prog, tiers) + prog.describe()
     except MycError as exc:
         raise exc.with_traceback(None) from None
 

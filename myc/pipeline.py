@@ -180,9 +180,13 @@ def lowered(typed: Graph, template: Any, name: str, backend: str = "cpu",
     from myc.lower.program import lower
 
     backend_named(backend)  # an unknown name: the error lists the registered ones
-    if groups is None and not native_first(typed, backend):
+    stepped = groups is None and not native_first(typed, backend)
+    if stepped:
         groups = fused(typed, backend)  # (a native-first program groups as it goes)
-    return lower(typed, template, name, backend=backend, compiler=compiler, groups=groups)
+    prog = lower(typed, template, name, backend=backend, compiler=compiler, groups=groups)
+    if stepped:  # (what ``myc.runtime.tiering`` looks at)
+        prog.not_native_first = True
+    return prog
 
 
 def compile(graph: Graph, args: list[Any], backend: str = "cpu",

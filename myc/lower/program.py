@@ -719,9 +719,13 @@ class CallRunner:
 
 
 _SMALL_PROGRAM = 400  # nodes (MYC_NATIVE_FIRST_MAX overrides: docs/loops.md)
+# on while a tier-up compiles a program over the limit native-first (myc.runtime.tiering)
+LIMIT_LIFTED = threading.local()
 
 
 def _native_first_max() -> int:
+    if getattr(LIMIT_LIFTED, "on", False):
+        return 1 << 62
     try:
         return int(os.environ.get("MYC_NATIVE_FIRST_MAX", _SMALL_PROGRAM))
     except ValueError:

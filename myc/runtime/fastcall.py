@@ -73,6 +73,11 @@ def note(run: Any, bound: list[Any]) -> None:
     prog = dict.get(cache, lru_key)  # (not counted as a use)
     if prog is None or getattr(prog, "guards", True):
         return  # not compiled (the evaluator serves it), or guarded (variants)
+    if getattr(prog, "tier_up", False):
+        from myc.runtime.tiering import calls_before_tier_up
+
+        if calls_before_tier_up() != 0:
+            return  # its calls are counted until it tiers up (``myc.runtime.tiering``)
     if table is None:
         table = {}
         setattr(run, _ATTR, table)

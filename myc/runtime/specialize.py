@@ -8,13 +8,16 @@ kernels and library calls (``myc.lower``).  A signature whose control flow depen
 array or float data cannot be specialized (``GraphBreak``); it runs on the reference
 evaluator, and that choice is cached too. Every call is counted in ``stats``
 (``myc.support.stats``); a guarded program whose decisions differ is specialized again
-(``myc.runtime.variants``).
+(``myc.runtime.variants``); a program that steps only because it is over the
+native-first size limit is compiled natively once called a few times
+(``myc.runtime.tiering``).
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +31,7 @@ from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
 from myc.prims.containers import leaves_of
-from myc.runtime import variants
+from myc.runtime import tiering, variants
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.runtime.variants import FALLBACK as _FALLBACK
 from myc.support.lru import LRU
@@ -57,6 +60,7 @@ class SpecializedFunction:
         self.breaks: dict[Any, GraphBreak] = {}
         self.misses: dict[Any, int] = {}
         self.variants: dict[Any, list[Any]] = {}  # guarded programs per signature
+        self.tier_calls: dict[Any, int] = {}  # stepped calls before a tier-up (tiering)
         name = graph.name if graph is not None else \
             source.binding.name if source is not None and source.binding else "?"
         self.stats = Stats(name, backend)
@@ -187,9 +191,11 @@ class SpecializedFunction:
         args = backend_named(self.backend).trace_args(args)  # e.g. host copies
         try:
             if runtime:  # raises NotRuntime when an int must stay a constant
+                began = time.perf_counter()
                 with compiling(self.stats):
                     prog = pipeline.compile_runtime(self.graph, args, runtime, self.backend)
                 self.stats.compiles += 1
+                tiering.mark(prog, self.backend, time.perf_counter() - began)
                 for k in (disk_key, src_key):
                     if k is not None:
                         diskcache.store("program", k, prog)
@@ -199,9 +205,11 @@ class SpecializedFunction:
             def broke(brk: GraphBreak) -> None:
                 self.breaks[key] = brk
 
+            began = time.perf_counter()
             with compiling(self.stats):  # (its time is the compile's, as before)
                 prog = pipeline.compile(graph, args, self.backend, broke)
             self.stats.compiles += 1
+            tiering.mark(prog, self.backend, time.perf_counter() - began)
             for k in (disk_key, src_key):
                 if k is not None:
                     diskcache.store("program", k, prog)
@@ -222,11 +230,30 @@ class SpecializedFunction:
             self.breaks[key] = GraphBreak(f"internal: {exc}")
             return _FALLBACK
 
+    def store(self, key: Any, prog: Any) -> None:
+        """Put ``prog`` in the disk cache as ``key`` 's program (a tier-up's: replacing
+        the stepped one under both of its keys)."""
+        from myc.support import diskcache
+
+        if diskcache.cache_dir() is None or os.environ.get("MYC_NO_SPECIALIZE"):
+            return
+        env = _env_key() + backend_named(self.backend).cache_tag
+        skey = self.source.skey if self.source is not None else None
+        keys = [f"src|{skey}|{env}|{key!r}"] if skey is not None else []
+        try:
+            keys.append(f"{self.fingerprint()}|{env}|{key!r}")
+        except Exception:  # noqa: BLE001 - no fingerprint, no disk cache
+            pass
+        for k in keys:
+            diskcache.store("program", k, prog)
+
     def __call__(self, *args: Any) -> Any:
         prog = self.program(list(args))
         if prog is None:
             return variants.evaluate(self, args)
         if not prog.guards:
+            if getattr(prog, "tier_up", False):  # stepped, over the size limit
+                return tiering.run(self, prog, args)
             return variants.run(self, prog, args)
         return variants.guarded(self, prog, args)
 
@@ -247,7 +274,8 @@ def _by_value_why(sf: SpecializedFunction, key: Any) -> tuple[str, str, Any] | N
 # settings that change what a signature compiles to (the others -- thread count,
 # timings, dumps, the cache's place -- do not)
 _ENV_IGNORED = frozenset({"MYC_CACHE_DIR", "MYC_TIMINGS", "MYC_DUMP_IR", "MYC_NUM_THREADS",
-                          "MYC_CACHE_MAX", "MYC_CACHE_KEY_FILE", "MYC_MAX_SPECIALIZATIONS"})
+                          "MYC_CACHE_MAX", "MYC_CACHE_KEY_FILE", "MYC_MAX_SPECIALIZATIONS",
+                          "MYC_TIER_UP_CALLS"})
 
 
 def _env_key() -> str:

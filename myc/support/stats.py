@@ -45,7 +45,8 @@ class Stats:
     native_calls: int = 0  # of those, run as one native function
     stepped_calls: int = 0  # of those, run as steps from Python (kernels, BLAS, loops)
     evaluator_calls: int = 0  # served by the reference evaluator
-    compiles: int = 0  # programs made (one per signature, plus variants)
+    compiles: int = 0  # programs made (one per signature, plus variants and tier-ups)
+    tier_ups: int = 0  # of those, stepped signatures compiled natively (runtime.tiering)
     recompiles: list[str] = field(default_factory=list)  # why each variant was made
     fallbacks: dict[str, int] = field(default_factory=dict)
     why: dict[str, str] = field(default_factory=dict)  # reason -> its first message
@@ -59,7 +60,9 @@ class Stats:
                  f"  compiled calls  {self.compiled_calls} "
                  f"(native {self.native_calls}, stepped {self.stepped_calls})",
                  f"  evaluator calls {self.evaluator_calls}",
-                 f"  compiles        {self.compiles}"]
+                 f"  compiles        {self.compiles}" + (
+                     f" (tier-ups to native code: {self.tier_ups})" if self.tier_ups
+                     else "")]
         lines += [f"  recompile: {why}" for why in self.recompiles]
         lines += [f"  fallback {k}: {n} ({self.why.get(k, '')})"
                   for k, n in sorted(self.fallbacks.items())]

@@ -11,9 +11,10 @@ import os
 from typing import Any
 
 
-def describe(prog: Any) -> str:
-    """One comment line per decision: the program's, and each loop's."""
-    lines = [f"# runs {_mode(prog)}"]
+def describe(prog: Any, tiers: str = "") -> str:
+    """One comment line per decision: the program's, and each loop's (``tiers``: when a
+    program stepping for its size alone goes native, ``myc.runtime.tiering``)."""
+    lines = [f"# runs {_mode(prog, tiers)}"]
     for st in prog.steps:
         native = getattr(st.fn, "native", "none")
         if native == "none":
@@ -25,10 +26,10 @@ def describe(prog: Any) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _mode(prog: Any) -> str:
+def _mode(prog: Any, tiers: str) -> str:
     if prog.native is not None:
         return "natively: the whole program is one native function"
-    return f"stepped: a Python loop over its steps ({_why(prog, None)})"
+    return f"stepped: a Python loop over its steps ({_why(prog, None)}){tiers}"
 
 
 def _why(prog: Any, loop: Any) -> str:
