@@ -524,9 +524,6 @@ class NativeLoop(NativeRun):
             b.cbranch(bad, bail, ok)
             b.position_at_end(ok)
 
-        def weak(si: int) -> bool:
-            ins = _unwrap(body.steps[si])[1]
-            return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
@@ -736,231 +733,7 @@ class NativeLoop(NativeRun):
             emit = _EMITS.get(st.op)  # (False: emitted as the steps on numbers are)
             if emit is not None and emit(self, e, si, st, ins_, off, path, out):
                 continue
-            if isinstance(out, AArray) and st.op == "tape_get":
-                tp = value(si, off + 0, *ins_[0])
-                k = value(si, off + 2, *ins_[2], want=I64)
-                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
-                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
-                                    source_etype=PTR), typ=PTR)
-                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
-                             source_etype=I8)
-                b.store(elem, slot_var(st.output))
-                continue
-            if isinstance(out, AArray):  # select between arrays: between pointers
-                c = value(si, off + 0, *ins_[0], want=I1)
-                sides = [self._array_operand(b, entry, value, si, off + k, ins_[k], out)
-                         for k in (1, 2)]
-                r = b.select(c, *sides)
-                b.store(r, slot_var(st.output))
-                continue
-            rt = _ltype(out)
-            if st.op == "select":
-                c = value(si, off + 0, *ins_[0], want=I1)
-                r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
-                             value(si, off + 2, *ins_[2], want=rt))
-            elif name in _FCMP:
-                ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
-                ct = _compare_type(ops_)
-                for k, a in enumerate(ops_):  # an int compared with a float: exact in
-                    # a double up to 53 bits (CPython compares exactly), else the host
-                    if is_float(ct) and a.dtype.kind == "i":
-                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
-                        bail_on(big, path)
-                x0 = value(si, off + 0, *ins_[0], want=ct)
-                x1 = value(si, off + 1, *ins_[1], want=ct)
-                op = _FCMP[name]
-                if is_float(ct):
-                    r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
-                        b.fcmp_ordered(op, x0, x1)
-                elif ct == I1:
-                    r = b.icmp_unsigned(op, x0, x1)
-                else:
-                    r = b.icmp_signed(op, x0, x1)
-                r = convert(r, I1, rt)
-            elif name == "neg":
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                r = b.fneg(x0) if is_float(rt) else b.neg(x0)
-            elif name == "abs":
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                if is_float(rt):
-                    r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
-                else:
-                    if weak(si):
-                        bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
-                    r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
-            elif name in _MATH:
-                if not is_float(rt):
-                    raise Unsupported(f"{name} of an integer")
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
-                           MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
-            elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
-                r = value(si, off + 0, *ins_[0], want=rt)
-            elif st.op == "arg_extreme":  # the flat index of the first extreme
-                r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
-                                      value(si, off + 0, *ins_[0]), rt)
-            elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                op = ">" if name == "py_max" else "<"
-                r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
-                             b.icmp_signed(op, x1, x0), x1, x0)
-            elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
-                src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-                st_ = _ltype(src_a)
-                x0 = value(si, off + 0, *ins_[0], want=st_)
-                if is_float(st_):
-                    fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
-                                                      [x0]), ir.Constant(st_, 2.0 ** 63))
-                    bail_on(b.not_(fits), path)
-                    x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
-                    r = b.fptosi(x0, rt)
-                else:
-                    r = convert(x0, st_, rt)
-            elif name == "check_math_domain":  # math's domain/range errors: Python decides
-                xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
-                y = value(si, off + 0, *ins_[0], want=rt)
-                bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
-                                                        [y]), ir.Constant(rt, math.inf)))
-                if is_float(_ltype(xa)):
-                    xt = _ltype(xa)
-                    xv = value(si, off + 1, *ins_[1], want=xt)
-                    bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
-                        module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
-                bail_on(bad, path)
-                r = y
-            elif name == "truediv":
-                kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
-                         for s_, x in ins_}
-                if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
-                    raise Unsupported("a division of these types")
-                if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
-                    # when both fit a double's 53 bits, else the host decides
-                    for k in (0, 1):
-                        if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
-                                      else abstract_of(ins_[k][1])).dtype.kind == "i":
-                            big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
-                            bail_on(big, path)
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                if weak(si):  # Python floats: x / 0.0 raises
-                    bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
-                if path is not None:  # off its path: a harmless division, result unused
-                    x1 = b.select(path, x1, ir.Constant(rt, 1.0))
-                    x0 = b.select(path, x0, ir.Constant(rt, 0.0))
-                r = b.fdiv(x0, x1)
-            elif st.op == "tape_get":
-                tp = value(si, off + 0, *ins_[0])
-                j = ins_[1][1]
-                k = value(si, off + 2, *ins_[2], want=I64)
-                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
-                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
-                              typ=PTR)
-                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
-                             source_etype=I8)
-                v = b.load(elem, typ=_mem(out))
-                r = b.trunc(v, I1) if out.dtype == np.bool_ else v
-            elif st.op == "index" and _empty_index(ins_[1]) and isinstance(
-                    specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
-                r = value(si, off + 0, *ins_[0], want=rt)
-            elif st.op == "index" and not ins_[0][0] and not ins_[1][0]:  # known already
-                r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
-                          want=rt)
-            elif st.op == "index" and not ins_[1][0] and \
-                    not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
-                arr_a = specs[ins_[0][1]]
-                offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                base = value(si, off + 0, *ins_[0])
-                v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                if src == I1:
-                    v = b.trunc(v, I1)
-                r = convert(v, src, rt)
-            elif st.op == "index" and self._element_index(ins_) is not None:
-                arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-                const, dyn = self._element_index(ins_)
-                at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
-                                          lambda bad, path=path: bail_on(bad, path))
-                at = b.add(at, ir.Constant(I64, native_ops.basic_view(
-                    tuple(arr_a.shape), const)[0]))
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
-            elif st.op == "index":
-                arr_a = specs[ins_[0][1]]
-                base = value(si, off + 0, *ins_[0])
-                i = value(si, off + 1, *ins_[1], want=I64)
-                size = ir.Constant(I64, arr_a.shape[0])
-                i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
-                bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
-                if path is not None:  # not on its path: read a valid element, unused
-                    i = b.select(path, i, ir.Constant(I64, 0))
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                if src == I1:
-                    v = b.trunc(v, I1)
-                r = convert(v, src, rt)
-            elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
-                xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
-                r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
-                    _extreme(b, module, "min", xs[0], xs[1])
-                if name == "clip":
-                    r = _extreme(b, module, "min", r, xs[2])
-            elif name == "floor":
-                r = b.call(_intrinsic(module, "llvm.floor", rt),
-                           [value(si, off + 0, *ins_[0], want=rt)])
-            elif name == "pow":  # C's pow (NumPy's and CPython's float **)
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-                if fn_ is None:
-                    fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
-                                      f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-                r = b.call(fn_, [x0, x1])
-                if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
-                    # overflow raise where C gives NaN or inf: the host decides
-                    fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
-                        module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
-                        for v in (r, x0, x1))
-                    bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
-            elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
-                bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
-                    b.icmp_signed("==", x1, ir.Constant(rt, -1)),
-                    b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
-                bail_on(bad, path)  # (the host raises, or computes in Python's ints)
-                if path is not None:
-                    bad = b.or_(bad, b.not_(path))
-                x1 = b.select(bad, one, x1)
-                q, m = b.sdiv(x0, x1), b.srem(x0, x1)
-                fix = b.and_(b.icmp_signed("!=", m, zero),
-                             b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
-                r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
-                    b.select(fix, b.sub(q, one), q)
-            else:
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                if name in ("and_", "or_"):
-                    if is_float(rt):
-                        raise Unsupported("bitwise op on floats")
-                    r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
-                elif rt == I1:
-                    raise Unsupported("arithmetic on bools")
-                elif is_float(rt):
-                    r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
-                elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
-                    op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
-                    pair = b.call(_overflow(module, op), [x0, x1])
-                    bail_on(b.extract_value(pair, 1), path)
-                    r = b.extract_value(pair, 0)
-                else:
-                    r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
-            b.store(r, slot_var(st.output))
+            self._emit_number(e, si, st, name, ins_, off, path, out)
 
         go_slot, go = body.outputs[0]
         g = value(-1, -1, go_slot, go, want=I1)
@@ -1098,6 +871,247 @@ class NativeLoop(NativeRun):
             v = b.trunc(v, I1)
         b.store(e.convert(v, _ltype(xa), _ltype(out)), e.slot_var(st.output))
         return True
+
+    def _weak(self, si: int) -> bool:
+        """Are all of step ``si`` 's operands Python numbers (weakly typed)?"""
+        specs = self.body.specs
+        ins = _unwrap(self.body.steps[si])[1]
+        return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
+
+    def _emit_number(self, e: _Emitting, si, st, name, ins_, off, path, out) -> None:
+        """A step on numbers (``scalar``, and ``select``, ``tape_get``, ``index`` and
+        ``arg_extreme`` with a number for result), or a select or tape read of arrays (a
+        pointer): what the kinds with no emitter, or whose emitter declined, are.  The
+        operation of a ``scalar`` step is its primitive's (``name``)."""
+        b, module, entry, value, convert, slot_var, bail_on = (
+            e.b, e.module, e.entry, e.value, e.convert, e.slot_var, e.bail_on)
+        specs = self.body.specs
+        weak = self._weak
+        if isinstance(out, AArray) and st.op == "tape_get":
+            tp = value(si, off + 0, *ins_[0])
+            k = value(si, off + 2, *ins_[2], want=I64)
+            bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
+            base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
+                                source_etype=PTR), typ=PTR)
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                         source_etype=I8)
+            b.store(elem, slot_var(st.output))
+            return
+        if isinstance(out, AArray):  # select between arrays: between pointers
+            c = value(si, off + 0, *ins_[0], want=I1)
+            sides = [self._array_operand(b, entry, value, si, off + k, ins_[k], out)
+                     for k in (1, 2)]
+            r = b.select(c, *sides)
+            b.store(r, slot_var(st.output))
+            return
+        rt = _ltype(out)
+        if st.op == "select":
+            c = value(si, off + 0, *ins_[0], want=I1)
+            r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
+                         value(si, off + 2, *ins_[2], want=rt))
+        elif name in _FCMP:
+            ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
+            ct = _compare_type(ops_)
+            for k, a in enumerate(ops_):  # an int compared with a float: exact in
+                # a double up to 53 bits (CPython compares exactly), else the host
+                if is_float(ct) and a.dtype.kind == "i":
+                    big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                    bail_on(big, path)
+            x0 = value(si, off + 0, *ins_[0], want=ct)
+            x1 = value(si, off + 1, *ins_[1], want=ct)
+            op = _FCMP[name]
+            if is_float(ct):
+                r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
+                    b.fcmp_ordered(op, x0, x1)
+            elif ct == I1:
+                r = b.icmp_unsigned(op, x0, x1)
+            else:
+                r = b.icmp_signed(op, x0, x1)
+            r = convert(r, I1, rt)
+        elif name == "neg":
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            r = b.fneg(x0) if is_float(rt) else b.neg(x0)
+        elif name == "abs":
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            if is_float(rt):
+                r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
+            else:
+                if weak(si):
+                    bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
+                r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
+        elif name in _MATH:
+            if not is_float(rt):
+                raise Unsupported(f"{name} of an integer")
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
+                       MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
+        elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
+            r = value(si, off + 0, *ins_[0], want=rt)
+        elif st.op == "arg_extreme":  # the flat index of the first extreme
+            r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
+                                  value(si, off + 0, *ins_[0]), rt)
+        elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            op = ">" if name == "py_max" else "<"
+            r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
+                         b.icmp_signed(op, x1, x0), x1, x0)
+        elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
+            src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            st_ = _ltype(src_a)
+            x0 = value(si, off + 0, *ins_[0], want=st_)
+            if is_float(st_):
+                fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
+                                                  [x0]), ir.Constant(st_, 2.0 ** 63))
+                bail_on(b.not_(fits), path)
+                x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
+                r = b.fptosi(x0, rt)
+            else:
+                r = convert(x0, st_, rt)
+        elif name == "check_math_domain":  # math's domain/range errors: Python decides
+            xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            y = value(si, off + 0, *ins_[0], want=rt)
+            bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
+                                                    [y]), ir.Constant(rt, math.inf)))
+            if is_float(_ltype(xa)):
+                xt = _ltype(xa)
+                xv = value(si, off + 1, *ins_[1], want=xt)
+                bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
+                    module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
+            bail_on(bad, path)
+            r = y
+        elif name == "truediv":
+            kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
+                     for s_, x in ins_}
+            if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
+                raise Unsupported("a division of these types")
+            if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
+                # when both fit a double's 53 bits, else the host decides
+                for k in (0, 1):
+                    if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
+                                  else abstract_of(ins_[k][1])).dtype.kind == "i":
+                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                        bail_on(big, path)
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            if weak(si):  # Python floats: x / 0.0 raises
+                bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
+            if path is not None:  # off its path: a harmless division, result unused
+                x1 = b.select(path, x1, ir.Constant(rt, 1.0))
+                x0 = b.select(path, x0, ir.Constant(rt, 0.0))
+            r = b.fdiv(x0, x1)
+        elif st.op == "tape_get":
+            tp = value(si, off + 0, *ins_[0])
+            j = ins_[1][1]
+            k = value(si, off + 2, *ins_[2], want=I64)
+            bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
+            base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
+                          typ=PTR)
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                         source_etype=I8)
+            v = b.load(elem, typ=_mem(out))
+            r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+        elif st.op == "index" and _empty_index(ins_[1]) and isinstance(
+                specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+            r = value(si, off + 0, *ins_[0], want=rt)
+        elif st.op == "index" and not ins_[0][0] and not ins_[1][0]:  # known already
+            r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
+                      want=rt)
+        elif st.op == "index" and not ins_[1][0] and \
+                not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
+            arr_a = specs[ins_[0][1]]
+            offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            base = value(si, off + 0, *ins_[0])
+            v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            if src == I1:
+                v = b.trunc(v, I1)
+            r = convert(v, src, rt)
+        elif st.op == "index" and self._element_index(ins_) is not None:
+            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            const, dyn = self._element_index(ins_)
+            at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
+                                      lambda bad, path=path: bail_on(bad, path))
+            at = b.add(at, ir.Constant(I64, native_ops.basic_view(
+                tuple(arr_a.shape), const)[0]))
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
+        elif st.op == "index":
+            arr_a = specs[ins_[0][1]]
+            base = value(si, off + 0, *ins_[0])
+            i = value(si, off + 1, *ins_[1], want=I64)
+            size = ir.Constant(I64, arr_a.shape[0])
+            i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+            bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
+            if path is not None:  # not on its path: read a valid element, unused
+                i = b.select(path, i, ir.Constant(I64, 0))
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            if src == I1:
+                v = b.trunc(v, I1)
+            r = convert(v, src, rt)
+        elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
+            xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
+            r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
+                _extreme(b, module, "min", xs[0], xs[1])
+            if name == "clip":
+                r = _extreme(b, module, "min", r, xs[2])
+        elif name == "floor":
+            r = b.call(_intrinsic(module, "llvm.floor", rt),
+                       [value(si, off + 0, *ins_[0], want=rt)])
+        elif name == "pow":  # C's pow (NumPy's and CPython's float **)
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+            if fn_ is None:
+                fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
+                                  f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+            r = b.call(fn_, [x0, x1])
+            if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
+                # overflow raise where C gives NaN or inf: the host decides
+                fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
+                    module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
+                    for v in (r, x0, x1))
+                bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
+        elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
+            bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
+                b.icmp_signed("==", x1, ir.Constant(rt, -1)),
+                b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
+            bail_on(bad, path)  # (the host raises, or computes in Python's ints)
+            if path is not None:
+                bad = b.or_(bad, b.not_(path))
+            x1 = b.select(bad, one, x1)
+            q, m = b.sdiv(x0, x1), b.srem(x0, x1)
+            fix = b.and_(b.icmp_signed("!=", m, zero),
+                         b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
+            r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
+                b.select(fix, b.sub(q, one), q)
+        else:
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            if name in ("and_", "or_"):
+                if is_float(rt):
+                    raise Unsupported("bitwise op on floats")
+                r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
+            elif rt == I1:
+                raise Unsupported("arithmetic on bools")
+            elif is_float(rt):
+                r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
+            elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
+                op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
+                pair = b.call(_overflow(module, op), [x0, x1])
+                bail_on(b.extract_value(pair, 1), path)
+                r = b.extract_value(pair, 0)
+            else:
+                r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
+        b.store(r, slot_var(st.output))
 
     @staticmethod
     def _arg_extreme(b, entry, name: str, a: AArray, base, rt, dst=None,
@@ -1794,8 +1808,10 @@ class _Emitting:
 
 
 # each op kind (``Step.op``) -> its check (``NativeLoop.__init__``: raise Unsupported, or
-# say it is covered) and its emitter (``NativeLoop._emit``); False, or a kind with none
-# (``scalar``, ``select``, ``tape_get``, ``host``): the steps on numbers decide
+# say it is covered) and its emitter (``NativeLoop._emit``).  A kind with none
+# (``scalar``, ``select``, ``tape_get``, ``host``), or a step its own declines (a
+# guarded one, a number for result), is a step on numbers: ``_check_scalar`` and
+# ``_emit_number``, keyed on the primitive (its scalar semantics)
 _CHECKS = {
     "gemm": NativeLoop._check_gemm, "gemm_acc": NativeLoop._check_gemm,
     "matrix_transpose": NativeLoop._check_matrix_transpose,
