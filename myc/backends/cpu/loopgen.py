@@ -23,6 +23,11 @@ restarts on the step-by-step host runner, which gives CPython's answer or error.
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
 runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
 the generated code (the io array, result and tape buffers) is ``native_run``'s.
+
+Steps are told apart by the kinds the lowering gave them (``Step.kind``; an ``op``
+step's ``Step.op``, ``myc.lower.step_ops``): ``_CHECKS`` and ``_EMITS`` map each op kind
+to its coverage check and its emitter; the steps on numbers (``_check_scalar``,
+``_emit_number``) compute each primitive's scalar semantics by its name.
 """
 
 from __future__ import annotations
