@@ -23,6 +23,7 @@ from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.groups import GroupKernel
+from myc.lower.step_ops import classify
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.opt.selects import selects_as_where
 from myc.prims import P, Primitive
@@ -42,7 +43,8 @@ class GuardFailed(Exception):  # noqa: N818 - a control signal
 
 # what a step is, decided once by the lowering (a backend's generator reads this, not
 # the type of ``Step.fn``): a fusion group's kernel, a data-dependent loop running its
-# body program, a call of a typed function's program, or one primitive (``name``)
+# body program, a call of a typed function's program, or one primitive (``name``), what
+# it computes told finer by ``Step.op`` (``myc.lower.step_ops.OP_KINDS``)
 STEP_KINDS = ("kernel", "loop", "call", "op")
 
 
@@ -57,6 +59,10 @@ class Step:
     kernel: Any = None  # the kernel IR of a fused step (for printing)
     when: Any = None  # (slot, value): run only when that condition has that truth value
     kind: str = "op"  # one of STEP_KINDS
+    # an ``op`` step: what it computes (``step_ops.OP_KINDS``), and whether it runs only
+    # where a path holds (``guarded(path, prim, abstract, *args)``: ``name`` is ``prim``'s)
+    op: str = ""
+    guarded: bool = False
 
 
 @dataclass
@@ -506,8 +512,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         what = prim.name
         if prim is P.guarded and isinstance(n.inputs[2], Constant):  # errors name the op
             what = getattr(n.inputs[2].value, "name", what)
+        op, _, guarded = classify(prim, n.inputs[1:])
         steps.append(Step(fn, [operand(i) for i in n.inputs[1:]], slot_of[n.id], n.loc,
-                          what))
+                          what, op=op, guarded=guarded))
     if isinstance(out, Apply) and out.inputs[0].value is P.make_tuple:
         outputs = [operand(i) for i in out.inputs[1:]]
     elif isinstance(out, (Apply, Parameter)):

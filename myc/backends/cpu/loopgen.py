@@ -23,6 +23,11 @@ restarts on the step-by-step host runner, which gives CPython's answer or error.
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
 runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
 the generated code (the io array, result and tape buffers) is ``native_run``'s.
+
+Steps are told apart by the kinds the lowering gave them (``Step.kind``; an ``op``
+step's ``Step.op``, ``myc.lower.step_ops``): ``_CHECKS`` and ``_EMITS`` map each op kind
+to its coverage check and its emitter; the steps on numbers (``_check_scalar``,
+``_emit_number``) compute each primitive's scalar semantics by its name.
 """
 
 from __future__ import annotations
@@ -54,7 +59,8 @@ from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.kernel import identity
-from myc.prims import REGISTRY, Primitive
+from myc.lower.step_ops import FILL_VALUE
+from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
 
@@ -65,13 +71,16 @@ _SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne
            "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
            "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
            "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip", "floor", "pow"}
-_GEMM = {"matmul", "dot"}  # np.dot of 1-d/2-d operands is a matrix product
-# GEMM with beta = 1: ``a @ b + c`` accumulated into c's buffer (``myc.opt.products``)
-_ACC = "matmul_acc"
 _ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
                 "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
                 "concatenate", "transpose", "reshape"}
-_DYNAMIC = ("dynamic_slice", "dynamic_slice_grad")  # a window at a run-time start
+# what the generator keys on is the step's kind (``Step.op``, ``myc.lower.step_ops``):
+# GEMM, with beta = 1 for ``gemm_acc`` (``a @ b + c`` into c's buffer)
+_GEMM_KINDS = ("gemm", "gemm_acc")
+# the kinds of the array steps above (``_array_step``): a buffer of their own, unless an
+# alias (``_alias``)
+_ARRAY_KINDS = frozenset({"index", "scatter_add", "fill", "arg_extreme", "pack", "window",
+                          "window_add", "concatenate", "transpose", "alias"})
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
@@ -127,17 +136,12 @@ class NativePlan:
 
 
 def _unwrap(st) -> tuple[str, list, int, bool]:
-    """(operation, its inputs, their offset in the step's inputs, guarded?) of a host step:
-    ``guarded(path, prim, abstract, *args)`` is ``prim(*args)`` run where ``path`` holds."""
-    name = _prim_name(st.fn)
-    if name == "guarded":
-        return st.inputs[1][1].name, st.inputs[3:], 3, True
-    return name, st.inputs, 0, False
-
-
-def _prim_name(fn: Any) -> str:
-    prim = getattr(fn, "prim", fn)
-    return prim.name if isinstance(prim, Primitive) else ""
+    """(operation, its inputs, their offset in the step's inputs, guarded?) of an ``op``
+    step: ``guarded(path, prim, abstract, *args)`` is ``prim(*args)`` run where ``path``
+    holds (the lowering named the step after ``prim``: ``Step.guarded``)."""
+    if st.guarded:
+        return st.name, st.inputs[3:], 3, True
+    return st.name, st.inputs, 0, False
 
 
 _DT_NAMES: dict[Any, str] = {}  # NumPy's str(dtype) runs Python code: memoized
@@ -187,21 +191,20 @@ class NativeLoop(NativeRun):
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
-        readers: dict[int, list[str]] = {}
+        readers: dict[int, list[bool]] = {}  # slot -> per read: is it a GEMM operand?
         for si, st in enumerate(body.steps):
-            nm = "kernel" if st.kind == "kernel" else \
-                "mT" if _is_2d_transpose(st, specs) else _prim_name(st.fn)
-            if nm == "mT":
+            if _is_2d_transpose(st, specs):
                 self.mt_of[st.output] = st.inputs[0]
                 self.mt_steps.add(si)
+            gemm = st.op in _GEMM_KINDS and not st.guarded
             for k, (is_slot, x) in enumerate(st.inputs):
                 if is_slot:  # (a product's factors are GEMM operands; its addend is not)
                     readers.setdefault(x, []).append(
-                        "matmul" if nm == _ACC and k < 2 else nm)
+                        gemm and (st.op == "gemm" or k < 2))
         for is_slot, x in body.outputs:
             if is_slot:
-                readers.setdefault(x, []).append("exit")
-        self.mt_copy = {x for x in self.mt_of if any(r not in _GEMM for r in readers.get(x, []))}
+                readers.setdefault(x, []).append(False)
+        self.mt_copy = {x for x in self.mt_of if not all(readers.get(x, []))}
         self.readers = {x: len(r) for x, r in readers.items()}
         # calls of typed functions (recursion whose depth depends on data): each callee
         # is one LLVM function of this module, called with a frame of 8-byte argument and
@@ -219,9 +222,6 @@ class NativeLoop(NativeRun):
                 self.calls[st.output] = st.fn.body
         for si, st in enumerate(body.steps):
             if st.kind == "call":
-                continue
-            if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
-                    st.inputs[0][1] in self.calls:
                 continue
             if st.kind == "kernel":
                 ck = st.fn.compiled
@@ -243,103 +243,10 @@ class NativeLoop(NativeRun):
                 continue
             name, ins_, _off, _guard = _unwrap(st)
             out = specs[st.output]
-            if si in self.mt_steps and name == "transpose":
+            check = _CHECKS.get(st.op)  # (False: what the scalar steps' check says)
+            if check is not None and check(self, si, st, name, ins_, _guard, out):
                 continue
-            if name in ("matmul", "dot", "mT", _ACC) and not _guard:
-                ins = [specs[x] if s_ else abstract_of(x) for s_, x in ins_]
-                why = host_gemm.gemm_refusal("matmul", ins[:2], out) if name == _ACC \
-                    else host_gemm.gemm_refusal(name, ins, out)
-                if why is None and name == _ACC and (ins[2] != out or not ins_[2][0]
-                                                     or ins_[3][0]):
-                    why = "a product accumulated into a value of another type"
-                if why is not None:
-                    raise Unsupported(why)
-                continue
-            if name == "reshape" and not _guard and isinstance(out, AArray):
-                s_, x = ins_[0]
-                xa = specs[x] if s_ else abstract_of(x)
-                if not isinstance(xa, (AArray, AScalar)) or prod(out.shape) != 1 and \
-                        not isinstance(xa, AArray) or _dtname(out.dtype) not in MEMTYPE or \
-                        xa.dtype != out.dtype:
-                    raise Unsupported("a reshape of this kind")
-                # the same contiguous data under another shape; a number (np.reshape(
-                # 2.5, (1,))) is stored in a buffer of its own (``_alias``)
-                continue
-            if name == "make_tuple" and not _guard:
-                self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
-                continue
-            if name in ("getitem", "getitem_grad") and isinstance(out, AArray) and \
-                    self._row_index(name, ins_, out):
-                self.rows.add(si)  # x[i]: a row by a computed int, guarded or not
-                continue
-            if name in _ARRAY_STEPS and not _guard and isinstance(out, AArray):
-                self._array_step_plan(si, name, ins_, out)
-                continue
-            if name not in _SCALAR:
-                raise Unsupported(f"host step {st.name}")
-            if isinstance(out, AArray):
-                if name not in ("select", "tape_get"):
-                    raise Unsupported(f"array arithmetic outside kernels ({name})")
-                if name == "tape_get" and not (ins_[0][0] and not ins_[1][0]):
-                    raise Unsupported("a tape read")
-                continue
-            if not isinstance(out, AScalar):
-                raise Unsupported("non-numeric step")
-            ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in ins_]
-            if name == "tape_get":
-                if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
-                        and not ins_[1][0]):
-                    raise Unsupported("a tape read")
-                continue
-            if name in ("argmax", "argmin"):
-                if not (ins_[0][0] and isinstance(ins[0], AArray) and prod(ins[0].shape) > 0
-                        and not ins_[1][0] and ins_[1][1] is None
-                        and str(ins[0].dtype) in MEMTYPE and out.dtype == np.int64):
-                    raise Unsupported(f"{name} along an axis")
-                continue
-            if name == "getitem" and not ins_[0][0] and not ins_[1][0]:
-                if _constant_element(ins_[0][1], ins_[1][1]) is None:
-                    raise Unsupported("an index of a constant other than one element")
-                continue
-            if name == "getitem" and ins_[0][0] and isinstance(ins[0], AArray) and \
-                    not ins_[1][0] and not isinstance(ins_[1][1], (int, np.integer)):
-                view = native_ops.basic_view(tuple(ins[0].shape), ins_[1][1])
-                if view is None or view[1] != ():
-                    raise Unsupported("an index other than a constant element")
-                continue
-            if name == "getitem" and self._element_index(ins_) is not None:
-                continue  # x[i, j] by computed ints
-            if name == "getitem" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
-                continue  # a number's x[()]: itself
-            if name == "getitem":
-                if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
-                        and ins[0].shape[0] > 0
-                        and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
-                    raise Unsupported("indexing other than a[i] of a 1-d array")
-                continue
-            ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
-            if any(not isinstance(a, AScalar) for a in ins):
-                raise Unsupported("a scalar step on an array")
-            if name in ("maximum", "minimum", "clip") and (
-                    out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
-                        a.dtype.kind == "b" for a in ins)):
-                raise Unsupported(f"{name} of mixed bools")
-            if name in ("floor", "pow") and out.dtype.kind != "f":
-                raise Unsupported(f"{name} of integers")
-            if name == "abs" and out.dtype.kind not in "fi":
-                raise Unsupported("abs of a bool")
-            if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
-                                                   a.dtype.kind not in "fi" for a in ins):
-                raise Unsupported("max/min of mixed kinds (the result's type is data's)")
-            if name in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
-                raise Unsupported(f"{name} of non-integers")
-            if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
-                raise Unsupported("int() to a NumPy integer")
-            if name == "check_math_domain" and out.dtype.kind != "f":
-                raise Unsupported("a domain check of a non-float")
-            if name == "grad_cast" and (out.dtype.kind != "f" or
-                                        any(a.dtype.kind != "f" for a in ins)):
-                raise Unsupported("a gradient cast other than float to float")
+            self._check_scalar(st, name, ins_, out)
         for is_slot, x in body.outputs:
             a = specs[x] if is_slot else abstract_of(x)
             if is_slot and not isinstance(a, (AArray, AScalar)):
@@ -418,6 +325,139 @@ class NativeLoop(NativeRun):
         self.plan = plan
         return True
 
+    # -- checks: is each step one native code covers? -----------------------------------
+    def _check_scalar(self, st, name: str, ins_: list, out: Any) -> None:
+        """A step on numbers (or a select or tape read of arrays: pointers), the kinds
+        with no check of their own, and what the other kinds' checks leave: raise
+        Unsupported unless native code computes it as Python and NumPy do."""
+        specs = self.body.specs
+        if name not in _SCALAR:
+            raise Unsupported(f"host step {st.name}")
+        if isinstance(out, AArray):
+            if st.op not in ("select", "tape_get"):
+                raise Unsupported(f"array arithmetic outside kernels ({name})")
+            if st.op == "tape_get" and not (ins_[0][0] and not ins_[1][0]):
+                raise Unsupported("a tape read")
+            return
+        if not isinstance(out, AScalar):
+            raise Unsupported("non-numeric step")
+        ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in ins_]
+        if st.op == "tape_get":
+            if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
+                    and not ins_[1][0]):
+                raise Unsupported("a tape read")
+            return
+        if st.op == "arg_extreme":
+            if not (ins_[0][0] and isinstance(ins[0], AArray) and prod(ins[0].shape) > 0
+                    and not ins_[1][0] and ins_[1][1] is None
+                    and str(ins[0].dtype) in MEMTYPE and out.dtype == np.int64):
+                raise Unsupported(f"{name} along an axis")
+            return
+        if st.op == "index" and not ins_[0][0] and not ins_[1][0]:
+            if _constant_element(ins_[0][1], ins_[1][1]) is None:
+                raise Unsupported("an index of a constant other than one element")
+            return
+        if st.op == "index" and ins_[0][0] and isinstance(ins[0], AArray) and \
+                not ins_[1][0] and not isinstance(ins_[1][1], (int, np.integer)):
+            view = native_ops.basic_view(tuple(ins[0].shape), ins_[1][1])
+            if view is None or view[1] != ():
+                raise Unsupported("an index other than a constant element")
+            return
+        if st.op == "index" and self._element_index(ins_) is not None:
+            return  # x[i, j] by computed ints
+        if st.op == "index" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
+            return  # a number's x[()]: itself
+        if st.op == "index":
+            if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
+                    and ins[0].shape[0] > 0
+                    and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
+                raise Unsupported("indexing other than a[i] of a 1-d array")
+            return
+        ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
+        if any(not isinstance(a, AScalar) for a in ins):
+            raise Unsupported("a scalar step on an array")
+        if name in ("maximum", "minimum", "clip") and (
+                out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
+                    a.dtype.kind == "b" for a in ins)):
+            raise Unsupported(f"{name} of mixed bools")
+        if name in ("floor", "pow") and out.dtype.kind != "f":
+            raise Unsupported(f"{name} of integers")
+        if name == "abs" and out.dtype.kind not in "fi":
+            raise Unsupported("abs of a bool")
+        if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
+                                               a.dtype.kind not in "fi" for a in ins):
+            raise Unsupported("max/min of mixed kinds (the result's type is data's)")
+        if name in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
+            raise Unsupported(f"{name} of non-integers")
+        if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
+            raise Unsupported("int() to a NumPy integer")
+        if name == "check_math_domain" and out.dtype.kind != "f":
+            raise Unsupported("a domain check of a non-float")
+        if name == "grad_cast" and (out.dtype.kind != "f" or
+                                    any(a.dtype.kind != "f" for a in ins)):
+            raise Unsupported("a gradient cast other than float to float")
+
+    def _check_gemm(self, si, st, name, ins_, guard, out) -> bool:
+        if guard:
+            return False
+        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        acc = st.op == "gemm_acc"
+        why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out)
+        if why is None and acc and (ins[2] != out or not ins_[2][0] or ins_[3][0]):
+            why = "a product accumulated into a value of another type"
+        if why is not None:
+            raise Unsupported(why)
+        return True
+
+    def _check_matrix_transpose(self, si, st, name, ins_, guard, out) -> bool:
+        if guard:
+            return False
+        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        why = host_gemm.gemm_refusal("mT", ins, out)
+        if why is not None:
+            raise Unsupported(why)
+        return True
+
+    def _check_transpose(self, si, st, name, ins_, guard, out) -> bool:
+        if si in self.mt_steps:
+            return True  # a GEMM's transpose flag, or copied as an mT
+        return self._check_array(si, st, name, ins_, guard, out)
+
+    def _check_alias(self, si, st, name, ins_, guard, out) -> bool:
+        if guard or not isinstance(out, AArray):
+            return False
+        s_, x = ins_[0]
+        xa = self.body.specs[x] if s_ else abstract_of(x)
+        if not isinstance(xa, (AArray, AScalar)) or prod(out.shape) != 1 and \
+                not isinstance(xa, AArray) or _dtname(out.dtype) not in MEMTYPE or \
+                xa.dtype != out.dtype:
+            raise Unsupported("a reshape of this kind")
+        # the same contiguous data under another shape; a number (np.reshape(
+        # 2.5, (1,))) is stored in a buffer of its own (``_alias``)
+        return True
+
+    def _check_tuple(self, si, st, name, ins_, guard, out) -> bool:
+        if guard:
+            return False
+        self.tuples[st.output] = (si, list(st.inputs))  # an index, for its users
+        return True
+
+    def _check_index(self, si, st, name, ins_, guard, out) -> bool:
+        if isinstance(out, AArray) and self._row_index(st.op, ins_, out):
+            self.rows.add(si)  # x[i]: a row by a computed int, guarded or not
+            return True
+        return self._check_array(si, st, name, ins_, guard, out)
+
+    def _check_array(self, si, st, name, ins_, guard, out) -> bool:
+        if guard or not isinstance(out, AArray):
+            return False
+        self._array_step_plan(si, st.op, name, ins_, out)
+        return True
+
+    def _check_exit_value(self, si, st, name, ins_, guard, out) -> bool:
+        # one result of a call: read from the call's result cells (``_emit_exit_value``)
+        return not guard and st.inputs[0][0] and st.inputs[0][1] in self.calls
+
     @property
     def llvm_ir(self) -> str:
         """The module's LLVM IR as generated (built again if the code came from a plan)."""
@@ -489,9 +529,6 @@ class NativeLoop(NativeRun):
             b.cbranch(bad, bail, ok)
             b.position_at_end(ok)
 
-        def weak(si: int) -> bool:
-            ins = _unwrap(body.steps[si])[1]
-            return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
@@ -537,13 +574,13 @@ class NativeLoop(NativeRun):
         if self.once:
             written = set()  # slots a step writes into a buffer of its own
             for si, st in enumerate(body.steps):
-                nm = "mT" if si in self.mt_steps else _unwrap(st)[0]
+                mt = si in self.mt_steps or st.op == "matrix_transpose"
                 if st.kind == "kernel":
                     written.update(st.outputs)
-                elif nm in _GEMM or nm == _ACC or (nm == "mT" and st.output not in self.mt_of) or (
-                        nm == "mT" and st.output in self.mt_copy) or (
-                        nm in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
-                        and not self._alias(si)):
+                elif st.op in _GEMM_KINDS or (mt and st.output not in self.mt_of) or (
+                        mt and st.output in self.mt_copy) or (
+                        si not in self.mt_steps and st.op in _ARRAY_KINDS
+                        and isinstance(specs[st.output], AArray) and not self._alias(si)):
                     written.add(st.output)
             for e, (is_slot, x) in enumerate(self.exit_outputs):
                 if is_slot and x in written and isinstance(specs[x], AArray) \
@@ -576,13 +613,12 @@ class NativeLoop(NativeRun):
                         partial_ptr[(si, i)] = io_ptr()
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
-            elif st.output in self.mt_of or _unwrap(st)[0] in _GEMM or (
-                    _unwrap(st)[0] == _ACC) or (
-                    _unwrap(st)[0] in _ARRAY_STEPS and isinstance(specs[st.output], AArray)
+            elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
+                    st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
                 a = specs[st.output]
                 made[st.output] = (si, 0)
-                addend = st.inputs[2][1] if _unwrap(st)[0] == _ACC else None
+                addend = st.inputs[2][1] if st.op == "gemm_acc" else None
                 if addend is not None and st.output not in direct and \
                         self.readers.get(addend) == 1 and addend in made and \
                         not isinstance(scratch_ptr.get(made[addend]), (tuple, type(None))):
@@ -681,313 +717,28 @@ class NativeLoop(NativeRun):
         if framed and self.n_io != len(body.params) + len(self.exit_outputs):
             raise Unsupported("a recursive function with array buffers")
         call_cells: dict[int, tuple[list[ir.Value], list]] = {}
+
+        def bail_on(bad: ir.Value, path=None) -> None:
+            # a guarded operation fails only where its branch is taken
+            bail_if(bad if path is None else b.and_(path, bad))
+        e = _Emitting(b, module, entry, value, convert, slot_var, scratch_ptr, bail_if,
+                      bail_on, call_cells)
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
                                   next_buf)
                 continue
-            if st.output in self.calls and not _prim_name(st.fn):
+            if st.kind == "call":
                 call_cells[st.output] = self._call_step(b, fn, entry, si, st, value, bail_if,
                                                         fns)
                 continue
-            if _prim_name(st.fn) == "loop_out" and st.inputs[0][0] and \
-                    st.inputs[0][1] in call_cells:
-                e = st.inputs[1][1]
-                cells, exits = call_cells[st.inputs[0][1]]
-                callee = self.calls[st.inputs[0][1]]
-                is_slot, x = exits[e]
-                a = specs[st.output]
-                if not is_slot:
-                    b.store(value(si, 1, False, x, want=_ltype(a)), slot_var(st.output))
-                    continue
-                xa = callee.specs[x]
-                v = b.load(cells[e], typ=_mem(xa))
-                if xa.dtype == np.bool_:
-                    v = b.trunc(v, I1)
-                b.store(convert(v, _ltype(xa), _ltype(a)), slot_var(st.output))
-                continue
-
-            def bail_on(bad: ir.Value, path=None) -> None:
-                # a guarded operation fails only where its branch is taken
-                bail_if(bad if path is None else b.and_(path, bad))
             name, ins_, off, guard = _unwrap(st)
-            if si in self.mt_steps:
-                name = "mT"
             path = value(si, 0, *st.inputs[0], want=I1) if guard else None
             out = specs[st.output]
-            if name == "mT" and st.output in self.mt_of and st.output not in self.mt_copy:
-                continue  # only read by GEMMs, as a transpose flag
-            if name == "reshape" and not guard and isinstance(out, AArray):
-                if self._alias(si):
-                    b.store(value(si, 0, *ins_[0]), slot_var(st.output))  # an alias
-                else:  # a number in a buffer of one element
-                    dst = scratch_ptr[(si, 0)]
-                    v = value(si, 0, *ins_[0], want=_ltype(out))
-                    b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
-                    b.store(dst, slot_var(st.output))
+            emit = _EMITS.get(st.op)  # (False: emitted as the steps on numbers are)
+            if emit is not None and emit(self, e, si, st, ins_, off, path, out):
                 continue
-            if name in ("matmul", "dot", "mT", _ACC):
-                dst = scratch_ptr[(si, 0)]
-                if name == _ACC and si not in self.acc_in_place:  # the sum so far, copied
-                    _memcpy(b, module, dst, value(si, 2, *ins_[2]), _nbytes(out))
-                if name in _GEMM or name == _ACC:
-                    ops = []
-                    for k in range(2):
-                        s_, x = ins_[k]
-                        if s_ and x in self.mt_of:  # (src).T: src with the transpose flag
-                            src_s, src_x = self.mt_of[x]
-                            ops.append((value(si, k, src_s, src_x), specs[x], True))
-                        else:
-                            ops.append((value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
-                                        False))
-                    host_gemm.gemm(b, module, self.symbols, ops[0], ops[1], dst, out, entry,
-                                   *((float(ins_[3][1]), 1.0) if name == _ACC else ()))
-                else:
-                    host_gemm.transpose(b, value(si, 0, *ins_[0]), dst, out)
-                if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
-                    b.store(b.load(dst, typ=_mem(out)), slot_var(st.output))
-                    continue
-                b.store(dst, slot_var(st.output))
-                continue
-            if si in self.windows:  # x[s:s + n] along the first axis: a pointer into x
-                self._window_step(b, si, ins_, out, value, slot_var)
-                continue
-            if si in self.rows:
-                self._row_step(b, module, si, name, ins_, off, out, path, bail_on, value,
-                               scratch_ptr, slot_var)
-                continue
-            if isinstance(out, AArray) and name in _ARRAY_STEPS and not guard:
-                dst = scratch_ptr[(si, 0)]
-                self._array_step(b, entry, si, name, ins_, out, dst, bail_if, value)
-                b.store(dst, slot_var(st.output))
-                continue
-            if name == "make_tuple" and not guard:
-                continue
-            if isinstance(out, AArray) and name == "tape_get":
-                tp = value(si, off + 0, *ins_[0])
-                k = value(si, off + 2, *ins_[2], want=I64)
-                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
-                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
-                                    source_etype=PTR), typ=PTR)
-                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
-                             source_etype=I8)
-                b.store(elem, slot_var(st.output))
-                continue
-            if isinstance(out, AArray):  # select between arrays: between pointers
-                c = value(si, off + 0, *ins_[0], want=I1)
-                sides = [self._array_operand(b, entry, value, si, off + k, ins_[k], out)
-                         for k in (1, 2)]
-                r = b.select(c, *sides)
-                b.store(r, slot_var(st.output))
-                continue
-            rt = _ltype(out)
-            if name == "select":
-                c = value(si, off + 0, *ins_[0], want=I1)
-                r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
-                             value(si, off + 2, *ins_[2], want=rt))
-            elif name in _FCMP:
-                ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
-                ct = _compare_type(ops_)
-                for k, a in enumerate(ops_):  # an int compared with a float: exact in
-                    # a double up to 53 bits (CPython compares exactly), else the host
-                    if is_float(ct) and a.dtype.kind == "i":
-                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
-                        bail_on(big, path)
-                x0 = value(si, off + 0, *ins_[0], want=ct)
-                x1 = value(si, off + 1, *ins_[1], want=ct)
-                op = _FCMP[name]
-                if is_float(ct):
-                    r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
-                        b.fcmp_ordered(op, x0, x1)
-                elif ct == I1:
-                    r = b.icmp_unsigned(op, x0, x1)
-                else:
-                    r = b.icmp_signed(op, x0, x1)
-                r = convert(r, I1, rt)
-            elif name == "neg":
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                r = b.fneg(x0) if is_float(rt) else b.neg(x0)
-            elif name == "abs":
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                if is_float(rt):
-                    r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
-                else:
-                    if weak(si):
-                        bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
-                    r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
-            elif name in _MATH:
-                if not is_float(rt):
-                    raise Unsupported(f"{name} of an integer")
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
-                           MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
-            elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
-                r = value(si, off + 0, *ins_[0], want=rt)
-            elif name in ("argmax", "argmin"):  # the flat index of the first extreme
-                r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
-                                      value(si, off + 0, *ins_[0]), rt)
-            elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                op = ">" if name == "py_max" else "<"
-                r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
-                             b.icmp_signed(op, x1, x0), x1, x0)
-            elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
-                src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-                st_ = _ltype(src_a)
-                x0 = value(si, off + 0, *ins_[0], want=st_)
-                if is_float(st_):
-                    fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
-                                                      [x0]), ir.Constant(st_, 2.0 ** 63))
-                    bail_on(b.not_(fits), path)
-                    x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
-                    r = b.fptosi(x0, rt)
-                else:
-                    r = convert(x0, st_, rt)
-            elif name == "check_math_domain":  # math's domain/range errors: Python decides
-                xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
-                y = value(si, off + 0, *ins_[0], want=rt)
-                bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
-                                                        [y]), ir.Constant(rt, math.inf)))
-                if is_float(_ltype(xa)):
-                    xt = _ltype(xa)
-                    xv = value(si, off + 1, *ins_[1], want=xt)
-                    bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
-                        module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
-                bail_on(bad, path)
-                r = y
-            elif name == "truediv":
-                kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
-                         for s_, x in ins_}
-                if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
-                    raise Unsupported("a division of these types")
-                if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
-                    # when both fit a double's 53 bits, else the host decides
-                    for k in (0, 1):
-                        if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
-                                      else abstract_of(ins_[k][1])).dtype.kind == "i":
-                            big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
-                            bail_on(big, path)
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                if weak(si):  # Python floats: x / 0.0 raises
-                    bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
-                if path is not None:  # off its path: a harmless division, result unused
-                    x1 = b.select(path, x1, ir.Constant(rt, 1.0))
-                    x0 = b.select(path, x0, ir.Constant(rt, 0.0))
-                r = b.fdiv(x0, x1)
-            elif name == "tape_get":
-                tp = value(si, off + 0, *ins_[0])
-                j = ins_[1][1]
-                k = value(si, off + 2, *ins_[2], want=I64)
-                bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
-                base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
-                              typ=PTR)
-                elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
-                             source_etype=I8)
-                v = b.load(elem, typ=_mem(out))
-                r = b.trunc(v, I1) if out.dtype == np.bool_ else v
-            elif name == "getitem" and _empty_index(ins_[1]) and isinstance(
-                    specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
-                r = value(si, off + 0, *ins_[0], want=rt)
-            elif name == "getitem" and not ins_[0][0] and not ins_[1][0]:  # known already
-                r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
-                          want=rt)
-            elif name == "getitem" and not ins_[1][0] and \
-                    not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
-                arr_a = specs[ins_[0][1]]
-                offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                base = value(si, off + 0, *ins_[0])
-                v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                if src == I1:
-                    v = b.trunc(v, I1)
-                r = convert(v, src, rt)
-            elif name == "getitem" and self._element_index(ins_) is not None:
-                arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-                const, dyn = self._element_index(ins_)
-                at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
-                                          lambda bad, path=path: bail_on(bad, path))
-                at = b.add(at, ir.Constant(I64, native_ops.basic_view(
-                    tuple(arr_a.shape), const)[0]))
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
-            elif name == "getitem":
-                arr_a = specs[ins_[0][1]]
-                base = value(si, off + 0, *ins_[0])
-                i = value(si, off + 1, *ins_[1], want=I64)
-                size = ir.Constant(I64, arr_a.shape[0])
-                i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
-                bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
-                if path is not None:  # not on its path: read a valid element, unused
-                    i = b.select(path, i, ir.Constant(I64, 0))
-                mt = MEMTYPE[_dtname(arr_a.dtype)]
-                v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
-                src = LLTYPE[_dtname(arr_a.dtype)]
-                if src == I1:
-                    v = b.trunc(v, I1)
-                r = convert(v, src, rt)
-            elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
-                xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
-                r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
-                    _extreme(b, module, "min", xs[0], xs[1])
-                if name == "clip":
-                    r = _extreme(b, module, "min", r, xs[2])
-            elif name == "floor":
-                r = b.call(_intrinsic(module, "llvm.floor", rt),
-                           [value(si, off + 0, *ins_[0], want=rt)])
-            elif name == "pow":  # C's pow (NumPy's and CPython's float **)
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-                if fn_ is None:
-                    fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
-                                      f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-                r = b.call(fn_, [x0, x1])
-                if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
-                    # overflow raise where C gives NaN or inf: the host decides
-                    fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
-                        module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
-                        for v in (r, x0, x1))
-                    bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
-            elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
-                bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
-                    b.icmp_signed("==", x1, ir.Constant(rt, -1)),
-                    b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
-                bail_on(bad, path)  # (the host raises, or computes in Python's ints)
-                if path is not None:
-                    bad = b.or_(bad, b.not_(path))
-                x1 = b.select(bad, one, x1)
-                q, m = b.sdiv(x0, x1), b.srem(x0, x1)
-                fix = b.and_(b.icmp_signed("!=", m, zero),
-                             b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
-                r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
-                    b.select(fix, b.sub(q, one), q)
-            else:
-                x0 = value(si, off + 0, *ins_[0], want=rt)
-                x1 = value(si, off + 1, *ins_[1], want=rt)
-                if name in ("and_", "or_"):
-                    if is_float(rt):
-                        raise Unsupported("bitwise op on floats")
-                    r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
-                elif rt == I1:
-                    raise Unsupported("arithmetic on bools")
-                elif is_float(rt):
-                    r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
-                elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
-                    op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
-                    pair = b.call(_overflow(module, op), [x0, x1])
-                    bail_on(b.extract_value(pair, 1), path)
-                    r = b.extract_value(pair, 0)
-                else:
-                    r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
-            b.store(r, slot_var(st.output))
+            self._emit_number(e, si, st, name, ins_, off, path, out)
 
         go_slot, go = body.outputs[0]
         g = value(-1, -1, go_slot, go, want=I1)
@@ -1030,6 +781,342 @@ class NativeLoop(NativeRun):
                     v = b.zext(v, I8)
                 b.store(v, dst)
         b.ret(ir.Constant(I32, 0))
+
+    # -- the emitters of the op kinds (``_EMITS``): True when the step is emitted -------
+    def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        """A product (``gemm``, ``gemm_acc``: through BLAS or a loop, ``host_gemm``), or a
+        2-d transpose: a GEMM's transpose flag, else copied (``host_gemm.transpose``)."""
+        b, specs = e.b, self.body.specs
+        mt = st.op in ("transpose", "matrix_transpose")
+        if mt and st.output in self.mt_of and st.output not in self.mt_copy:
+            return True  # only read by GEMMs, as a transpose flag
+        dst = e.scratch_ptr[(si, 0)]
+        acc = st.op == "gemm_acc"
+        if acc and si not in self.acc_in_place:  # the sum so far, copied
+            _memcpy(b, e.module, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
+        if not mt:
+            ops = []
+            for k in range(2):
+                s_, x = ins_[k]
+                if s_ and x in self.mt_of:  # (src).T: src with the transpose flag
+                    src_s, src_x = self.mt_of[x]
+                    ops.append((e.value(si, k, src_s, src_x), specs[x], True))
+                else:
+                    ops.append((e.value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
+                                False))
+            host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
+                           *((float(ins_[3][1]), 1.0) if acc else ()))
+        else:
+            host_gemm.transpose(b, e.value(si, 0, *ins_[0]), dst, out)
+        if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
+            b.store(b.load(dst, typ=_mem(out)), e.slot_var(st.output))
+            return True
+        b.store(dst, e.slot_var(st.output))
+        return True
+
+    def _emit_transpose(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        if si in self.mt_steps:  # a swap of the last two axes: as an mT
+            return self._emit_gemm(e, si, st, ins_, off, path, out)
+        return self._emit_array(e, si, st, ins_, off, path, out)
+
+    def _emit_alias(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        if st.guarded or not isinstance(out, AArray):
+            return False
+        b = e.b
+        if self._alias(si):
+            b.store(e.value(si, 0, *ins_[0]), e.slot_var(st.output))  # an alias
+        else:  # a number in a buffer of one element
+            dst = e.scratch_ptr[(si, 0)]
+            v = e.value(si, 0, *ins_[0], want=_ltype(out))
+            b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
+            b.store(dst, e.slot_var(st.output))
+        return True
+
+    def _emit_window(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        if si in self.windows:  # x[s:s + n] along the first axis: a pointer into x
+            self._window_step(e.b, si, ins_, out, e.value, e.slot_var)
+            return True
+        return self._emit_array(e, si, st, ins_, off, path, out)
+
+    def _emit_index(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        if si in self.rows:  # x[i] (or its gradient) by a computed int: a row
+            self._row_step(e.b, e.module, si, st.op, ins_, off, out, path, e.bail_on,
+                           e.value, e.scratch_ptr, e.slot_var)
+            return True
+        return self._emit_array(e, si, st, ins_, off, path, out)
+
+    def _emit_array(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        """An array result in a buffer of its own (``_array_step``)."""
+        if st.guarded or not isinstance(out, AArray):
+            return False
+        dst = e.scratch_ptr[(si, 0)]
+        self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, e.bail_if,
+                         e.value)
+        e.b.store(dst, e.slot_var(st.output))
+        return True
+
+    def _emit_tuple(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        return not st.guarded  # read by the steps using it (``self.tuples``)
+
+    def _emit_exit_value(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
+        """One result of a native call: read from the call's result cells."""
+        if st.guarded or not (st.inputs[0][0] and st.inputs[0][1] in e.call_cells):
+            return False
+        b = e.b
+        k = st.inputs[1][1]
+        cells, exits = e.call_cells[st.inputs[0][1]]
+        callee = self.calls[st.inputs[0][1]]
+        is_slot, x = exits[k]
+        if not is_slot:
+            b.store(e.value(si, 1, False, x, want=_ltype(out)), e.slot_var(st.output))
+            return True
+        xa = callee.specs[x]
+        v = b.load(cells[k], typ=_mem(xa))
+        if xa.dtype == np.bool_:
+            v = b.trunc(v, I1)
+        b.store(e.convert(v, _ltype(xa), _ltype(out)), e.slot_var(st.output))
+        return True
+
+    def _weak(self, si: int) -> bool:
+        """Are all of step ``si`` 's operands Python numbers (weakly typed)?"""
+        specs = self.body.specs
+        ins = _unwrap(self.body.steps[si])[1]
+        return all(_scalar_of(specs[x] if s_ else abstract_of(x)).weak for s_, x in ins)
+
+    def _emit_number(self, e: _Emitting, si, st, name, ins_, off, path, out) -> None:
+        """A step on numbers (``scalar``, and ``select``, ``tape_get``, ``index`` and
+        ``arg_extreme`` with a number for result), or a select or tape read of arrays (a
+        pointer): what the kinds with no emitter, or whose emitter declined, are.  The
+        operation of a ``scalar`` step is its primitive's (``name``)."""
+        b, module, entry, value, convert, slot_var, bail_on = (
+            e.b, e.module, e.entry, e.value, e.convert, e.slot_var, e.bail_on)
+        specs = self.body.specs
+        weak = self._weak
+        if isinstance(out, AArray) and st.op == "tape_get":
+            tp = value(si, off + 0, *ins_[0])
+            k = value(si, off + 2, *ins_[2], want=I64)
+            bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
+            base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
+                                source_etype=PTR), typ=PTR)
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                         source_etype=I8)
+            b.store(elem, slot_var(st.output))
+            return
+        if isinstance(out, AArray):  # select between arrays: between pointers
+            c = value(si, off + 0, *ins_[0], want=I1)
+            sides = [self._array_operand(b, entry, value, si, off + k, ins_[k], out)
+                     for k in (1, 2)]
+            r = b.select(c, *sides)
+            b.store(r, slot_var(st.output))
+            return
+        rt = _ltype(out)
+        if st.op == "select":
+            c = value(si, off + 0, *ins_[0], want=I1)
+            r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
+                         value(si, off + 2, *ins_[2], want=rt))
+        elif name in _FCMP:
+            ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
+            ct = _compare_type(ops_)
+            for k, a in enumerate(ops_):  # an int compared with a float: exact in
+                # a double up to 53 bits (CPython compares exactly), else the host
+                if is_float(ct) and a.dtype.kind == "i":
+                    big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                    bail_on(big, path)
+            x0 = value(si, off + 0, *ins_[0], want=ct)
+            x1 = value(si, off + 1, *ins_[1], want=ct)
+            op = _FCMP[name]
+            if is_float(ct):
+                r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
+                    b.fcmp_ordered(op, x0, x1)
+            elif ct == I1:
+                r = b.icmp_unsigned(op, x0, x1)
+            else:
+                r = b.icmp_signed(op, x0, x1)
+            r = convert(r, I1, rt)
+        elif name == "neg":
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            r = b.fneg(x0) if is_float(rt) else b.neg(x0)
+        elif name == "abs":
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            if is_float(rt):
+                r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
+            else:
+                if weak(si):
+                    bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
+                r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
+        elif name in _MATH:
+            if not is_float(rt):
+                raise Unsupported(f"{name} of an integer")
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
+                       MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
+        elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
+            r = value(si, off + 0, *ins_[0], want=rt)
+        elif st.op == "arg_extreme":  # the flat index of the first extreme
+            r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
+                                  value(si, off + 0, *ins_[0]), rt)
+        elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            op = ">" if name == "py_max" else "<"
+            r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
+                         b.icmp_signed(op, x1, x0), x1, x0)
+        elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
+            src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            st_ = _ltype(src_a)
+            x0 = value(si, off + 0, *ins_[0], want=st_)
+            if is_float(st_):
+                fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
+                                                  [x0]), ir.Constant(st_, 2.0 ** 63))
+                bail_on(b.not_(fits), path)
+                x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
+                r = b.fptosi(x0, rt)
+            else:
+                r = convert(x0, st_, rt)
+        elif name == "check_math_domain":  # math's domain/range errors: Python decides
+            xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            y = value(si, off + 0, *ins_[0], want=rt)
+            bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
+                                                    [y]), ir.Constant(rt, math.inf)))
+            if is_float(_ltype(xa)):
+                xt = _ltype(xa)
+                xv = value(si, off + 1, *ins_[1], want=xt)
+                bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
+                    module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
+            bail_on(bad, path)
+            r = y
+        elif name == "truediv":
+            kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
+                     for s_, x in ins_}
+            if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
+                raise Unsupported("a division of these types")
+            if weak(si) and "i" in kinds:  # CPython rounds int / int once: exact
+                # when both fit a double's 53 bits, else the host decides
+                for k in (0, 1):
+                    if _scalar_of(specs[ins_[k][1]] if ins_[k][0]
+                                  else abstract_of(ins_[k][1])).dtype.kind == "i":
+                        big = _beyond_53_bits(b, value(si, off + k, *ins_[k], want=I64))
+                        bail_on(big, path)
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            if weak(si):  # Python floats: x / 0.0 raises
+                bail_on(b.fcmp_ordered("==", x1, ir.Constant(rt, 0.0)), path)
+            if path is not None:  # off its path: a harmless division, result unused
+                x1 = b.select(path, x1, ir.Constant(rt, 1.0))
+                x0 = b.select(path, x0, ir.Constant(rt, 0.0))
+            r = b.fdiv(x0, x1)
+        elif st.op == "tape_get":
+            tp = value(si, off + 0, *ins_[0])
+            j = ins_[1][1]
+            k = value(si, off + 2, *ins_[2], want=I64)
+            bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
+            base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
+                          typ=PTR)
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+                         source_etype=I8)
+            v = b.load(elem, typ=_mem(out))
+            r = b.trunc(v, I1) if out.dtype == np.bool_ else v
+        elif st.op == "index" and _empty_index(ins_[1]) and isinstance(
+                specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+            r = value(si, off + 0, *ins_[0], want=rt)
+        elif st.op == "index" and not ins_[0][0] and not ins_[1][0]:  # known already
+            r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
+                      want=rt)
+        elif st.op == "index" and not ins_[1][0] and \
+                not isinstance(ins_[1][1], (int, np.integer)):  # x[2, 5]: a constant place
+            arr_a = specs[ins_[0][1]]
+            offset = native_ops.basic_view(tuple(arr_a.shape), ins_[1][1])[0]
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            base = value(si, off + 0, *ins_[0])
+            v = b.load(b.gep(base, [ir.Constant(I64, offset)], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            if src == I1:
+                v = b.trunc(v, I1)
+            r = convert(v, src, rt)
+        elif st.op == "index" and self._element_index(ins_) is not None:
+            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            const, dyn = self._element_index(ins_)
+            at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
+                                      lambda bad, path=path: bail_on(bad, path))
+            at = b.add(at, ir.Constant(I64, native_ops.basic_view(
+                tuple(arr_a.shape), const)[0]))
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            v = b.load(b.gep(value(si, off + 0, *ins_[0]), [at], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
+        elif st.op == "index":
+            arr_a = specs[ins_[0][1]]
+            base = value(si, off + 0, *ins_[0])
+            i = value(si, off + 1, *ins_[1], want=I64)
+            size = ir.Constant(I64, arr_a.shape[0])
+            i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
+            bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
+            if path is not None:  # not on its path: read a valid element, unused
+                i = b.select(path, i, ir.Constant(I64, 0))
+            mt = MEMTYPE[_dtname(arr_a.dtype)]
+            v = b.load(b.gep(base, [i], source_etype=mt), typ=mt)
+            src = LLTYPE[_dtname(arr_a.dtype)]
+            if src == I1:
+                v = b.trunc(v, I1)
+            r = convert(v, src, rt)
+        elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
+            xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
+            r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
+                _extreme(b, module, "min", xs[0], xs[1])
+            if name == "clip":
+                r = _extreme(b, module, "min", r, xs[2])
+        elif name == "floor":
+            r = b.call(_intrinsic(module, "llvm.floor", rt),
+                       [value(si, off + 0, *ins_[0], want=rt)])
+        elif name == "pow":  # C's pow (NumPy's and CPython's float **)
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+            if fn_ is None:
+                fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
+                                  f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
+            r = b.call(fn_, [x0, x1])
+            if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
+                # overflow raise where C gives NaN or inf: the host decides
+                fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
+                    module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
+                    for v in (r, x0, x1))
+                bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
+        elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
+            bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
+                b.icmp_signed("==", x1, ir.Constant(rt, -1)),
+                b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
+            bail_on(bad, path)  # (the host raises, or computes in Python's ints)
+            if path is not None:
+                bad = b.or_(bad, b.not_(path))
+            x1 = b.select(bad, one, x1)
+            q, m = b.sdiv(x0, x1), b.srem(x0, x1)
+            fix = b.and_(b.icmp_signed("!=", m, zero),
+                         b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
+            r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
+                b.select(fix, b.sub(q, one), q)
+        else:
+            x0 = value(si, off + 0, *ins_[0], want=rt)
+            x1 = value(si, off + 1, *ins_[1], want=rt)
+            if name in ("and_", "or_"):
+                if is_float(rt):
+                    raise Unsupported("bitwise op on floats")
+                r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
+            elif rt == I1:
+                raise Unsupported("arithmetic on bools")
+            elif is_float(rt):
+                r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
+            elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
+                op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
+                pair = b.call(_overflow(module, op), [x0, x1])
+                bail_on(b.extract_value(pair, 1), path)
+                r = b.extract_value(pair, 0)
+            else:
+                r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
+        b.store(r, slot_var(st.output))
 
     @staticmethod
     def _arg_extreme(b, entry, name: str, a: AArray, base, rt, dst=None,
@@ -1326,7 +1413,7 @@ class NativeLoop(NativeRun):
             at = b.add(at, b.mul(i, ir.Constant(I64, prod(xshape[d + 1:]))))
         return at
 
-    def _row_index(self, name: str, ins_: list, out: AArray) -> bool:
+    def _row_index(self, kind: str, ins_: list, out: AArray) -> bool:
         """Is this ``x[i]`` (``getitem``) or its gradient (``getitem_grad``: zeros of
         ``x``'s shape, row ``i`` set) with ``i`` a computed int64 and ``x`` a C-contiguous
         array?  A loop's ``xs[t]``: its counter is loop data, so the index is computed
@@ -1339,7 +1426,7 @@ class NativeLoop(NativeRun):
                 and isinstance(ia, AScalar) and ia.dtype == np.int64
                 and out.dtype == xa.dtype and _dtname(out.dtype) in MEMTYPE):
             return False
-        if name == "getitem":
+        if kind == "index":
             return len(ins_) == 2 and tuple(out.shape) == tuple(xa.shape[1:])
         if len(ins_) != 3 or tuple(out.shape) != tuple(xa.shape) or out.dtype.kind != "f":
             return False
@@ -1352,13 +1439,13 @@ class NativeLoop(NativeRun):
     def _alias(self, si: int) -> bool:
         """Does step ``si``'s array result alias another array (no buffer of its own)?"""
         st = self.body.steps[si]
-        name, ins_ = _unwrap(st)[:2]
-        if name == "reshape":  # an array's data under another shape, not a number's
+        ins_ = _unwrap(st)[1]
+        if st.op == "alias":  # an array's data under another shape, not a number's
             return isinstance(self.body.specs[ins_[0][1]] if ins_[0][0]
                               else abstract_of(ins_[0][1]), AArray)
-        return si in self.windows or (si in self.rows and name == "getitem")
+        return si in self.windows or (si in self.rows and st.op == "index")
 
-    def _row_step(self, b, module, si: int, name: str, ins_: list, off: int, out: AArray,
+    def _row_step(self, b, module, si: int, kind: str, ins_: list, off: int, out: AArray,
                   path, bail_on, value, scratch_ptr, slot_var) -> None:
         """``x[i]``: a pointer into ``x`` (rows of a C-contiguous array are contiguous, and
         nothing writes an array a step reads while the iteration runs); its gradient:
@@ -1378,7 +1465,7 @@ class NativeLoop(NativeRun):
         if path is not None:
             bad = b.or_(bad, b.not_(path))
         i = b.select(bad, ir.Constant(I64, 0), i)
-        if name == "getitem":
+        if kind == "index":
             ptr = b.gep(value(si, off + 0, *ins_[0]), [b.mul(i, ir.Constant(I64, rowbytes))],
                         source_etype=I8)
             b.store(ptr, slot_var(self.body.steps[si].output))
@@ -1412,30 +1499,31 @@ class NativeLoop(NativeRun):
         b.store(b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty),
                 slot_var(self.body.steps[si].output))
 
-    def _array_step_plan(self, si: int, name: str, ins_: list, out: AArray) -> None:
+    def _array_step_plan(self, si: int, kind: str, name: str, ins_: list,
+                         out: AArray) -> None:
         specs = self.body.specs
-        if name in _DYNAMIC:
+        if kind in ("window", "window_add"):
             x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
             st = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
             if not (isinstance(x, AArray) and x.dtype == out.dtype
                     and _dtname(out.dtype) in MEMTYPE and isinstance(st, AScalar)
                     and st.dtype.kind == "i" and not ins_[2][0] and not ins_[3][0]):
                 raise Unsupported(f"{name} of this kind")
-            if name == "dynamic_slice" and prod(x.shape[:int(ins_[2][1])]) == 1:
+            if kind == "window" and prod(x.shape[:int(ins_[2][1])]) == 1:
                 self.windows.add(si)  # rows of a C-contiguous array: a pointer into it
             return
-        if name in ("zeros_like", "ones_like", "zeros", "ones"):
+        if kind == "fill":
             return
-        if name == "array":
+        if kind == "pack":
             self._array_leaves(si, ins_, out)
             return
-        if name == "concatenate":
+        if kind == "concatenate":
             self._concat_pieces(si, ins_, out)
             return
-        if name == "transpose":
+        if kind == "transpose":
             self._transpose_view(ins_, out)
             return
-        if name in ("argmax", "argmin"):
+        if kind == "arg_extreme":
             x = specs[ins_[0][1]] if ins_[0][0] else None
             axis = ins_[1][1] if not ins_[1][0] else None
             if not (isinstance(x, AArray) and isinstance(axis, (int, np.integer))
@@ -1446,30 +1534,30 @@ class NativeLoop(NativeRun):
                 raise Unsupported(f"{name} of this kind")
             return
         x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-        if name == "getitem_grad" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
+        if kind == "scatter_add" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
                 and out.shape == () and out.dtype.kind == "f" and len(ins_) == 3:
             d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
             if isinstance(_scalar_of(d), AScalar) and d.dtype.kind in "fi":
                 return  # a number's x[()]: its sensitivity, in a 0-d buffer
         if not isinstance(x, AArray):
             raise Unsupported("indexing a non-array")
-        kind, parts = self._index_parts(si, ins_[1])
-        if kind == "dynamic" and (len(parts[0]) > x.ndim or any(
+        how, parts = self._index_parts(si, ins_[1])
+        if how == "dynamic" and (len(parts[0]) > x.ndim or any(
                 x.shape[d] == 0 for d, *_ in parts[1])):
             raise Unsupported("a computed index past the array's axes")
-        if kind in ("basic", "dynamic"):
-            view = native_ops.basic_view(tuple(x.shape), parts if kind == "basic"
+        if how in ("basic", "dynamic"):
+            view = native_ops.basic_view(tuple(x.shape), parts if how == "basic"
                                          else parts[0])
-            want = view[1] if view is not None and name == "getitem" else x.shape
+            want = view[1] if view is not None and kind == "index" else x.shape
             if view is None or tuple(want) != tuple(out.shape):
                 raise Unsupported("a basic index myc cannot follow")
         else:
             got, n = parts
             shape = (n, *x.shape[len(got):])
             if len(got) > x.ndim or tuple(out.shape) != (
-                    shape if name == "getitem" else tuple(x.shape)):
+                    shape if kind == "index" else tuple(x.shape)):
                 raise Unsupported("a gather of another shape")
-        if name == "getitem_grad":
+        if kind == "scatter_add":
             d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
@@ -1592,12 +1680,12 @@ class NativeLoop(NativeRun):
             raise Unsupported("np.array of another shape")
         return leaves
 
-    def _array_step(self, b, entry, si: int, name: str, ins_: list, out: AArray, dst,
-                    bail_if, value) -> None:
+    def _array_step(self, b, entry, si: int, kind: str, name: str, ins_: list, out: AArray,
+                    dst, bail_if, value) -> None:
         specs = self.body.specs
         ty = MEMTYPE[_dtname(out.dtype)]
         count = prod(out.shape)
-        if name == "array":  # each leaf stored in turn, converted to the result's dtype
+        if kind == "pack":  # each leaf stored in turn, converted to the result's dtype
             leaves = self._array_leaves(si, ins_, out)
             each = count // len(leaves) if leaves else 0
             for t, (sj, k, is_slot, x) in enumerate(leaves):
@@ -1611,7 +1699,7 @@ class NativeLoop(NativeRun):
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
                 b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, at)
             return
-        if name == "concatenate":  # each piece's rows copied into its place in turn
+        if kind == "concatenate":  # each piece's rows copied into its place in turn
             pieces, axis = self._concat_pieces(si, ins_, out)
             size = np.dtype(memdtype(out.dtype)).itemsize
             outer = 1 if axis is None else prod(out.shape[:axis])
@@ -1634,18 +1722,18 @@ class NativeLoop(NativeRun):
                     native_ops.counted(b, outer, piece_row, "concat")
                 at += inner
             return
-        if name == "transpose":  # a strided read of x in the result's order
+        if kind == "transpose":  # a strided read of x in the result's order
             shape, strides = self._transpose_view(ins_, out)
             if count:
                 native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), 0, shape, strides,
                                    store=False)
             return
-        if name in _DYNAMIC:  # the window at the start clamped into the axis (a guard
-            # of the program holds NumPy's semantics: ``myc.infer.dynslice``)
+        if kind in ("window", "window_add"):  # the window at the start clamped into the
+            # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
             x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
             axis = int(ins_[2][1])
-            full = tuple(out.shape) if name == "dynamic_slice_grad" else tuple(x.shape)
-            window = tuple(x.shape) if name == "dynamic_slice_grad" else tuple(out.shape)
+            full = tuple(out.shape) if kind == "window_add" else tuple(x.shape)
+            window = tuple(x.shape) if kind == "window_add" else tuple(out.shape)
             strides = tuple(prod(full[k + 1:]) for k in range(len(full)))
             start = value(si, 1, *ins_[1], want=I64)
             last = ir.Constant(I64, max(full[axis] - window[axis], 0))
@@ -1653,7 +1741,7 @@ class NativeLoop(NativeRun):
                              ir.Constant(I64, 0), start)
             start = b.select(b.icmp_signed(">", start, last), last, start)
             at = b.mul(start, ir.Constant(I64, strides[axis]))
-            if name == "dynamic_slice":
+            if kind == "window":
                 base = b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty)
                 native_ops.strided(b, ty, dst, base, 0, window, strides, store=False)
             else:
@@ -1662,13 +1750,10 @@ class NativeLoop(NativeRun):
                 native_ops.strided(b, ty, value(si, 0, *ins_[0]), base, 0, window, strides,
                                    store=True)
             return
-        if name in ("zeros_like", "zeros"):
-            native_ops.fill(b, dst, ty, 0, count)
+        if kind == "fill":
+            native_ops.fill(b, dst, ty, FILL_VALUE[name], count)
             return
-        if name in ("ones_like", "ones"):
-            native_ops.fill(b, dst, ty, 1, count)
-            return
-        if name in ("argmax", "argmin"):
+        if kind == "arg_extreme":
             a = specs[ins_[0][1]]
             k = ins_[1][1] % a.ndim
             self._arg_extreme(b, entry, name, a, value(si, 0, *ins_[0]), I64, dst=dst,
@@ -1678,9 +1763,9 @@ class NativeLoop(NativeRun):
         if isinstance(x, AScalar):  # a number's x[()]: its sensitivity (planned so)
             b.store(value(si, 2, *ins_[2], want=LLTYPE[_dtname(out.dtype)]), dst)
             return
-        kind, parts = self._index_parts(si, ins_[1])
+        how, parts = self._index_parts(si, ins_[1])
         d = None
-        if name == "getitem_grad":
+        if kind == "scatter_add":
             native_ops.fill(b, dst, ty, 0, count)
             d_slot, d_x = ins_[2]
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
@@ -1690,27 +1775,68 @@ class NativeLoop(NativeRun):
                 d = cell
             else:
                 d = value(si, 2, d_slot, d_x)
-        if kind in ("basic", "dynamic"):
+        if how in ("basic", "dynamic"):
             offset, shape, strides = native_ops.basic_view(
-                tuple(x.shape), parts if kind == "basic" else parts[0])
-            src = value(si, 0, *ins_[0]) if name == "getitem" else dst
-            if kind == "dynamic":  # the computed ints move the view's start
+                tuple(x.shape), parts if how == "basic" else parts[0])
+            src = value(si, 0, *ins_[0]) if kind == "index" else dst
+            if how == "dynamic":  # the computed ints move the view's start
                 at = self._dynamic_offset(b, tuple(x.shape), parts[1], value, bail_if)
                 src = b.gep(src, [at], source_etype=ty)
-            if name == "getitem":
+            if kind == "index":
                 native_ops.strided(b, ty, dst, src, offset, shape, strides, store=False)
             else:
                 native_ops.strided(b, ty, d, src, offset, shape, strides, store=True)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
-        if name == "getitem":
+        if kind == "index":
             native_ops.gather(b, ty, dst, value(si, 0, *ins_[0]), tuple(x.shape), idx, n,
                               bail_if, scatter=False)
         else:
             native_ops.gather(b, ty, d, dst, tuple(x.shape), idx, n, bail_if, scatter=True)
 
-    # -- calls ---------------------------------------------------------------------------
+@dataclass
+class _Emitting:
+    """What the emitters of one program's steps share (``NativeLoop._emit``'s builder and
+    its helpers)."""
+
+    b: ir.IRBuilder
+    module: ir.Module
+    entry: ir.Block
+    value: Any  # (step, input position, is_slot, x, want=None) -> an LLVM value
+    convert: Any  # (value, from type, to type) -> value
+    slot_var: Any  # slot -> the alloca holding its value
+    scratch_ptr: dict
+    bail_if: Any  # (condition) -> leave for the host runner where it holds
+    bail_on: Any  # (condition, path) -> the same, only where the step's path holds
+    call_cells: dict  # a call's output slot -> (its result cells, the callee's exits)
+
+
+# each op kind (``Step.op``) -> its check (``NativeLoop.__init__``: raise Unsupported, or
+# say it is covered) and its emitter (``NativeLoop._emit``).  A kind with none
+# (``scalar``, ``select``, ``tape_get``, ``host``), or a step its own declines (a
+# guarded one, a number for result), is a step on numbers: ``_check_scalar`` and
+# ``_emit_number``, keyed on the primitive (its scalar semantics)
+_CHECKS = {
+    "gemm": NativeLoop._check_gemm, "gemm_acc": NativeLoop._check_gemm,
+    "matrix_transpose": NativeLoop._check_matrix_transpose,
+    "transpose": NativeLoop._check_transpose, "alias": NativeLoop._check_alias,
+    "tuple": NativeLoop._check_tuple, "index": NativeLoop._check_index,
+    "scatter_add": NativeLoop._check_index, "exit_value": NativeLoop._check_exit_value,
+    **dict.fromkeys(("fill", "arg_extreme", "pack", "window", "window_add", "concatenate"),
+                    NativeLoop._check_array),
+}
+_EMITS = {
+    "gemm": NativeLoop._emit_gemm, "gemm_acc": NativeLoop._emit_gemm,
+    "matrix_transpose": NativeLoop._emit_gemm, "transpose": NativeLoop._emit_transpose,
+    "alias": NativeLoop._emit_alias, "tuple": NativeLoop._emit_tuple,
+    "index": NativeLoop._emit_index, "scatter_add": NativeLoop._emit_index,
+    "window": NativeLoop._emit_window, "exit_value": NativeLoop._emit_exit_value,
+    **dict.fromkeys(("fill", "arg_extreme", "pack", "window_add", "concatenate"),
+                    NativeLoop._emit_array),
+}
+
+
 def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
     """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
     (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
@@ -1725,12 +1851,12 @@ def _is_2d_transpose(st, specs) -> bool:
     """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``):
     ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or ``transpose`` with
     axes ``(0, ..., n-3, n-1, n-2)``.  A GEMM reads such a value as a transpose flag."""
-    if _prim_name(st.fn) not in ("transpose", "mT") or not st.inputs[0][0]:
+    if st.guarded or st.op not in ("transpose", "matrix_transpose") or not st.inputs[0][0]:
         return False
     a = specs[st.inputs[0][1]]
     if not isinstance(a, AArray) or a.ndim < 2:
         return False
-    if _prim_name(st.fn) == "mT":
+    if st.op == "matrix_transpose":
         return True
     axes = st.inputs[1][1] if len(st.inputs) > 1 and not st.inputs[1][0] else "slot"
     if isinstance(axes, str):

@@ -16,9 +16,9 @@ def describe(prog: Any, tiers: str = "") -> str:
     program stepping for its size alone goes native, ``myc.runtime.tiering``)."""
     lines = [f"# runs {_mode(prog, tiers)}"]
     for st in prog.steps:
-        native = getattr(st.fn, "native", "none")
-        if native == "none":
-            continue  # not a loop
+        if st.kind != "loop":
+            continue
+        native = st.fn.native
         where = f" at line {st.loc.line}" if st.loc is not None else ""
         how = "natively (one native function)" if native is not None else \
             f"stepped from Python, one iteration at a time ({_why(st.fn.body, st.fn)})"

@@ -1,0 +1,68 @@
+"""The finer kind of each host-program step (``Step.op``) is decided by the lowering, and
+the native generator's checks and emitters are keyed on it (``loopgen._CHECKS`` and
+``_EMITS``), not on primitive names."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+
+import myc
+from myc.backends.cpu import loopgen
+from myc.lower.step_ops import OP_KINDS, op_kind
+from tests.cpu.test_native_program import programs_run
+from tests.infer.test_loops import safe_inverse
+
+
+def products(a, b, idx):
+    c = a @ b.T
+    r = c[idx]
+    s = np.concatenate([r, r], axis=0)
+    return np.reshape(np.transpose(s), (-1,))
+
+
+def gathered_sum(a, b):
+    return np.sum((a @ b.T)[np.array([0, 2])])
+
+
+def _kinds(prog) -> list[tuple[str, str]]:
+    return [(st.op, st.name) for st in prog.steps if st.kind == "op"]
+
+
+def test_lowering_names_each_op_steps_kind():
+    a, b, idx = np.ones((4, 3)), np.ones((5, 3)), np.array([0, 2])
+    (prog,) = programs_run(myc.jit(products), a, b, idx)
+    kinds = _kinds(prog)
+    assert ("gemm", "matmul") in kinds and ("index", "getitem") in kinds
+    assert ("tuple", "make_tuple") in kinds and ("concatenate", "concatenate") in kinds
+    assert ("transpose", "transpose") in kinds and ("alias", "reshape") in kinds
+    assert all(op in OP_KINDS for op, _ in kinds)
+    assert prog.native is not None  # every kind here has its emitter
+    np.testing.assert_allclose(myc.jit(products)(a, b, idx), products(a, b, idx))
+    (gprog,) = programs_run(myc.grad(gathered_sum), a, b)
+    assert ("scatter_add", "getitem_grad") in _kinds(gprog)
+    assert gprog.native is not None
+    # kept with the program in the disk cache
+    again = pickle.loads(pickle.dumps(prog))
+    assert _kinds(again) == kinds
+
+
+def test_a_guarded_step_has_its_operations_kind():
+    (prog,) = programs_run(myc.jit(safe_inverse), np.array([1.0, 3.0]))
+    (st,) = [st for st in prog.steps if st.guarded]
+    assert (st.op, st.name) == ("scalar", "truediv")  # guarded(path, truediv, ...)
+    assert all(not st.guarded for st in prog.steps if st.kind != "op")
+
+
+def test_every_operation_the_generator_covers_has_a_kind_it_dispatches_on():
+    """A primitive native code covers is either an array step with its own check and
+    emitter, or a step on numbers the scalar emitter computes by its name."""
+    for name in loopgen._ARRAY_STEPS:
+        kind = op_kind(name)
+        assert kind in loopgen._ARRAY_KINDS, name
+        assert kind in loopgen._CHECKS and kind in loopgen._EMITS, name
+    scalar_kinds = {"scalar", "select", "tape_get", "index", "arg_extreme"}
+    for name in loopgen._SCALAR:
+        assert op_kind(name) in scalar_kinds, name
+    assert set(loopgen._CHECKS) <= set(OP_KINDS) and set(loopgen._EMITS) <= set(OP_KINDS)
