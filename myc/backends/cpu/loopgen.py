@@ -282,13 +282,24 @@ class NativeLoop(NativeRun):
             for sym, addr in self.symbols.items():
                 llvm.add_symbol(sym, addr)
             self._jit = machine_code.load_or_compile(self._text, machine_code.compiled_light(
-                module, self.once and not self.calls and not self.units))
+                module, self.once and not self.calls and not self.units,
+                self._elements_per_step()))
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
                       (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
         self._fn = _FN(self._jit.address(self.symbol))
         self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
+
+    def _elements_per_step(self) -> float:
+        """The array elements a step of this program writes, on average: how much of its
+        run time is its steps' own work rather than the host code between them."""
+        total = 0
+        for st in self.body.steps:
+            for o in st.outputs or [st.output]:
+                a = self.body.specs[o] if o is not None and o < len(self.body.specs) else None
+                total += int(np.prod(a.shape)) if isinstance(a, AArray) else 1
+        return total / max(len(self.body.steps), 1)
 
     def _restore(self, plan: NativePlan) -> bool:
         """Take the machine code and buffers of an earlier build of this very program

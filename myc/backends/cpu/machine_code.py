@@ -25,11 +25,15 @@ LIGHT_ABOVE = 2000
 
 
 # A native program that runs once per call (no loop of its own, no calls of typed
-# functions) is compiled light too when its element loops -- fills, gathers, copies,
-# the pool's claim loops -- make at most this many iterations per run in all
-# (``emit.loop_work``): its time is the kernels' and GEMMs' it calls, and O3 spent
-# 170 ms on the W4 MLP step's program (80 ms light) for code that runs microseconds.
+# functions) is compiled light too when its steps are big -- on average at least
+# LIGHT_STEP_ELEMENTS elements written per step, so that the host code between them is
+# noise beside their own work -- and its element loops (fills, gathers, copies, the
+# pool's claim loops) make at most LIGHT_WORK iterations per run in all
+# (``emit.loop_work``).  O3 spent 170 ms on the W4 MLP step's program (80 ms light),
+# for code that runs for microseconds of a 20 ms call; an HMM's program over 8 states,
+# whose steps take nanoseconds, ran its steady call at 0.22 ms light against 0.11 ms.
 LIGHT_WORK = 1 << 15
+LIGHT_STEP_ELEMENTS = 1 << 14
 
 
 def instruction_count(module: ir.Module) -> int:
@@ -37,11 +41,13 @@ def instruction_count(module: ir.Module) -> int:
     return sum(len(blk.instructions) for f in module.functions for blk in f.blocks)
 
 
-def compiled_light(module: ir.Module, runs_once: bool) -> bool:
-    """Is ``module`` compiled light (``LIGHT_ABOVE``, ``LIGHT_WORK``)?"""
+def compiled_light(module: ir.Module, runs_once: bool, elements_per_step: float = 0.0
+                   ) -> bool:
+    """Is ``module`` compiled light (``LIGHT_ABOVE``; ``LIGHT_STEP_ELEMENTS`` and
+    ``LIGHT_WORK`` for a program that runs once)?"""
     if instruction_count(module) > LIGHT_ABOVE:
         return True
-    if not runs_once:
+    if not runs_once or elements_per_step < LIGHT_STEP_ELEMENTS:
         return False
     works = [loop_work(f) for f in module.functions if f.blocks]
     return all(w is not None for w in works) and sum(works) <= LIGHT_WORK
