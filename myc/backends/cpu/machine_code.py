@@ -8,6 +8,8 @@ generator neither hashes, stores nor decides how hard LLVM works on what it emit
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from llvmlite import ir
 
 from myc.backends.cpu.emit import loop_work
@@ -53,16 +55,25 @@ def compiled_light(module: ir.Module, runs_once: bool, elements_per_step: float 
     return all(w is not None for w in works) and sum(works) <= LIGHT_WORK
 
 
-def load_or_compile(text: str, light: bool = False, bare: bool = False) -> JitModule:
+def load_or_compile(text: str | Callable[[], str], light: bool = False, bare: bool = False,
+                    fixed: str | None = None) -> JitModule:
     """The loop's machine code: from the disk cache when this IR was compiled before
-    (``light``, ``bare``: how hard LLVM works, ``JitModule``)."""
+    (``light``, ``bare``: how hard LLVM works, ``JitModule``).  ``fixed``: the module is
+    the same for every process of this myc on this host (the disk cache's version
+    stamps myc's source), so that name keys it and ``text`` -- then a function making
+    it -- is only called when it must be compiled."""
     import hashlib
 
     from myc.backends.cpu.jit import host
     from myc.support import diskcache
 
     how = f"light={light}" + (" bare" if bare else "")
-    key = hashlib.sha256("\n".join(["loop1", *host(), how, text]).encode()).hexdigest()
+    if fixed is None:
+        assert isinstance(text, str)
+        key_text = text
+    else:
+        key_text = f"fixed module {fixed}"
+    key = hashlib.sha256("\n".join(["loop1", *host(), how, key_text]).encode()).hexdigest()
     code = CODE.get(key)
     if code is None:
         code = diskcache.load("loop", key)
@@ -73,7 +84,7 @@ def load_or_compile(text: str, light: bool = False, bare: bool = False) -> JitMo
             return jit
         except Exception:  # noqa: BLE001 - a damaged entry: compile again
             pass
-    jit = JitModule(text, light=light, bare=bare)
+    jit = JitModule(text if isinstance(text, str) else text(), light=light, bare=bare)
     CODE[key] = jit.object_code
     diskcache.store("loop", key, jit.object_code)
     return jit

@@ -561,7 +561,9 @@ class _Pool:
         # bare (not optimized): its code waits on atomics and calls chunks, which LLVM's
         # passes do not speed up, and a process's first compiled call with a new cache
         # paid 70 ms of O3 for it (18 ms bare)
-        self.jit = machine_code.load_or_compile(str(_pool_module()), bare=True)
+        # (its IR is built only when it is compiled: ``fixed``)
+        self.jit = machine_code.load_or_compile(lambda: str(_pool_module()), bare=True,
+                                                fixed="myc.pool")
         self.address = self.jit.address(RUN_SYMBOL)
         self.run = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p,
                                     ctypes.c_int64, ctypes.c_int64)(self.address)
