@@ -1,8 +1,10 @@
 """First calls of W1-W7 as the harness makes them, this checkout against another.
 
 One process runs every workload in turn (``--quick`` sizes), each with an empty disk
-cache, and reports the CPU seconds of each first call: the first workload of a process
-also pays what a process pays once (the thread pool, lazily imported modules).  With
+cache, and reports the CPU seconds and the wall seconds of each first call (the harness
+times wall; CPU time also counts work moved to a background thread, and is steadier on
+a shared machine): the first workload of a process also pays what a process pays once
+(the thread pool, lazily imported modules).  With
 ``--myc DIR`` the ``myc`` package found in DIR (another checkout, or a ``git archive``
 of one) runs in alternate processes, round by round; the table gives minimums and
 medians per side and the ratio of medians.
@@ -40,20 +42,26 @@ def _one_process(root: str) -> None:
         args = w.make_inputs(0, "quick")
         fn = myc.jit(w.myc_fn) if w.kind == "forward" else \
             myc.jit(myc.value_and_grad(w.myc_fn, w.argnums))
-        began = time.process_time()
+        began, wall = time.process_time(), time.perf_counter()
         fn(*args)
-        out.append(f"{w.name}={time.process_time() - began:.4f}")
+        out.append(f"{w.name}={time.process_time() - began:.4f},"
+                   f"{time.perf_counter() - wall:.4f}")
     print(" ".join(out))
 
 
-def _run(root: Path) -> dict[str, float]:
+def _run(root: Path) -> dict[str, tuple[float, float]]:
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
     env.pop("PYTHONPATH", None)
     done = subprocess.run([sys.executable, __file__, "--child", str(root)], env=env,
                           cwd=tempfile.gettempdir(), capture_output=True, text=True,
                           check=True)
     line = done.stdout.strip().splitlines()[-1]
-    return {k: float(v) for k, v in (x.split("=") for x in line.split())}
+    got = {}
+    for item in line.split():
+        name, times = item.split("=")
+        cpu, wall = times.split(",")
+        got[name] = (float(cpu), float(wall))
+    return got
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,20 +74,22 @@ def main(argv: list[str] | None = None) -> None:
         _one_process(opts.child)
         return
     sides = {"this": HERE} | ({"other": Path(opts.myc).resolve()} if opts.myc else {})
-    got: dict[str, dict[str, list[float]]] = {s: {} for s in sides}
+    got: dict[str, dict[str, list[tuple[float, float]]]] = {s: {} for s in sides}
     for r in range(opts.rounds):
         for side, root in (sides.items() if r % 2 == 0 else reversed(sides.items())):
             for k, v in _run(root).items():
                 got[side].setdefault(k, []).append(v)
-    print("| workload | " + " | ".join(f"{s}: min / median (s)" for s in sides) +
-          (" | ratio of medians |" if opts.myc else " |"))
-    print("|---|" + "---:|" * (len(sides) + (1 if opts.myc else 0)))
-    for k in got["this"]:
-        cells = [f"{min(got[s][k]):.3f} / {statistics.median(got[s][k]):.3f}" for s in sides]
-        ratio = [f"{statistics.median(got['this'][k]) / statistics.median(got['other'][k]):.2f}"
-                 ] if opts.myc else []
-        print(f"| {k} | " + " | ".join(cells + ratio) + " |")
-
+    for clock, which in (("CPU", 0), ("wall", 1)):
+        print(f"\n{clock} seconds\n")
+        print("| workload | " + " | ".join(f"{s}: min / median" for s in sides) +
+              (" | ratio of medians |" if opts.myc else " |"))
+        print("|---|" + "---:|" * (len(sides) + (1 if opts.myc else 0)))
+        for k in got["this"]:
+            per = {s: [v[which] for v in got[s][k]] for s in sides}
+            cells = [f"{min(per[s]):.3f} / {statistics.median(per[s]):.3f}" for s in sides]
+            ratio = [f"{statistics.median(per['this']) / statistics.median(per['other']):.2f}"
+                     ] if opts.myc else []
+            print(f"| {k} | " + " | ".join(cells + ratio) + " |")
 
 if __name__ == "__main__":
     main()

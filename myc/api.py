@@ -102,6 +102,7 @@ def _executable(source: Source, backend: str) -> Callable:
     from myc.runtime.specialize import SpecializedFunction, make_executable
 
     if backend_named(backend).specializes:
+        backend_named(backend).prepare()
         return SpecializedFunction(source.graph, source, backend)
     from myc.support.stats import Counted
 

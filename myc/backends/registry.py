@@ -36,6 +36,10 @@ class Backend(Target):
     # how a line comment starts in that language (kernels are separated by one)
     comment: str = "//"
 
+    def prepare(self) -> None:
+        """Called as a function's first compile starts: one-time work of the backend's
+        that may run in the background meanwhile (the CPU's thread pool)."""
+
     def trace_args(self, args: list[Any]) -> list[Any]:
         """The arguments a signature is traced on (host copies of device arrays)."""
         return args
@@ -77,6 +81,13 @@ class Cpu(Backend):
         from myc.backends.cpu.runtime import compile_kernel
 
         return compile_kernel
+
+    def prepare(self) -> None:
+        try:
+            from myc.backends.cpu.threads import build_ahead
+        except ImportError:  # pragma: no cover - the kernel backend is optional
+            return
+        build_ahead()
 
     def native_ops(self) -> frozenset[str]:
         try:

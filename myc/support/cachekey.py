@@ -13,7 +13,6 @@ is then off.
 from __future__ import annotations
 
 import os
-import secrets
 import stat
 import tempfile
 import threading
@@ -85,7 +84,7 @@ def _create(path: Path) -> None:
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".cache-key-")  # mode 0600
     try:
         os.fchmod(fd, 0o600)
-        os.write(fd, secrets.token_bytes(_KEY_BYTES))
+        os.write(fd, os.urandom(_KEY_BYTES))  # (what ``secrets`` reads)
         os.fsync(fd)
         os.close(fd)
         fd = -1

@@ -42,9 +42,10 @@ def modules(monkeypatch) -> list:
         seen.append([self, None])
         return built(self)
 
-    def spy_jit(text, light=False, bare=False):
-        seen[-1][1] = light
-        return jit(text, light, bare)
+    def spy_jit(text, light=False, bare=False, **kw):
+        if kw.get("fixed") is None:  # (not the thread pool's module)
+            seen[-1][1] = light
+        return jit(text, light, bare, **kw)
 
     monkeypatch.setattr(loopgen.NativeLoop, "_build", spy_build)
     monkeypatch.setattr(machine_code, "load_or_compile", spy_jit)
@@ -116,3 +117,31 @@ def test_a_loop_keeps_o3(modules):
     x = np.full(8, 3.0)
     np.testing.assert_array_equal(myc.jit(halve)(x), np.full(8, 0.09375))
     assert [light for _, light in modules] == [False]
+
+
+def test_a_sum_of_a_big_array_compiles_light(modules):
+    # a reduction writes one number but reads 2^20: the step's work is what it reads
+    x = np.random.default_rng(4).standard_normal(1 << 20)
+    got = myc.jit(lambda x: np.sum(np.tanh(x)))(x)
+    np.testing.assert_allclose(got, np.sum(np.tanh(x)), rtol=1e-9)
+    assert [light for _, light in modules] == [True]
+
+
+def test_constant_indices_are_checked_at_compile_time_and_zeros_are_a_memset(modules):
+    # an unrolled loop's coeffs[k]: no bounds check left in the program; zeros: memset
+    def horner(x, c):
+        acc = np.zeros_like(x)
+        for k in range(c.shape[0]):
+            acc = acc * x + c[k]
+        return np.sum(acc), c[-1]
+
+    rng = np.random.default_rng(5)
+    x, c = rng.uniform(0.0, 0.9, 1 << 16), rng.uniform(0.0, 1.0, 12)
+    want = np.zeros_like(x)
+    for k in range(12):
+        want = want * x + c[k]
+    total, last = myc.jit(horner)(x, c)
+    np.testing.assert_allclose(total, np.sum(want), rtol=1e-12)
+    assert last == c[-1]
+    text = modules[0][0].llvm_ir
+    assert "icmp uge" not in text and "llvm.memset" in text

@@ -294,3 +294,64 @@ def test_native_programs_call_the_pool_not_pthread_create(monkeypatch):
     text = _native_of(_mlp_step, w1, w2, x).llvm_ir
     assert "pthread_create" not in text
     assert text.count(f'call i32 @"{threads.BEGIN_SYMBOL}"') >= 3  # 2 GEMMs, 1 kernel
+
+
+_AHEAD = """
+import os, sys
+import numpy as np
+import myc
+from myc.backends.cpu import threads
+
+x = np.linspace(-1.0, 1.0, 1 << 18)
+
+
+def expo(v):
+    return np.exp(v)
+
+
+if sys.argv[1] == "first-call":  # a function's first compile starts the build
+    assert not threads._AHEAD and not threads._POOL
+    got = myc.jit(lambda v: np.sum(np.tanh(v)))(x)
+    assert np.isclose(got, np.sum(np.tanh(x)), rtol=1e-12)
+    assert [t.name for t in threads._AHEAD] == ["myc-pool-build"] and threads._POOL
+elif sys.argv[1] == "fork":  # a fork while it builds waits for it: the child is usable
+    threads.build_ahead()
+    pid = os.fork()
+    if pid == 0:
+        import signal
+        signal.alarm(60)
+        ok = threads.workers_started() == 0
+        ok = ok and bool(np.allclose(myc.jit(expo)(x), np.exp(x), rtol=1e-14))
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+elif sys.argv[1] == "failed":  # a failed build ahead: the first use builds it again
+    real, calls = threads._pool_module, []
+    def once(*a):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("no pool this time")
+        return real(*a)
+    threads._pool_module = once
+    threads.build_ahead()
+    threads._AHEAD[0].join()
+    assert not threads._POOL
+    assert np.allclose(myc.jit(expo)(x), np.exp(x), rtol=1e-14)
+    assert len(calls) == 2 and threads._POOL
+print("ok")
+"""
+
+
+@linux
+@pytest.mark.parametrize("case", ["first-call", "fork", "failed"])
+def test_the_pool_is_built_ahead_on_a_background_thread(case, tmp_path):
+    # built while the first compile's Python stages run (its LLVM work releases the GIL)
+    import subprocess
+
+    env = dict(os.environ, MYC_NUM_THREADS="2", MYC_CACHE_DIR=str(tmp_path))
+    script = tmp_path / "ahead.py"  # (myc reads a function's source from its file)
+    script.write_text(_AHEAD)
+    done = subprocess.run([sys.executable, str(script), case], env=env, timeout=120,
+                          capture_output=True, text=True,
+                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]

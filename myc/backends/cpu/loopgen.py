@@ -292,13 +292,19 @@ class NativeLoop(NativeRun):
         self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
 
     def _elements_per_step(self) -> float:
-        """The array elements a step of this program writes, on average: how much of its
-        run time is its steps' own work rather than the host code between them."""
+        """The array elements a step of this program reads and writes, on average: how
+        much of its run time is its steps' own work rather than the host code between
+        them (a reduction's work is what it reads: W1's sum of 2^22 elements writes one)."""
+        specs = self.body.specs
+
+        def size(slot: Any) -> int:
+            a = specs[slot] if isinstance(slot, int) and slot < len(specs) else None
+            return int(np.prod(a.shape)) if isinstance(a, AArray) else 1
+
         total = 0
         for st in self.body.steps:
-            for o in st.outputs or [st.output]:
-                a = self.body.specs[o] if o is not None and o < len(self.body.specs) else None
-                total += int(np.prod(a.shape)) if isinstance(a, AArray) else 1
+            total += sum(size(o) for o in st.outputs or [st.output])
+            total += sum(size(ref) for is_slot, ref in st.inputs if is_slot)
         return total / max(len(self.body.steps), 1)
 
     def _restore(self, plan: NativePlan) -> bool:
@@ -1058,10 +1064,8 @@ class NativeLoop(NativeRun):
         elif st.op == "index":
             arr_a = specs[ins_[0][1]]
             base = value(si, off + 0, *ins_[0])
-            i = value(si, off + 1, *ins_[1], want=I64)
-            size = ir.Constant(I64, arr_a.shape[0])
-            i = b.select(b.icmp_signed("<", i, ir.Constant(I64, 0)), b.add(i, size), i)
-            bail_on(b.icmp_unsigned(">=", i, size), path)  # out of range (negative too)
+            i = native_ops.wrapped_index(b, value(si, off + 1, *ins_[1], want=I64),
+                                         arr_a.shape[0], lambda bad: bail_on(bad, path))
             if path is not None:  # not on its path: read a valid element, unused
                 i = b.select(path, i, ir.Constant(I64, 0))
             mt = MEMTYPE[_dtname(arr_a.dtype)]
@@ -1277,14 +1281,15 @@ class NativeLoop(NativeRun):
             part = self.partial_ptr.get((si, i))
             if part is not None:  # one partial per chunk, combined after the join
                 if op.init:
-                    _fill(b, part, mt, identity(op.op, np.dtype(dt)), n_chunks * prod(shape))
+                    native_ops.fill(b, part, mt, identity(op.op, np.dtype(dt)),
+                                    n_chunks * prod(shape))
                 size = prod(shape) * np.dtype(memdtype(np.dtype(dt))).itemsize
                 for c in range(n_chunks):
                     q = b.gep(part, [ir.Constant(I64, c * size)], source_etype=I8)
                     b.store(q, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], source_etype=PTR))
                 continue
             if op.init:
-                _fill(b, p, mt, identity(op.op, np.dtype(dt)), prod(shape))
+                native_ops.fill(b, p, mt, identity(op.op, np.dtype(dt)), prod(shape))
             for c in range(n_chunks):
                 b.store(p, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], inbounds=True,
                                  source_etype=PTR))
@@ -1968,25 +1973,4 @@ def _memcpy(b: ir.IRBuilder, module: ir.Module, dst, src, nbytes: int) -> None:
     if fn is None:
         fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]), name)
     b.call(fn, [dst, src, ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
-
-
-def _fill(b: ir.IRBuilder, ptr, ty: ir.Type, value, count: int) -> None:
-    v = ir.Constant(ty, float(value) if is_float(ty) else int(value))
-    if count == 1:
-        b.store(v, ptr)
-        return
-    fn = b.function
-    native_ops.note_trips(fn, count)
-    head = fn.append_basic_block("fill")
-    after = fn.append_basic_block("filled")
-    pre = b.block
-    b.branch(head)
-    b.position_at_end(head)
-    i = b.phi(I64)
-    i.add_incoming(ir.Constant(I64, 0), pre)
-    b.store(v, b.gep(ptr, [i], source_etype=ty))
-    nxt = b.add(i, ir.Constant(I64, 1))
-    i.add_incoming(nxt, head)
-    b.cbranch(b.icmp_signed("<", nxt, ir.Constant(I64, count)), head, after)
-    b.position_at_end(after)
 

@@ -589,12 +589,44 @@ def pool() -> _Pool:
     return _POOL[0]
 
 
+# the thread building the pool ahead of its first use (``build_ahead``), while it runs
+_AHEAD: list[threading.Thread] = []
+
+
+def build_ahead() -> None:
+    """Start building the pool on a background thread, if this process has none yet.
+
+    Called as a function's first compile starts: the pool's LLVM compile (about 20 ms,
+    with the GIL released) then runs while the compiler's Python stages run, instead of
+    adding to the first call's wall time.  Its first real use (``pool()``) waits for it
+    on ``_POOL_LOCK``; if it failed, that use builds the pool itself and reports why."""
+    if _POOL or _AHEAD or num_threads() < 2:
+        return
+    worker = threading.Thread(target=_build_quietly, name="myc-pool-build", daemon=True)
+    _AHEAD.append(worker)
+    worker.start()
+
+
+def _build_quietly() -> None:
+    try:
+        pool()
+    except BaseException:  # noqa: BLE001 - pool() at first use builds it again and raises
+        pass
+
+
+def _before_fork() -> None:
+    # a child forked while the pool is built would inherit its locks held (llvmlite's,
+    # ``_POOL_LOCK``) by a thread it does not have: wait for the build
+    for worker in _AHEAD:
+        worker.join()
+
+
 def _after_fork() -> None:
     if _POOL:  # the child has none of the parent's workers, and no call in progress
         _POOL[0].reset()
 
 
-os.register_at_fork(after_in_child=_after_fork)
+os.register_at_fork(before=_before_fork, after_in_child=_after_fork)
 
 
 def run(chunk: int, bufs: ctypes.Array, bounds: ctypes.Array, n: int, threads: int) -> None:
