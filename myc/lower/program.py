@@ -22,10 +22,8 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.groups import GroupKernel
 from myc.lower.step_ops import classify
 from myc.lower.target import _TARGETS, Bailout, owner, target
-from myc.opt.selects import selects_as_where
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
 from myc.prims.containers import leaves_of, like
@@ -429,6 +427,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         t.check_available()
     fns = {} if fns is None else fns  # typed functions lowered so far (recursion)
     if t.native_host:  # a select between kernels would split them (on a device a
+        from myc.opt.selects import selects_as_where
+
         selects_as_where(typed)  # select is free and where's zeros an upload)
     if fused and not lone and t.native_host and native_capable(typed, t):
         prog = lower(typed, template, name, fused, lone=True, fns=fns)
@@ -826,7 +826,9 @@ class KernelUnit:
         return [finish(o, p) for o, p in zip(outs, self.plan.post, strict=True)]
 
     def __reduce__(self):  # the disk cache keeps the kernel IR; machine code is cached too
-        return (_kernel_unit, (self.plan.kernel, self.plan.post, self.backend))
+        # (and the compiled kernel itself where its backend's pickles: ``reloads``)
+        kept = self.compiled if getattr(self.compiled, "reloads", False) else None
+        return (_kernel_unit, (self.plan.kernel, self.plan.post, self.backend, kept))
 
 
 class Elided:
@@ -843,8 +845,9 @@ class _Plan:
         self.post = post
 
 
-def _kernel_unit(kernel, post, backend: str = "cpu") -> KernelUnit:
-    compiled = _compiler(backend)(kernel)
+def _kernel_unit(kernel, post, backend: str = "cpu", compiled: Any = None) -> KernelUnit:
+    if compiled is None:
+        compiled = _compiler(backend)(kernel)
     if compiled is None:  # pragma: no cover - it compiled when the program was stored
         raise RuntimeError(f"kernel {kernel.name} no longer compiles for {backend}")
     return KernelUnit(_Plan(kernel, post), [], compiled, backend)
@@ -910,6 +913,9 @@ def schedule_units(order: list[Apply], kernels: dict[int, KernelUnit]) -> list[A
     Groups are convex, so ordering each kernel where its last member was scheduled
     and then sorting units topologically keeps inputs before users.
     """
+    from myc.lower.groups import GroupKernel  # (not at import: a program loaded from
+    # the disk cache needs this module's classes, not the lowering's)
+
     unit_of = {}
     units: list[Any] = []
     for n in order:

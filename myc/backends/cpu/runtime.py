@@ -28,7 +28,7 @@ from myc.backends.cpu import fpmode, online, prefetch, threads
 from myc.backends.cpu.codegen import codegen, entry_name
 from myc.backends.cpu.jit import assembly as _assembly
 from myc.backends.cpu.jit import host, optimized_ir
-from myc.backends.cpu.plan import make_plan
+from myc.backends.cpu.plan import Plan, make_plan
 from myc.backends.cpu.threads import (  # noqa: F401 - where callers have found them
     ALIGN,
     CHUNKS_PER_THREAD,
@@ -83,19 +83,22 @@ def pooled(pool: list[np.ndarray], shape: tuple, dtype: np.dtype) -> np.ndarray:
 class CompiledKernel:
     """A kernel compiled for this CPU: ``ck(inputs) -> outputs`` (NumPy arrays)."""
 
+    # a program stored in the disk cache keeps its kernels as such (``__reduce__``)
+    reloads = True
+
     def __init__(self, kernel: Kernel, cached: tuple[str, bytes] | None = None,
-                 key: str | None = None):
+                 key: str | None = None, plan: Plan | None = None):
         self.kernel = kernel
         self.key = key = key or cache_key(kernel)  # a loop's code calls it by this name
-        # the entry symbol is named by content: every kernel shares one JIT engine
-        named = dataclasses.replace(kernel, name=_content_name(key))
         if cached is None:
+            # the entry symbol is named by content: every kernel shares one JIT engine
+            named = dataclasses.replace(kernel, name=_content_name(key))
             module, self.plan = codegen(named, native_scalef())
             self.llvm_ir = str(module)
             self.symbol, self.object_code = _machine_code(
                 self.llvm_ir, named.name, entry_name(named), prod(kernel.shape) < LIGHT_BELOW)
         else:  # machine code from the disk cache: no LLVM at all
-            self.plan = make_plan(kernel)
+            self.plan = plan if plan is not None else make_plan(kernel)
             self.llvm_ir = ""
             # the symbol may be another kernel's with the same code (``_machine_code``);
             # machine code without it is refused by the loader below
@@ -119,6 +122,11 @@ class CompiledKernel:
         self._serial = size <= PARALLEL_MIN or self.plan.extent == 1
         self._reductions = [(o.out_index, identity(o.op, o.expr.dtype))
                             for o in kernel.outputs if isinstance(o, Reduce)]
+
+    def __reduce__(self):
+        # its key and plan kept: a program loaded from the disk cache does not format
+        # and hash each kernel's IR again, nor plan it (W6's: 20 ms of a warm first call)
+        return (_reloaded, (self.kernel, self.key, _key_settings(), self.plan))
 
     def _output(self, i: int, shape, dt) -> np.ndarray:
         """A fresh output, or a pooled one nobody references any more.
@@ -290,23 +298,37 @@ _cache: dict[str, CompiledKernel] = {}
 _cache_lock = threading.Lock()
 
 
+def _key_settings() -> tuple[str, ...]:
+    """What a kernel's machine code depends on besides its IR."""
+    return (CODEGEN_VERSION, *host(), f"subnormals={fpmode.mode()}",
+            f"online={online.enabled()}", f"prefetch={prefetch.enabled()}")
+
+
 def cache_key(kernel: Kernel) -> str:
     """Structural hash of the kernel IR (its canonical text, less the kernel's name, so
     the same group in two programs compiles once) and of what codegen depends on."""
     body = kernel.format().split("\n", 1)[1:]
-    text = "\n".join([CODEGEN_VERSION, *host(), f"subnormals={fpmode.mode()}",
-                      f"online={online.enabled()}", f"prefetch={prefetch.enabled()}",
-                      repr(kernel.shape), *body])
+    text = "\n".join([*_key_settings(), repr(kernel.shape), *body])
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _reloaded(kernel: Kernel, key: str, settings: tuple, plan: Plan) -> CompiledKernel:
+    """A kernel of a program from the disk cache: with the key and plan it was stored
+    with while the settings its key covers are the same (else keyed afresh)."""
+    if settings != _key_settings():
+        return compile_kernel(kernel)
+    return compile_kernel(kernel, key, plan)
+
+
 @timed("kernel codegen")
-def compile_kernel(kernel: Kernel) -> CompiledKernel:
+def compile_kernel(kernel: Kernel, key: str | None = None,
+                   plan: Plan | None = None) -> CompiledKernel:
     """Compile ``kernel`` for this CPU, or return the cached build of an identical one
-    (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``)."""
+    (from memory, or machine code from the disk cache under ``MYC_CACHE_DIR``).
+    ``key``, ``plan``: ``cache_key(kernel)`` and its plan, known (``_reloaded``)."""
     from myc.support import diskcache
 
-    key = cache_key(kernel)
+    key = key or cache_key(kernel)
     with _cache_lock:
         ck = _cache.get(key)
         if ck is not None:
@@ -314,7 +336,7 @@ def compile_kernel(kernel: Kernel) -> CompiledKernel:
         cached = diskcache.load("kernel", key)
         if isinstance(cached, tuple) and len(cached) == 2:
             try:
-                ck = CompiledKernel(kernel, cached, key)
+                ck = CompiledKernel(kernel, cached, key, plan)
             except Exception:  # noqa: BLE001 - a stale or damaged entry: rebuild it
                 ck = None
         if ck is None:
