@@ -28,8 +28,8 @@ LIGHT_ABOVE = 2000
 
 # A native program that runs once per call (no loop of its own, no calls of typed
 # functions) is compiled light too when its steps are big -- on average at least
-# LIGHT_STEP_ELEMENTS elements read and written per step, so that the host code between them is
-# noise beside their own work -- and its element loops (fills, gathers, copies, the
+# LIGHT_STEP_ELEMENTS elements read and written per step, so that the host code between
+# them is noise beside their own work -- and its element loops (fills, gathers, copies, the
 # pool's claim loops) make at most LIGHT_WORK iterations per run in all
 # (``emit.loop_work``).  O3 spent 170 ms on the W4 MLP step's program (80 ms light),
 # for code that runs for microseconds of a 20 ms call; an HMM's program over 8 states,
