@@ -23,7 +23,7 @@ from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.lower.groups import GroupKernel
-from myc.lower.step_ops import classify
+from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.opt.selects import selects_as_where
 from myc.prims import P, Primitive
@@ -564,7 +564,7 @@ def _predicate(steps: list[Step], outputs: list[tuple[bool, Any]]) -> None:
         u = steps[ui]
         if need[ui] is None:
             need[ui] = always  # unused: nothing to gain, nothing to risk
-        select = u.name == "select" and u.outputs is None and len(u.inputs) == 3 \
+        select = u.op == "select" and u.outputs is None and len(u.inputs) == 3 \
             and u.inputs[0][0]
         for k, (is_slot, x) in enumerate(u.inputs):
             if not is_slot or x not in made:
@@ -748,18 +748,26 @@ def native_capable(typed: Graph, t: Any) -> bool:
     return not native_blockers(typed, t)
 
 
+def native_known(t: Any) -> frozenset[str]:
+    """The graph operations a native-first program of backend ``t`` may hold (none: it
+    has no native host programs): fusible ones and reductions (in kernels), the
+    primitives whose step kinds its native generator covers (``Target.native_kinds``,
+    ``Primitive.step_kind``), and calls of typed functions."""
+    kinds = t.native_kinds()
+    if not kinds:
+        return frozenset()
+    from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
+
+    return ELEMENTWISE | REDUCTIONS | primitives_of(kinds) | {"invoke"}
+
+
 def native_blockers(typed: Graph, t: Any) -> list[str]:
     """Why ``typed`` is not lowered native-first (empty: it is): the operations native
     code does not cover, by name, or its size.  A program that is not native-first
     keeps its small array operations as NumPy steps, so its host program steps."""
-    native = t.native_ops()
-    if not native:
+    known = native_known(t)
+    if not known:
         return ["the backend has no native host programs"]
-    from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
-
-    known = ELEMENTWISE | REDUCTIONS | native | {
-        "matmul", "matmul_acc", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke",
-        "loop_out"}
     nodes = Manager(typed).owned.get(typed, [])
     limit = _native_first_max()
     if len(nodes) > limit:

@@ -59,28 +59,29 @@ from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.kernel import identity
-from myc.lower.step_ops import FILL_VALUE
+from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
 
-# primitives that are one-operand transcendental scalar ops (the table's), and sqrt
-_MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.math
-         and p.scalar.arity == 1} | {"sqrt"}
-_SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
-           "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
-           "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
-           "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip", "floor", "pow"}
-_ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
-                "concatenate", "transpose", "reshape"}
 # what the generator keys on is the step's kind (``Step.op``, ``myc.lower.step_ops``):
 # GEMM, with beta = 1 for ``gemm_acc`` (``a @ b + c`` into c's buffer)
 _GEMM_KINDS = ("gemm", "gemm_acc")
-# the kinds of the array steps above (``_array_step``): a buffer of their own, unless an
-# alias (``_alias``)
+# the kinds of array steps (``_array_step``): a buffer of their own, unless an alias
+# (``_alias``)
 _ARRAY_KINDS = frozenset({"index", "scatter_add", "fill", "arg_extreme", "pack", "window",
                           "window_add", "concatenate", "transpose", "alias"})
+# the kinds whose steps may compute a number (or choose or read a pointer) in
+# ``_emit_number``, besides ``scalar``
+_NUMBER_KINDS = frozenset({"select", "tape_get", "index", "arg_extreme"})
+# primitives that are one-operand transcendental scalar ops (the table's), and sqrt
+_MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.math
+         and p.scalar.arity == 1} | {"sqrt"}
+# the ``scalar`` steps ``_emit_number`` computes, and the other steps it covers
+_SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "and_",
+                   "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "py_max",
+                   "py_min", "to_int", "check_math_domain", "grad_cast", "mod", "floordiv",
+                   "maximum", "minimum", "clip", "floor", "pow"} | primitives_of(_NUMBER_KINDS)
 _FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
@@ -1767,7 +1768,7 @@ class NativeLoop(NativeRun):
                                    store=True)
             return
         if kind == "fill":
-            native_ops.fill(b, dst, ty, FILL_VALUE[name], count)
+            native_ops.fill(b, dst, ty, fill_value(name), count)
             return
         if kind == "arg_extreme":
             a = specs[ins_[0][1]]
@@ -1851,6 +1852,9 @@ _EMITS = {
     **dict.fromkeys(("fill", "arg_extreme", "pack", "window_add", "concatenate"),
                     NativeLoop._emit_array),
 }
+# the op kinds this generator covers (never ``host``): what the backend declares
+# (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
+NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
 
 
 def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
