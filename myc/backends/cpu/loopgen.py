@@ -398,18 +398,20 @@ class NativeLoop(NativeRun):
         ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
         if any(not isinstance(a, AScalar) for a in ins):
             raise Unsupported("a scalar step on an array")
-        if name in ("maximum", "minimum", "clip") and (
+        sop = REGISTRY[name].scalar
+        op = sop.name if sop is not None else None  # (as ``_emit_number`` dispatches)
+        if (op in ("maximum", "minimum") or name == "clip") and (
                 out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
                     a.dtype.kind == "b" for a in ins)):
             raise Unsupported(f"{name} of mixed bools")
-        if name in ("floor", "pow") and out.dtype.kind != "f":
+        if op in ("floor", "pow") and out.dtype.kind != "f":
             raise Unsupported(f"{name} of integers")
-        if name == "abs" and out.dtype.kind not in "fi":
+        if op == "abs" and out.dtype.kind not in "fi":
             raise Unsupported("abs of a bool")
         if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
                                                a.dtype.kind not in "fi" for a in ins):
             raise Unsupported("max/min of mixed kinds (the result's type is data's)")
-        if name in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
+        if op in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
             raise Unsupported(f"{name} of non-integers")
         if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
             raise Unsupported("int() to a NumPy integer")
