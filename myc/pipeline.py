@@ -146,19 +146,22 @@ def optimized(typed: Graph, backend: str = "cpu") -> Graph:
     return typed
 
 
-def native_first(typed: Graph, backend: str = "cpu") -> bool:
+def native_first(typed: Graph, backend: str = "cpu", native_max: int | None = None) -> bool:
     """Is ``typed`` small and made only of what ``backend`` 's native host code covers?
     Then every array operation becomes a kernel, so the whole program can run as one
-    native function (lowering falls back to the usual groups if it cannot)."""
+    native function (lowering falls back to the usual groups if it cannot).
+    ``native_max``: how many operations is small (None: ``MYC_NATIVE_FIRST_MAX``'s;
+    ``myc.lower.program.NO_SIZE_LIMIT``: any number, as a tier-up compiles)."""
     from myc.lower.program import native_capable
 
     t = backend_named(backend)
-    return t.native_host and native_capable(typed, t)
+    return t.native_host and native_capable(typed, t, native_max)
 
 
-def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
+def fused(typed: Graph, backend: str = "cpu", native_max: int | None = None) -> list[Any]:
     """Stage ``fused``: the fusion groups of the optimized ``typed`` (none under
-    ``MYC_NO_FUSION``); lowering compiles each into one kernel."""
+    ``MYC_NO_FUSION``); lowering compiles each into one kernel.  ``native_max``: as
+    :func:`native_first`'s."""
     from myc.opt.selects import selects_as_where
 
     if backend_named(backend).native_host:  # (as lowering does: the same groups)
@@ -169,31 +172,36 @@ def fused(typed: Graph, backend: str = "cpu") -> list[Any]:
 
     # a native-first program, or a backend whose every array op is a kernel (a device:
     # the op runs there), groups arrays of any size; else small arrays stay NumPy steps
-    every = native_first(typed, backend) or backend_named(backend).kernel_every_op
+    every = native_first(typed, backend, native_max) or backend_named(backend).kernel_every_op
     return fuse(typed, 1) if every else fuse(typed)
 
 
 def lowered(typed: Graph, template: Any, name: str, backend: str = "cpu",
-            groups: list[Any] | None = None, compiler: Any = None) -> Any:
+            groups: list[Any] | None = None, compiler: Any = None,
+            native_max: int | None = None) -> Any:
     """Stage ``kernels``: the host program of the optimized ``typed`` for ``backend``
-    (``groups``: its ``fused`` stage, else made here)."""
+    (``groups``: its ``fused`` stage, else made here).  ``native_max``: the size up to
+    which a program is lowered native-first (:func:`native_first`)."""
     from myc.lower.program import lower
 
     backend_named(backend)  # an unknown name: the error lists the registered ones
-    stepped = groups is None and not native_first(typed, backend)
+    stepped = groups is None and not native_first(typed, backend, native_max)
     if stepped:
-        groups = fused(typed, backend)  # (a native-first program groups as it goes)
-    prog = lower(typed, template, name, backend=backend, compiler=compiler, groups=groups)
+        groups = fused(typed, backend, native_max)  # (a native-first program groups
+        # as it goes)
+    prog = lower(typed, template, name, backend=backend, compiler=compiler, groups=groups,
+                 native_max=native_max)
     if stepped:  # (what ``myc.runtime.tiering`` looks at)
         prog.not_native_first = True
     return prog
 
 
 def compile(graph: Graph, args: list[Any], backend: str = "cpu",
-            on_typed: Any = None) -> Any:
+            on_typed: Any = None, native_max: int | None = None) -> Any:
     """The whole sequence after ``parsed``: ``graph`` specialized on ``args``, optimized,
     fused and lowered for ``backend``; returns the host program.  ``on_typed`` is told
-    why plain specialization broke (a ``GraphBreak``), when it did.  Raises
+    why plain specialization broke (a ``GraphBreak``), when it did.  ``native_max``:
+    the native-first size limit (:func:`native_first`; a tier-up lifts it).  Raises
     ``GraphBreak`` when ``args`` ' signature cannot be specialized at all."""
     timings.count("parsed nodes", lambda: node_count(graph))
     with timings.stage("infer"):
@@ -203,18 +211,18 @@ def compile(graph: Graph, args: list[Any], backend: str = "cpu",
     timings.count("typed nodes", lambda: node_count(typed))
     optimized(typed, backend)
     timings.count("optimized nodes", lambda: node_count(typed))
-    return lowered(typed, template, graph.name, backend)
+    return lowered(typed, template, graph.name, backend, native_max=native_max)
 
 
 def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
-                    backend: str, pinned: bool = False):
+                    backend: str, pinned: bool = False, native_max: int | None = None):
     """The host program of ``graph`` for ``args`` with the int leaves at ``positions``
     (indices among the call's leaves, tuples flattened) as parameters; raises
     ``NotRuntime`` when the rule above keeps any of them static (or
     anything fails: the by-value program is then made, and reports any error).
     ``pinned``: the variant for a call its program's guards refused, with this call's
     dynamic slices that are out of range pinned to their starts
-    (``myc.infer.dynslice``)."""
+    (``myc.infer.dynslice``).  ``native_max``: as :func:`compile`'s."""
     from myc.infer.runtime_ints import NotRuntime, decides, leaf_positions
     from myc.infer.trace import trace
     from myc.prims.containers import leaves_of
@@ -236,7 +244,8 @@ def compile_runtime(graph: Graph, args: list[Any], positions: frozenset[int],
     if why is not None:
         raise NotRuntime(why)
     try:
-        prog = lowered(optimized(typed, backend), template, graph.name, backend)
+        prog = lowered(optimized(typed, backend), template, graph.name, backend,
+                       native_max=native_max)
     except Exception as exc:  # noqa: BLE001
         raise NotRuntime(f"{type(exc).__name__}: {exc}") from None
     prog.int_leaves = leaves

@@ -89,12 +89,12 @@ class Cpu(Backend):
             return
         build_ahead()
 
-    def native_ops(self) -> frozenset[str]:
+    def native_kinds(self) -> frozenset[str]:
         try:
-            from myc.backends.cpu.loopgen import _ARRAY_STEPS, _SCALAR
+            from myc.backends.cpu.loopgen import NATIVE_KINDS
         except ImportError:  # pragma: no cover - the kernel backend is optional
             return frozenset()
-        return frozenset(_SCALAR | _ARRAY_STEPS)
+        return NATIVE_KINDS
 
     def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any) -> Any:
         try:

@@ -22,7 +22,7 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.step_ops import classify
+from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
@@ -410,7 +410,7 @@ class _Finish:
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
           backend: str = "cpu", compiler: Any = None,
-          groups: list[Any] | None = None) -> HostProgram:
+          groups: list[Any] | None = None, native_max: int | None = None) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
@@ -419,6 +419,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     ``compiler``: compiles each kernel instead of ``backend`` 's own (``myc.ir`` 's
     target stage records the kernels of a device backend with it, needing no device).
     ``groups``: ``typed`` 's fusion groups, when the pipeline's ``fused`` stage made them.
+    ``native_max``: the size limit of native-first programs (:func:`native_blockers`),
+    for this program and the typed functions it calls.
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
@@ -430,8 +432,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         from myc.opt.selects import selects_as_where
 
         selects_as_where(typed)  # select is free and where's zeros an upload)
-    if fused and not lone and t.native_host and native_capable(typed, t):
-        prog = lower(typed, template, name, fused, lone=True, fns=fns)
+    if fused and not lone and t.native_host and native_capable(typed, t, native_max):
+        prog = lower(typed, template, name, fused, lone=True, fns=fns, native_max=native_max)
         if prog.native is not None:
             return prog
     mng = Manager(typed)
@@ -494,7 +496,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
-                                  backend=backend, compiler=compiler),
+                                  backend=backend, compiler=compiler, native_max=native_max),
                             body.nstate, body.tape)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn, kind="loop"))
@@ -505,7 +507,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             if fn is None:
                 fn = fns[id(tf)] = CallRunner(tf.graph.name, tf.result[1])
                 fn.body = lower(tf.graph, (), tf.graph.name.replace(":", "_"), fused, fns=fns,
-                                backend=backend, compiler=compiler)
+                                backend=backend, compiler=compiler, native_max=native_max)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               f"invoke {tf.graph.name}", kind="call"))
             continue
@@ -564,7 +566,7 @@ def _predicate(steps: list[Step], outputs: list[tuple[bool, Any]]) -> None:
         u = steps[ui]
         if need[ui] is None:
             need[ui] = always  # unused: nothing to gain, nothing to risk
-        select = u.name == "select" and u.outputs is None and len(u.inputs) == 3 \
+        select = u.op == "select" and u.outputs is None and len(u.inputs) == 3 \
             and u.inputs[0][0]
         for k, (is_slot, x) in enumerate(u.inputs):
             if not is_slot or x not in made:
@@ -726,13 +728,12 @@ class CallRunner:
 
 
 _SMALL_PROGRAM = 400  # nodes (MYC_NATIVE_FIRST_MAX overrides: docs/loops.md)
-# on while a tier-up compiles a program over the limit native-first (myc.runtime.tiering)
-LIMIT_LIFTED = threading.local()
+# a ``native_max`` that lifts the size limit: a tier-up compiles a program over it
+# native-first (``myc.runtime.tiering``)
+NO_SIZE_LIMIT = 1 << 62
 
 
 def _native_first_max() -> int:
-    if getattr(LIMIT_LIFTED, "on", False):
-        return 1 << 62
     try:
         return int(os.environ.get("MYC_NATIVE_FIRST_MAX", _SMALL_PROGRAM))
     except ValueError:
@@ -740,28 +741,39 @@ def _native_first_max() -> int:
                        f"{os.environ['MYC_NATIVE_FIRST_MAX']!r}") from None
 
 
-def native_capable(typed: Graph, t: Any) -> bool:
+def native_capable(typed: Graph, t: Any, native_max: int | None = None) -> bool:
     """Is every operation of ``typed`` one the native host program covers (then it is
-    lowered with every array op in a kernel, to run as one native function)?"""
+    lowered with every array op in a kernel, to run as one native function)?
+    ``native_max``: see :func:`native_blockers`."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return False
-    return not native_blockers(typed, t)
+    return not native_blockers(typed, t, native_max)
 
 
-def native_blockers(typed: Graph, t: Any) -> list[str]:
-    """Why ``typed`` is not lowered native-first (empty: it is): the operations native
-    code does not cover, by name, or its size.  A program that is not native-first
-    keeps its small array operations as NumPy steps, so its host program steps."""
-    native = t.native_ops()
-    if not native:
-        return ["the backend has no native host programs"]
+def native_known(t: Any) -> frozenset[str]:
+    """The graph operations a native-first program of backend ``t`` may hold (none: it
+    has no native host programs): fusible ones and reductions (in kernels), the
+    primitives whose step kinds its native generator covers (``Target.native_kinds``,
+    ``Primitive.step_kind``), and calls of typed functions."""
+    kinds = t.native_kinds()
+    if not kinds:
+        return frozenset()
     from myc.opt.fusion import ELEMENTWISE, REDUCTIONS
 
-    known = ELEMENTWISE | REDUCTIONS | native | {
-        "matmul", "matmul_acc", "dot", "mT", "transpose", "reshape", "make_tuple", "invoke",
-        "loop_out"}
+    return ELEMENTWISE | REDUCTIONS | primitives_of(kinds) | {"invoke"}
+
+
+def native_blockers(typed: Graph, t: Any, native_max: int | None = None) -> list[str]:
+    """Why ``typed`` is not lowered native-first (empty: it is): the operations native
+    code does not cover, by name, or its size.  A program that is not native-first
+    keeps its small array operations as NumPy steps, so its host program steps.
+    ``native_max``: the most operations a native-first program may have (None: the
+    ``MYC_NATIVE_FIRST_MAX`` setting; :data:`NO_SIZE_LIMIT`: any number)."""
+    known = native_known(t)
+    if not known:
+        return ["the backend has no native host programs"]
     nodes = Manager(typed).owned.get(typed, [])
-    limit = _native_first_max()
+    limit = _native_first_max() if native_max is None else native_max
     if len(nodes) > limit:
         # a kernel per small op costs compile time: ~10 ms of LLVM per distinct kernel
         return [f"over {limit} operations ({len(nodes)}; MYC_NATIVE_FIRST_MAX)"]

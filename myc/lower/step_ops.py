@@ -4,9 +4,12 @@ The lowering (``myc.lower.program.lower``) gives every ``op`` step (one primitiv
 on its slots) one of :data:`OP_KINDS`, so a backend's host-program generator keys its
 emitters on that word instead of comparing primitive names or sniffing ``Step.fn``.
 A kind says *what* is computed, never how a target does it (a GEMM may be BLAS, a
-blocked loop or a device kernel; an index a pointer, a strided copy or a gather).  The
-primitive (``Step.name``) stays the kind's variant where the kind has several (``dot``
-against ``matmul``, ``argmin`` against ``argmax``, the operation of a ``scalar`` step).
+blocked loop or a device kernel; an index a pointer, a strided copy or a gather).  Each
+primitive declares its kind where it is declared (``Primitive.step_kind``, and
+``fill_value`` for a fill); this module holds the list of kinds and reads the
+declarations.  The primitive (``Step.name``) stays the kind's variant where the kind has
+several (``dot`` against ``matmul``, ``argmin`` against ``argmax``, the operation of a
+``scalar`` step).
 
 Where AOT's host plan (``myc.lower.hostplan``) has a step for the same thing, the kind is
 named after it: ``gemm``/``gemm_acc`` are a :class:`~myc.lower.hostplan.Gemm` (without
@@ -19,50 +22,50 @@ from __future__ import annotations
 
 from typing import Any
 
-# primitive -> kind (a primitive not named here: ``scalar`` where it has a scalar
-# semantics, else ``host``)
-_BY_PRIM: dict[str, str] = {
-    "matmul": "gemm", "dot": "gemm",  # np.dot of 1-d/2-d operands is a matrix product
-    "matmul_acc": "gemm_acc",  # ``acc + alpha * a @ b`` (``myc.opt.products``)
-    "transpose": "transpose",  # np.transpose(x, axes)
-    "mT": "matrix_transpose",  # the last two axes swapped
-    "reshape": "alias",  # the same data under another shape
-    "select": "select",  # an if-converted branch's choice
-    "tape_get": "tape_get",  # a row of a taped loop's tape
-    "getitem": "index",  # x[index]: an element, a basic view or a gather
-    "getitem_grad": "scatter_add",  # zeros of x's shape, d added at x[index]
-    "dynamic_slice": "window",  # a window at a run-time start
-    "dynamic_slice_grad": "window_add",  # zeros, the window set at a run-time start
-    "zeros": "fill", "zeros_like": "fill", "ones": "fill", "ones_like": "fill",
-    "concatenate": "concatenate",
-    "array": "pack",  # np.array of computed numbers or arrays
-    "make_tuple": "tuple",  # parts read by the steps using it (an index, pieces)
-    "argmax": "arg_extreme", "argmin": "arg_extreme",
-    "loop_out": "exit_value",  # one result of a loop or a call
-}
-# primitives on numbers outside ``myc.opt.fusion.ELEMENTWISE`` that have a scalar form
-_SCALAR_EXTRA = frozenset({"check_math_domain", "py_max", "py_min", "to_bool", "to_float",
-                           "to_int"})
+from myc.prims import REGISTRY
 
-OP_KINDS = tuple(dict.fromkeys([*_BY_PRIM.values(), "scalar", "host"]))
-
-# what a ``fill`` step writes
-FILL_VALUE: dict[str, int] = {"zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1}
-
-_ELEMENTWISE: frozenset[str] | None = None
+# the kinds, each primitive's declared with it (``Primitive.step_kind``, ``myc.prims``);
+# the comment says what a step of that kind computes
+OP_KINDS = (
+    "gemm",  # a matrix product (``matmul``, ``dot`` of 1-d/2-d operands)
+    "gemm_acc",  # ``acc + alpha * a @ b`` (``myc.opt.products``)
+    "transpose",  # np.transpose(x, axes)
+    "matrix_transpose",  # the last two axes swapped
+    "alias",  # the same data under another shape
+    "select",  # an if-converted branch's choice
+    "tape_get",  # a row of a taped loop's tape
+    "index",  # x[index]: an element, a basic view or a gather
+    "scatter_add",  # zeros of x's shape, d added at x[index]
+    "window",  # a window at a run-time start
+    "window_add",  # zeros, the window set at a run-time start
+    "fill",  # an array of one value (``Primitive.fill_value``)
+    "concatenate",
+    "pack",  # np.array of computed numbers or arrays
+    "tuple",  # parts read by the steps using it (an index, pieces)
+    "arg_extreme",  # np.argmax/np.argmin
+    "exit_value",  # one result of a loop or a call
+    "scalar",  # arithmetic on numbers: the primitive's scalar semantics
+    "host",  # a NumPy-only step
+)
 
 
 def op_kind(name: str) -> str:
-    """The kind of a step running primitive ``name`` (one of :data:`OP_KINDS`)."""
-    kind = _BY_PRIM.get(name)
-    if kind is not None:
-        return kind
-    global _ELEMENTWISE
-    if _ELEMENTWISE is None:
-        from myc.opt.fusion import ELEMENTWISE
+    """The kind of a step running primitive ``name`` (one of :data:`OP_KINDS`): the
+    primitive's declared ``step_kind``; a step of anything else runs on the host."""
+    p = REGISTRY.get(name)
+    return p.step_kind if p is not None else "host"
 
-        _ELEMENTWISE = frozenset(ELEMENTWISE) | _SCALAR_EXTRA
-    return "scalar" if name in _ELEMENTWISE else "host"
+
+def fill_value(name: str) -> int:
+    """What a ``fill`` step running primitive ``name`` writes."""
+    v = REGISTRY[name].fill_value
+    assert v is not None, f"{name} is not a fill"
+    return v
+
+
+def primitives_of(kinds: frozenset[str] | set[str]) -> frozenset[str]:
+    """The primitives whose steps are of one of ``kinds``."""
+    return frozenset(n for n, p in REGISTRY.items() if p.step_kind in kinds)
 
 
 def classify(prim: Any, inputs: list[Any]) -> tuple[str, str, bool]:

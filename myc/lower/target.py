@@ -47,8 +47,10 @@ class Target:
     # (``myc.opt.products``)
     gemm_accumulate: bool = False
 
-    def native_ops(self) -> frozenset[str]:
-        """The primitives a native host program covers (none: no native host code)."""
+    def native_kinds(self) -> frozenset[str]:
+        """The op-step kinds (``myc.lower.step_ops.OP_KINDS``) a native host program
+        covers (none: no native host code); the primitives they are follow from each
+        primitive's declared ``step_kind``."""
         return frozenset()
 
     def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any) -> Any:

@@ -181,7 +181,8 @@ def inverse_axes(axes, ndim):
 
 
 register("inverse_axes", "axes ndim", inverse_axes, differentiable=False)
-register("mT", "x", lambda x: np.swapaxes(x, -1, -2) if np.ndim(x) >= 2 else x)
+register("mT", "x", lambda x: np.swapaxes(x, -1, -2) if np.ndim(x) >= 2 else x,
+         step_kind="matrix_transpose")  # the last two axes swapped
 
 
 def getitem_grad(x, index, d):
@@ -219,7 +220,8 @@ def _no_masks(index):
     return tuple(out)
 
 
-register("getitem_grad", "x index d", getitem_grad)
+# zeros of x's shape, d added at x[index]
+register("getitem_grad", "x index d", getitem_grad, step_kind="scatter_add")
 
 
 def unpack_grad(value, d):

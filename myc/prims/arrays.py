@@ -58,7 +58,7 @@ def _concatenate(xs, axis):
 
 
 register("concatenate", "xs axis", _concatenate, defaults={"axis": 0},
-         names=("np.concatenate",))
+         names=("np.concatenate",), step_kind="concatenate")
 register("concat_grad", "xs axis d", concat_grad)
 register("cumsum", "x axis", lambda x, axis: np.cumsum(x, axis=axis), defaults={"axis": None},
          names=("np.cumsum",))

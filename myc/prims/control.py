@@ -53,7 +53,7 @@ def _guarded(path: Any, prim: Any, abstract: Any, *args: Any) -> Any:
 register("guarded", "path prim abstract", _guarded, variadic=True, differentiable=False,
          doc="``prim(*args)`` where an if-converted branch is taken, a zero elsewhere: an "
          "operation that can fail (an index, a Python division) runs only on its path.")
-register("select", "cond x y", _select, differentiable=False,
+register("select", "cond x y", _select, differentiable=False, step_kind="select",
          doc="``x`` if ``cond`` else ``y``: a data-dependent branch after if-conversion.")
 register("loop", "body", _loop, variadic=True, differentiable=False,
          doc="Run a typed loop body until its first output is false; the loop's results.")
@@ -62,6 +62,8 @@ register("invoke", "fn enabled", lambda fn, *inputs: _loop(fn, *inputs), variadi
          doc="Call a typed function (a recursive one, specialized once per signature); its "
          "results are read with ``loop_out``.  Runs only where ``enabled``.")
 register("tape_get", "tape index step", lambda t, j, k: t.get(j, k), differentiable=False,
+         step_kind="tape_get",
          doc="Loop-carried value ``index`` at the start of iteration ``step`` of a taped loop.")
 register("loop_out", "loop index", lambda t, k: t[k], differentiable=False,
+         step_kind="exit_value",
          doc="One result of a ``loop``.")

@@ -77,13 +77,13 @@ def _jvp_grad(d, start, axis, dim, td, tstart, taxis, tdim, out):
 
 dynamic_slice = register(
     "dynamic_slice", "x start axis size", dynamic_slice_ref,
-    bprop=_bprop_slice, jvp=_jvp_slice,
+    bprop=_bprop_slice, jvp=_jvp_slice, step_kind="window",
     doc="x's window of static length `size` along `axis` at the run-time offset `start` "
         "(clamped into the axis; the program guards NumPy's semantics).")
 dynamic_slice.infer = _infer_slice
 dynamic_slice_grad = register(
     "dynamic_slice_grad", "d start axis dim", dynamic_slice_grad_ref,
-    bprop=_bprop_grad, jvp=_jvp_grad,
+    bprop=_bprop_grad, jvp=_jvp_grad, step_kind="window_add",
     doc="zeros of length `dim` along `axis` with `d` placed at the run-time offset "
         "`start`: the adjoint of dynamic_slice.")
 dynamic_slice_grad.infer = _infer_grad

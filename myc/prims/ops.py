@@ -29,7 +29,7 @@ for _name, _fn, _np, _op in [
 ]:
     register(_name, "x y", _fn, elementwise=True, scalar=_op,
              names=(*(f"np.{n}" for n in _np), *(("math.pow",) if _name == "pow" else ())))
-register("matmul", "x y", operator.matmul, names=("np.matmul",))
+register("matmul", "x y", operator.matmul, names=("np.matmul",), step_kind="gemm")
 
 
 def _matmul_acc(x, y, c, alpha=1.0):
@@ -39,7 +39,7 @@ def _matmul_acc(x, y, c, alpha=1.0):
 
 
 # made only by lowering (``myc.opt.products``), after differentiation: no derivative
-register("matmul_acc", "x y c alpha", _matmul_acc, differentiable=False,
+register("matmul_acc", "x y c alpha", _matmul_acc, differentiable=False, step_kind="gemm_acc",
          doc="c + alpha * (x @ y): a matrix product accumulated into c (GEMM with beta = "
              "1); made by lowering for sums of products, never written by users.")
 
@@ -80,8 +80,10 @@ register("maximum", "x y", np.maximum, names=("np.maximum",), elementwise=True,
          scalar="maximum")
 # the builtins max/min of two values used as function values: Python's semantics, the
 # first extreme operand itself (min/max called by name lower to a branch instead)
-register("py_max", "x y", lambda x, y: y if y > x else x, names=("builtins.max",))
-register("py_min", "x y", lambda x, y: y if y < x else x, names=("builtins.min",))
+register("py_max", "x y", lambda x, y: y if y > x else x, names=("builtins.max",),
+         step_kind="scalar")
+register("py_min", "x y", lambda x, y: y if y < x else x, names=("builtins.min",),
+         step_kind="scalar")
 register("minimum", "x y", np.minimum, names=("np.minimum",), elementwise=True,
          scalar="minimum")
 register("clip", "x lo hi", np.clip, names=("np.clip",), elementwise=True, fusible=True)
@@ -189,10 +191,13 @@ def _check_math_domain(y, x):
     return y
 
 
-register("check_math_domain", "y x", _check_math_domain)
-register("to_float", "x", float, names=("builtins.float",))
-register("to_int", "x", int, differentiable=False, names=("builtins.int",))
-register("to_bool", "x", bool, differentiable=False, names=("builtins.bool",))
+register("check_math_domain", "y x", _check_math_domain, step_kind="scalar")
+# (not fusible: Python's conversions of numbers, steps on numbers of the host program)
+register("to_float", "x", float, names=("builtins.float",), step_kind="scalar")
+register("to_int", "x", int, differentiable=False, names=("builtins.int",),
+         step_kind="scalar")
+register("to_bool", "x", bool, differentiable=False, names=("builtins.bool",),
+         step_kind="scalar")
 
 # ---------------------------------------------------------------- reductions
 for _name, _fn, _np in [("sum", np.sum, ("sum",)), ("mean", np.mean, ("mean",)),
@@ -201,15 +206,20 @@ for _name, _fn, _np in [("sum", np.sum, ("sum",)), ("mean", np.mean, ("mean",)),
         x, axis=axis, keepdims=keepdims))(_fn), defaults={"axis": None, "keepdims": False},
         names=tuple(f"np.{n}" for n in _np))
 register("argmax", "x axis", lambda x, axis: np.argmax(x, axis=axis),
-         defaults={"axis": None}, differentiable=False, names=("np.argmax",))
+         defaults={"axis": None}, differentiable=False, names=("np.argmax",),
+         step_kind="arg_extreme")
 register("argmin", "x axis", lambda x, axis: np.argmin(x, axis=axis),
-         defaults={"axis": None}, differentiable=False, names=("np.argmin",))
+         defaults={"axis": None}, differentiable=False, names=("np.argmin",),
+         step_kind="arg_extreme")
 
 # ---------------------------------------------------------------- linear algebra, shapes
-register("dot", "x y", np.dot, names=("np.dot",))
+# np.dot of 1-d/2-d operands is a matrix product
+register("dot", "x y", np.dot, names=("np.dot",), step_kind="gemm")
 register("transpose", "x axes", lambda x, axes: np.transpose(x, axes), defaults={"axes": None},
-         names=("np.transpose",))
-register("reshape", "x shape", lambda x, shape: np.reshape(x, shape), names=("np.reshape",))
+         names=("np.transpose",), step_kind="transpose")
+# the same data under another shape
+register("reshape", "x shape", lambda x, shape: np.reshape(x, shape), names=("np.reshape",),
+         step_kind="alias")
 register("broadcast_to", "x shape", lambda x, shape: np.broadcast_to(x, shape).copy(),
          names=("np.broadcast_to",), fusible=True)
 
@@ -244,7 +254,8 @@ def _check_index(x, idx):
     return x[idx]
 
 
-register("getitem", "x index", _check_index)
+# an element, a basic view or a gather
+register("getitem", "x index", _check_index, step_kind="index")
 
 
 def _index_add(base, index, value):
@@ -261,16 +272,20 @@ register("make_slice", "start stop step", slice, differentiable=False)
 
 
 register("zeros", "shape dtype", lambda shape, dtype: np.zeros(shape, _dt(dtype) or float),
-         defaults={"dtype": None}, differentiable=False, names=("np.zeros",))
+         defaults={"dtype": None}, differentiable=False, names=("np.zeros",),
+         step_kind="fill", fill_value=0)
 register("ones", "shape dtype", lambda shape, dtype: np.ones(shape, _dt(dtype) or float),
-         defaults={"dtype": None}, differentiable=False, names=("np.ones",))
+         defaults={"dtype": None}, differentiable=False, names=("np.ones",),
+         step_kind="fill", fill_value=1)
 register("full", "shape fill_value dtype",
          lambda shape, v, dtype: np.full(shape, v, _dt(dtype)), defaults={"dtype": None},
          names=("np.full",))
 register("zeros_like", "x dtype", lambda x, dtype: np.zeros_like(x, _dt(dtype)),
-         defaults={"dtype": None}, differentiable=False, names=("np.zeros_like",))
+         defaults={"dtype": None}, differentiable=False, names=("np.zeros_like",),
+         step_kind="fill", fill_value=0)
 register("ones_like", "x dtype", lambda x, dtype: np.ones_like(x, _dt(dtype)),
-         defaults={"dtype": None}, differentiable=False, names=("np.ones_like",))
+         defaults={"dtype": None}, differentiable=False, names=("np.ones_like",),
+         step_kind="fill", fill_value=1)
 register("arange", "start stop step dtype",
          lambda a, b, s, dtype: np.arange(a, b, s, dtype=_dt(dtype)) if b is not None
          else np.arange(a, dtype=_dt(dtype)),
@@ -279,8 +294,9 @@ register("arange", "start stop step dtype",
 register("linspace", "start stop num endpoint dtype",
          lambda a, b, n, e, dtype: np.linspace(a, b, n, endpoint=e, dtype=_dt(dtype)),
          defaults={"num": 50, "endpoint": True, "dtype": None}, names=("np.linspace",))
+# np.array of computed numbers or arrays
 register("array", "obj dtype", lambda obj, dtype: np.array(obj, dtype=_dt(dtype)),
-         defaults={"dtype": None}, names=("np.array", "np.asarray"))
+         defaults={"dtype": None}, names=("np.array", "np.asarray"), step_kind="pack")
 
 # ---------------------------------------------------------------- structure and control
 
@@ -296,7 +312,8 @@ def _range_len(start, stop, step):
 
 
 register("range_len", "start stop step", _range_len, differentiable=False)
-register("make_tuple", "", lambda *xs: xs, variadic=True)
+# (a step whose parts the steps using it read: an index, pieces)
+register("make_tuple", "", lambda *xs: xs, variadic=True, step_kind="tuple")
 register("switch", "cond x y", lambda c, x, y: x if c else y)
 
 

@@ -13,6 +13,11 @@ A declaration (:func:`register`) states what the rest of the compiler needs to k
 - ``scalar``: the kernel-IR scalar op (``myc.prims.scalar``) it computes, which makes it
   fusible into kernels and gives every backend's renderer for it; ``fusible`` marks the
   few others ``myc.lower.groups`` lowers by hand (casts, ``where``, ``clip``);
+- ``step_kind``: what a host-program step running it outside a kernel computes, one of
+  ``myc.lower.step_ops.OP_KINDS`` (``"gemm"``, ``"index"``, ``"fill"``...): a backend's
+  host-program generator keys on it.  The default is ``"scalar"`` for a fusible
+  primitive (a step on numbers) and ``"host"`` (a NumPy-only step) for the others;
+  ``fill_value`` is what a ``"fill"`` primitive writes;
 - ``bprop`` / ``jvp``: its reverse and forward rules, Python functions in the myc subset
   that ``myc.ad`` parses into graphs (:func:`reverse_rule` / :func:`forward_rule`
   attach them after the fact, for rules that need ``P``).
@@ -36,13 +41,14 @@ class Primitive:
 
     __slots__ = ("name", "params", "defaults", "impl", "bprop", "jvp", "doc",
                  "variadic", "pure", "differentiable", "names", "elementwise", "scalar",
-                 "fusible", "structural_jvp", "infer")
+                 "fusible", "structural_jvp", "infer", "step_kind", "fill_value")
 
     def __init__(self, name: str, params: tuple[str, ...], impl: Callable[..., Any],
                  defaults: dict[str, Any] | None = None, variadic: bool = False,
                  differentiable: bool = True, doc: str = "", names: tuple[str, ...] = (),
                  elementwise: bool = False, scalar: str | None = None,
-                 fusible: bool | None = None, bprop: Any = None, jvp: Any = None):
+                 fusible: bool | None = None, bprop: Any = None, jvp: Any = None,
+                 step_kind: str | None = None, fill_value: int | None = None):
         self.name = name
         self.params = params
         self.defaults = dict(defaults or {})
@@ -65,6 +71,11 @@ class Primitive:
             assert self.scalar.arity == len(params), f"{name}: scalar op {scalar} takes " \
                 f"{self.scalar.arity} operands"
         self.fusible = self.scalar is not None if fusible is None else fusible
+        # (the kinds are the host program's words, ``myc.lower.step_ops`` checks them)
+        self.step_kind = step_kind or ("scalar" if self.fusible else "host")
+        assert (fill_value is not None) == (self.step_kind == "fill"), \
+            f"{name}: a fill_value goes with step_kind='fill'"
+        self.fill_value = fill_value
 
     @property
     def min_args(self) -> int:

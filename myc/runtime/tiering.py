@@ -26,8 +26,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from myc.errors import MycError
@@ -64,19 +62,6 @@ def describe() -> str:
     return f"; natively from its call {n + 1} on (MYC_TIER_UP_CALLS)" if n else ""
 
 
-@contextmanager
-def lifted() -> Iterator[None]:
-    """No native-first size limit on this thread meanwhile."""
-    from myc.lower.program import LIMIT_LIFTED
-
-    was = getattr(LIMIT_LIFTED, "on", False)
-    LIMIT_LIFTED.on = True
-    try:
-        yield
-    finally:
-        LIMIT_LIFTED.on = was
-
-
 def mark(prog: Any, backend: str, seconds: float = _UNKNOWN_COMPILE_S) -> None:
     """Set ``prog.tier_up`` when ``prog`` steps only because it is over the size limit
     (kept with it on disk: a process that loads it tiers it up too), with its compile
@@ -87,15 +72,14 @@ def mark(prog: Any, backend: str, seconds: float = _UNKNOWN_COMPILE_S) -> None:
             os.environ.get("MYC_NO_NATIVE_LOOPS") or any(
             st.kind == "loop" for st in prog.steps):
         return  # (a data-dependent loop keeps a whole program stepping at any size)
-    from myc.lower.program import native_blockers
+    from myc.lower.program import NO_SIZE_LIMIT, native_blockers
     from myc.lower.target import target
 
     t = target(backend)
     if not t.native_host:
         return
-    with lifted():  # then only its size kept it from being lowered native-first
-        if native_blockers(graph, t):
-            return
+    if native_blockers(graph, t, NO_SIZE_LIMIT):  # (else only its size kept it from
+        return  # being lowered native-first)
     prog.tier_up = True
     prog.compile_seconds = seconds
 
@@ -151,16 +135,18 @@ def _native_tier(sf: Any, prog: Any, args: list[Any]) -> Any:
     from myc.backends.registry import backend as backend_named
     from myc.infer.runtime_ints import NotRuntime, positions
     from myc.infer.signature import GraphBreak
+    from myc.lower.program import NO_SIZE_LIMIT
     from myc.support.stats import compiling
 
     traced = backend_named(sf.backend).trace_args(args)
     try:
-        with lifted(), compiling(sf.stats):
+        with compiling(sf.stats):  # native-first whatever its size
             if prog.int_leaves:
                 at = positions(args, sf.ints.runtime)
-                new = pipeline.compile_runtime(sf.graph, traced, at, sf.backend)
+                new = pipeline.compile_runtime(sf.graph, traced, at, sf.backend,
+                                               native_max=NO_SIZE_LIMIT)
             else:
-                new = pipeline.compile(sf.graph, traced, sf.backend)
+                new = pipeline.compile(sf.graph, traced, sf.backend, native_max=NO_SIZE_LIMIT)
             native = new.native  # (built now: it is what this compile is for)
     except (NotRuntime, GraphBreak):
         return None

@@ -55,3 +55,22 @@ def test_a_bad_limit_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setenv("MYC_NATIVE_FIRST_MAX", "many")
     with pytest.raises(MycError, match="MYC_NATIVE_FIRST_MAX"):
         myc.jit(lambda x: x * 2.0 + 1.0)(np.ones(3))
+
+
+def test_the_limit_is_a_parameter_of_the_pipeline(monkeypatch, tmp_path):
+    """A tier-up compiles native-first whatever the size by passing ``native_max`` down
+    the stages (no state another compile could see)."""
+    from myc import pipeline
+    from myc.lower.program import NO_SIZE_LIMIT
+
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("MYC_NATIVE_FIRST_MAX", "30")
+    a, b = _args()
+    graph = pipeline.parsed(cg)
+    stepped = pipeline.compile(graph, [a, b])
+    assert getattr(stepped, "not_native_first", False) and stepped.native is None
+    native = pipeline.compile(graph, [a, b], native_max=NO_SIZE_LIMIT)
+    assert not getattr(native, "not_native_first", False) and native.native is not None
+    assert native.run([a, b]) == pytest.approx(cg(a, b), rel=1e-12)
+    again = pipeline.compile(graph, [a, b])
+    assert getattr(again, "not_native_first", False)

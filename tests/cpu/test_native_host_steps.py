@@ -210,6 +210,30 @@ def test_int_division_by_zero_raises_at_the_users_line():
     assert "(n + 1) / (n - 3)" in str(info.value)
 
 
+def divmods(x):
+    a, b = int(x[0]), int(x[1])  # Python ints computed at run time
+    return a // b, a % b, (a + 1) // -b, (a - 1) % -b
+
+
+@pytest.mark.parametrize("a,b", [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, 3), (0, -5),
+                                 (2**62 + 3, -7), (-2**63 + 1, 2)])
+def test_int_floor_division_and_modulo_match_cpython(a, b):
+    """Rounded towards -inf, the remainder taking the divisor's sign (the kernel
+    generator's int64 floor division, which host steps on numbers share)."""
+    x = np.array([a, b])
+    f = myc.jit(divmods)
+    assert f(x) == divmods(x)
+    assert f.stats().native_calls == 1
+
+
+def test_int_floor_division_by_zero_raises_at_the_users_line():
+    f = myc.jit(divmods)
+    assert f(np.array([5, 3])) == divmods(np.array([5, 3]))
+    with pytest.raises(myc.MycRuntimeError, match="by zero") as info:
+        f(np.array([5, 0]))
+    assert "a // b" in str(info.value)
+
+
 def power(x, y):
     return x ** y + np.maximum(x, y) - np.minimum(x, 0.5)
 

@@ -10,7 +10,9 @@ import numpy as np
 
 import myc
 from myc.backends.cpu import loopgen
-from myc.lower.step_ops import OP_KINDS, op_kind
+from myc.lower.step_ops import OP_KINDS, fill_value, op_kind, primitives_of
+from myc.lower.target import target
+from myc.prims import REGISTRY
 from tests.cpu.test_native_program import programs_run
 from tests.infer.test_loops import safe_inverse
 
@@ -58,11 +60,32 @@ def test_a_guarded_step_has_its_operations_kind():
 def test_every_operation_the_generator_covers_has_a_kind_it_dispatches_on():
     """A primitive native code covers is either an array step with its own check and
     emitter, or a step on numbers the scalar emitter computes by its name."""
-    for name in loopgen._ARRAY_STEPS:
+    array_steps = primitives_of(loopgen._ARRAY_KINDS)
+    assert {"getitem", "getitem_grad", "zeros", "ones_like", "concatenate"} <= array_steps
+    for name in array_steps:
         kind = op_kind(name)
-        assert kind in loopgen._ARRAY_KINDS, name
         assert kind in loopgen._CHECKS and kind in loopgen._EMITS, name
     scalar_kinds = {"scalar", "select", "tape_get", "index", "arg_extreme"}
     for name in loopgen._SCALAR:
         assert op_kind(name) in scalar_kinds, name
     assert set(loopgen._CHECKS) <= set(OP_KINDS) and set(loopgen._EMITS) <= set(OP_KINDS)
+
+
+def test_each_primitive_declares_a_known_step_kind():
+    """The kind of a primitive's steps is declared with the primitive (``step_kind``):
+    one of the host program's kinds; fusible primitives are steps on numbers unless
+    declared otherwise, and every fill says what it writes."""
+    for name, p in REGISTRY.items():
+        assert p.step_kind in OP_KINDS, name
+        assert op_kind(name) == p.step_kind
+    assert op_kind("add") == "scalar" and op_kind("to_int") == "scalar"
+    assert op_kind("matmul") == "gemm" and op_kind("argsort") == "host"
+    assert {n: fill_value(n) for n in primitives_of({"fill"})} == {
+        "zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1}
+
+
+def test_the_cpu_backend_declares_the_kinds_it_emits():
+    kinds = target("cpu").native_kinds()
+    assert kinds == loopgen.NATIVE_KINDS and "host" not in kinds
+    assert kinds == set(OP_KINDS) - {"host"}  # every kind but NumPy-only steps
+    assert not target("interp").native_kinds()

@@ -27,7 +27,9 @@ the generated code (the io array, result and tape buffers) is ``native_run``'s.
 Steps are told apart by the kinds the lowering gave them (``Step.kind``; an ``op``
 step's ``Step.op``, ``myc.lower.step_ops``): ``_CHECKS`` and ``_EMITS`` map each op kind
 to its coverage check and its emitter; the steps on numbers (``_check_scalar``,
-``_emit_number``) compute each primitive's scalar semantics by its name.
+``_emit_number``) compute a primitive's scalar op (the primitive table's) with the
+kernel generator's code (``scalar_llvm``), Python's checks around it, and the few
+primitives with no scalar op (Python's casts, ``int()``, builtin ``max``) by name.
 """
 
 from __future__ import annotations
@@ -55,33 +57,36 @@ from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, .
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
 from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
 from myc.backends.cpu.jit import JitModule
-from myc.backends.cpu.mathlib import MathLib
 from myc.backends.cpu.native_run import NativeRun, memdtype
+from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.kernel import identity
-from myc.lower.step_ops import FILL_VALUE
+from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
 
-# primitives that are one-operand transcendental scalar ops (the table's), and sqrt
-_MATH = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.math
-         and p.scalar.arity == 1} | {"sqrt"}
-_SCALAR = _MATH | {"add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "select",
-           "and_", "or_", "abs", "truediv", "to_weak", "to_float", "to_bool", "getitem",
-           "tape_get", "py_max", "py_min", "to_int", "check_math_domain", "argmax", "argmin",
-           "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip", "floor", "pow"}
-_ARRAY_STEPS = {"getitem", "getitem_grad", "zeros_like", "ones_like", "zeros", "ones",
-                "argmax", "argmin", "array", "dynamic_slice", "dynamic_slice_grad",
-                "concatenate", "transpose", "reshape"}
 # what the generator keys on is the step's kind (``Step.op``, ``myc.lower.step_ops``):
 # GEMM, with beta = 1 for ``gemm_acc`` (``a @ b + c`` into c's buffer)
 _GEMM_KINDS = ("gemm", "gemm_acc")
-# the kinds of the array steps above (``_array_step``): a buffer of their own, unless an
-# alias (``_alias``)
+# the kinds of array steps (``_array_step``): a buffer of their own, unless an alias
+# (``_alias``)
 _ARRAY_KINDS = frozenset({"index", "scatter_add", "fill", "arg_extreme", "pack", "window",
                           "window_add", "concatenate", "transpose", "alias"})
-_FCMP = {"lt": "<", "le": "<=", "gt": ">", "ge": ">=", "eq": "==", "ne": "!="}
+# the kinds whose steps may compute a number (or choose or read a pointer) in
+# ``_emit_number``, besides ``scalar``
+_NUMBER_KINDS = frozenset({"select", "tape_get", "index", "arg_extreme"})
+# the one-operand transcendental scalar ops (the table's, mathlib's functions), and sqrt
+_MATH = MATH_OPS | {"sqrt"}
+# the ``scalar`` steps ``_emit_number`` computes (by their scalar op where they have one:
+# Python's checks are written for these), and the other steps it covers
+_SCALAR = {n for n, p in REGISTRY.items() if p.scalar is not None and p.scalar.name in _MATH} | {
+    "add", "sub", "mul", "neg", "lt", "le", "gt", "ge", "eq", "ne", "and_", "or_", "abs",
+    "truediv", "to_weak", "to_float", "to_bool", "py_max", "py_min", "to_int",
+    "check_math_domain", "grad_cast", "mod", "floordiv", "maximum", "minimum", "clip",
+    "floor", "pow"} | primitives_of(_NUMBER_KINDS)
+# the scalar ops (``myc.prims.scalar``) of comparisons
+_COMPARE = frozenset({"lt", "le", "gt", "ge", "eq", "ne"})
 _FN = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_void_p)
 _MAX_NATIVE_DEPTH = 10_000  # a recursive function's calls on the machine stack (~2 MB)
 
@@ -393,18 +398,20 @@ class NativeLoop(NativeRun):
         ins = [_scalar_of(a) for a in ins]  # a 0-d array operand: its element
         if any(not isinstance(a, AScalar) for a in ins):
             raise Unsupported("a scalar step on an array")
-        if name in ("maximum", "minimum", "clip") and (
+        sop = REGISTRY[name].scalar
+        op = sop.name if sop is not None else None  # (as ``_emit_number`` dispatches)
+        if (op in ("maximum", "minimum") or name == "clip") and (
                 out.dtype.kind not in "fib" or (out.dtype.kind == "b") != all(
                     a.dtype.kind == "b" for a in ins)):
             raise Unsupported(f"{name} of mixed bools")
-        if name in ("floor", "pow") and out.dtype.kind != "f":
+        if op in ("floor", "pow") and out.dtype.kind != "f":
             raise Unsupported(f"{name} of integers")
-        if name == "abs" and out.dtype.kind not in "fi":
+        if op == "abs" and out.dtype.kind not in "fi":
             raise Unsupported("abs of a bool")
         if name in ("py_max", "py_min") and any(a.dtype.kind != out.dtype.kind or
                                                a.dtype.kind not in "fi" for a in ins):
             raise Unsupported("max/min of mixed kinds (the result's type is data's)")
-        if name in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
+        if op in ("mod", "floordiv") and any(a.dtype.kind != "i" for a in (*ins, out)):
             raise Unsupported(f"{name} of non-integers")
         if name == "to_int" and (out.dtype.kind != "i" or not out.weak):
             raise Unsupported("int() to a NumPy integer")
@@ -717,19 +724,12 @@ class NativeLoop(NativeRun):
                                 float(x) if a.dtype.kind == "f" else int(x))
             return v if want is None else convert(v, _ltype(a), want)
 
+        scalar = ScalarLLVM.over(b)  # the scalar operations, as kernels compute them
+
         def convert(v: ir.Value, src: ir.Type, dst: ir.Type) -> ir.Value:
             if src == dst:
                 return v
-            if dst == I1:
-                return b.fcmp_unordered("!=", v, ir.Constant(src, 0.0)) if is_float(src) \
-                    else b.icmp_unsigned("!=", v, ir.Constant(src, 0))
-            if is_float(dst):
-                if is_float(src):
-                    return b.fpext(v, dst) if dst == F64 else b.fptrunc(v, dst)
-                return b.uitofp(v, dst) if src == I1 else b.sitofp(v, dst)
-            if is_float(src):
-                return b.fptosi(v, dst)
-            return b.zext(v, dst) if src == I1 else v
+            return scalar.cast(scalar.e.v(v), dtype_of(src), dtype_of(dst)).v
 
         if framed and self.n_io != len(body.params) + len(self.exit_outputs):
             raise Unsupported("a recursive function with array buffers")
@@ -739,7 +739,7 @@ class NativeLoop(NativeRun):
             # a guarded operation fails only where its branch is taken
             bail_if(bad if path is None else b.and_(path, bad))
         e = _Emitting(b, module, entry, value, convert, slot_var, scratch_ptr, bail_if,
-                      bail_on, call_cells)
+                      bail_on, call_cells, scalar)
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
@@ -904,11 +904,17 @@ class NativeLoop(NativeRun):
         """A step on numbers (``scalar``, and ``select``, ``tape_get``, ``index`` and
         ``arg_extreme`` with a number for result), or a select or tape read of arrays (a
         pointer): what the kinds with no emitter, or whose emitter declined, are.  The
-        operation of a ``scalar`` step is its primitive's (``name``)."""
+        operation of a ``scalar`` step is its primitive's scalar op (``op``, the
+        primitive table's, computed by the kernel generator's code: ``e.scalar``) with
+        Python's checks around it, or one of the few primitives with no scalar op (casts,
+        ``int()``, builtin ``max``, math's domain check, ``clip``) by its name."""
         b, module, entry, value, convert, slot_var, bail_on = (
             e.b, e.module, e.entry, e.value, e.convert, e.slot_var, e.bail_on)
         specs = self.body.specs
         weak = self._weak
+        sc = e.scalar
+        sop = REGISTRY[name].scalar if name in REGISTRY else None
+        op = sop.name if sop is not None else None
         if isinstance(out, AArray) and st.op == "tape_get":
             tp = value(si, off + 0, *ins_[0])
             k = value(si, off + 2, *ins_[2], want=I64)
@@ -931,7 +937,7 @@ class NativeLoop(NativeRun):
             c = value(si, off + 0, *ins_[0], want=I1)
             r = b.select(c, value(si, off + 1, *ins_[1], want=rt),
                          value(si, off + 2, *ins_[2], want=rt))
-        elif name in _FCMP:
+        elif op in _COMPARE:
             ops_ = [_scalar_of(specs[x] if s else abstract_of(x)) for s, x in ins_]
             ct = _compare_type(ops_)
             for k, a in enumerate(ops_):  # an int compared with a float: exact in
@@ -941,44 +947,33 @@ class NativeLoop(NativeRun):
                     bail_on(big, path)
             x0 = value(si, off + 0, *ins_[0], want=ct)
             x1 = value(si, off + 1, *ins_[1], want=ct)
-            op = _FCMP[name]
-            if is_float(ct):
-                r = b.fcmp_unordered(op, x0, x1) if name == "ne" else \
-                    b.fcmp_ordered(op, x0, x1)
-            elif ct == I1:
-                r = b.icmp_unsigned(op, x0, x1)
-            else:
-                r = b.icmp_signed(op, x0, x1)
+            r = sc.binary(op, sc.e.v(x0), sc.e.v(x1), dtype_of(ct)).v
             r = convert(r, I1, rt)
-        elif name == "neg":
+        elif op == "neg":
+            r = sc.unary(op, sc.e.v(value(si, off + 0, *ins_[0], want=rt)), dtype_of(rt)).v
+        elif op == "abs":
             x0 = value(si, off + 0, *ins_[0], want=rt)
-            r = b.fneg(x0) if is_float(rt) else b.neg(x0)
-        elif name == "abs":
-            x0 = value(si, off + 0, *ins_[0], want=rt)
-            if is_float(rt):
-                r = b.call(_intrinsic(module, "llvm.fabs", rt), [x0])
-            else:
-                if weak(si):
-                    bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
-                r = b.select(b.icmp_signed("<", x0, ir.Constant(rt, 0)), b.neg(x0), x0)
-        elif name in _MATH:
+            if not is_float(rt) and weak(si):  # Python's ints: abs(-2**63) is 2**63
+                bail_on(b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63))), path)
+            r = sc.unary(op, sc.e.v(x0), dtype_of(rt)).v
+        elif op in _MATH:
             if not is_float(rt):
                 raise Unsupported(f"{name} of an integer")
-            x0 = value(si, off + 0, *ins_[0], want=rt)
-            r = b.call(_intrinsic(module, "llvm.sqrt", rt) if name == "sqrt" else
-                       MathLib(module).function(REGISTRY[name].scalar.name, rt), [x0])
+            r = sc.unary(op, sc.e.v(value(si, off + 0, *ins_[0], want=rt)), dtype_of(rt)).v
         elif name in ("to_weak", "to_float", "to_bool", "grad_cast"):
             r = value(si, off + 0, *ins_[0], want=rt)
         elif st.op == "arg_extreme":  # the flat index of the first extreme
             r = self._arg_extreme(b, entry, name, specs[ins_[0][1]],
                                   value(si, off + 0, *ins_[0]), rt)
         elif name in ("py_max", "py_min"):  # Python's max(x, y): y only if y > x
+            # (not np.maximum's semantics, where a NaN wins)
             x0 = value(si, off + 0, *ins_[0], want=rt)
             x1 = value(si, off + 1, *ins_[1], want=rt)
-            op = ">" if name == "py_max" else "<"
-            r = b.select(b.fcmp_ordered(op, x1, x0) if is_float(rt) else
-                         b.icmp_signed(op, x1, x0), x1, x0)
-        elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise
+            cmp = ">" if name == "py_max" else "<"
+            r = b.select(b.fcmp_ordered(cmp, x1, x0) if is_float(rt) else
+                         b.icmp_signed(cmp, x1, x0), x1, x0)
+        elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise (not
+            # a NumPy cast, ``ScalarLLVM.cast``, which gives INT64_MIN for those)
             src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
             st_ = _ltype(src_a)
             x0 = value(si, off + 0, *ins_[0], want=st_)
@@ -1002,7 +997,7 @@ class NativeLoop(NativeRun):
                     module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
             bail_on(bad, path)
             r = y
-        elif name == "truediv":
+        elif op == "div":
             kinds = {_scalar_of(specs[x] if s_ else abstract_of(x)).dtype.kind
                      for s_, x in ins_}
             if not kinds <= {"f", "i"} or ("i" in kinds and rt != F64):
@@ -1021,7 +1016,7 @@ class NativeLoop(NativeRun):
             if path is not None:  # off its path: a harmless division, result unused
                 x1 = b.select(path, x1, ir.Constant(rt, 1.0))
                 x0 = b.select(path, x0, ir.Constant(rt, 0.0))
-            r = b.fdiv(x0, x1)
+            r = sc.binary(op, sc.e.v(x0), sc.e.v(x1), dtype_of(rt)).v
         elif st.op == "tape_get":
             tp = value(si, off + 0, *ins_[0])
             j = ins_[1][1]
@@ -1074,16 +1069,17 @@ class NativeLoop(NativeRun):
             if src == I1:
                 v = b.trunc(v, I1)
             r = convert(v, src, rt)
-        elif name in ("maximum", "minimum", "clip"):  # NumPy's: a NaN wins
-            xs = [value(si, off + k, *ins_[k], want=rt) for k in range(len(ins_))]
-            r = _extreme(b, module, "max", xs[0], xs[1]) if name != "minimum" else \
-                _extreme(b, module, "min", xs[0], xs[1])
-            if name == "clip":
-                r = _extreme(b, module, "min", r, xs[2])
-        elif name == "floor":
-            r = b.call(_intrinsic(module, "llvm.floor", rt),
-                       [value(si, off + 0, *ins_[0], want=rt)])
-        elif name == "pow":  # C's pow (NumPy's and CPython's float **)
+        elif op in ("maximum", "minimum") or name == "clip":  # NumPy's: a NaN wins
+            xs = [sc.e.v(value(si, off + k, *ins_[k], want=rt)) for k in range(len(ins_))]
+            r = sc.binary(op or "maximum", xs[0], xs[1], dtype_of(rt))
+            if name == "clip":  # np.clip(x, lo, hi): minimum(maximum(x, lo), hi)
+                r = sc.binary("minimum", r, xs[2], dtype_of(rt))
+            r = r.v
+        elif op == "floor":
+            r = sc.unary(op, sc.e.v(value(si, off + 0, *ins_[0], want=rt)), dtype_of(rt)).v
+        elif op == "pow":  # C's pow (NumPy's and CPython's float **), not the kernels':
+            # a kernel's float pow is myc's math library's, within an ulp of it, but a
+            # Python float ** must give CPython's result to the bit
             x0 = value(si, off + 0, *ins_[0], want=rt)
             x1 = value(si, off + 1, *ins_[1], want=rt)
             fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
@@ -1097,40 +1093,34 @@ class NativeLoop(NativeRun):
                     module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
                     for v in (r, x0, x1))
                 bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
-        elif name in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
+        elif op in ("mod", "floordiv"):  # ints, rounded towards -inf as Python's
             x0 = value(si, off + 0, *ins_[0], want=rt)
             x1 = value(si, off + 1, *ins_[1], want=rt)
-            zero, one = ir.Constant(rt, 0), ir.Constant(rt, 1)
-            bad = b.or_(b.icmp_signed("==", x1, zero), b.and_(
+            bad = b.or_(b.icmp_signed("==", x1, ir.Constant(rt, 0)), b.and_(
                 b.icmp_signed("==", x1, ir.Constant(rt, -1)),
                 b.icmp_signed("==", x0, ir.Constant(rt, -(1 << 63)))))
             bail_on(bad, path)  # (the host raises, or computes in Python's ints)
-            if path is not None:
-                bad = b.or_(bad, b.not_(path))
-            x1 = b.select(bad, one, x1)
-            q, m = b.sdiv(x0, x1), b.srem(x0, x1)
-            fix = b.and_(b.icmp_signed("!=", m, zero),
-                         b.xor(b.icmp_signed("<", m, zero), b.icmp_signed("<", x1, zero)))
-            r = b.select(fix, b.add(m, x1), m) if name == "mod" else \
-                b.select(fix, b.sub(q, one), q)
+            # elsewhere NumPy's int64 floor division is Python's (it never traps: by 0
+            # it gives 0, by -1 it wraps, whatever the path)
+            r = sc.binary(op, sc.e.v(x0), sc.e.v(x1), dtype_of(rt)).v
         else:
+            assert op in ("add", "sub", "mul", "and", "or"), name
             x0 = value(si, off + 0, *ins_[0], want=rt)
             x1 = value(si, off + 1, *ins_[1], want=rt)
-            if name in ("and_", "or_"):
+            r = None
+            if op in ("and", "or"):
                 if is_float(rt):
                     raise Unsupported("bitwise op on floats")
-                r = b.and_(x0, x1) if name == "and_" else b.or_(x0, x1)
-            elif rt == I1:
+            elif rt == I1:  # (True + True is 2 in Python, True in NumPy)
                 raise Unsupported("arithmetic on bools")
-            elif is_float(rt):
-                r = {"add": b.fadd, "sub": b.fsub, "mul": b.fmul}[name](x0, x1)
-            elif weak(si):  # Python ints do not wrap: leave when 64 bits overflow
-                op = {"add": "sadd", "sub": "ssub", "mul": "smul"}[name]
-                pair = b.call(_overflow(module, op), [x0, x1])
+            elif not is_float(rt) and weak(si):  # Python ints do not wrap: leave when
+                # 64 bits overflow
+                pair = b.call(_overflow(module, {"add": "sadd", "sub": "ssub",
+                                                 "mul": "smul"}[op]), [x0, x1])
                 bail_on(b.extract_value(pair, 1), path)
                 r = b.extract_value(pair, 0)
-            else:
-                r = {"add": b.add, "sub": b.sub, "mul": b.mul}[name](x0, x1)
+            if r is None:
+                r = sc.binary(op, sc.e.v(x0), sc.e.v(x1), dtype_of(rt)).v
         b.store(r, slot_var(st.output))
 
     @staticmethod
@@ -1767,7 +1757,7 @@ class NativeLoop(NativeRun):
                                    store=True)
             return
         if kind == "fill":
-            native_ops.fill(b, dst, ty, FILL_VALUE[name], count)
+            native_ops.fill(b, dst, ty, fill_value(name), count)
             return
         if kind == "arg_extreme":
             a = specs[ins_[0][1]]
@@ -1826,6 +1816,7 @@ class _Emitting:
     bail_if: Any  # (condition) -> leave for the host runner where it holds
     bail_on: Any  # (condition, path) -> the same, only where the step's path holds
     call_cells: dict  # a call's output slot -> (its result cells, the callee's exits)
+    scalar: ScalarLLVM  # the scalar operations' code, the kernel generator's
 
 
 # each op kind (``Step.op``) -> its check (``NativeLoop.__init__``: raise Unsupported, or
@@ -1851,6 +1842,9 @@ _EMITS = {
     **dict.fromkeys(("fill", "arg_extreme", "pack", "window_add", "concatenate"),
                     NativeLoop._emit_array),
 }
+# the op kinds this generator covers (never ``host``): what the backend declares
+# (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
+NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
 
 
 def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
@@ -1904,21 +1898,6 @@ def _scalar_of(a: Any) -> Any:
     if isinstance(a, AArray) and a.shape == () and _dtname(a.dtype) in MEMTYPE:
         return AScalar(a.dtype, False)
     return a
-
-
-def _extreme(b: ir.IRBuilder, module: ir.Module, op: str, x: ir.Value,
-             y: ir.Value) -> ir.Value:
-    """``np.maximum``/``np.minimum`` of two numbers (a NaN wins), as kernels compute it."""
-    ty = x.type
-    if ty == I1:
-        return b.or_(x, y) if op == "max" else b.and_(x, y)
-    name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
-            ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
-    full = f"{name}.{str(ty) if not is_float(ty) else 'f32' if ty == ir.FloatType() else 'f64'}"
-    fn = module.globals.get(full)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ty, [ty, ty]), full)
-    return b.call(fn, [x, y])
 
 
 def _constant_element(x: Any, index: Any) -> np.generic | None:
