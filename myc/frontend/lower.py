@@ -1084,7 +1084,9 @@ class FunctionLowerer:
             if _is_namespace(base):
                 if not hasattr(base, node.attr):
                     what = f"module '{base.__name__}'" if isinstance(
-                        base, types.ModuleType) else f"'{namespace_name(base) or 'namespace'}'"
+                        base, types.ModuleType) else f"class '{base.__name__}'" if \
+                        isinstance(base, type) else \
+                        f"'{namespace_name(base) or 'namespace'}'"
                     raise self.error(MycNameError,
                                      f"{what} has no attribute '{node.attr}'", node)
                 return getattr(base, node.attr)
@@ -1975,8 +1977,10 @@ def _py_library_graph(name: str) -> Graph:
 
 
 def _is_namespace(obj: Any) -> bool:
-    """Are ``obj``'s attributes read at parse time (a module, ``P``, SciPy's ``norm``)?"""
-    return isinstance(obj, (types.ModuleType, types.SimpleNamespace)) or is_namespace(obj)
+    """Are ``obj``'s attributes read at parse time (a module, ``P``, SciPy's ``norm``, a
+    class of the user's: ``Flow.squash(u, w)`` calls its static method)?"""
+    return isinstance(obj, (types.ModuleType, types.SimpleNamespace)) or \
+        is_namespace(obj) or objects.is_user_class(obj)
 
 
 def _library_graph(name: str) -> Graph:
