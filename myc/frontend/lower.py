@@ -652,12 +652,20 @@ class FunctionLowerer:
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                if isinstance(elt, ast.Starred):
-                    self._reject_target(elt)
+            stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
+            if len(stars) > 1:
+                raise self.error(MycSyntaxError, "multiple starred expressions in assignment",
+                                 target)
             n = len(target.elts)
-            checked = self.apply(block, P.unpack, value, n, node=target)
+            if stars:  # first, *rest, last = x: rest a list of what the others leave
+                k = stars[0]
+                checked = self.py_call("star_unpack", [value, Constant(k),
+                                                       Constant(n - 1 - k)], target, block)
+            else:
+                checked = self.apply(block, P.unpack, value, n, node=target)
             for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    elt = elt.value
                 self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
         else:
             self._reject_target(target)
