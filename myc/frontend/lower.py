@@ -547,6 +547,8 @@ class FunctionLowerer:
                     self._static_callee(v.func.value, block),
                     (types.ModuleType, types.SimpleNamespace)):
             return self.stmt_mutation(v, block)
+        if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.fill_diagonal:
+            return self.stmt_fill_diagonal(v, block)
         self.check_subset(s.value)
         value = self.expr(s.value, block)  # evaluated for its errors; results are pure
         if isinstance(s.value, ast.Call) and isinstance(s.value.func, (ast.Name,
@@ -556,6 +558,35 @@ class FunctionLowerer:
             # unused (``xs.sort()``, ``ax.plot(x)``: refused when it runs): run it
             both = self.apply(block, P.make_tuple, effects.token(block), value, node=s)
             effects.set_token(block, self.apply(block, P.token_of, both, node=s))
+        return block
+
+    def stmt_fill_diagonal(self, v: ast.Call, block: Block) -> Block:
+        """``np.fill_diagonal(a, val)`` writes into ``a``; myc's arrays are values, so
+        ``a`` is rebound to the array with its diagonal set (as ``a[mask] = v`` is)."""
+        self.check_subset(v)
+        if not v.args or not isinstance(v.args[0], ast.Name) or any(
+                isinstance(a, ast.Starred) for a in v.args):
+            raise self.error(MycSyntaxError, "np.fill_diagonal is supported on a local "
+                             "variable (np.fill_diagonal(a, v)): it writes into its first "
+                             "argument", v, hint="compute the array into a local variable "
+                             "first, or use np.where(np.eye(n, dtype=bool), v, a)")
+        name = v.args[0].id
+        args, kwargs = self._args(v, block)
+        g = _library_graph("fill_diagonal_value")
+        current = self.read_name(name, v.args[0], block)
+        made_by = getattr(current.inputs[0].value, "name", "") if isinstance(
+            current, Apply) and isinstance(current.inputs[0], Constant) else ""
+        shared = {current.id}
+        if made_by in ("reshape", "transpose") or (
+                made_by == "getitem" and not _advanced_index(current.inputs[2])):
+            shared.add(current.inputs[1].id)  # a view: the write shows through its base
+        others = [k for k, node in block.env.vars.items() if k != name and node.id in shared]
+        self.mutate(name, lambda cur: self.call_graph(
+            g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), v, block)
+        line = v.lineno + self.info.line_offset
+        for other in others:  # CPython would show them the new diagonal
+            block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
+                                      current)
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:

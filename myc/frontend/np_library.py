@@ -216,6 +216,24 @@ def eye(N, M=None, k=0, dtype=None, order="C"):
     return mask.astype(dtype)
 
 
+def fill_diagonal_value(a, val, wrap=False):
+    """``np.fill_diagonal(a, val)``'s effect as a value: ``a`` with its diagonal set (the
+    frontend rebinds ``a`` to it, as for ``a[mask] = v``); ``val`` a scalar or repeated
+    along the diagonal, cast to ``a``'s dtype."""
+    if np.ndim(a) != 2:
+        return P.lib_error("np.fill_diagonal: only 2-d arrays are supported")
+    if wrap and np.shape(a)[0] > np.shape(a)[1] + 1:
+        return P.lib_error("np.fill_diagonal: wrap=True is not supported")
+    rows = np.reshape(np.arange(np.shape(a)[0]), (-1, 1))
+    mask = rows == np.reshape(np.arange(np.shape(a)[1]), (1, -1))
+    v = np.asarray(val)
+    if np.ndim(v) == 0:
+        return np.where(mask, v, a).astype(a.dtype)
+    v = np.ravel(v)
+    per_row = np.reshape(v[np.arange(np.shape(a)[0]) % np.shape(v)[0]], (-1, 1))
+    return np.where(mask, per_row, a).astype(a.dtype)
+
+
 def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 

@@ -142,3 +142,42 @@ def test_static_arguments_are_checked():
 
     with pytest.raises(myc.MycError, match="mode='constant'"):
         myc.jit(bad_pad)(np.ones(6))
+
+
+def zero_diagonal(x, v):
+    k = np.exp(-((x[:, None] - x[None, :]) ** 2))
+    np.fill_diagonal(k, v)
+    wide = np.outer(x[:2], x)  # 2 x n: the first two diagonal entries
+    np.fill_diagonal(wide, np.array([1.5, -2.0]))
+    counts = np.outer(x, x).astype(np.int64)
+    np.fill_diagonal(counts, 2.7)  # cast into the array's dtype, as NumPy does
+    return k, wide, counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fill_diagonal_rebinds_the_array_as_numpy_writes_it(backend):
+    x = np.array([0.3, -0.7, 1.2, 4.0])
+    got, want = myc.jit(zero_diagonal, backend=backend)(x, 0.25), zero_diagonal(x, 0.25)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+def test_fill_diagonal_differentiates_in_the_array_and_the_value():
+    def f(x, v):
+        k, wide, _ = zero_diagonal(x, v)
+        return np.sum(k**2) + np.sum(wide * np.sin(wide))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2, 0.4]), 0.6), order=1)
+
+
+def test_fill_diagonal_of_an_alias_read_afterwards_is_refused():
+    def f(x):
+        k = np.outer(x, x)
+        alias = k
+        view = k.T
+        np.fill_diagonal(view, 0.0)
+        return k + alias
+
+    with pytest.raises(myc.MycError, match="updated in place"):
+        myc.jit(f)(np.ones(3))
