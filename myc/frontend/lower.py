@@ -1626,7 +1626,11 @@ class FunctionLowerer:
                                        for i in range(n)], node=e)
 
     def call_prim(self, prim: Primitive, args: list[Node], kwargs: dict[str, Node],
-                  e: ast.AST, block: Block, aliases: dict[str, str] | None = None) -> Node:
+                  e: ast.AST, block: Block, aliases: dict[str, str] | None = None,
+                  operands: set[int] | None = None) -> Node:
+        """``operands``: the ids of the arguments of a NumPy function's call that may be
+        lists or tuples (``np.mean([f(v) for v in xs])``): its array operands among them
+        are read as arrays, as NumPy reads them."""
         if prim.variadic:
             if kwargs:
                 raise self.error(MycTypeError, f"{prim.name}() takes no keyword arguments", e)
@@ -1654,6 +1658,9 @@ class FunctionLowerer:
                 full.append(Constant(prim.defaults[p]))
             else:
                 raise self.error(MycTypeError, f"{prim.name}() missing argument '{p}'", e)
+        if operands:
+            full = [self.apply(block, P.as_operand, a, node=e) if p in _OPERANDS and
+                    a.id in operands else a for p, a in zip(params, full, strict=True)]
         return self.apply(block, prim, *full, node=e)
 
     def builtin_call(self, callee: Any, e: ast.Call, block: Block) -> Node | None:
@@ -1813,6 +1820,15 @@ class FunctionLowerer:
         lib = library_function(callee)
         if lib is not None:  # a NumPy/SciPy function written in the subset
             g = self.library_graph(lib, ast.unparse(e.func), e)
+            n_ops = _LIBRARY_OPERANDS.get(lib.__name__, 1) if \
+                lib.__module__ == "myc.frontend.np_library" else 0
+            if n_ops and any(_may_be_sequence(a) for a in e.args[:n_ops]) and not any(
+                    isinstance(a, ast.Starred) for a in e.args):
+                # np.std([f(v) for v in xs]): its leading operands read as arrays
+                args, kwargs = self._args(e, block, numpy=True)
+                args = [self.apply(block, P.as_operand, a, node=e) if k < n_ops and
+                        _may_be_sequence(e.args[k]) else a for k, a in enumerate(args)]
+                return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
             return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
@@ -1822,10 +1838,16 @@ class FunctionLowerer:
                 args = [self.apply(block, P.np_first, args[0], args[-1], node=e), *args[1:]]
             if prim in (P.reshape,) and len(args) > 2:
                 args = [args[0], self.apply(block, P.make_tuple, *args[1:], node=e)]
+            operands = None
+            if _numpy_own(callee):
+                asts = [*e.args, *(k.value for k in e.keywords)]
+                operands = {n.id for n, a in zip([*args, *kwargs.values()], asts,
+                                                 strict=True) if _may_be_sequence(a)}
             return self.call_prim(prim, args, kwargs, e, block,
                                   {"a": prim.params[0] if prim.params else "a",
                                    "a_min": "lo", "a_max": "hi", "newshape": "shape",
-                                   "condition": "cond", "fill_value": "fill_value"})
+                                   "condition": "cond", "fill_value": "fill_value"},
+                                  operands=operands)
         name = ast.unparse(e.func)  # as the user wrote it: np.fft.fft, not fft
         try:
             fn = self.python_value(callee, name, e.func, block)
@@ -2013,6 +2035,51 @@ def _py_library_graph(name: str) -> Graph:
     from myc.frontend import py_library
 
     return parse(getattr(py_library, name))
+
+
+# how many leading positional arguments of a function of myc/frontend/np_library.py are
+# array operands (1 if not listed): 0 for those taking sequences of arrays or shapes
+_LIBRARY_OPERANDS = {
+    "stack": 0, "hstack": 0, "vstack": 0, "column_stack": 0, "dstack": 0, "meshgrid": 0,
+    "einsum": 0, "eye": 0, "identity": 0, "tri": 0, "empty": 0, "logspace": 0,
+    "atleast_1d": 0, "atleast_2d": 0, "fill_diagonal_value": 0,
+    "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2,
+    "hypot": 2, "fmax": 2, "fmin": 2, "heaviside": 2, "logical_and": 2, "logical_or": 2,
+    "logical_xor": 2, "convolve": 2, "correlate": 2,
+}
+# the parameters of NumPy's primitives that are array operands (not axes or shapes)
+_OPERANDS = frozenset(("x", "y", "cond", "lo", "hi"))
+# expressions whose value is never a list or tuple (as a NumPy function's operand)
+_NOT_SEQUENCES = (ast.Constant, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+
+
+def _numpy_own(callee: Any) -> bool:
+    """Is ``callee`` one of NumPy's functions (not a builtin such as ``len``)?"""
+    return isinstance(callee, np.ufunc) or \
+        (getattr(callee, "__module__", None) or "").startswith("numpy")
+
+
+def _may_be_sequence(a: ast.expr) -> bool:
+    """May this operand of a NumPy call be a list or tuple?  Not a constant, arithmetic
+    (other than ``+``/``*``, which join and repeat lists), a comparison, a NumPy call, an
+    attribute (``x.T``) or a slice (``x[:, 0]``): those get no ``as_operand`` node."""
+    if isinstance(a, _NOT_SEQUENCES) or isinstance(a, ast.Attribute):
+        return False
+    if isinstance(a, ast.BinOp):
+        return isinstance(a.op, (ast.Add, ast.Mult))
+    if isinstance(a, ast.Call):  # np.exp(x), x.sum(): an array
+        f = a.func
+        while isinstance(f, ast.Attribute):
+            f = f.value
+        return not (isinstance(f, ast.Name) and f.id in ("np", "numpy")) and not \
+            isinstance(a.func, ast.Attribute)
+    if isinstance(a, ast.Subscript):
+        return not isinstance(a.slice, (ast.Slice, ast.Tuple))
+    return True
+
+
+def _may_be_sequences(e: ast.Call) -> bool:
+    return any(_may_be_sequence(a) for a in (*e.args, *(k.value for k in e.keywords)))
 
 
 def _is_namespace(obj: Any) -> bool:

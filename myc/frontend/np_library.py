@@ -702,6 +702,37 @@ def tri(N, M=None, k=0, dtype=None):
     return mask.astype(dtype)
 
 
+def convolve(a, v, mode="full"):
+    # the full convolution as a product of a's sliding windows (a constant gather of the
+    # zero-padded signal) with v reversed: one GEMV, and its gradient a GEMV and a
+    # scatter-add; 'valid' and 'same' are slices of it, as NumPy defines them
+    a = np.ravel(np.asarray(a))
+    v = np.ravel(np.asarray(v))
+    n = np.shape(a)[0]
+    m = np.shape(v)[0]
+    if n == 0 or m == 0:
+        return P.lib_error("np.convolve: both inputs must be non-empty")
+    if mode != "full" and mode != "valid" and mode != "same":
+        return P.lib_error("np.convolve: mode must be 'full', 'valid' or 'same'")
+    if m > n:  # the shorter one slides (convolution commutes)
+        a, v, n, m = v, a, m, n
+    zeros = np.zeros_like(a[:1]) * np.zeros_like(v[:1])
+    pad = np.repeat(zeros, m - 1)
+    padded = np.concatenate((pad, a * np.ones_like(zeros), pad))
+    windows = padded[np.reshape(np.arange(n + m - 1), (-1, 1)) + np.reshape(np.arange(m),
+                                                                          (1, -1))]
+    full = windows @ v[::-1]
+    if mode == "valid":
+        return full[m - 1:n]
+    if mode == "same":
+        return full[(m - 1) // 2:(m - 1) // 2 + n]
+    return full
+
+
+def correlate(a, v, mode="valid"):
+    return convolve(a, np.ravel(np.asarray(v))[::-1], mode)
+
+
 def copy(a):
     return np.asarray(a).copy()
 

@@ -181,3 +181,25 @@ def test_fill_diagonal_of_an_alias_read_afterwards_is_refused():
 
     with pytest.raises(myc.MycError, match="updated in place"):
         myc.jit(f)(np.ones(3))
+
+
+def on_lists(x):
+    vals = [np.sum(v * x) for v in x]
+    return (np.mean(vals), np.std([v for v in x]), np.max([x[0], 2.0]),
+            np.exp([x[1], 0.5]), np.dot([1.0, 2.0, 3.0], x), np.outer([x[0], 1.0], x),
+            np.where([True, False, True], x, [0.5, 0.25, 0.125]), np.sum((x[0], x[2])))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_functions_read_lists_and_tuples_as_arrays(backend):
+    x = np.array([0.3, -0.7, 1.2])
+    for g, w in zip(myc.jit(on_lists, backend=backend)(x), on_lists(x), strict=True):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+def test_numpy_functions_on_lists_differentiate():
+    def f(x):
+        return sum(np.sum(np.asarray(v) ** 2) for v in on_lists(x))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2]),), order=1)
