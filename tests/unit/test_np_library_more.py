@@ -203,3 +203,26 @@ def test_numpy_functions_on_lists_differentiate():
         return sum(np.sum(np.asarray(v) ** 2) for v in on_lists(x))
 
     check_grads(f, (np.array([0.3, -0.7, 1.2]),), order=1)
+
+
+def convolutions(a, v):
+    return (np.convolve(a, v), np.convolve(a, v, mode="valid"), np.convolve(v, a, "same"),
+            np.convolve(a, v[:1]), np.correlate(a, v), np.correlate(a, v, "full"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_convolve_and_correlate_match_numpy(backend):
+    a, v = np.array([0.3, -0.7, 1.2, 0.4, 2.0, -1.1]), np.array([0.5, -0.25, 2.0])
+    for g, w in zip(myc.jit(convolutions, backend=backend)(a, v), convolutions(a, v),
+                    strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
+    ints = myc.jit(lambda a, v: np.convolve(a, v, "same"))(np.arange(5), np.arange(3))
+    np.testing.assert_array_equal(ints, np.convolve(np.arange(5), np.arange(3), "same"))
+
+
+def test_convolve_differentiates_in_both_inputs():
+    def f(a, v):
+        return sum(np.sum(np.sin(c)) for c in convolutions(a, v))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2, 0.4]), np.array([0.5, -0.25, 2.0])), order=1)
