@@ -32,6 +32,7 @@ from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P
 from myc.prims.abstract import AArray, AScalar, ATape
+from myc.prims.containers import like
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)
@@ -513,8 +514,8 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
     adj.sweep(nodes, cts)
 
     def grad_of(sym: Any, arg: Any) -> Any:
-        if isinstance(sym, tuple):
-            return tuple(grad_of(s, a) for s, a in zip(sym, arg, strict=True))
+        if isinstance(sym, tuple):  # the argument's own kind: a dict's gradient a dict
+            return like(sym, [grad_of(s, a) for s, a in zip(sym, arg, strict=True)])
         d = cts.get(sym.id, ZERO) if isinstance(sym, Node) else ZERO
         return tracer.p_grad_cast([d, sym], graph.loc)
 
