@@ -47,6 +47,7 @@ NP_LIBRARY = {
     "median": "median", "tensordot": "tensordot", "inner": "inner", "vdot": "vdot",
     "kron": "kron", "dstack": "dstack", "split": "split", "array_split": "array_split",
     "pad": "pad", "sinc": "sinc", "tri": "tri", "cov": "cov", "corrcoef": "corrcoef",
+    "convolve": "convolve", "correlate": "correlate",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first

@@ -547,6 +547,8 @@ class FunctionLowerer:
                     self._static_callee(v.func.value, block),
                     (types.ModuleType, types.SimpleNamespace)):
             return self.stmt_mutation(v, block)
+        if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.fill_diagonal:
+            return self.stmt_fill_diagonal(v, block)
         self.check_subset(s.value)
         value = self.expr(s.value, block)  # evaluated for its errors; results are pure
         if isinstance(s.value, ast.Call) and isinstance(s.value.func, (ast.Name,
@@ -556,6 +558,35 @@ class FunctionLowerer:
             # unused (``xs.sort()``, ``ax.plot(x)``: refused when it runs): run it
             both = self.apply(block, P.make_tuple, effects.token(block), value, node=s)
             effects.set_token(block, self.apply(block, P.token_of, both, node=s))
+        return block
+
+    def stmt_fill_diagonal(self, v: ast.Call, block: Block) -> Block:
+        """``np.fill_diagonal(a, val)`` writes into ``a``; myc's arrays are values, so
+        ``a`` is rebound to the array with its diagonal set (as ``a[mask] = v`` is)."""
+        self.check_subset(v)
+        if not v.args or not isinstance(v.args[0], ast.Name) or any(
+                isinstance(a, ast.Starred) for a in v.args):
+            raise self.error(MycSyntaxError, "np.fill_diagonal is supported on a local "
+                             "variable (np.fill_diagonal(a, v)): it writes into its first "
+                             "argument", v, hint="compute the array into a local variable "
+                             "first, or use np.where(np.eye(n, dtype=bool), v, a)")
+        name = v.args[0].id
+        args, kwargs = self._args(v, block)
+        g = _library_graph("fill_diagonal_value")
+        current = self.read_name(name, v.args[0], block)
+        made_by = getattr(current.inputs[0].value, "name", "") if isinstance(
+            current, Apply) and isinstance(current.inputs[0], Constant) else ""
+        shared = {current.id}
+        if made_by in ("reshape", "transpose") or (
+                made_by == "getitem" and not _advanced_index(current.inputs[2])):
+            shared.add(current.inputs[1].id)  # a view: the write shows through its base
+        others = [k for k, node in block.env.vars.items() if k != name and node.id in shared]
+        self.mutate(name, lambda cur: self.call_graph(
+            g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), v, block)
+        line = v.lineno + self.info.line_offset
+        for other in others:  # CPython would show them the new diagonal
+            block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
+                                      current)
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
@@ -652,12 +683,20 @@ class FunctionLowerer:
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for elt in target.elts:
-                if isinstance(elt, ast.Starred):
-                    self._reject_target(elt)
+            stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
+            if len(stars) > 1:
+                raise self.error(MycSyntaxError, "multiple starred expressions in assignment",
+                                 target)
             n = len(target.elts)
-            checked = self.apply(block, P.unpack, value, n, node=target)
+            if stars:  # first, *rest, last = x: rest a list of what the others leave
+                k = stars[0]
+                checked = self.py_call("star_unpack", [value, Constant(k),
+                                                       Constant(n - 1 - k)], target, block)
+            else:
+                checked = self.apply(block, P.unpack, value, n, node=target)
             for i, elt in enumerate(target.elts):
+                if isinstance(elt, ast.Starred):
+                    elt = elt.value
                 self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
         else:
             self._reject_target(target)
@@ -1084,7 +1123,9 @@ class FunctionLowerer:
             if _is_namespace(base):
                 if not hasattr(base, node.attr):
                     what = f"module '{base.__name__}'" if isinstance(
-                        base, types.ModuleType) else f"'{namespace_name(base) or 'namespace'}'"
+                        base, types.ModuleType) else f"class '{base.__name__}'" if \
+                        isinstance(base, type) else \
+                        f"'{namespace_name(base) or 'namespace'}'"
                     raise self.error(MycNameError,
                                      f"{what} has no attribute '{node.attr}'", node)
                 return getattr(base, node.attr)
@@ -1585,7 +1626,11 @@ class FunctionLowerer:
                                        for i in range(n)], node=e)
 
     def call_prim(self, prim: Primitive, args: list[Node], kwargs: dict[str, Node],
-                  e: ast.AST, block: Block, aliases: dict[str, str] | None = None) -> Node:
+                  e: ast.AST, block: Block, aliases: dict[str, str] | None = None,
+                  operands: set[int] | None = None) -> Node:
+        """``operands``: the ids of the arguments of a NumPy function's call that may be
+        lists or tuples (``np.mean([f(v) for v in xs])``): its array operands among them
+        are read as arrays, as NumPy reads them."""
         if prim.variadic:
             if kwargs:
                 raise self.error(MycTypeError, f"{prim.name}() takes no keyword arguments", e)
@@ -1613,6 +1658,9 @@ class FunctionLowerer:
                 full.append(Constant(prim.defaults[p]))
             else:
                 raise self.error(MycTypeError, f"{prim.name}() missing argument '{p}'", e)
+        if operands:
+            full = [self.apply(block, P.as_operand, a, node=e) if p in _OPERANDS and
+                    a.id in operands else a for p, a in zip(params, full, strict=True)]
         return self.apply(block, prim, *full, node=e)
 
     def builtin_call(self, callee: Any, e: ast.Call, block: Block) -> Node | None:
@@ -1772,6 +1820,15 @@ class FunctionLowerer:
         lib = library_function(callee)
         if lib is not None:  # a NumPy/SciPy function written in the subset
             g = self.library_graph(lib, ast.unparse(e.func), e)
+            n_ops = _LIBRARY_OPERANDS.get(lib.__name__, 1) if \
+                lib.__module__ == "myc.frontend.np_library" else 0
+            if n_ops and any(_may_be_sequence(a) for a in e.args[:n_ops]) and not any(
+                    isinstance(a, ast.Starred) for a in e.args):
+                # np.std([f(v) for v in xs]): its leading operands read as arrays
+                args, kwargs = self._args(e, block, numpy=True)
+                args = [self.apply(block, P.as_operand, a, node=e) if k < n_ops and
+                        _may_be_sequence(e.args[k]) else a for k, a in enumerate(args)]
+                return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
             return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is not None:
@@ -1781,10 +1838,16 @@ class FunctionLowerer:
                 args = [self.apply(block, P.np_first, args[0], args[-1], node=e), *args[1:]]
             if prim in (P.reshape,) and len(args) > 2:
                 args = [args[0], self.apply(block, P.make_tuple, *args[1:], node=e)]
+            operands = None
+            if _numpy_own(callee):
+                asts = [*e.args, *(k.value for k in e.keywords)]
+                operands = {n.id for n, a in zip([*args, *kwargs.values()], asts,
+                                                 strict=True) if _may_be_sequence(a)}
             return self.call_prim(prim, args, kwargs, e, block,
                                   {"a": prim.params[0] if prim.params else "a",
                                    "a_min": "lo", "a_max": "hi", "newshape": "shape",
-                                   "condition": "cond", "fill_value": "fill_value"})
+                                   "condition": "cond", "fill_value": "fill_value"},
+                                  operands=operands)
         name = ast.unparse(e.func)  # as the user wrote it: np.fft.fft, not fft
         try:
             fn = self.python_value(callee, name, e.func, block)
@@ -1974,9 +2037,56 @@ def _py_library_graph(name: str) -> Graph:
     return parse(getattr(py_library, name))
 
 
+# how many leading positional arguments of a function of myc/frontend/np_library.py are
+# array operands (1 if not listed): 0 for those taking sequences of arrays or shapes
+_LIBRARY_OPERANDS = {
+    "stack": 0, "hstack": 0, "vstack": 0, "column_stack": 0, "dstack": 0, "meshgrid": 0,
+    "einsum": 0, "eye": 0, "identity": 0, "tri": 0, "empty": 0, "logspace": 0,
+    "atleast_1d": 0, "atleast_2d": 0, "fill_diagonal_value": 0,
+    "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2,
+    "hypot": 2, "fmax": 2, "fmin": 2, "heaviside": 2, "logical_and": 2, "logical_or": 2,
+    "logical_xor": 2, "convolve": 2, "correlate": 2,
+}
+# the parameters of NumPy's primitives that are array operands (not axes or shapes)
+_OPERANDS = frozenset(("x", "y", "cond", "lo", "hi"))
+# expressions whose value is never a list or tuple (as a NumPy function's operand)
+_NOT_SEQUENCES = (ast.Constant, ast.UnaryOp, ast.Compare, ast.JoinedStr)
+
+
+def _numpy_own(callee: Any) -> bool:
+    """Is ``callee`` one of NumPy's functions (not a builtin such as ``len``)?"""
+    return isinstance(callee, np.ufunc) or \
+        (getattr(callee, "__module__", None) or "").startswith("numpy")
+
+
+def _may_be_sequence(a: ast.expr) -> bool:
+    """May this operand of a NumPy call be a list or tuple?  Not a constant, arithmetic
+    (other than ``+``/``*``, which join and repeat lists), a comparison, a NumPy call, an
+    attribute (``x.T``) or a slice (``x[:, 0]``): those get no ``as_operand`` node."""
+    if isinstance(a, _NOT_SEQUENCES) or isinstance(a, ast.Attribute):
+        return False
+    if isinstance(a, ast.BinOp):
+        return isinstance(a.op, (ast.Add, ast.Mult))
+    if isinstance(a, ast.Call):  # np.exp(x), x.sum(): an array
+        f = a.func
+        while isinstance(f, ast.Attribute):
+            f = f.value
+        return not (isinstance(f, ast.Name) and f.id in ("np", "numpy")) and not \
+            isinstance(a.func, ast.Attribute)
+    if isinstance(a, ast.Subscript):
+        return not isinstance(a.slice, (ast.Slice, ast.Tuple))
+    return True
+
+
+def _may_be_sequences(e: ast.Call) -> bool:
+    return any(_may_be_sequence(a) for a in (*e.args, *(k.value for k in e.keywords)))
+
+
 def _is_namespace(obj: Any) -> bool:
-    """Are ``obj``'s attributes read at parse time (a module, ``P``, SciPy's ``norm``)?"""
-    return isinstance(obj, (types.ModuleType, types.SimpleNamespace)) or is_namespace(obj)
+    """Are ``obj``'s attributes read at parse time (a module, ``P``, SciPy's ``norm``, a
+    class of the user's: ``Flow.squash(u, w)`` calls its static method)?"""
+    return isinstance(obj, (types.ModuleType, types.SimpleNamespace)) or \
+        is_namespace(obj) or objects.is_user_class(obj)
 
 
 def _library_graph(name: str) -> Graph:

@@ -216,6 +216,24 @@ def eye(N, M=None, k=0, dtype=None, order="C"):
     return mask.astype(dtype)
 
 
+def fill_diagonal_value(a, val, wrap=False):
+    """``np.fill_diagonal(a, val)``'s effect as a value: ``a`` with its diagonal set (the
+    frontend rebinds ``a`` to it, as for ``a[mask] = v``); ``val`` a scalar or repeated
+    along the diagonal, cast to ``a``'s dtype."""
+    if np.ndim(a) != 2:
+        return P.lib_error("np.fill_diagonal: only 2-d arrays are supported")
+    if wrap and np.shape(a)[0] > np.shape(a)[1] + 1:
+        return P.lib_error("np.fill_diagonal: wrap=True is not supported")
+    rows = np.reshape(np.arange(np.shape(a)[0]), (-1, 1))
+    mask = rows == np.reshape(np.arange(np.shape(a)[1]), (1, -1))
+    v = np.asarray(val)
+    if np.ndim(v) == 0:
+        return np.where(mask, v, a).astype(a.dtype)
+    v = np.ravel(v)
+    per_row = np.reshape(v[np.arange(np.shape(a)[0]) % np.shape(v)[0]], (-1, 1))
+    return np.where(mask, per_row, a).astype(a.dtype)
+
+
 def identity(n, dtype=None):
     return eye(n, dtype=dtype)
 
@@ -682,6 +700,37 @@ def tri(N, M=None, k=0, dtype=None):
     cols = N if P.is_none(M) else M
     mask = np.reshape(np.arange(N), (-1, 1)) + k >= np.reshape(np.arange(cols), (1, -1))
     return mask.astype(dtype)
+
+
+def convolve(a, v, mode="full"):
+    # the full convolution as a product of a's sliding windows (a constant gather of the
+    # zero-padded signal) with v reversed: one GEMV, and its gradient a GEMV and a
+    # scatter-add; 'valid' and 'same' are slices of it, as NumPy defines them
+    a = np.ravel(np.asarray(a))
+    v = np.ravel(np.asarray(v))
+    n = np.shape(a)[0]
+    m = np.shape(v)[0]
+    if n == 0 or m == 0:
+        return P.lib_error("np.convolve: both inputs must be non-empty")
+    if mode != "full" and mode != "valid" and mode != "same":
+        return P.lib_error("np.convolve: mode must be 'full', 'valid' or 'same'")
+    if m > n:  # the shorter one slides (convolution commutes)
+        a, v, n, m = v, a, m, n
+    zeros = np.zeros_like(a[:1]) * np.zeros_like(v[:1])
+    pad = np.repeat(zeros, m - 1)
+    padded = np.concatenate((pad, a * np.ones_like(zeros), pad))
+    windows = padded[np.reshape(np.arange(n + m - 1), (-1, 1)) + np.reshape(np.arange(m),
+                                                                          (1, -1))]
+    full = windows @ v[::-1]
+    if mode == "valid":
+        return full[m - 1:n]
+    if mode == "same":
+        return full[(m - 1) // 2:(m - 1) // 2 + n]
+    return full
+
+
+def correlate(a, v, mode="valid"):
+    return convolve(a, np.ravel(np.asarray(v))[::-1], mode)
 
 
 def copy(a):

@@ -49,6 +49,16 @@ def is_user_object(value: Any) -> bool:
     return hasattr(value, "__dict__") or hasattr(type(value), "__slots__")
 
 
+def is_user_class(value: Any) -> bool:
+    """A class the user wrote: its attributes (static methods, functions, constants) are
+    read when the program is parsed, as a module's are."""
+    if not isinstance(value, type):
+        return False
+    mod = (getattr(value, "__module__", None) or "").split(".")[0]
+    return mod not in ("builtins", "numpy", "scipy", "myc", "functools", "collections",
+                       "typing", "abc", "")
+
+
 def data_attributes(value: Any) -> dict[str, Any]:
     """An object's data attributes in definition order (``__dict__``, then slots)."""
     out = dict(getattr(value, "__dict__", {}))
@@ -80,12 +90,13 @@ def class_members(cls: type) -> tuple[dict[str, Any], dict[str, property]]:
     return methods, props
 
 
-def _refusing_graph(fn: Any, name: str, message: str) -> Graph:
+def _refusing_graph(fn: Any, name: str, message: str, extra: int = 0) -> Graph:
     """A stand-in for a method myc cannot compile: calling it raises ``message`` (a
-    method the program never calls is no obstacle, as in Python)."""
+    method the program never calls is no obstacle, as in Python).  ``extra``: parameters
+    before ``fn``'s own (the ``self`` a static method is called with)."""
     code = getattr(fn, "__code__", None)
     g = Graph(name, None, None)
-    n = code.co_argcount if code is not None else 1
+    n = (code.co_argcount if code is not None else 1) + extra
     for i in range(n):
         g.add_parameter(f"a{i}")
     g.flags["defaults"] = [None] * len(getattr(fn, "__defaults__", None) or ())
@@ -95,15 +106,33 @@ def _refusing_graph(fn: Any, name: str, message: str) -> Graph:
 
 def method_graph(cls: type, name: str, fn: Any, parse: Callable[[Any], Graph]) -> Graph:
     qual = f"{cls.__name__}.{name}"
-    if isinstance(fn, (staticmethod, classmethod)):
-        kind = type(fn).__name__
-        return _refusing_graph(fn.__func__, qual, f"{qual} is a {kind}: myc calls the "
-                               "plain methods of objects (def m(self, ...))")
+    if isinstance(fn, staticmethod):
+        return _static_method_graph(qual, fn.__func__, parse)
+    if isinstance(fn, classmethod):
+        return _refusing_graph(fn.__func__, qual, f"{qual} is a classmethod: myc calls the "
+                               "plain and static methods of objects")
     try:
         return parse(fn)
     except MycError as exc:
         where = f" ({exc.loc})" if exc.loc is not None else ""
         return _refusing_graph(fn, qual, f"{qual} cannot be compiled: {exc.message}{where}")
+
+
+def _static_method_graph(qual: str, fn: Any, parse: Callable[[Any], Graph]) -> Graph:
+    """``obj.m(...)`` passes ``obj`` first (``FunctionLowerer.object_method``); a static
+    method takes no ``self``: its graph called from one that drops it."""
+    try:
+        inner = parse(fn)
+    except MycError as exc:
+        where = f" ({exc.loc})" if exc.loc is not None else ""
+        return _refusing_graph(fn, qual, f"{qual} cannot be compiled: {exc.message}{where}",
+                               extra=1)
+    g = Graph(qual, None, inner.loc)
+    g.add_parameter("self")
+    params = [g.add_parameter(p.name) for p in inner.parameters]
+    g.flags["defaults"] = list(inner.flags.get("defaults", []))
+    g.output = g.apply(Constant(inner, inner.loc), *params, loc=inner.loc)
+    return g
 
 
 def object_node(low: FunctionLowerer, value: Any, name: str, node: ast.AST,

@@ -106,6 +106,21 @@ def to_list(x):
     return out
 
 
+def star_unpack(x, before, after):
+    """``a, *rest, z = x``: the targets' values, ``rest`` a list (as in Python)."""
+    items = to_list(x)
+    n = len(items)
+    if n < before + after:
+        P.unpack(x, before + after)  # the error Python gives: too few values
+    out = ()
+    for i in range(before):
+        out = out + (items[i],)
+    out = out + (items[before:n - after],)
+    for i in range(n - after, n):
+        out = out + (items[i],)
+    return out
+
+
 def to_tuple(x):
     out = ()
     for v in x:

@@ -32,6 +32,7 @@ from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P
 from myc.prims.abstract import AArray, AScalar, ATape
+from myc.prims.containers import like
 
 ATAPE = ATape()
 _INT = AScalar(np.dtype(np.int64), True)
@@ -103,6 +104,22 @@ def _is_float(a: Any) -> bool:
 
 def _value(i: Node) -> Any:
     return i.value if isinstance(i, Constant) else i
+
+
+def _is_tuple_node(i: Node) -> bool:
+    return isinstance(i, Apply) and isinstance(i.inputs[0], Constant) and \
+        i.inputs[0].value is P.make_tuple
+
+
+def _structured(i: Node) -> Any:
+    """An input as a rule sees it: a ``make_tuple`` node (the nested lists of
+    ``np.array([[1.0, dt], [-w * dt, 1.0]])``) as the tuple of its pieces, recursively --
+    ``array_grad`` and ``concat_grad`` give one cotangent per piece only for a tuple
+    (given the node they gave the whole array, which no piece took: the gradient of
+    every scalar in the literal was lost)."""
+    if _is_tuple_node(i):
+        return tuple(_structured(x) for x in i.inputs[1:])
+    return _value(i)
 
 
 class Adjoint:
@@ -204,7 +221,7 @@ class Adjoint:
             if prim is P.assert_defined:
                 self.add(cts, n.inputs[2], ct, loc, mask)
                 continue
-            args = [_value(i) for i in n.inputs[1:]]
+            args = [_structured(i) for i in n.inputs[1:]]
             inputs = n.inputs[1:]
             path = None
             if prim is P.guarded:  # the rule too runs only where the operation's path holds
@@ -229,15 +246,14 @@ class Adjoint:
                 res = self.t.call(Closure(rule, None), [*args, n, ct], loc)
             finally:
                 self.t.path = saved
-            for i, d in zip(inputs, res, strict=False):
-                if isinstance(i, Apply) and isinstance(d, tuple) and \
-                        i.inputs[0].value is P.make_tuple:  # pieces held in one node
-                    for piece, dp in zip(i.inputs[1:], d, strict=True):
-                        if isinstance(piece, (Apply, Parameter)) and \
-                                _is_float(piece.abstract) and dp is not ZERO:
-                            self.add(cts, piece, dp, loc, mask)
+            todo = list(zip(inputs, res, strict=False))
+            while todo:
+                i, d = todo.pop()
+                if _is_tuple_node(i) and isinstance(d, tuple):  # pieces held in one node
+                    todo.extend(zip(i.inputs[1:], d, strict=True))
                     continue
-                if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract):
+                if isinstance(i, (Apply, Parameter)) and _is_float(i.abstract) and \
+                        not isinstance(d, tuple):
                     if prim.name in _SINGULAR and n.id in self.maybe_zero:
                         d = self.zero_safe(d, ct, loc)
                     if side is not None and d is not ZERO and d is not None:
@@ -498,8 +514,8 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
     adj.sweep(nodes, cts)
 
     def grad_of(sym: Any, arg: Any) -> Any:
-        if isinstance(sym, tuple):
-            return tuple(grad_of(s, a) for s, a in zip(sym, arg, strict=True))
+        if isinstance(sym, tuple):  # the argument's own kind: a dict's gradient a dict
+            return like(sym, [grad_of(s, a) for s, a in zip(sym, arg, strict=True)])
         d = cts.get(sym.id, ZERO) if isinstance(sym, Node) else ZERO
         return tracer.p_grad_cast([d, sym], graph.loc)
 

@@ -49,7 +49,7 @@ from myc.prims.abstract import AArray, AScalar, abstract_of, zeros_proxy
 from myc.prims.adprims import not_float_attribute
 from myc.prims.arrays import concat_index
 from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
-from myc.prims.containers import DictValue, is_container, is_object, like
+from myc.prims.containers import DictValue, ListValue, is_container, is_object, like
 from myc.prims.effects import RngArg, is_generator
 
 MAX_NODES = 60_000
@@ -323,6 +323,11 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
+        if name == "as_operand":  # a sequence made an array; an array (or a masked
+            x = args[0]           # selection) passed on: no node
+            if type(x) is tuple or type(x) is ListValue:
+                return self.call_prim(P.array, [x, None], loc)
+            return x
         if self.selections and name not in _PLUMBING and any(holds_masked(a) for a in args):
             return self.masked_call(prim, args, loc)
         if name in ("truth", "not_") and not self.concrete and isinstance(args[0], Node):

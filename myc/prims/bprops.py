@@ -348,6 +348,12 @@ def bprop_array(obj, dtype, out, dout):
     return (P.array_grad(obj, dout), ZERO)
 
 
+@reverse_rule(P.as_operand)
+def bprop_as_operand(x, out, dout):
+    # a list or tuple gets its pieces' cotangents; anything else is passed through
+    return (P.array_grad(x, dout) if P.is_tuple(x) else dout,)
+
+
 @reverse_rule(P.array_grad)
 def bprop_array_grad(obj, d, out, dout):
     # array_grad reads d's elements into obj's nested tuples; its adjoint builds the array

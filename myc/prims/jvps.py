@@ -375,6 +375,11 @@ def jvp_array(obj, dtype, tobj, tdtype, out):
     return P.cast_grad(P.array(tobj, dtype), out)
 
 
+@forward_rule(P.as_operand)
+def jvp_as_operand(x, tx, out):
+    return P.cast_grad(P.as_operand(tx), out)
+
+
 @forward_rule(P.linspace)
 def jvp_linspace(start, stop, num, endpoint, dtype, tstart, tstop, tnum, tendpoint, tdtype,
                  out):

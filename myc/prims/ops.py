@@ -298,6 +298,22 @@ register("linspace", "start stop num endpoint dtype",
 register("array", "obj dtype", lambda obj, dtype: np.array(obj, dtype=_dt(dtype)),
          defaults={"dtype": None}, names=("np.array", "np.asarray"), step_kind="pack")
 
+
+def _as_operand(x):
+    if isinstance(x, tuple) and not hasattr(x, "_fields"):  # (a list is a tuple here)
+        try:
+            return np.array(x)
+        except ValueError:  # ragged: NumPy's function says what is wrong with it
+            return x
+    return x
+
+
+register("as_operand", "x", _as_operand,
+         doc="An operand of a NumPy function that may be a list or tuple (np.mean([a, b]),"
+             " np.sum([f(v) for v in xs])): the tracer makes one of traced values an array "
+             "(``P.array``), as NumPy reads it, and emits nothing for anything else; on "
+             "concrete values NumPy's own function converts it.")
+
 # ---------------------------------------------------------------- structure and control
 
 

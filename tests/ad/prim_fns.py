@@ -429,6 +429,15 @@ def array_nested(x, y):
     return np.array([[x, y], [y * y, 1.0]])
 
 
+def operand_list(x, y):
+    # np.mean of a list: its operand made an array (as_operand), the pieces' gradients
+    return np.mean([x, y * y, x * y]) + np.max([x, y])
+
+
+def operand_array(x, y):
+    return np.exp(x) * np.sum(y)  # arrays passed through as_operand unchanged
+
+
 # ---------------------------------------------------------------- structure and control
 
 

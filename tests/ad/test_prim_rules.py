@@ -393,6 +393,7 @@ CASES: dict[str, list[Case]] = {
     "linspace": [Case(F.linspace, scalars(2)), Case(F.linspace_open, scalars(2)),
                  Case(F.linspace_arrays, binary())],
     "array": [Case(F.array_flat, scalars(2)), Case(F.array_nested, scalars(2))],
+    "as_operand": [Case(F.operand_list, scalars(2)), Case(F.operand_array, binary())],
     "array_grad": [Case(F.array_grad, st.tuples(scalars(2), value((2,), scalar_forms=False)),
                         argnums=1, reference="myc")],
     "make_tuple": [Case(F.make_tuple, binary())],

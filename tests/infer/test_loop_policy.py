@@ -85,3 +85,59 @@ def test_20k_steps_on_a_scalar_and_a_counted_while_compile_natively():
     for _ in range(100000):
         ref = ref * 0.9999 + 0.0001
     np.testing.assert_allclose(myc.jit(counted)(x), ref, rtol=1e-9)
+
+
+def _literal_transition(t, ys):
+    # a matrix literal of computed scalars, read by every iteration of a long loop (a
+    # Kalman filter's transition matrix): the gradient flows through the loop into
+    # the literal's pieces
+    a, b = t
+    A = np.array([[1.0, 0.1], [-(a**2) * 0.1, 1.0 - b * 0.1]])
+    m, total = np.ones(2), 0.0
+    for y in ys:
+        m = A @ m
+        total = total + np.sum(m * y)
+    return total
+
+
+def test_gradient_through_a_loop_node_reaches_the_scalars_of_an_array_literal(monkeypatch):
+    t, ys = np.array([0.5, 0.3]), np.linspace(0.0, 1.0, 200)[:, None]
+    monkeypatch.setattr(control, "UNROLL_NODES", 40)  # surely a loop node
+    g = myc.grad(_literal_transition)(t, ys)
+    eps = 1e-6
+    fd = [(_literal_transition(t + eps * e, ys) - _literal_transition(t - eps * e, ys))
+          / (2 * eps) for e in np.eye(2)]
+    assert np.all(np.abs(fd) > 1e-3)
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+
+
+def _dict_loss(params, xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.tanh(params["w"] * x + params["b"][0]))
+    return total
+
+
+def test_gradient_through_a_loop_node_keeps_a_dict_argument_a_dict(monkeypatch):
+    """The adjoint route (a loop node swept backwards) returns a dict's gradient as a
+    dict, a list's as a list, as the graph transform does."""
+    from collections import namedtuple
+
+    monkeypatch.setattr(control, "UNROLL_NODES", 10)
+    params = {"w": np.array([0.5, -0.2, 0.1]), "b": [0.3, 0.0]}
+    xs = np.linspace(-1.0, 1.0, 60).reshape(20, 3)
+    g = myc.grad(_dict_loss)(params, xs)
+    assert type(g) is dict and list(g) == ["w", "b"] and type(g["b"]) is list
+    eps = 1e-6
+    fd = [(_dict_loss({"w": params["w"] + eps * e, "b": params["b"]}, xs)
+           - _dict_loss({"w": params["w"] - eps * e, "b": params["b"]}, xs)) / (2 * eps)
+          for e in np.eye(3)]
+    np.testing.assert_allclose(g["w"], fd, rtol=1e-6)
+
+    Pair = namedtuple("Pair", "w b")
+
+    def nt_loss(p, xs):
+        return _dict_loss({"w": p.w, "b": [p.b, 0.0]}, xs)
+
+    g = myc.grad(nt_loss)(Pair(params["w"], 0.3), xs)
+    assert type(g) is Pair

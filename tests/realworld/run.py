@@ -145,25 +145,27 @@ def max_error(got: Any, fd: Any, mask: Any) -> float:
     return err
 
 
-def run_one(name: str, steady_calls: int = 5) -> dict:
-    """Runs one program; returns a row of the table (``error`` set when myc refused)."""
-    mod = importlib.import_module(f"tests.realworld.{name}")
+def run_one(name: str, steady_calls: int = 5, package: str = "tests.realworld",
+            clock=time.perf_counter) -> dict:
+    """Runs one program; returns a row of the table (``error`` set when myc refused).
+    ``clock``: ``time.perf_counter`` (wall) or ``time.process_time`` (CPU, all threads)."""
+    mod = importlib.import_module(f"{package}.{name}")
     case = mod.case()
     replay = Replay(case)
     g = gradient_fn(case)
     row: dict[str, Any] = {"program": name}
     try:
         replay.reset()
-        t0 = time.perf_counter()
+        t0 = clock()
         got = g(*case["args"])
-        row["first_s"] = time.perf_counter() - t0
+        row["first_s"] = clock() - t0
         times = []
         with contextlib.redirect_stdout(io.StringIO()):
             for _ in range(steady_calls):
                 replay.reset()
-                t0 = time.perf_counter()
+                t0 = clock()
                 g(*case["args"])
-                times.append(time.perf_counter() - t0)
+                times.append(clock() - t0)
         row["steady_ms"] = 1e3 * statistics.median(times)
     except myc.MycError as exc:
         row["error"] = f"{type(exc).__name__}: {exc}"

@@ -743,3 +743,33 @@ def test_functions_exec_d_without_a_module_name_compile(tmp_path):
     assert ns["outer"].__module__ is None
     x = np.linspace(0.0, 1.0, 7)
     assert myc.jit(ns["outer"])(x) == pytest.approx(np.sum(np.exp(x) * 2.0), rel=1e-12)
+
+
+def _starred(layers, x):
+    *hidden, (W, b) = layers
+    for Wh, bh in hidden:
+        x = np.tanh(x @ Wh + bh)
+    first, *mid, last = x  # an array's rows
+    head, *tail = (1.0, 2.0, 3.0)
+    return np.sum(x @ W + b) * head + np.sum(first) * len(mid) + np.sum(last) + sum(tail)
+
+
+def test_starred_unpacking_binds_a_list_and_differentiates():
+    rs = np.random.RandomState(0)
+    layers = [(rs.randn(3, 3), rs.randn(3)) for _ in range(3)]
+    x = rs.randn(4, 3)
+    same(jit(_starred)(layers, x), _starred(layers, x))
+    g = myc.grad(_starred)(layers, x)
+    eps = 1e-6
+    d = np.zeros((3, 3))
+    d[1, 2] = eps
+    bumped = [(W + d if i == 1 else W, b) for i, (W, b) in enumerate(layers)]
+    lowered = [(W - d if i == 1 else W, b) for i, (W, b) in enumerate(layers)]
+    fd = (_starred(bumped, x) - _starred(lowered, x)) / (2 * eps)
+    assert abs(g[1][0][1, 2] - fd) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_starred_unpacking_of_too_short_a_list_is_an_error_at_the_line():
+    with pytest.raises(myc.MycValueError, match="unpack") as info:
+        jit(_starred)([], np.ones((4, 3)))
+    assert info.value.loc.line == _starred.__code__.co_firstlineno + 1

@@ -142,3 +142,87 @@ def test_static_arguments_are_checked():
 
     with pytest.raises(myc.MycError, match="mode='constant'"):
         myc.jit(bad_pad)(np.ones(6))
+
+
+def zero_diagonal(x, v):
+    k = np.exp(-((x[:, None] - x[None, :]) ** 2))
+    np.fill_diagonal(k, v)
+    wide = np.outer(x[:2], x)  # 2 x n: the first two diagonal entries
+    np.fill_diagonal(wide, np.array([1.5, -2.0]))
+    counts = np.outer(x, x).astype(np.int64)
+    np.fill_diagonal(counts, 2.7)  # cast into the array's dtype, as NumPy does
+    return k, wide, counts
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fill_diagonal_rebinds_the_array_as_numpy_writes_it(backend):
+    x = np.array([0.3, -0.7, 1.2, 4.0])
+    got, want = myc.jit(zero_diagonal, backend=backend)(x, 0.25), zero_diagonal(x, 0.25)
+    for g, w in zip(got, want, strict=True):
+        assert np.asarray(g).dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+def test_fill_diagonal_differentiates_in_the_array_and_the_value():
+    def f(x, v):
+        k, wide, _ = zero_diagonal(x, v)
+        return np.sum(k**2) + np.sum(wide * np.sin(wide))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2, 0.4]), 0.6), order=1)
+
+
+def test_fill_diagonal_of_an_alias_read_afterwards_is_refused():
+    def f(x):
+        k = np.outer(x, x)
+        alias = k
+        view = k.T
+        np.fill_diagonal(view, 0.0)
+        return k + alias
+
+    with pytest.raises(myc.MycError, match="updated in place"):
+        myc.jit(f)(np.ones(3))
+
+
+def on_lists(x):
+    vals = [np.sum(v * x) for v in x]
+    return (np.mean(vals), np.std([v for v in x]), np.max([x[0], 2.0]),
+            np.exp([x[1], 0.5]), np.dot([1.0, 2.0, 3.0], x), np.outer([x[0], 1.0], x),
+            np.where([True, False, True], x, [0.5, 0.25, 0.125]), np.sum((x[0], x[2])))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_numpy_functions_read_lists_and_tuples_as_arrays(backend):
+    x = np.array([0.3, -0.7, 1.2])
+    for g, w in zip(myc.jit(on_lists, backend=backend)(x), on_lists(x), strict=True):
+        assert np.shape(g) == np.shape(w) and np.asarray(g).dtype == np.asarray(w).dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13)
+
+
+def test_numpy_functions_on_lists_differentiate():
+    def f(x):
+        return sum(np.sum(np.asarray(v) ** 2) for v in on_lists(x))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2]),), order=1)
+
+
+def convolutions(a, v):
+    return (np.convolve(a, v), np.convolve(a, v, mode="valid"), np.convolve(v, a, "same"),
+            np.convolve(a, v[:1]), np.correlate(a, v), np.correlate(a, v, "full"))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_convolve_and_correlate_match_numpy(backend):
+    a, v = np.array([0.3, -0.7, 1.2, 0.4, 2.0, -1.1]), np.array([0.5, -0.25, 2.0])
+    for g, w in zip(myc.jit(convolutions, backend=backend)(a, v), convolutions(a, v),
+                    strict=True):
+        assert g.shape == w.shape and g.dtype == w.dtype
+        np.testing.assert_allclose(g, w, rtol=1e-13, atol=1e-15)
+    ints = myc.jit(lambda a, v: np.convolve(a, v, "same"))(np.arange(5), np.arange(3))
+    np.testing.assert_array_equal(ints, np.convolve(np.arange(5), np.arange(3), "same"))
+
+
+def test_convolve_differentiates_in_both_inputs():
+    def f(a, v):
+        return sum(np.sum(np.sin(c)) for c in convolutions(a, v))
+
+    check_grads(f, (np.array([0.3, -0.7, 1.2, 0.4]), np.array([0.5, -0.25, 2.0])), order=1)

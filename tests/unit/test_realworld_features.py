@@ -236,3 +236,49 @@ def test_an_object_with_numpy_int_slices_is_read():
     eps = 1e-6
     fd = [(f(flat + eps * e, x) - f(flat - eps * e, x)) / (2 * eps) for e in np.eye(9)]
     np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-9)
+
+
+class _Flow:
+    """A static method called through ``self`` (and one through the class), with a
+    default argument; a classmethod stays refused, by name."""
+
+    def __init__(self):
+        self.scale = 2.0
+
+    @staticmethod
+    def squash(u, w, shift=1.0):
+        return u + np.tanh(w) * shift
+
+    @classmethod
+    def make(cls, x):
+        return x
+
+    def apply(self, u, w):
+        return self.scale * self.squash(u, w) + _Flow.squash(u, w, 0.5)
+
+
+def test_a_static_method_called_through_self_compiles_and_differentiates():
+    flow = _Flow()
+
+    def f(u, w):
+        return np.sum(flow.apply(u, w) ** 2) + np.sum(flow.squash(u, w, 3.0))
+
+    u, w = np.array([0.3, -0.2]), np.array([0.1, 0.7])
+    np.testing.assert_allclose(myc.jit(f)(u, w), f(u, w), rtol=1e-12)
+    g = myc.grad(f, argnums=(0, 1))(u, w)
+    eps = 1e-6
+    for k, x in enumerate((u, w)):
+        fd = [(f(*[x + eps * e if j == k else a for j, a in enumerate((u, w))])
+               - f(*[x - eps * e if j == k else a for j, a in enumerate((u, w))])) / (2 * eps)
+              for e in np.eye(2)]
+        np.testing.assert_allclose(g[k], fd, rtol=1e-6)
+
+
+def test_a_classmethod_called_through_self_is_refused_by_name():
+    flow = _Flow()
+
+    def f(x):
+        return flow.make(x)
+
+    with pytest.raises(myc.MycError, match="_Flow.make is a classmethod"):
+        myc.jit(f)(np.ones(2))

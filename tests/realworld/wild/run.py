@@ -1,0 +1,93 @@
+"""Runs the second corpus: ``python -m tests.realworld.wild.run [--markdown] [names...]``.
+
+For each program: its ``case()`` objective's gradient by the transform the program
+builds (first call and the median of later calls, in CPU time: ``time.process_time``,
+all threads), checked against central differences of the same code under CPython; its
+value under ``myc.jit`` against the same function run by NumPy; and NumPy's own time
+for one evaluation of the objective, for scale.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import statistics
+import sys
+import time
+
+import numpy as np
+
+import myc
+from tests.realworld.run import Replay, run_one
+from tests.realworld.wild import PROGRAMS
+
+PACKAGE = "tests.realworld.wild"
+
+
+def forward_check(name: str) -> tuple[float, float]:
+    """(relative difference of myc.jit's value from NumPy's, NumPy's time in ms)."""
+    case = importlib.import_module(f"{PACKAGE}.{name}").case()
+    replay = Replay(case)
+    replay.reset()
+    want = float(case["fn"](*case["args"]))
+    times = []
+    for _ in range(5):
+        replay.reset()
+        t0 = time.process_time()
+        case["fn"](*case["args"])
+        times.append(time.process_time() - t0)
+    replay.reset()
+    got = float(myc.jit(case["fn"])(*case["args"]))
+    return abs(got - want) / max(1.0, abs(want)), 1e3 * statistics.median(times)
+
+
+def run(name: str, steady_calls: int = 5) -> dict:
+    with contextlib.redirect_stdout(io.StringIO()):
+        row = run_one(name, steady_calls, package=PACKAGE, clock=time.process_time)
+    if "error" not in row:
+        row["value_err"], row["numpy_ms"] = forward_check(name)
+        row["ok"] = row["ok"] and row["value_err"] <= 1e-9
+    return row
+
+
+def markdown(rows: list[dict], features: dict[str, str]) -> str:
+    out = ["| program | features used | status | first call (s) | steady gradient (ms) "
+           "| NumPy value (ms) | gradient error | value error |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        f = features.get(r["program"], "")
+        if "error" in r:
+            out.append(f"| `{r['program']}` | {f} | **fails**: {r['error'].splitlines()[0][:80]}"
+                       " | -- | -- | -- | -- | -- |")
+        else:
+            out.append(f"| `{r['program']}` | {f} | {'ok' if r['ok'] else 'WRONG'} | "
+                       f"{r['first_s']:.2f} | {r['steady_ms']:.2f} | {r['numpy_ms']:.2f} | "
+                       f"{r['max_err']:.0e} | {r['value_err']:.0e} |")
+    return "\n".join(out)
+
+
+def main(argv: list[str]) -> int:
+    as_markdown = "--markdown" in argv
+    names = [a for a in argv if a != "--markdown"] or list(PROGRAMS)
+    rows = []
+    for name in names:
+        row = run(name)
+        rows.append(row)
+        if "error" in row:
+            print(f"{name:22s} FAILED  {row['error'][:2000]}", flush=True)
+        else:
+            print(f"{name:22s} {'ok ' if row['ok'] else 'BAD'} first {row['first_s']:6.2f} s"
+                  f"  steady {row['steady_ms']:8.2f} ms  numpy {row['numpy_ms']:7.2f} ms"
+                  f"  grad err {row['max_err']:.1e}  value err {row['value_err']:.1e}",
+                  flush=True)
+    if as_markdown:
+        print(markdown(rows, {}))
+    good = sum(1 for r in rows if r.get("ok"))
+    print(f"{good}/{len(rows)} ran with correct values and gradients")
+    return 0 if good == len(rows) else 1
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    sys.exit(main(sys.argv[1:]))
