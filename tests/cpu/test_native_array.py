@@ -128,3 +128,22 @@ def test_loop_building_its_state_with_np_array_is_native():
     # cotangent of np.array's tuple changes kind between iterations)
     g = myc.grad(rotate_loss)
     np.testing.assert_allclose(g(p, 4.0), fd_grad(rotate_loss, (p, 4.0), 0), rtol=1e-5)
+
+
+def _lookup(emb, idx, cols):
+    # an embedding's (batch, k) lookups, by rows and by (row, column) pairs
+    return np.sum(np.sin(emb[idx]) * np.arange(1.0, 5.0)) + np.sum(np.cos(emb[idx, cols]))
+
+
+def test_gathers_by_2d_index_arrays_and_their_gradients_are_native():
+    rs = np.random.RandomState(0)
+    emb, idx, cols = rs.randn(7, 4), rs.randint(0, 7, (5, 3)), rs.randint(0, 4, (5, 3))
+    assert _native_of(_lookup, emb, idx, cols) is not None
+    np.testing.assert_allclose(myc.jit(_lookup)(emb, idx, cols), _lookup(emb, idx, cols),
+                               rtol=1e-13)
+    np.testing.assert_array_equal(myc.jit(lambda e, i: e[i])(emb, idx), emb[idx])
+    g = myc.grad(_lookup)(emb, idx, cols)
+    np.testing.assert_allclose(g, fd_grad(_lookup, (emb, idx, cols), 0), rtol=1e-6,
+                               atol=1e-8)
+    with pytest.raises(myc.MycError, match="out of bounds"):
+        myc.jit(_lookup)(emb, idx + 7, cols)

@@ -145,3 +145,33 @@ def test_constant_indices_are_checked_at_compile_time_and_zeros_are_a_memset(mod
     assert last == c[-1]
     text = modules[0][0].llvm_ir
     assert "icmp uge" not in text and "llvm.memset" in text
+
+
+def heads(q, k):
+    # many small copies of constant trip counts: 3-d transposes and einsum's views
+    t, d = q.shape
+    q3 = q.reshape(t, 2, d // 2).transpose(1, 0, 2)
+    k3 = k.reshape(t, 2, d // 2).transpose(1, 0, 2)
+    s = np.einsum("htd,hsd->hts", q3, k3)
+    return np.sum(np.tanh(s) * s)
+
+
+def test_glue_loops_of_constant_trip_count_are_not_unrolled(modules):
+    """Fully unrolled, a transformer block's dozens of small copies made its native module
+    five times bigger after O3 and took 4 s of LLVM (now 0.3 s): the program's own
+    element loops carry llvm.loop.unroll.disable (they stay vectorizable)."""
+    from myc.backends.cpu.jit import optimized_ir
+
+    rng = np.random.default_rng(4)
+    q, k = rng.standard_normal((10, 8)), rng.standard_normal((10, 8))
+    got = myc.grad(heads, argnums=(0, 1))(q, k)
+    eps = 1e-6
+    e = np.zeros_like(q)
+    e[3, 5] = eps
+    fd = (heads(q + e, k) - heads(q - e, k)) / (2 * eps)
+    assert abs(got[0][3, 5] - fd) < 1e-6 * max(1.0, abs(fd))
+    loop, light = modules[-1]
+    text = loop.llvm_ir
+    assert "llvm.loop.unroll.disable" in text and light is False
+    before = text.count("\n")
+    assert optimized_ir(text).count("\n") < 3 * before

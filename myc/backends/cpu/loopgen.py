@@ -1339,8 +1339,9 @@ class NativeLoop(NativeRun):
     # -- indexing and fills ------------------------------------------------------------
     def _index_parts(self, si: int, index: tuple[bool, Any]):
         """The index of step ``si`` (its input 1): ``("basic", constant)``, or
-        ``("gather", parts)`` with parts ``(step, input position, is_slot, x)`` of 1-d int64
-        arrays (a tuple of them indexes the first axes); else raise Unsupported."""
+        ``("gather", (parts, n))`` with parts ``(step, input position, is_slot, x)`` of int64
+        arrays of one shape, ``n`` elements each (a tuple of them indexes the first axes);
+        else raise Unsupported."""
         is_slot, x = index
         if not is_slot:
             if not isinstance(x, np.ndarray):
@@ -1361,15 +1362,17 @@ class NativeLoop(NativeRun):
                 return "dynamic", dyn
         else:
             parts = [(si, 1, True, x)]
-        n = None
+        # index arrays of any rank (an embedding's (batch, k) negatives): the result's
+        # rows are in the index's C order, so the gather reads it flat
+        shape = None
         for _sj, _k, s_, p in parts:
             a = self.body.specs[p] if s_ else abstract_of(p)
-            if not (isinstance(a, AArray) and a.ndim == 1 and a.dtype == np.int64):
-                raise Unsupported("an index other than 1-d int64 arrays or a basic index")
-            if n is not None and a.shape[0] != n:
-                raise Unsupported("index arrays of different lengths")
-            n = a.shape[0]
-        return "gather", (parts, n)
+            if not (isinstance(a, AArray) and a.ndim >= 1 and a.dtype == np.int64):
+                raise Unsupported("an index other than int64 arrays or a basic index")
+            if shape is not None and a.shape != shape:
+                raise Unsupported("index arrays of different shapes")
+            shape = a.shape
+        return "gather", (parts, prod(shape))
 
     def _dynamic_index(self, parts: list[tuple]) -> tuple[tuple, list[tuple]] | None:
         """A basic index with computed ints (``x[:, k]``, ``x[i, j]``): the constant index
@@ -1559,7 +1562,9 @@ class NativeLoop(NativeRun):
                 raise Unsupported("a basic index myc cannot follow")
         else:
             got, n = parts
-            shape = (n, *x.shape[len(got):])
+            _sj, _k, s_, p0 = got[0]
+            idx_shape = tuple((specs[p0] if s_ else abstract_of(p0)).shape)
+            shape = (*idx_shape, *x.shape[len(got):])
             if len(got) > x.ndim or tuple(out.shape) != (
                     shape if kind == "index" else tuple(x.shape)):
                 raise Unsupported("a gather of another shape")

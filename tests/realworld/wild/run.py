@@ -51,6 +51,38 @@ def run(name: str, steady_calls: int = 5) -> dict:
     return row
 
 
+FEATURES = {
+    "hmc": "`myc.jit` leapfrog calling `grad` of the log-density, `for`/`if` on the step, "
+           "default arguments, the sampler's own loop with `default_rng`",
+    "svgd": "`scipy.special.logsumexp`, pairwise differences by broadcasting, `np.einsum`, "
+            "`grad` of a sum inside the update, module-global arrays",
+    "planar_flow": "a class with a `@staticmethod` called through `self`, a list of dicts of "
+                   "parameters, `np.linalg.norm`, `np.outer`, a log-det in a loop",
+    "tsne": "`np.fill_diagonal` on a local array, `np.maximum` clipping, a "
+            "`**` power of a distance matrix",
+    "kalman": "a 2x2 `np.array` literal of computed scalars, `for y in ys` over data rows, "
+              "`np.linalg.slogdet`/`solve`/`inv`, tuple unpacking of an array",
+    "attention": "a parameter dict, `np.split`, `reshape`/`transpose` to heads, two "
+                 "`np.einsum`s, a causal `np.tril` mask with `np.where`, softmax, layer norm",
+    "matrix_factorization": "a dict of factors and biases, integer-array lookups, a generator "
+                            "in `sum`, `.items()` in the update, `value_and_grad`",
+    "skipgram": "(batch, k) integer index arrays, `np.logaddexp`, `np.einsum`, "
+                "`grad(argnums=(0, 1))`, `np.add.at` outside",
+    "black_scholes": "`scipy.stats.norm.cdf`, keyword arguments, array default arguments, "
+                     "`grad(argnums=(0, 1, 2, 3))`, `grad(grad(f))`",
+    "count_glm": "`scipy.special.gammaln`, `np.column_stack`, slicing a parameter vector, "
+                 "SciPy's L-BFGS-B with `jac=myc.grad(f)`",
+    "logistic_lbfgs": "`scipy.special.expit`, `np.log1p`, `coef @ coef`, `minimize(..., "
+                      "args=..., jac=myc.grad(f), method='L-BFGS-B')`",
+    "conv1d": "`np.convolve(..., mode='valid')` with `[::-1]`, `sum` of a generator inside "
+              "a list comprehension, `np.array` of a list, `np.mean` of a list",
+    "gp_marginal": "a namedtuple of hyperparameters, `np.linalg.cholesky`, "
+                   "`scipy.linalg.solve_triangular`, `np.diag`, ARD broadcasting",
+    "adam_mlp": "a list of `(W, b)` tuples, starred unpacking `*hidden, (W, b) = layers`, a "
+                "jitted Adam step over `zip` of four lists, `b1**t`",
+}
+
+
 def markdown(rows: list[dict], features: dict[str, str]) -> str:
     out = ["| program | features used | status | first call (s) | steady gradient (ms) "
            "| NumPy value (ms) | gradient error | value error |",
@@ -82,7 +114,7 @@ def main(argv: list[str]) -> int:
                   f"  grad err {row['max_err']:.1e}  value err {row['value_err']:.1e}",
                   flush=True)
     if as_markdown:
-        print(markdown(rows, {}))
+        print(markdown(rows, FEATURES))
     good = sum(1 for r in rows if r.get("ok"))
     print(f"{good}/{len(rows)} ran with correct values and gradients")
     return 0 if good == len(rows) else 1

@@ -17,7 +17,7 @@ import myc
 from tests.realworld.wild import PROGRAMS
 from tests.realworld.wild.run import run
 
-SLOW = {"attention", "conv1d", "black_scholes"}  # 10 s or more here (two compiles each)
+SLOW = {"conv1d"}  # 10 s or more here (it compiles twice: gradient and value)
 
 
 @pytest.mark.parametrize("name", [
