@@ -1425,11 +1425,27 @@ class FunctionLowerer:
             kwarg=ast.arg(arg=kw), defaults=[]), body=call)
 
     def expr_JoinedStr(self, e: ast.JoinedStr, block: Block) -> Node:
-        """An f-string: refused when its line runs (plotting code under ``if ax:`` may
-        hold one), as myc has no strings to compute with."""
-        return self.apply(block, P.refused, Constant(None, self.loc(e)),
-                          "f-string is not supported|hint|print the values instead: "
-                          "print('loss', loss)", node=e)
+        """An f-string of values known when the program is compiled (``params[f"W{i}"]``
+        in a loop over layers): a string, formatted then.  Of data (a float computed from
+        the arguments) it is refused when its line runs (plotting code under ``if ax:``
+        may hold one), as myc has no strings to compute with at run time."""
+        spec: list = []
+        values: list[Node] = []
+        for part in e.values:
+            if isinstance(part, ast.Constant):
+                spec.append(str(part.value))
+                continue
+            fmt = part.format_spec
+            if fmt is not None and not all(isinstance(p, ast.Constant) for p in fmt.values):
+                return self.apply(block, P.refused, Constant(None, self.loc(e)),
+                                  "an f-string with a computed format spec is not "
+                                  "supported", node=e)
+            conv = chr(part.conversion) if part.conversion >= 0 else ""
+            spec.append((len(values), conv, "".join(str(p.value) for p in fmt.values)
+                         if fmt is not None else ""))
+            values.append(self.expr(part.value, block))
+        return self.apply(block, P.fstring, self.apply(block, P.make_tuple, *values, node=e),
+                          Constant(tuple(spec), self.loc(e)), node=e)
 
     def expr_Lambda(self, e: ast.Lambda, block: Block) -> Node:
         g = self.new_graph(f"{block.graph.name}:lambda", block.graph, e, "function")

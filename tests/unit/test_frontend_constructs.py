@@ -773,3 +773,20 @@ def test_starred_unpacking_of_too_short_a_list_is_an_error_at_the_line():
     with pytest.raises(myc.MycValueError, match="unpack") as info:
         jit(_starred)([], np.ones((4, 3)))
     assert info.value.loc.line == _starred.__code__.co_firstlineno + 1
+
+
+def _fstring_keys(params, x):
+    for i in range(2):
+        x = np.tanh(x @ params[f"W{i}"] + params[f"b{i}"])
+    names = {f"unit{k:02d}!r": v for k, v in enumerate(x)}
+    return np.sum(x) + len(f"{len(names)!r}{'-'}{True}") + len(names)
+
+
+def test_fstrings_of_static_values_are_strings():
+    rs = np.random.RandomState(0)
+    params = {"W0": rs.randn(3, 3), "b0": rs.randn(3), "W1": rs.randn(3, 3),
+              "b1": rs.randn(3)}
+    x = rs.randn(3)
+    same(jit(_fstring_keys)(params, x), _fstring_keys(params, x))
+    g = myc.grad(_fstring_keys)(params, x)
+    assert sorted(g) == ["W0", "W1", "b0", "b1"]
