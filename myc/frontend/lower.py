@@ -65,7 +65,7 @@ _UNSUPPORTED_STMT = {
     "Nonlocal": "'nonlocal' declaration", "Delete": "'del' statement",
     "Import": "'import' statement", "ImportFrom": "'import' statement",
     "ClassDef": "class definition", "AsyncFunctionDef": "'async def'",
-    "Raise": "'raise' statement", "Assert": "'assert' statement", "Match": "'match' statement",
+    "Raise": "'raise' statement", "Match": "'match' statement",
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
@@ -702,6 +702,25 @@ class FunctionLowerer:
             self._reject_target(target)
 
     # -- if ----------------------------------------------------------------------
+    def stmt_Assert(self, s: ast.Assert, block: Block) -> Block | None:
+        """``assert test, msg``: a branch whose failing side raises Python's
+        AssertionError (a ``MycValueError``) at this line, ``msg`` evaluated only there.
+        A condition known when the program is compiled (shapes, static ints) is checked
+        then; one on data makes the program specialize on each call's outcome (guarded),
+        as any branch that can fail does (docs/python.md)."""
+        self.check_subset(s.test)
+        if s.msg is not None:
+            self.check_subset(s.msg)
+        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        g = block.graph
+        tg = self.new_graph(f"{g.name}:assert", g, s, "branch")
+        fg = self.new_graph(f"{g.name}:assert_failed", g, s, "branch")
+        failed = Block(fg, block.env.copy())
+        msg = self.expr(s.msg, failed) if s.msg is not None else Constant(None, self.loc(s))
+        fg.output = self.apply(failed, P.assert_failed, msg, node=s)
+        g.output = self.apply(block, self.apply(block, P.switch, cond, tg, fg, node=s), node=s)
+        return self.join([Block(tg, block.env.copy())], [], block, s, "endassert")
+
     def stmt_If(self, s: ast.If, block: Block) -> Block | None:
         cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
         g = block.graph

@@ -311,6 +311,15 @@ def _fstring(values, spec):
     return "".join(out)
 
 
+def _assert_failed(message):
+    text = f": {message}" if message is not None and str(message) else ""
+    raise MycValueError(f"AssertionError{text}",
+                        hint="the assert statement's condition is False for these arguments")
+
+
+register("assert_failed", "message", _assert_failed, differentiable=False,
+         doc="The side of an ``assert`` whose condition is False: Python's AssertionError, "
+             "at the assert's line.")
 register("fstring", "values spec", _fstring, differentiable=False,
          doc="An f-string of static values (``f'W{i}'``: ints, strings, bools, floats "
              "known when the program is compiled), a string; refused on data.")

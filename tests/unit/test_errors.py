@@ -115,7 +115,6 @@ CONSTRUCTS = [
     ("c_import", (1.0,), MycSyntaxError, ("import",), "import"),
     ("c_from_import", (1.0,), MycSyntaxError, ("import",), "from math"),
     ("c_raise", (1.0,), MycSyntaxError, ("raise",), "raise"),
-    ("c_assert", (1.0,), MycSyntaxError, ("assert",), "assert"),
     ("c_walrus", (1.0,), MycSyntaxError, (":=",), "y := x"),
     ("c_is", (1.0,), MycSyntaxError, ("Is",), "x is None"),
     ("c_is_not", (1.0,), MycSyntaxError, ("IsNot",), "x is not None"),
