@@ -1866,6 +1866,11 @@ class FunctionLowerer:
                 return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
             return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
+        if prim is P.where and len(e.args) == 1 and not e.keywords:
+            raise self.error(MycTypeError, "np.where(condition) with one argument (the "
+                             "indices where it holds: their number depends on the data) "
+                             "is not supported", e, hint="select with np.where(condition, "
+                             "x, y), or reduce a masked selection: np.sum(x[condition])")
         if prim is not None:
             args, kwargs = self._args(e, block, numpy=True)
             if id(callee) in B.NP_OPERATORS and args and not kwargs:
