@@ -65,7 +65,7 @@ _UNSUPPORTED_STMT = {
     "Nonlocal": "'nonlocal' declaration", "Delete": "'del' statement",
     "Import": "'import' statement", "ImportFrom": "'import' statement",
     "ClassDef": "class definition", "AsyncFunctionDef": "'async def'",
-    "Raise": "'raise' statement", "Assert": "'assert' statement", "Match": "'match' statement",
+    "Raise": "'raise' statement", "Match": "'match' statement",
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
@@ -702,6 +702,25 @@ class FunctionLowerer:
             self._reject_target(target)
 
     # -- if ----------------------------------------------------------------------
+    def stmt_Assert(self, s: ast.Assert, block: Block) -> Block | None:
+        """``assert test, msg``: a branch whose failing side raises Python's
+        AssertionError (a ``MycValueError``) at this line, ``msg`` evaluated only there.
+        A condition known when the program is compiled (shapes, static ints) is checked
+        then; one on data makes the program specialize on each call's outcome (guarded),
+        as any branch that can fail does (docs/python.md)."""
+        self.check_subset(s.test)
+        if s.msg is not None:
+            self.check_subset(s.msg)
+        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        g = block.graph
+        tg = self.new_graph(f"{g.name}:assert", g, s, "branch")
+        fg = self.new_graph(f"{g.name}:assert_failed", g, s, "branch")
+        failed = Block(fg, block.env.copy())
+        msg = self.expr(s.msg, failed) if s.msg is not None else Constant(None, self.loc(s))
+        fg.output = self.apply(failed, P.assert_failed, msg, node=s)
+        g.output = self.apply(block, self.apply(block, P.switch, cond, tg, fg, node=s), node=s)
+        return self.join([Block(tg, block.env.copy())], [], block, s, "endassert")
+
     def stmt_If(self, s: ast.If, block: Block) -> Block | None:
         cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
         g = block.graph
@@ -1425,11 +1444,27 @@ class FunctionLowerer:
             kwarg=ast.arg(arg=kw), defaults=[]), body=call)
 
     def expr_JoinedStr(self, e: ast.JoinedStr, block: Block) -> Node:
-        """An f-string: refused when its line runs (plotting code under ``if ax:`` may
-        hold one), as myc has no strings to compute with."""
-        return self.apply(block, P.refused, Constant(None, self.loc(e)),
-                          "f-string is not supported|hint|print the values instead: "
-                          "print('loss', loss)", node=e)
+        """An f-string of values known when the program is compiled (``params[f"W{i}"]``
+        in a loop over layers): a string, formatted then.  Of data (a float computed from
+        the arguments) it is refused when its line runs (plotting code under ``if ax:``
+        may hold one), as myc has no strings to compute with at run time."""
+        spec: list = []
+        values: list[Node] = []
+        for part in e.values:
+            if isinstance(part, ast.Constant):
+                spec.append(str(part.value))
+                continue
+            fmt = part.format_spec
+            if fmt is not None and not all(isinstance(p, ast.Constant) for p in fmt.values):
+                return self.apply(block, P.refused, Constant(None, self.loc(e)),
+                                  "an f-string with a computed format spec is not "
+                                  "supported", node=e)
+            conv = chr(part.conversion) if part.conversion >= 0 else ""
+            spec.append((len(values), conv, "".join(str(p.value) for p in fmt.values)
+                         if fmt is not None else ""))
+            values.append(self.expr(part.value, block))
+        return self.apply(block, P.fstring, self.apply(block, P.make_tuple, *values, node=e),
+                          Constant(tuple(spec), self.loc(e)), node=e)
 
     def expr_Lambda(self, e: ast.Lambda, block: Block) -> Node:
         g = self.new_graph(f"{block.graph.name}:lambda", block.graph, e, "function")
@@ -1831,6 +1866,11 @@ class FunctionLowerer:
                 return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
             return self.call_node(Constant(g, self.loc(e)), e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
+        if prim is P.where and len(e.args) == 1 and not e.keywords:
+            raise self.error(MycTypeError, "np.where(condition) with one argument (the "
+                             "indices where it holds: their number depends on the data) "
+                             "is not supported", e, hint="select with np.where(condition, "
+                             "x, y), or reduce a masked selection: np.sum(x[condition])")
         if prim is not None:
             args, kwargs = self._args(e, block, numpy=True)
             if id(callee) in B.NP_OPERATORS and args and not kwargs:

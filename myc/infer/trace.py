@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.errors import LIBRARY_DIRS, Location, MycError, MycTypeError, MycValueError
+from myc.errors import LIBRARY_DIRS, Location, MycError, MycSyntaxError, MycTypeError, MycValueError
 from myc.infer.calls import Recursion
 from myc.infer.control import (
     ControlFlow,
@@ -323,6 +323,11 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 return r
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
+        if name == "fstring":  # of values computed from data: no strings at run time
+            raise MycSyntaxError("an f-string of a value computed from the arguments is not "
+                               "supported in compiled code", loc,
+                               hint="format ints and strings known when the program is "
+                                    "compiled (f'W{i}'); print values: print('loss', loss)")
         if name == "as_operand":  # a sequence made an array; an array (or a masked
             x = args[0]           # selection) passed on: no node
             if type(x) is tuple or type(x) is ListValue:

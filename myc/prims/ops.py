@@ -308,6 +308,37 @@ def _as_operand(x):
     return x
 
 
+def _fstring(values, spec):
+    # spec: per piece, a literal string, or (position in values, conversion, format spec)
+    out = []
+    for piece in spec:
+        if isinstance(piece, str):
+            out.append(piece)
+            continue
+        k, conversion, fmt = piece
+        v = values[k]
+        if isinstance(v, np.ndarray) or type(v).__module__ == "myc.prims.containers":
+            raise MycTypeError("an f-string of an array or a container is not supported "
+                               "in compiled code",
+                               hint="format ints and strings known when the program is "
+                                    "compiled (f'W{i}'); print arrays: print('x', x)")
+        v = {"r": repr, "s": str, "a": ascii}[conversion](v) if conversion else v
+        out.append(format(v, fmt))
+    return "".join(out)
+
+
+def _assert_failed(message):
+    text = f": {message}" if message is not None and str(message) else ""
+    raise MycValueError(f"AssertionError{text}",
+                        hint="the assert statement's condition is False for these arguments")
+
+
+register("assert_failed", "message", _assert_failed, differentiable=False,
+         doc="The side of an ``assert`` whose condition is False: Python's AssertionError, "
+             "at the assert's line.")
+register("fstring", "values spec", _fstring, differentiable=False,
+         doc="An f-string of static values (``f'W{i}'``: ints, strings, bools, floats "
+             "known when the program is compiled), a string; refused on data.")
 register("as_operand", "x", _as_operand,
          doc="An operand of a NumPy function that may be a list or tuple (np.mean([a, b]),"
              " np.sum([f(v) for v in xs])): the tracer makes one of traced values an array "

@@ -150,11 +150,6 @@ def c_raise(x):
     return x
 
 
-def c_assert(x):
-    assert x > 0  # ERR
-    return x
-
-
 def c_lambda_star(x):
     f = lambda *a: a  # ERR
     return f(x)

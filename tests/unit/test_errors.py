@@ -115,8 +115,6 @@ CONSTRUCTS = [
     ("c_import", (1.0,), MycSyntaxError, ("import",), "import"),
     ("c_from_import", (1.0,), MycSyntaxError, ("import",), "from math"),
     ("c_raise", (1.0,), MycSyntaxError, ("raise",), "raise"),
-    ("c_assert", (1.0,), MycSyntaxError, ("assert",), "assert"),
-    ("c_fstring", (1.0,), MycSyntaxError, ("f-string",), 'f"'),
     ("c_walrus", (1.0,), MycSyntaxError, (":=",), "y := x"),
     ("c_is", (1.0,), MycSyntaxError, ("Is",), "x is None"),
     ("c_is_not", (1.0,), MycSyntaxError, ("IsNot",), "x is not None"),
@@ -147,6 +145,16 @@ def test_unsupported_construct(name, args, cls, words, at):
         return
     expect(cls, getattr(F, name), *args, words=(*words, "not supported") if cls is
            MycSyntaxError else words, at=at)
+
+
+def test_fstring_of_data_is_refused_in_compiled_code_at_its_line():
+    # (of static values it is a string: tests/unit/test_frontend_constructs.py; the
+    # evaluator formats any value, as Python does)
+    with pytest.raises(MycSyntaxError) as info:
+        myc.jit(F.c_fstring, backend="cpu")(np.float64(1.5))
+    check(info.value, MycSyntaxError, err_line(F.c_fstring), "f-string", "not supported",
+          at='f"')
+    assert run(F.c_fstring, 1.5) == "1.5"
 
 
 def test_construct_error_says_not_supported_and_where():

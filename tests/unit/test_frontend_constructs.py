@@ -773,3 +773,44 @@ def test_starred_unpacking_of_too_short_a_list_is_an_error_at_the_line():
     with pytest.raises(myc.MycValueError, match="unpack") as info:
         jit(_starred)([], np.ones((4, 3)))
     assert info.value.loc.line == _starred.__code__.co_firstlineno + 1
+
+
+def _fstring_keys(params, x):
+    for i in range(2):
+        x = np.tanh(x @ params[f"W{i}"] + params[f"b{i}"])
+    names = {f"unit{k:02d}!r": v for k, v in enumerate(x)}
+    return np.sum(x) + len(f"{len(names)!r}{'-'}{True}") + len(names)
+
+
+def test_fstrings_of_static_values_are_strings():
+    rs = np.random.RandomState(0)
+    params = {"W0": rs.randn(3, 3), "b0": rs.randn(3), "W1": rs.randn(3, 3),
+              "b1": rs.randn(3)}
+    x = rs.randn(3)
+    same(jit(_fstring_keys)(params, x), _fstring_keys(params, x))
+    g = myc.grad(_fstring_keys)(params, x)
+    assert sorted(g) == ["W0", "W1", "b0", "b1"]
+
+
+def _asserting(x, w):
+    assert x.ndim == 1, f"x must be a vector, got {x.ndim} dims"
+    assert np.all(w > 0), "weights must be positive"
+    return np.sum(np.log(w) * x)
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_assert_checks_static_and_data_conditions_at_its_line(backend):
+    f = myc.jit(_asserting, backend=backend)
+    x, w = np.array([0.5, -1.0]), np.array([2.0, 3.0])
+    same(f(x, w), _asserting(x, w))
+    line = _asserting.__code__.co_firstlineno
+    with pytest.raises(myc.MycValueError, match="AssertionError: x must be a vector, got "
+                       "2 dims") as info:
+        f(np.ones((2, 2)), w)
+    assert info.value.loc.line == line + 1
+    with pytest.raises(myc.MycValueError, match="weights must be positive") as info:
+        f(x, -w)
+    assert info.value.loc.line == line + 2
+    same(f(x, 2 * w), _asserting(x, 2 * w))  # and passes again
+    g = myc.grad(_asserting, argnums=1)(x, w)
+    np.testing.assert_allclose(g, x / w)

@@ -226,3 +226,13 @@ def test_convolve_differentiates_in_both_inputs():
         return sum(np.sum(np.sin(c)) for c in convolutions(a, v))
 
     check_grads(f, (np.array([0.3, -0.7, 1.2, 0.4]), np.array([0.5, -0.25, 2.0])), order=1)
+
+
+def test_one_argument_where_is_refused_with_what_to_do():
+    def f(x):
+        return np.sum(x[np.where(x > 0)])
+
+    with pytest.raises(myc.MycTypeError, match="np.where\\(condition\\) with one argument") \
+            as info:
+        myc.jit(f)(np.array([1.0, -2.0]))
+    assert "np.where(condition, x, y)" in str(info.value)
