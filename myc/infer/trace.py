@@ -330,6 +330,10 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                                     "compiled (f'W{i}'); print values: print('loss', loss)")
         if name == "as_operand":  # a sequence made an array; an array (or a masked
             x = args[0]           # selection) passed on: no node
+            if type(x) is DictValue:
+                from myc.prims.ops import DICT_OPERAND
+
+                raise MycTypeError(DICT_OPERAND.format(keys=list(x.keys_)), loc)
             if type(x) is tuple or type(x) is ListValue:
                 return self.call_prim(P.array, [x, None], loc)
             return x

@@ -299,7 +299,15 @@ register("array", "obj dtype", lambda obj, dtype: np.array(obj, dtype=_dt(dtype)
          defaults={"dtype": None}, names=("np.array", "np.asarray"), step_kind="pack")
 
 
+DICT_OPERAND = ("a dict is not an array operand (keys {keys!r}): NumPy does not read one; "
+                "pass its values, e.g. np.stack(list(d.values()))")
+
+
 def _as_operand(x):
+    from myc.prims.containers import DictValue
+
+    if isinstance(x, DictValue):  # NumPy reads no dict as an array
+        raise MycTypeError(DICT_OPERAND.format(keys=list(x.keys_)))
     if isinstance(x, tuple) and not hasattr(x, "_fields"):  # (a list is a tuple here)
         try:
             return np.array(x)

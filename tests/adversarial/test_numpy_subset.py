@@ -1673,10 +1673,13 @@ def test_bad_input_grad():
     x = f64(1.0, 2.0)
     for fn, args, argnums in [(e_exp, (x,), 0), (g_sum_exp, (x,), 1),
                               (g_sum_exp, (x,), (0, 0.5)), (g_sum_exp, ("x",), 0),
-                              (g_sum_exp, ([1.0, 2.0],), 0)]:
+                              (g_sum_exp, ({"a": 1.0},), 0)]:
         with pytest.raises(MycError), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             myc.grad(fn, argnums)(*args)
+    # a list NumPy reads as an array: its gradient a list, as for any list argument
+    got = myc.grad(g_sum_exp)([1.0, 2.0])
+    assert isinstance(got, list) and np.allclose(got, np.exp([1.0, 2.0]), rtol=1e-14)
 
 
 # -- gradients ------------------------------------------------------------------------------------
