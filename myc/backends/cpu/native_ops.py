@@ -213,10 +213,8 @@ def gather(b: ir.IRBuilder, ty: ir.Type, out: ir.Value, x: ir.Value, xshape: tup
     def body(i):
         off = ir.Constant(I64, 0)
         for j in range(k):
-            v = b.load(b.gep(idx[j], [i], source_etype=I64), typ=I64)
-            dim = ir.Constant(I64, xshape[j])
-            v = b.select(b.icmp_signed("<", v, ir.Constant(I64, 0)), b.add(v, dim), v)
-            bail_if(b.icmp_unsigned(">=", v, dim))  # negative ones too, after the wrap
+            v = wrapped_index(b, b.load(b.gep(idx[j], [i], source_etype=I64), typ=I64),
+                              xshape[j], bail_if)
             off = b.add(off, b.mul(v, ir.Constant(I64, c_strides[j])))
         base_out = b.mul(i, ir.Constant(I64, row))
 
