@@ -50,7 +50,8 @@ def build_parser(prog: str | None = None) -> argparse.ArgumentParser:
                    "before each timed one (default 1; 0: plain interleaving)")
     p.add_argument("--first-call-repeats", type=int, help="cold first calls of myc per workload")
     p.add_argument(
-        "--with-compile", action="store_true", help="add a torch.compile column (slow to compile)"
+        "--with-compile", action="store_true",
+        help="add a torch.compile column (slow to compile; implied by --peers torch.compile)"
     )
     p.add_argument(
         "--peers",
@@ -206,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if peers_wanted and "torch.compile" in peers_wanted:
+        args.with_compile = True  # named as a peer: asked for, not dropped in silence
     if args.backend in ("cuda", "rocm"):
         missing = gpu_missing(args.backend)
         if missing is not None:  # no GPU here: nothing to measure, not a failure
