@@ -96,12 +96,13 @@ class Cpu(Backend):
             return frozenset()
         return NATIVE_KINDS
 
-    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any) -> Any:
+    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any,
+                    build: bool = True) -> Any:
         try:
             from myc.backends.cpu.loopgen import native_loop
         except ImportError:  # pragma: no cover - the kernel backend is optional
             return None
-        return native_loop(body, nstate, tape, plan)
+        return native_loop(body, nstate, tape, plan, build)
 
     target_language = "LLVM IR"
     comment = ";"

@@ -81,11 +81,16 @@ class HostProgram:
     backend: str = "cpu"  # what its kernels were compiled for (``myc.lower.target``)
     # positions of the leaves that are int parameters (``myc.infer.runtime_ints``)
     int_leaves: frozenset[int] = frozenset()
+    # its next run steps from Python: its native function, checked, is made at the run
+    # after (a function called once never pays for it; ``lower``)
+    lazy_native: bool = False
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["graph"] = None
         state.pop("_flat", None)  # made again on first run
+        state.pop("_pending", None)  # checked again when it is made
+        state.pop("on_native", None)  # the runtime's, in this process
         # the native function is made again on first run, from its plan (machine code
         # and buffer sizes) when it was built: no LLVM module to build or print
         native = state.pop("_native", None)
@@ -98,8 +103,26 @@ class HostProgram:
         """The whole program as one native function, when every step allows it (small
         arrays: per-step dispatch from Python is what such a call costs); else None."""
         if "_native" not in self.__dict__:
-            self._native = _native_program(self)
+            pending = self.__dict__.pop("_pending", None)
+            self._native = pending.built() if pending is not None else \
+                _native_program(self)
         return self._native
+
+    def _native_now(self):
+        """``native`` for a run: None at the first run of a ``lazy_native`` program;
+        the runtime's ``on_native`` told when the function is made at a run (to store
+        the program again, machine code and all)."""
+        if self.lazy_native:
+            self.lazy_native = False
+            return None
+        if "_native" in self.__dict__:
+            return self._native
+        made = "_native_plan" not in self.__dict__
+        native = self.native
+        hook = self.__dict__.pop("on_native", None)
+        if made and native is not None and hook is not None:
+            hook()
+        return native
 
     def describe(self) -> str:
         """The host program as text: one line per step."""
@@ -184,7 +207,7 @@ class HostProgram:
         if t.device_resident:  # each array to the device once, for all its kernels
             device_in = t.any_on_device(data)
             data = t.to_device(data)
-        native = self.native
+        native = self._native_now()
         values = None
         if native is not None:
             try:
@@ -434,7 +457,15 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         selects_as_where(typed)  # select is free and where's zeros an upload)
     if fused and not lone and t.native_host and native_capable(typed, t, native_max):
         prog = lower(typed, template, name, fused, lone=True, fns=fns, native_max=native_max)
-        if prog.native is not None:
+        pending = _native_program(prog, build=False)  # checked only
+        if pending is not None and all(st.kind == "kernel" for st in prog.steps):
+            # only kernels: run from Python, they cost a first call no more than one
+            # native function does, so that function (its glue's Python and LLVM: W1's
+            # ~25 ms) is made at the second run, and a function called once never pays
+            prog._pending, prog.lazy_native = pending, True
+            return prog
+        if pending is not None and pending.built() is not None:
+            prog._native = pending
             return prog
     mng = Manager(typed)
     order = schedule(typed, mng.owned.get(typed, []))
@@ -793,10 +824,11 @@ def native_blockers(typed: Graph, t: Any, native_max: int | None = None) -> list
     return list(dict.fromkeys(out))
 
 
-def _native_program(prog: HostProgram):
+def _native_program(prog: HostProgram, build: bool = True):
     """A straight-line program as a loop that runs once (the backend's native generator);
     its calls of typed functions (itself or others) are native calls where the callees
-    are scalar functions (the generator decides)."""
+    are scalar functions (the generator decides).  ``build`` False: checked only (its
+    ``built()`` makes the code)."""
     if os.environ.get("MYC_NO_NATIVE_LOOPS") or not prog.specs or \
             not _TARGETS[prog.backend].native_host or any(
             st.kind == "loop" for st in prog.steps):
@@ -806,14 +838,15 @@ def _native_program(prog: HostProgram):
     once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
                            nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
                            once=True, origin=prog)
-    return _native_loop(once, 0, plan=prog.__dict__.get("_native_plan"))
+    return _native_loop(once, 0, plan=prog.__dict__.get("_native_plan"), build=build)
 
 
-def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None):
+def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None,
+                 build: bool = True):
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return None
     t = _TARGETS[getattr(body, "backend", "cpu")]
-    return t.native_loop(body, nstate, tape, plan) if t.native_host else None
+    return t.native_loop(body, nstate, tape, plan, build) if t.native_host else None
 
 
 class KernelUnit:

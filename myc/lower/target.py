@@ -53,9 +53,11 @@ class Target:
         primitive's declared ``step_kind``."""
         return frozenset()
 
-    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any) -> Any:
+    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any,
+                    build: bool = True) -> Any:
         """``body`` (a host program, or a straight-line program run once) as a native
-        function, or None."""
+        function, or None; with ``build`` False only checked, its code made by the
+        result's ``built()`` (None if making it fails after all)."""
         return None
 
     def from_signal(self, exc: BaseException) -> bool:

@@ -174,7 +174,7 @@ class SpecializedFunction:
                 src_key = f"src|{skey}|{env}|{key!r}"
                 cached = diskcache.load("program", src_key)
                 if cached is not None and hasattr(cached, "run"):
-                    return cached
+                    return self._stored_again(key, cached)
             try:
                 disk_key = f"{self.fingerprint()}|{env}|{key!r}"
             except Exception:  # noqa: BLE001 - no fingerprint, no disk cache
@@ -187,7 +187,7 @@ class SpecializedFunction:
                 if cached is not None and hasattr(cached, "run"):
                     if src_key is not None:
                         diskcache.store("program", src_key, cached)
-                    return cached
+                    return self._stored_again(key, cached)
         args = backend_named(self.backend).trace_args(args)  # e.g. host copies
         try:
             if runtime:  # raises NotRuntime when an int must stay a constant
@@ -199,7 +199,7 @@ class SpecializedFunction:
                 for k in (disk_key, src_key):
                     if k is not None:
                         diskcache.store("program", k, prog)
-                return prog
+                return self._stored_again(key, prog)
             graph = self.graph
 
             def broke(brk: GraphBreak) -> None:
@@ -213,7 +213,7 @@ class SpecializedFunction:
             for k in (disk_key, src_key):
                 if k is not None:
                     diskcache.store("program", k, prog)
-            return prog
+            return self._stored_again(key, prog)
         except NotRuntime:
             raise
         except GraphBreak as brk:
@@ -229,6 +229,13 @@ class SpecializedFunction:
                                 "the reference evaluator", self.graph.loc)
             self.breaks[key] = GraphBreak(f"internal: {exc}")
             return _FALLBACK
+
+    def _stored_again(self, key: Any, prog: Any) -> Any:
+        """``prog``, to be stored again once its native function is made (at its second
+        run: ``HostProgram.lazy_native``), so a later process loads its machine code."""
+        if getattr(prog, "lazy_native", False):
+            prog.on_native = lambda: self.store(key, prog)
+        return prog
 
     def store(self, key: Any, prog: Any) -> None:
         """Put ``prog`` in the disk cache as ``key`` 's program (a tier-up's: replacing

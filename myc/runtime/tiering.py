@@ -148,6 +148,7 @@ def _native_tier(sf: Any, prog: Any, args: list[Any]) -> Any:
             else:
                 new = pipeline.compile(sf.graph, traced, sf.backend, native_max=NO_SIZE_LIMIT)
             native = new.native  # (built now: it is what this compile is for)
+            new.lazy_native = False
     except (NotRuntime, GraphBreak):
         return None
     except Exception as exc:  # noqa: BLE001 - the stepped program still serves

@@ -165,3 +165,31 @@ def test_a_loop_takes_its_plan(builds):
     assert builds == []
     same(got, want)
     np.testing.assert_allclose(got[0], while_loss(x0), rtol=1e-5)
+
+
+def _kernels_only(x):
+    return np.sum(np.tanh(x) * x)
+
+
+def test_a_program_of_kernels_only_is_made_native_at_its_second_call(tmp_path, monkeypatch,
+                                                                    builds):
+    """Its first call runs the kernel from Python (no native function made: a function
+    called once never pays for one), its second makes the native function and stores
+    the program again with its machine code, so a later process's first call is native
+    and builds nothing."""
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
+    x = np.random.default_rng(6).standard_normal(1 << 12)
+    f = myc.jit(_kernels_only)
+    first = f(x)
+    assert builds == [] and (f.stats().native_calls, f.stats().stepped_calls) == (0, 1)
+    assert f(x) == first and len(builds) == 1
+    assert (f.stats().native_calls, f.stats().stepped_calls) == (1, 1)
+    np.testing.assert_allclose(first, np.sum(np.tanh(x) * x), rtol=1e-12)
+    builds.clear()
+    from myc.runtime.specialize import SpecializedFunction
+
+    monkeypatch.setattr(SpecializedFunction, "program",
+                        _uncached(SpecializedFunction.program))
+    g = myc.jit(_kernels_only)
+    assert g(x) == first and builds == []  # the stored program's machine code
+    assert g.stats().native_calls == 1

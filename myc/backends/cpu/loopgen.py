@@ -97,11 +97,12 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
 
 @timed("native codegen")
 def native_loop(body, nstate: int, tape: bool = False,
-                plan: NativePlan | None = None) -> NativeLoop | None:
+                plan: NativePlan | None = None, build: bool = True) -> NativeLoop | None:
     """The loop as native code, or ``None`` when its body needs the host runner;
-    ``plan``: what an earlier build of this loop left (``NativeLoop.plan``)."""
+    ``plan``: what an earlier build of this loop left (``NativeLoop.plan``).  With
+    ``build`` False the steps are only checked: the code is made at ``NativeLoop.built``."""
     try:
-        return NativeLoop(body, nstate, tape, plan=plan)
+        return NativeLoop(body, nstate, tape, plan=plan, build=build)
     except Unsupported:
         return None
 
@@ -171,11 +172,13 @@ class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
     def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
-                 plan: NativePlan | None = None):
+                 plan: NativePlan | None = None, build: bool = True):
         """Check that every step is one native code covers (else raise Unsupported),
         then compile, or take ``plan``'s machine code (an earlier build of this program)
         -- except for a ``callee``: a typed function another function calls, only
-        checked here and emitted into its caller's module (``_build``)."""
+        checked here and emitted into its caller's module (``_build``) -- and except
+        when ``build`` is False: then the code is made by ``built`` (a program's
+        first call runs its steps from Python, ``HostProgram.native``)."""
 
         self.body = body
         self.nstate = nstate
@@ -278,6 +281,19 @@ class NativeLoop(NativeRun):
         # this function is called itself (on a frame, not the caller's io): scalars only
         self.framed = self.once and self.origin is not None and any(
             q is self.origin for u in [self, *self.units.values()] for q in u.calls.values())
+        if build:
+            self._make(plan)
+
+    def built(self) -> NativeLoop | None:
+        """This checked program's code made now (``build=False``); None when making it
+        found a step native code does not cover after all."""
+        try:
+            self._make(None)
+        except Unsupported:
+            return None
+        return self
+
+    def _make(self, plan: NativePlan | None) -> None:
         self._local = threading.local()
         self._text: str | None = None
         if plan is None or not self._restore(plan):
