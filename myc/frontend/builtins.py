@@ -47,7 +47,7 @@ NP_LIBRARY = {
     "median": "median", "tensordot": "tensordot", "inner": "inner", "vdot": "vdot",
     "kron": "kron", "dstack": "dstack", "split": "split", "array_split": "array_split",
     "pad": "pad", "sinc": "sinc", "tri": "tri", "cov": "cov", "corrcoef": "corrcoef",
-    "convolve": "convolve", "correlate": "correlate",
+    "convolve": "convolve", "correlate": "correlate", "dot": "dot",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first
@@ -56,7 +56,7 @@ METHOD_LIBRARY = {
     "ravel": "ravel", "flatten": "flatten", "squeeze": "squeeze", "var": "var",
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
     "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
-    "round": "around", "all": "all", "any": "any", "cumprod": "cumprod",
+    "round": "around", "all": "all", "any": "any", "cumprod": "cumprod", "dot": "dot",
 }
 
 # NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)

@@ -2083,7 +2083,7 @@ _LIBRARY_OPERANDS = {
     "stack": 0, "hstack": 0, "vstack": 0, "column_stack": 0, "dstack": 0, "meshgrid": 0,
     "einsum": 0, "eye": 0, "identity": 0, "tri": 0, "empty": 0, "logspace": 0,
     "atleast_1d": 0, "atleast_2d": 0, "fill_diagonal_value": 0,
-    "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2,
+    "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2, "dot": 2,
     "hypot": 2, "fmax": 2, "fmin": 2, "heaviside": 2, "logical_and": 2, "logical_or": 2,
     "logical_xor": 2, "convolve": 2, "correlate": 2,
 }

@@ -831,6 +831,16 @@ def tensordot(a, b, axes=2):
     return np.reshape(am @ bm, so)
 
 
+def dot(a, b):
+    # a matrix product (the primitive) up to 2-d; beyond, NumPy's dot sums over a's last
+    # axis and b's second-to-last (its last when 1-d), unlike matmul's broadcasting
+    if np.ndim(a) == 0 or np.ndim(b) == 0 or (np.ndim(a) <= 2 and np.ndim(b) <= 2):
+        return P.dot(a, b)
+    if np.ndim(b) == 1:
+        return tensordot(a, b, ((-1,), (0,)))
+    return tensordot(a, b, ((-1,), (-2,)))
+
+
 def inner(a, b):
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return a * b

@@ -236,3 +236,25 @@ def test_one_argument_where_is_refused_with_what_to_do():
             as info:
         myc.jit(f)(np.array([1.0, -2.0]))
     assert "np.where(condition, x, y)" in str(info.value)
+
+
+def dot_nd(a, b, c, v):
+    # np.dot beyond 2-d: a's last axis against b's second-to-last (its last when 1-d)
+    return np.sum(np.sin(np.dot(a, b))) + np.sum(np.cos(np.dot(a, v))) \
+        + np.sum(np.dot(c, b) ** 2) + np.sum(a.dot(v) * 0.5) + np.sum(np.dot(v, b))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dot_of_more_than_two_dimensions_matches_numpy(backend):
+    rng = np.random.default_rng(7)
+    a, b = rng.standard_normal((2, 3, 4)), rng.standard_normal((5, 4, 6))
+    c, v = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    np.testing.assert_allclose(myc.jit(dot_nd, backend=backend)(a, b, c, v),
+                               dot_nd(a, b, c, v), rtol=1e-10)
+
+
+def test_dot_of_more_than_two_dimensions_gradients():
+    rng = np.random.default_rng(8)
+    args = (rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 3)),
+            rng.standard_normal((3, 4)), rng.standard_normal(4))
+    check_grads(dot_nd, args, order=2)
