@@ -154,7 +154,7 @@ def jvp_matmul(x, y, tx, ty, out):
 
 @forward_rule(P.dot)
 def jvp_dot(x, y, tx, ty, out):
-    return np.dot(tx, y) + np.dot(x, ty)
+    return P.dot(tx, y) + P.dot(x, ty)
 
 
 @forward_rule(P.mT)
