@@ -592,13 +592,16 @@ def test_abs_sign_floor_ceil_derivatives_at_kinks():
     np.testing.assert_array_equal(pb(np.ones(3))[0], [0.0, 0.0, 0.0])
 
 
-def test_dot_nd_second_operand_is_refused_clearly():
-    """np.dot with a 3-D operand contracts differently from matmul; its reverse rule is
-    not written yet, so myc refuses it rather than return a wrong gradient."""
+def test_dot_nd_second_operand_differentiates_as_numpy_contracts():
+    """np.dot with a 3-D operand contracts differently from matmul (a's last axis with
+    b's second-to-last): it is a tensordot, and its gradient is that of NumPy's sum."""
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((2, 3)), rng.standard_normal((4, 3, 2))
-    with pytest.raises(myc.MycTypeError, match="np.dot"):
-        myc.grad(lambda u, v: np.sum(F.dot(u, v)))(a, b)
+    ga, gb = myc.grad(lambda u, v: np.sum(F.dot(u, v)), argnums=(0, 1))(a, b)
+    # d/da sum_ijk a[i,l] b[j,l,k] = sum_jk b[j,l,k]; d/db = sum_i a[i,l]
+    np.testing.assert_allclose(ga, np.broadcast_to(b.sum(axis=(0, 2)), a.shape), rtol=1e-12)
+    np.testing.assert_allclose(gb, np.broadcast_to(a.sum(axis=0)[None, :, None], b.shape),
+                               rtol=1e-12)
 
 
 def test_pow_derivatives_at_zero_base():
