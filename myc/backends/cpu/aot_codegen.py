@@ -14,7 +14,8 @@ operations; the parts live in their own modules (the first five are mixins of
 :class:`HostGen`, the loop emitters take it as an argument):
 
 * :mod:`~myc.backends.cpu.aot_abi` -- argument checks, strided inputs, outputs, errors;
-* :mod:`~myc.backends.cpu.aot_kernels` -- kernel calls, split over threads when big;
+* :mod:`~myc.backends.cpu.aot_kernels` -- kernel calls (``kernel_calls``, the JIT's
+  emitter, with threads started per call);
 * :mod:`~myc.backends.cpu.aot_gemm` -- the cache-blocked GEMM (no BLAS at run time);
 * :mod:`~myc.backends.cpu.aot_sizes` -- sizes, static or computed from dynamic ones;
 * :mod:`~myc.backends.cpu.aot_limits` -- every size product checked for overflow;
@@ -31,14 +32,14 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import jit
+from myc.backends.cpu import jit, kernel_calls
 from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_gemm import GemmMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
 from myc.backends.cpu.aot_loopgen import emit_check, emit_loop, emit_select, emit_tape_get
 from myc.backends.cpu.aot_sizes import SizesMixin
-from myc.backends.cpu.codegen import ITEMSIZE, codegen, entry_name
+from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, codegen, entry_name
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
 from myc.lower.hostplan import (
     Alias,
@@ -204,7 +205,9 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             assert v.const is not None, f"value {v.name} used before it is computed"
             if is_size_const(v) and v.shape:  # one value computed from dynamic sizes
                 got = ptr_of[id(v)] = self.at(v)
-                self.fill(got, v.dtype, prod(v.shape), self.size_value(v.const.item(), v.dtype))
+                kernel_calls.fill(self.b, got, MEMTYPE[v.dtype],
+                                  self.size_value(v.const.item(), v.dtype),
+                                  self.count(prod(v.shape)))
             elif is_size_const(v):
                 got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
             else:

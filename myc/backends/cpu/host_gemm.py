@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, native_ops
+from myc.backends.cpu import blas_threads, kernel_calls, native_ops
 from myc.backends.cpu.codegen import MEMTYPE
 from myc.backends.cpu.emit import F64, I64, PTR
 from myc.backends.cpu.runtime import num_threads
@@ -151,7 +151,7 @@ def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out
     if k == 0 and beta:
         return  # adds nothing
     if k == 0:
-        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
+        kernel_calls.fill(b, dst, ty, 0, plan.count * n * m)
         return
     if a.dtype == np.int64:
         # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
