@@ -136,39 +136,3 @@ def gather(b: ir.IRBuilder, ty: ir.Type, out: ir.Value, x: ir.Value, xshape: tup
             counted(b, row, copy, "row")
 
     counted(b, length, body, "gather")
-
-
-
-# -- integer matrix products ------------------------------------------------------------
-def int_matmul(b: ir.IRBuilder, dst: ir.Value, oo: ir.Value, pa: ir.Value, ao: ir.Value,
-               ra: int, ca: int, pb: ir.Value, bo: ir.Value, rb: int, cb: int,
-               n: int, k: int, m: int) -> None:
-    """``dst[oo + i*m + j] = sum_p a[ao + i*ra + p*ca] * b[bo + p*rb + j*cb]`` in int64,
-    wrapping around on overflow as NumPy's integer matmul does (no BLAS has integer
-    GEMM).  Each output row is accumulated over ``p`` then ``j`` (the inner loop walks a
-    row of ``b`` and of the result, which vectorizes); integer addition wraps the same in
-    any order, so the result is NumPy's bit for bit."""
-    c = ir.Constant
-
-    def at(base, off):
-        return b.gep(base, [off], source_etype=I64)
-
-    def row(i):
-        orow = b.add(oo, b.mul(i, c(I64, m)))
-        counted(b, m, lambda j: b.store(c(I64, 0), at(dst, b.add(orow, j))), "imm.zero")
-        arow = b.add(ao, b.mul(i, c(I64, ra)))
-
-        def inner(p):
-            av = b.load(at(pa, b.add(arow, b.mul(p, c(I64, ca)))), typ=I64)
-            brow = b.add(bo, b.mul(p, c(I64, rb)))
-
-            def col(j):
-                q = at(dst, b.add(orow, j))
-                bv = b.load(at(pb, b.add(brow, b.mul(j, c(I64, cb)))), typ=I64)
-                b.store(b.add(b.load(q, typ=I64), b.mul(av, bv)), q)
-
-            counted(b, m, col, "imm.j")
-
-        counted(b, k, inner, "imm.p")
-
-    counted(b, n, row, "imm.i")
