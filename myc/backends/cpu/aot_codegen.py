@@ -10,12 +10,14 @@ offsets computed from the sizes), runs the operations, and copies each output in
 ``NAME_last_error()``.  :func:`build_object` links it with the kernels into an object.
 
 This module owns the entry point's skeleton, the arena and the dispatch over
-operations; the parts live in their own modules (the first five are mixins of
+operations; the parts live in their own modules (the first four are mixins of
 :class:`HostGen`, the loop emitters take it as an argument):
 
 * :mod:`~myc.backends.cpu.aot_abi` -- argument checks, strided inputs, outputs, errors;
-* :mod:`~myc.backends.cpu.aot_kernels` -- kernel calls, split over threads when big;
-* :mod:`~myc.backends.cpu.aot_gemm` -- the cache-blocked GEMM (no BLAS at run time);
+* :mod:`~myc.backends.cpu.aot_kernels` -- kernel calls (``kernel_calls``, the JIT's
+  emitter, with threads started per call);
+* :mod:`~myc.backends.cpu.gemm_emit` -- GEMM, as the cache-blocked loop nest (no BLAS at
+  run time; the JIT's int64 products use it too);
 * :mod:`~myc.backends.cpu.aot_sizes` -- sizes, static or computed from dynamic ones;
 * :mod:`~myc.backends.cpu.aot_limits` -- every size product checked for overflow;
 * :mod:`~myc.backends.cpu.aot_loopgen` -- loops, selects and tapes;
@@ -31,14 +33,13 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import jit
+from myc.backends.cpu import gemm_emit, jit, kernel_calls
 from myc.backends.cpu.aot_abi import AbiMixin
-from myc.backends.cpu.aot_gemm import GemmMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
 from myc.backends.cpu.aot_loopgen import emit_check, emit_loop, emit_select, emit_tape_get
 from myc.backends.cpu.aot_sizes import SizesMixin
-from myc.backends.cpu.codegen import ITEMSIZE, codegen, entry_name
+from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, codegen, entry_name
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
 from myc.lower.hostplan import (
     Alias,
@@ -63,7 +64,7 @@ from myc.lower.hostplan import results as _results
 ALIGN = 64  # bytes: the arena's buffers and the static data
 
 
-class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
+class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
     """Emits the exported entry point and its helpers into ``module``."""
 
     def __init__(self, prog: HostPlan, module: ir.Module):
@@ -83,7 +84,6 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
         self.heap_cells: list[ir.Value] = []
         self.tapes: dict[int, dict] = {}  # id(Tape) -> its stack cells (aot_loopgen)
         self.copy_fns: dict[int, ir.Function] = {}
-        self.gemm_fns: dict[tuple[str, bool], ir.Function] = {}
 
     # ------------------------------------------------------------------ globals
     def global_bytes(self, data: bytes, name: str | None = None, constant: bool = True,
@@ -204,7 +204,9 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             assert v.const is not None, f"value {v.name} used before it is computed"
             if is_size_const(v) and v.shape:  # one value computed from dynamic sizes
                 got = ptr_of[id(v)] = self.at(v)
-                self.fill(got, v.dtype, prod(v.shape), self.size_value(v.const.item(), v.dtype))
+                kernel_calls.fill(self.b, got, MEMTYPE[v.dtype],
+                                  self.size_value(v.const.item(), v.dtype),
+                                  self.count(prod(v.shape)))
             elif is_size_const(v):
                 got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
             else:
@@ -222,18 +224,14 @@ class HostGen(AbiMixin, KernelCallMixin, GemmMixin, SizesMixin, LimitsMixin):
             if isinstance(op, KernelOp):
                 self.call_kernel(op, self.kernel_fns[entry_name(op.kernel)],
                                  [get(v) for v in op.inputs], [get(v) for v in op.outputs])
-            elif isinstance(op, Gemm) and op.acc is not None:  # out = acc + alpha * a @ b
-                if not isinstance(op.out.nbytes, int) or op.out.nbytes:
+            elif isinstance(op, Gemm):  # out = (acc +) alpha * a @ b: the blocked nest
+                if op.acc is not None and (not isinstance(op.out.nbytes, int) or op.out.nbytes):
                     b.call(self.memcpy, [get(op.out), get(op.acc), self.i64(op.out.nbytes)])
-                ft = self.gemm_fn(op.out.dtype, True).args[6].type
-                b.call(self.gemm_fn(op.out.dtype, True),
-                       [get(op.a), get(op.b), get(op.out),
-                        self.i64(op.m), self.i64(op.n), self.i64(op.k),
-                        ir.Constant(ft, op.alpha)])
-            elif isinstance(op, Gemm):
-                b.call(self.gemm_fn(op.out.dtype),
-                       [get(op.a), get(op.b), get(op.out),
-                        self.i64(op.m), self.i64(op.n), self.i64(op.k)])
+                gemm_emit.Blocked().product(
+                    b, MEMTYPE[op.out.dtype], get(op.a), get(op.b), get(op.out),
+                    self.i64(op.m), self.i64(op.n), self.i64(op.k),
+                    alpha=op.alpha if op.acc is not None else 1.0,
+                    beta=0.0 if op.acc is None else 1.0)
             elif isinstance(op, Permute):
                 src = op.src
                 st = c_strides(src.shape, ITEMSIZE[src.dtype])

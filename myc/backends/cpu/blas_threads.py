@@ -5,7 +5,7 @@ NumPy's OpenBLAS runs a pool of its own whose workers spin for a while after eac
 With myc's kernel threads and those workers both asking for every core, a machine where
 another process keeps one core busy stalled the W4 MLP step 3-6x (a spinning worker holds
 the core a kernel thread is waiting for).  Here a float product of a native program is
-split by rows of its result into one block per thread (``native_ops.parallel_call``, the
+split by rows of its result into one block per thread (``kernel_calls.run_pieces``, the
 threads kernels use), and each block is one CBLAS call made with the calling thread's
 BLAS thread count set to 1 (OpenBLAS's ``openblas_set_num_threads_local``, restored
 after the call), so the product never starts OpenBLAS workers.  The user's own NumPy
@@ -25,7 +25,7 @@ import os
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import native_ops
+from myc.backends.cpu import kernel_calls, native_ops
 from myc.backends.cpu.emit import I32, I64, PTR
 
 SET_LOCAL = "openblas_set_num_threads_local"
@@ -98,7 +98,7 @@ def threaded_gemm(b: ir.IRBuilder, entry: ir.Block, symbols: dict, gemm: ir.Func
         arr = b.alloca(PTR, size=ir.Constant(I64, 3))
     for i, p in enumerate((pa, pb, dst)):
         b.store(p, b.gep(arr, [ir.Constant(I64, i)], source_etype=PTR))
-    native_ops.parallel_call(b, entry, fn, blocks, [arr] * len(blocks))
+    kernel_calls.run_pieces(b, entry, fn, blocks, arr, nthreads)
 
 
 def _gemm_function(module: ir.Module, name: str, set_local: ir.Function,

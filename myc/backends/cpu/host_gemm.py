@@ -1,9 +1,9 @@
-"""Matrix products and transposes in native host programs: GEMM through NumPy's bundled
-OpenBLAS called from the machine code (row blocks on myc's threads where BLAS can be
-made single-threaded per thread), an int64 product as a generated loop, a batch as
-``np.matmul`` broadcasts it, and the copy of a transpose that is not folded into a
-GEMM's transpose flag.  The native generator (``loopgen``) decides which steps these
-are; this module says whether native code computes them as NumPy does and emits them.
+"""Matrix products and transposes in native host programs: a batch as ``np.matmul``
+broadcasts it, each product emitted by ``gemm_emit`` (GEMM through NumPy's bundled
+OpenBLAS for floats, the blocked loop nest AOT libraries use for int64), and the copy
+of a transpose that is not folded into a GEMM's transpose flag.  The native generator
+(``loopgen``) decides which steps these are; this module says whether native code
+computes them as NumPy does and emits them.
 """
 
 from __future__ import annotations
@@ -14,19 +14,11 @@ from typing import Any
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import blas_threads, native_ops
+from myc.backends.cpu import gemm_emit, kernel_calls, native_ops
 from myc.backends.cpu.codegen import MEMTYPE
-from myc.backends.cpu.emit import F64, I64, PTR
+from myc.backends.cpu.emit import I64
 from myc.backends.cpu.runtime import num_threads
 from myc.prims.abstract import AArray, AScalar
-
-
-def _blas_symbol(dtype: np.dtype) -> tuple[str, int] | None:
-    """NumPy's own CBLAS GEMM (its bundled OpenBLAS, 64-bit ints): name and address."""
-    name = {"float32": "scipy_cblas_sgemm64_", "float64": "scipy_cblas_dgemm64_"}.get(
-        str(dtype))
-    addr = None if name is None else blas_threads.openblas_address(name)
-    return None if addr is None else (name, addr)
 
 
 def gemm_refusal(name: str, ins: list[Any], out: Any) -> str | None:
@@ -46,7 +38,7 @@ def gemm_refusal(name: str, ins: list[Any], out: Any) -> str | None:
         return "np.dot of more than 2 dimensions (it contracts unlike matmul)"
     if a.dtype == np.int64:
         pass
-    elif a.dtype.kind != "f" or _blas_symbol(a.dtype) is None:
+    elif a.dtype.kind != "f" or gemm_emit.blas_symbol(str(a.dtype)) is None:
         return "a matmul of this dtype (no BLAS GEMM, no integer loop)"
     plan = _matmul_plan(a, b)
     if plan is None or tuple(out.shape) != plan.out_shape:
@@ -130,16 +122,17 @@ def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
 
 
 def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
-          entry: ir.Block | None = None, alpha: float = 1.0, beta: float = 0.0) -> None:
+         entry: ir.Block | None = None, alpha: float = 1.0, beta: float = 0.0) -> None:
     """``dst = alpha * a @ b + beta * dst`` (row-major, contiguous; batched as
     ``np.matmul`` broadcasts; ``beta`` 1 accumulates into what ``dst`` holds, ``alpha``
     other than 1 scales the product: floats only); an
     operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
     is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
-    flag).  Floats call CBLAS GEMM once per matrix of the batch (once in all when the
-    right operand has no batch: the left batch is one tall matrix); int64 is a generated
-    loop wrapping around like NumPy's.  Nothing is called for an empty product; ``k ==
-    0`` gives zeros."""
+    flag).  Each matrix of the batch is one product of ``gemm_emit`` (one in all when
+    the right operand has no batch: the left batch is one tall matrix): floats through
+    BLAS (``gemm_emit.Blas``), int64 by the blocked loop nest AOT libraries use
+    (``gemm_emit.Blocked``), wrapping around like NumPy's.  Nothing is called for an
+    empty product; ``k == 0`` gives zeros."""
     pa, a, ta = a_op
     pb, bb, tb = b_op
     plan = _matmul_plan(a, bb)
@@ -151,52 +144,19 @@ def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out
     if k == 0 and beta:
         return  # adds nothing
     if k == 0:
-        native_ops.fill(b, dst, ty, 0, plan.count * n * m)
+        kernel_calls.fill(b, dst, ty, 0, plan.count * n * m)
         return
-    if a.dtype == np.int64:
-        # element (i, p) of a matrix: at i*ra + p*ca (its source read transposed: swapped)
-        ra, ca = (1, n) if ta else (k, 1)
-        rb, cb = (1, k) if tb else (m, 1)
-
-        def one(ao, bo, oo):
-            native_ops.int_matmul(b, dst, oo, pa, ao, ra, ca, pb, bo, rb, cb, n, k, m)
-
-        _batched(b, plan, one)
-        return
-    name, addr = _blas_symbol(a.dtype)
-    ft = F64 if a.dtype == np.float64 else ir.FloatType()
-    fn = module.globals.get(name)
-    if fn is None:
-        i32 = ir.IntType(32)
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [
-            i32, i32, i32, I64, I64, I64, ft, PTR, I64, PTR, I64, ft, PTR, I64]), name)
-        symbols[name] = addr
-    # row-major (101); 111: as stored, 112: transposed
-    c32 = [ir.Constant(ir.IntType(32), v) for v in (101, 112 if ta else 111,
-                                                     112 if tb else 111)]
-    lda = n if ta else k
-    ldb = k if tb else m
-    if (entry is not None and blas_threads.set_local_address() is not None
-            and (plan.tall and not ta or not plan.batch)):
-        # one product: row blocks on myc's threads, BLAS single-threaded in each
-        rows = plan.count * n if plan.tall and not ta else n
-        blas_threads.threaded_gemm(b, entry, symbols, fn, c32, ft, ty, rows, m, k, pa,
-                                   1 if ta else k, lda, pb, ldb, dst, num_threads(), alpha,
-                                   beta)
-        return
+    policy = gemm_emit.Blocked() if a.dtype == np.int64 else \
+        gemm_emit.Blas(symbols, entry, num_threads())
     if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
-        rows = plan.count * n
-        b.call(fn, [*c32, ir.Constant(I64, rows), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, alpha), pa, ir.Constant(I64, k), pb, ir.Constant(I64, ldb),
-                    ir.Constant(ft, beta), dst, ir.Constant(I64, m)])
+        policy.product(b, ty, pa, pb, dst, plan.count * n, m, k, ta, tb, alpha, beta,
+                       threaded=True)
         return
 
     def one(ao, bo, oo):
-        b.call(fn, [*c32, ir.Constant(I64, n), ir.Constant(I64, m), ir.Constant(I64, k),
-                    ir.Constant(ft, alpha), b.gep(pa, [ao], source_etype=ty),
-                    ir.Constant(I64, lda), b.gep(pb, [bo], source_etype=ty),
-                    ir.Constant(I64, ldb), ir.Constant(ft, beta),
-                    b.gep(dst, [oo], source_etype=ty), ir.Constant(I64, m)])
+        policy.product(b, ty, b.gep(pa, [ao], source_etype=ty), b.gep(pb, [bo], source_etype=ty),
+                       b.gep(dst, [oo], source_etype=ty), n, m, k, ta, tb, alpha, beta,
+                       threaded=not plan.batch)
 
     _batched(b, plan, one)
 

@@ -49,6 +49,7 @@ from myc.backends.cpu import (
     blas_threads,
     host_gemm,
     interrupt,
+    kernel_calls,
     machine_code,
     native_ops,
     threads,
@@ -1251,11 +1252,10 @@ class NativeLoop(NativeRun):
         unit = st.fn
         ck = unit.compiled
         kernel = ck.kernel
-        n_in, n_out = len(kernel.inputs), len(ck._out_specs)
         with native_ops.at_entry(b, entry):
-            arr = b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
             # 8-byte cells behind opaque pointers: any scalar type can be stored
             cells = [b.alloca(PTR) for _ in kernel.inputs]
+        ins = []
         for k, ((is_slot, x), buf) in enumerate(zip(st.inputs, kernel.inputs, strict=True)):
             a = self.body.specs[x] if is_slot else abstract_of(x)
             if isinstance(a, AArray):
@@ -1267,38 +1267,20 @@ class NativeLoop(NativeRun):
                     v = b.zext(v, I8)
                 b.store(v, cells[k])
                 p = cells[k]
-            b.store(p, b.gep(arr, [ir.Constant(I64, k)], inbounds=True, source_etype=PTR))
-        pieces = self.chunks[si]
-        n_chunks = len(pieces)
-        with native_ops.at_entry(b, entry):
-            arrs = [arr] + [b.alloca(PTR, size=ir.Constant(I64, n_in + n_out))
-                            for _ in range(n_chunks - 1)]
-        for c in range(1, n_chunks):  # every chunk reads the same inputs
-            for k in range(n_in):
-                v = b.load(b.gep(arr, [ir.Constant(I64, k)], source_etype=PTR), typ=PTR)
-                b.store(v, b.gep(arrs[c], [ir.Constant(I64, k)], source_etype=PTR))
-        outs = []
+            ins.append(p)
+        outs, kouts, partials = [], [], {}
         for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
             p = scratch_ptr[(si, i)]
             if isinstance(p, tuple):  # ("state", j): the buffer the next state goes in
                 p = next_buf(p[1])
             outs.append(p)
-            mt = MEMTYPE[_dtname(dt)]
             part = self.partial_ptr.get((si, i))
             if part is not None:  # one partial per chunk, combined after the join
-                if op.init:
-                    native_ops.fill(b, part, mt, identity(op.op, np.dtype(dt)),
-                                    n_chunks * prod(shape))
-                size = prod(shape) * np.dtype(memdtype(np.dtype(dt))).itemsize
-                for c in range(n_chunks):
-                    q = b.gep(part, [ir.Constant(I64, c * size)], source_etype=I8)
-                    b.store(q, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], source_etype=PTR))
-                continue
-            if op.init:
-                native_ops.fill(b, p, mt, identity(op.op, np.dtype(dt)), prod(shape))
-            for c in range(n_chunks):
-                b.store(p, b.gep(arrs[c], [ir.Constant(I64, n_in + i)], inbounds=True,
-                                 source_etype=PTR))
+                partials[i] = part
+            kouts.append(kernel_calls.KernelOut(
+                p, MEMTYPE[_dtname(dt)], prod(shape), op.op,
+                op.op and identity(op.op, np.dtype(dt)), op.init and part is None,
+                op.init, part is not None))
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
         sym = _kernel_symbol(ck)
@@ -1308,19 +1290,17 @@ class NativeLoop(NativeRun):
                                  sym)
             self.symbols[sym] = ctypes.cast(ck._fn, ctypes.c_void_p).value
             self.kernel_of[sym] = ck.key
-        native_ops.parallel_call(b, entry, target, pieces, arrs, num_threads())
-        for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
-            part = self.partial_ptr.get((si, i))
-            if part is not None:
-                native_ops.combine(b, outs[i], part, n_chunks, prod(shape), op.op,
-                                   MEMTYPE[_dtname(dt)])
+        pieces = self.chunks[si]
+        chunks = kernel_calls.Serial(*pieces[0], entry) if len(pieces) == 1 else \
+            kernel_calls.PoolChunks(entry, pieces, partials, num_threads())
+        kernel_calls.call_kernel(b, target, ins, kouts, [], chunks)
         for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
             a = self.body.specs[slot]
             dt = np.dtype(ck._out_specs[i][1])
             if isinstance(a, AArray):
                 if post.divide_by is not None:
-                    native_ops.scale(b, outs[i], MEMTYPE[_dtname(dt)], prod(ck._out_specs[i][0]),
-                                     post.divide_by)
+                    kernel_calls.scale(b, outs[i], MEMTYPE[_dtname(dt)],
+                                       prod(ck._out_specs[i][0]), post.divide_by)
                 b.store(outs[i], slot_var(slot))
                 continue
             v = b.load(outs[i], typ=MEMTYPE[_dtname(dt)])
@@ -1496,7 +1476,7 @@ class NativeLoop(NativeRun):
             b.store(ptr, slot_var(self.body.steps[si].output))
             return
         dst = scratch_ptr[(si, 0)]
-        native_ops.fill(b, dst, ty, 0, prod(out.shape))
+        kernel_calls.fill(b, dst, ty, 0, prod(out.shape))
         with b.if_then(b.not_(bad)):
             at = b.gep(dst, [b.mul(i, ir.Constant(I64, row))], source_etype=ty)
             ds_, d = ins_[2]
@@ -1772,13 +1752,13 @@ class NativeLoop(NativeRun):
                 base = b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty)
                 native_ops.strided(b, ty, dst, base, 0, window, strides, store=False)
             else:
-                native_ops.fill(b, dst, ty, 0, count)
+                kernel_calls.fill(b, dst, ty, 0, count)
                 base = b.gep(dst, [at], source_etype=ty)
                 native_ops.strided(b, ty, value(si, 0, *ins_[0]), base, 0, window, strides,
                                    store=True)
             return
         if kind == "fill":
-            native_ops.fill(b, dst, ty, fill_value(name), count)
+            kernel_calls.fill(b, dst, ty, fill_value(name), count)
             return
         if kind == "arg_extreme":
             a = specs[ins_[0][1]]
@@ -1793,7 +1773,7 @@ class NativeLoop(NativeRun):
         how, parts = self._index_parts(si, ins_[1])
         d = None
         if kind == "scatter_add":
-            native_ops.fill(b, dst, ty, 0, count)
+            kernel_calls.fill(b, dst, ty, 0, count)
             d_slot, d_x = ins_[2]
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
                 with native_ops.at_entry(b, entry):  # one element: through a cell

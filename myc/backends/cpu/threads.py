@@ -5,7 +5,7 @@ A parallel call is ``fn(bufs[c], begin_c, end_c)`` for chunks ``c = 0 .. n-1`` (
 over pieces of its parallel range, or a GEMM over row blocks).  Every JIT site runs it
 on the pool, machine code made here once per process: kernels called from Python
 (``runtime.CompiledKernel``: ``myc_pool_run``), kernels and GEMM row blocks in native
-programs (``native_ops.parallel_call`` emits :func:`pool_call`: ``myc_pool_begin``, its
+programs (``kernel_calls.PoolChunks`` emits :func:`pool_call`: ``myc_pool_begin``, its
 own claim loop calling the chunk function directly, ``myc_pool_end``).
 
 How the pool works:
