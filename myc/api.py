@@ -441,6 +441,8 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
 
 def _zero_tangent(v: Any) -> Any:
+    if v is None or isinstance(v, str):  # a static value: no tangent (JAX's None leaf)
+        return None
     if isinstance(v, tuple):
         return like(v, [_zero_tangent(x) for x in v])
     if isinstance(v, (bool, int)) and not isinstance(v, float):
