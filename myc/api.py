@@ -7,6 +7,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from myc import pipeline, timings
 from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
@@ -70,6 +72,11 @@ class Jitted:
 
     def __get__(self, obj, objtype=None):  # behave like a plain function in classes
         return self if obj is None else functools.partial(self, obj)
+
+    def __reduce__(self) -> Any:
+        """Pickled (for ``multiprocessing``, ``copy.deepcopy``) as the function and the
+        backend, so the copy compiles again; compiled code and locks stay behind."""
+        return _reduce(self, Jitted, (self.__myc_function__, self.backend))
 
     def __repr__(self) -> str:
         return f"<myc.jit {getattr(self.__myc_function__, '__qualname__', '?')} " \
@@ -212,8 +219,34 @@ class Transformed:
         """How this function's calls were served (``myc.support.stats.Stats``)."""
         return _stats_of(self._run, self.__name__, self.backend)
 
+    def __reduce__(self) -> Any:
+        """Pickled as the transform applied to the function (``grad`` and
+        ``value_and_grad``), so the copy compiles again."""
+        kind, fn, argnums = self._myc_source or (None, None, None)
+        make = {"grad": grad, "value_and_grad": value_and_grad}.get(kind)
+        if make is None:
+            raise MycTypeError(f"{self.__name__} cannot be pickled: only myc.jit, "
+                               "myc.grad and myc.value_and_grad functions can")
+        return _reduce(self, make, (fn, argnums, self.backend))
+
     def __repr__(self) -> str:
         return f"<myc {self.__name__}>"
+
+
+def _reduce(obj: Any, make: Callable, args: tuple) -> Any:
+    """``__reduce__``'s answer: by reference (the module attribute's name) where ``obj``
+    is that attribute -- a ``@myc.jit`` decorated function, whose own function pickle
+    cannot find under its name -- else ``make(*args)``."""
+    import sys
+
+    module = sys.modules.get(getattr(obj, "__module__", None) or "")
+    name = getattr(obj, "__qualname__", "")
+    target: Any = module
+    for part in name.split("."):
+        target = getattr(target, part, None)
+    if target is obj:
+        return name
+    return make, args
 
 
 _graph_of = pipeline.graph_of
@@ -224,13 +257,18 @@ def _fn_name(fn: Any) -> str:
 
 
 def _argnums(argnums: Any, argnum: Any) -> Any:
-    """autograd spells ``argnums`` ``argnum``: either is accepted, not both."""
-    if argnum is None:
-        return argnums
-    if argnums != 0:
-        raise MycTypeError("grad got both argnums= and argnum= (autograd's spelling): "
-                           "pass one")
-    return argnum
+    """autograd spells ``argnums`` ``argnum``: either is accepted, not both.  NumPy
+    integers count as ints (``argnums=np.int64(1)``, as in JAX)."""
+    if argnum is not None:
+        if not (isinstance(argnums, int) and argnums == 0):
+            raise MycTypeError("grad got both argnums= and argnum= (autograd's spelling): "
+                               "pass one")
+        argnums = argnum
+    if isinstance(argnums, np.integer):
+        return int(argnums)
+    if isinstance(argnums, (tuple, list)):
+        return type(argnums)(int(a) if isinstance(a, np.integer) else a for a in argnums)
+    return argnums
 
 
 def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
@@ -403,6 +441,8 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
 
 def _zero_tangent(v: Any) -> Any:
+    if v is None or isinstance(v, str):  # a static value: no tangent (JAX's None leaf)
+        return None
     if isinstance(v, tuple):
         return like(v, [_zero_tangent(x) for x in v])
     if isinstance(v, (bool, int)) and not isinstance(v, float):

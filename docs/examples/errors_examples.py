@@ -175,7 +175,7 @@ show(lambda: myc.jit(kw_of_value)(np.sin, 1.0))
 # --- block arg_types
 show(lambda: myc.jit(_two)("a", 1.0))
 show(lambda: myc.jit(_two)([1.0, "b"], 1.0))
-show(lambda: myc.jit(_two)((1.0, {"k": None}), 1.0))
+show(lambda: myc.jit(_two)((1.0, {"k": b"raw"}), 1.0))
 show(lambda: myc.jit(_two)(np.array(["x"]), 1.0))
 show(lambda: myc.jit(_two)(np.ma.masked_array([1.0, 2.0], mask=[0, 1]), 1.0))
 

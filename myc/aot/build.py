@@ -139,10 +139,11 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
         raise MycError("myc.aot: no C compiler found ('cc'; set CC) to link the library")
     if not isinstance(output, (str, os.PathLike)):
         raise MycError("myc.aot: output is the path of the library to write, e.g. 'libf.so'")
-    prog = build_program(fn, signature, name)
     so_path = os.path.abspath(os.fspath(output))
     base = so_path[:-3] if so_path.endswith(".so") else so_path
     h_path = base + ".h"
+    _check_output(so_path, h_path)
+    prog = build_program(fn, signature, name)
     obj = build_object(prog)
     with tempfile.TemporaryDirectory(prefix="myc-aot-") as tmp:
         obj_path = os.path.join(tmp, "lib.o")
@@ -153,6 +154,25 @@ def aot(fn: Any, signature: Any, output: str, name: str | None = None) -> tuple[
         if res.returncode != 0:
             raise MycError(f"myc.aot: linking {so_path} failed: {res.stderr.strip()}")
     guard = re.sub(r"\W", "_", os.path.basename(h_path)).upper()
-    with open(h_path, "w") as f:
-        f.write(header(prog, f"MYC_{guard}"))
+    try:
+        with open(h_path, "w") as f:
+            f.write(header(prog, f"MYC_{guard}"))
+    except OSError as exc:
+        raise MycError(f"myc.aot: cannot write the header {h_path}: {exc.strerror}") from None
     return so_path, h_path
+
+
+def _check_output(so_path: str, h_path: str) -> None:
+    """Refuse an output path the linker could not write, before compiling, with a
+    message naming the path (the linker's own says only \"ld returned 1\")."""
+    folder = os.path.dirname(so_path)
+    for path in (so_path, h_path):
+        if os.path.isdir(path):
+            raise MycError(f"myc.aot: output {path} is a directory; give the path of the "
+                           "library file to write, e.g. 'out/libf.so'")
+    if not os.path.isdir(folder):
+        raise MycError(f"myc.aot: cannot write {so_path}: the directory {folder} does not "
+                       "exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise MycError(f"myc.aot: cannot write {so_path}: the directory {folder} is not "
+                       "writable")

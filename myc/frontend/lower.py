@@ -79,7 +79,8 @@ _BINOPS = {
     ast.BitAnd: "and_", ast.BitOr: "or_", ast.BitXor: "xor",
 }
 _CMPOPS = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "lt", ast.LtE: "le", ast.Gt: "gt",
-           ast.GtE: "ge", ast.In: "contains", ast.NotIn: "contains"}
+           ast.GtE: "ge", ast.In: "contains", ast.NotIn: "contains", ast.Is: "is_",
+           ast.IsNot: "is_"}
 _UNARYOPS = {ast.USub: "neg", ast.UAdd: "pos", ast.Not: "not_", ast.Invert: "invert"}
 
 # list methods that mutate: lowered as statements rebinding the variable
@@ -1358,6 +1359,10 @@ class FunctionLowerer:
             if op in (ast.In, ast.NotIn):  # a dict's keys, a list's or tuple's items
                 res = self.apply(b, P.contains, right, left, node=e)
                 if op is ast.NotIn:
+                    res = self.apply(b, P.not_, res, node=e)
+            elif op in (ast.Is, ast.IsNot):  # with None/True/False: known when specialized
+                res = self.apply(b, P.is_, left, right, node=e)
+                if op is ast.IsNot:
                     res = self.apply(b, P.not_, res, node=e)
             else:
                 res = self.apply(b, getattr(P, _CMPOPS[op]), left, right, node=e)

@@ -67,8 +67,8 @@ def _dtype(x) -> np.dtype:
 
 
 def _is_float(x) -> bool:
-    if isinstance(x, (bool, int)) or is_rng(x):  # (a generator carries no gradient)
-        return False
+    if x is None or isinstance(x, (bool, int, str)) or is_rng(x):  # (a generator, None
+        return False  # and a string -- static values -- carry no gradient)
     return _dtype(x).kind == "f"
 
 
@@ -105,8 +105,8 @@ def not_float_attribute(b: Any) -> bool:
 
 def grad_cast(d, x):
     """A gradient materialized in the structure and dtype of its argument ``x``."""
-    if is_rng(x):
-        return None  # a generator has no gradient
+    if is_rng(x) or x is None or isinstance(x, str):
+        return None  # a generator, None or a string (static values) has no gradient
     if isinstance(x, tuple):
         if d is ZERO:
             d = (ZERO,) * len(x)

@@ -469,6 +469,34 @@ def _contains(container: Any, item: Any) -> bool:
 
 register("contains", "container item", _contains, differentiable=False)
 
+
+_SINGLETONS = (None, True, False)
+
+
+def _is(a: Any, b: Any) -> bool:
+    """Python's ``a is b`` where one side is ``None``, ``True`` or ``False`` (the idioms
+    ``mask is None``, ``flag is not True``).  A value known only by its type (an array, a
+    number computed from data) is never ``None``; whether it *is* ``True`` depends on its
+    Python type, which compiled code does not keep, so that is refused."""
+    if not any(x is c for x in (a, b) for c in _SINGLETONS):
+        raise MycTypeError(f"'is' between a {kind_of(a)} and a {kind_of(b)}: myc compares "
+                           "identity only with None, True or False",
+                           hint="use == to compare values")
+    for x, y in ((a, b), (b, a)):
+        if x is None:
+            return y is None
+    for x in (a, b):
+        if getattr(x, "abstract", None) is not None:
+            raise MycTypeError(f"'is True'/'is False' on a {kind_of(x)} computed from data: "
+                               "its Python type (bool or np.bool_) is not kept",
+                               hint="use == True, or the value itself as the condition")
+    return a is b
+
+
+register("is_", "a b", _is, differentiable=False,
+         doc="Python's ``a is b`` with ``None``, ``True`` or ``False`` on one side, known "
+             "when the program specializes.")
+
 def _iter_seq(x: Any) -> Any:
     return ListValue(x.keys_) if isinstance(x, DictValue) else x
 
@@ -479,7 +507,7 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
-                        "field_index", "iter_seq", "method_field", "is_object"])
+                        "field_index", "iter_seq", "method_field", "is_object", "is_"])
 
 
 def container_meta(x: Any) -> Any:

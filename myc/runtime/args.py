@@ -99,6 +99,10 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
     """The value as the program sees it, or a ``MycTypeError`` naming the argument."""
     if isinstance(value, (Closure, Primitive)):  # a function default (act=np.tanh)
         return value
+    if value is None or type(value) is str:
+        # static values, as a default (``mask=None``, ``mode="mean"``) or passed: part of
+        # the signature by value, like an int deciding a branch (JAX's static argnums)
+        return value
     if isinstance(value, (bool, int, float)):
         if isinstance(value, int) and not isinstance(value, bool) and not (
                 -(2**63) <= value < 2**63):
@@ -308,6 +312,11 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
         raise MycTypeError(f"{path} is a tuple but {what} is not")
     if is_generator(like) and value is like:
         return  # a generator's "tangent": itself (myc/prims/effects.py)
+    if like is None or isinstance(like, str):  # a static value: its tangent is None
+        if value is not None:
+            raise MycTypeError(f"{path} is {type(value).__name__} but {what} is "
+                               f"{type(like).__name__}, a static value: its tangent is None")
+        return
     if value is None or isinstance(value, (str, bytes)):
         raise MycTypeError(f"{path} is {type(value).__name__}; expected a number or an "
                            f"array like {what}")

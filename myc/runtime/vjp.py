@@ -25,8 +25,8 @@ def _cotangent(d: Any, x: Any) -> Any:
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
         return like(x, [_cotangent(a, b) for a, b in zip(ds, x, strict=True)])
-    if is_rng(x):
-        return None  # a generator has no cotangent
+    if is_rng(x) or x is None or isinstance(x, str):
+        return None  # a generator, None or a string (static values) has no cotangent
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
     if kind in "biu":
         return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)

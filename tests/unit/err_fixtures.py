@@ -167,11 +167,11 @@ def c_walrus(x):
 
 
 def c_is(x):
-    return x is None  # ERR
+    return x is x * 2.0  # ERR
 
 
 def c_is_not(x):
-    return x is not None  # ERR
+    return x is not x * 2.0  # ERR
 
 
 def c_in(x):
@@ -271,9 +271,9 @@ def up_front_lambda_star_dead(x):
     f = lambda **k: k  # ERR
 
 
-def up_front_is_dead(x):
+def up_front_set_dead(x):
     return x
-    y = x is None  # ERR
+    y = {x}  # ERR
 
 
 def up_front_nested_never_called(x):
