@@ -223,7 +223,10 @@ class Transformed:
         """Pickled as the transform applied to the function (``grad`` and
         ``value_and_grad``), so the copy compiles again."""
         kind, fn, argnums = self._myc_source or (None, None, None)
-        make = {"grad": grad, "value_and_grad": value_and_grad}.get(kind)
+        make = {"grad": grad, "value_and_grad": value_and_grad,
+                "grad_aux": functools.partial(grad, has_aux=True),
+                "value_and_grad_aux": functools.partial(value_and_grad, has_aux=True)
+                }.get(kind)
         if make is None:
             raise MycTypeError(f"{self.__name__} cannot be pickled: only myc.jit, "
                                "myc.grad and myc.value_and_grad functions can")
@@ -272,35 +275,47 @@ def _argnums(argnums: Any, argnum: Any) -> Any:
 
 
 def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
-         backend: str | None = None, *, argnum: int | tuple[int, ...] | None = None
-         ) -> Transformed:
+         backend: str | None = None, *, argnum: int | tuple[int, ...] | None = None,
+         has_aux: bool = False) -> Transformed:
     """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``.
 
     Arguments may be pytrees (tuples, lists, dicts, namedtuples): ``argnums`` picks whole
     arguments and each gradient has its argument's structure.  ``backend``: where the
     gradient runs (default: ``fn``'s backend if it is a ``myc.jit`` function, else cpu);
     ``grad(f, backend="opencl")`` is ``grad(jit(f, backend="opencl"))``.  ``argnum=``
-    (autograd's name) is ``argnums=``.
+    (autograd's name) is ``argnums=``.  ``has_aux`` (JAX's): ``fn`` returns ``(loss,
+    aux)``, only ``loss`` is differentiated, and the call returns ``(grads, aux)``.
     """
     from myc.ad.grad import grad_graph
 
     argnums = _argnums(argnums, argnum)
-    return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False)),
-                       f"grad({_fn_name(fn)})", _backend_of(fn, backend),
-                       ("grad", fn, argnums))
+    aux = _has_aux(has_aux)
+    return Transformed(
+        lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False, aux)),
+        f"grad({_fn_name(fn)})", _backend_of(fn, backend),
+        ("grad_aux" if aux else "grad", fn, argnums))
 
 
 def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
                    backend: str | None = None, *,
-                   argnum: int | tuple[int, ...] | None = None) -> Transformed:
+                   argnum: int | tuple[int, ...] | None = None,
+                   has_aux: bool = False) -> Transformed:
     """``(fn(*args), grad(fn)(*args))`` computed together (``backend``, ``argnum`` as in
-    ``grad``)."""
+    ``grad``); with ``has_aux``, ``((loss, aux), grads)`` as JAX's."""
     from myc.ad.grad import grad_graph
 
     argnums = _argnums(argnums, argnum)
-    return Transformed(lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True)),
-                       f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
-                       ("value_and_grad", fn, argnums))
+    aux = _has_aux(has_aux)
+    return Transformed(
+        lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True, aux)),
+        f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
+        ("value_and_grad_aux" if aux else "value_and_grad", fn, argnums))
+
+
+def _has_aux(has_aux: Any) -> bool:
+    if not isinstance(has_aux, (bool, np.bool_)):
+        raise MycTypeError(f"has_aux must be True or False, not {has_aux!r}")
+    return bool(has_aux)
 
 
 def _backend_of(fn: Any, backend: str | None = None) -> str:
@@ -318,22 +333,22 @@ def _located(build: Callable[[], Any]) -> Any:
         raise exc.with_traceback(None) from None
 
 
-def _grad_transform(fn, argnums=0, backend=None, *, argnum=None):
+def _grad_transform(fn, argnums=0, backend=None, *, argnum=None, has_aux=False):
     """``myc.grad`` inside a compiled function: the gradient's graph (it runs on the
     enclosing program's backend; ``backend`` is checked, then has no other effect)."""
     from myc.ad.grad import grad_graph
 
     argnums = _argnums(argnums, argnum)
     _backend_of(fn, backend)
-    return grad_graph(fn, argnums, False)
+    return grad_graph(fn, argnums, False, _has_aux(has_aux))
 
 
-def _value_and_grad_transform(fn, argnums=0, backend=None, *, argnum=None):
+def _value_and_grad_transform(fn, argnums=0, backend=None, *, argnum=None, has_aux=False):
     from myc.ad.grad import grad_graph
 
     argnums = _argnums(argnums, argnum)
     _backend_of(fn, backend)
-    return grad_graph(fn, argnums, True)
+    return grad_graph(fn, argnums, True, _has_aux(has_aux))
 
 
 def _jit_transform(fn, backend="cpu"):

@@ -91,9 +91,9 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
         # where that cannot take the program, unrolled after all
         from myc.infer.adjoint import typed_grad
 
-        primal, nums, single, has_value = spec
+        primal, nums, single, has_value, has_aux = spec
         try:
-            typed, template = typed_grad(primal, args, nums, single, has_value)
+            typed, template = typed_grad(primal, args, nums, single, has_value, has_aux)
             typed.flags["route"] = "adjoint"
             return typed, template, None
         except GraphBreak:
@@ -113,11 +113,11 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
     if adjoint:
         from myc.infer.adjoint import typed_grad
 
-        primal, nums, single, has_value = spec
+        primal, nums, single, has_value, has_aux = spec
         for typed_calls in calls:
             try:
                 typed, template = typed_grad(primal, args, nums, single, has_value,
-                                             typed_calls)
+                                             has_aux, typed_calls)
                 typed.flags["route"] = "adjoint"
                 return typed, template, first
             except GraphBreak as brk:

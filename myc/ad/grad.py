@@ -17,7 +17,7 @@ import weakref
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.errors import MycTypeError
 from myc.ir.nodes import Constant, Graph
-from myc.prims import P, Primitive
+from myc.prims import ZERO, P, Primitive
 
 # weak in the function's graph: per graph, (argnums, has_value) -> grad graph
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -50,11 +50,15 @@ def normalize_argnums(argnums, nparams: int, name: str) -> tuple[int, ...]:
     return tuple(a % nparams for a in nums)
 
 
-def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Graph:
+def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False,
+               has_aux: bool = False) -> Graph:
+    """``has_aux``: ``f`` returns ``(loss, aux)``; only ``loss`` is differentiated (``aux``
+    gets a zero sensitivity) and ``aux`` comes back with the result, as JAX's
+    ``has_aux``: ``(grads, aux)``, or ``((loss, aux), grads)`` with ``has_value``."""
     if isinstance(f, Primitive):
         f = prim_graph(f)
     nums = normalize_argnums(argnums, len(f.parameters), f.name)
-    key = (argnums if isinstance(argnums, int) else nums, has_value)
+    key = (argnums if isinstance(argnums, int) else nums, has_value, has_aux)
     per_graph = _CACHE.setdefault(f, {})
     cached = per_graph.get(key)
     if cached is not None:
@@ -67,13 +71,24 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False) -> Grap
         if flag in f.flags:
             g.flags[flag] = f.flags[flag]
     r = g.apply(Constant(jf), Constant(tuple_k(len(xs) + 1)), *xs)
-    y = g.apply(P.check_scalar_output, g.apply(P.getitem, r, 0))
+    out = g.apply(P.getitem, r, 0)
     back = g.apply(P.getitem, r, 1)
-    d = g.apply(back, g.apply(P.seed_like, y))
+    if has_aux:
+        pair = g.apply(P.check_aux_output, out)
+        y = g.apply(P.check_scalar_output, g.apply(P.getitem, pair, 0))
+        aux = g.apply(P.getitem, pair, 1)
+        d = g.apply(back, g.apply(P.make_tuple, g.apply(P.seed_like, y), Constant(ZERO)))
+    else:
+        y = g.apply(P.check_scalar_output, out)
+        d = g.apply(back, g.apply(P.seed_like, y))
     grads = [g.apply(P.grad_cast, g.apply(P.getitem, d, i + 1), xs[i]) for i in nums]
     res = grads[0] if isinstance(argnums, int) else g.apply(P.make_tuple, *grads)
-    g.output = g.apply(P.make_tuple, y, res) if has_value else res
+    value = g.apply(P.make_tuple, y, aux) if has_aux else y
+    if has_value:
+        g.output = g.apply(P.make_tuple, value, res)
+    else:
+        g.output = g.apply(P.make_tuple, res, aux) if has_aux else res
     # what it differentiates: specialization can take the typed route through loops
-    g.flags["grad_of"] = (f, nums, isinstance(argnums, int), has_value)
+    g.flags["grad_of"] = (f, nums, isinstance(argnums, int), has_value, has_aux)
     # (two threads that built it at once agree on the first one stored)
     return per_graph.setdefault(key, g)

@@ -491,8 +491,10 @@ def _or_zeros(d: Any, a: Any) -> Any:
 
 
 def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: bool,
-               has_value: bool, typed_calls: bool = False) -> tuple[Graph, Any]:
-    """``(value_and_)grad`` of ``graph`` on ``args`` as one typed program, loops kept."""
+               has_value: bool, has_aux: bool = False,
+               typed_calls: bool = False) -> tuple[Graph, Any]:
+    """``(value_and_)grad`` of ``graph`` on ``args`` as one typed program, loops kept
+    (``has_aux``: ``graph`` returns ``(loss, aux)``, ``myc.ad.grad.grad_graph``)."""
     from myc.infer.trace import GraphBreak, Tracer, finish_trace, symbolize
 
     tracer = Tracer(graph, typed_calls=typed_calls)
@@ -501,6 +503,11 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
     out = tracer.run(*sym_args)
     if isinstance(out, (Jump, Tree, Fork)):
         raise GraphBreak("data-dependent control flow at the program's end")
+    aux = None
+    if has_aux:
+        out, aux = tracer.call_prim(P.check_aux_output, [out], graph.loc)
+        if isinstance(out, (Jump, Tree, Fork)):
+            raise GraphBreak("data-dependent control flow at the program's end")
     y = tracer.call_prim(P.check_scalar_output, [out], graph.loc)
     if not isinstance(y, Node):
         raise GraphBreak("the output does not depend on the inputs")
@@ -521,6 +528,7 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
 
     grads = [grad_of(sym_args[i], args[i]) for i in argnums]
     res = grads[0] if single else tuple(grads)
-    done = finish_trace(tracer, (y, res) if has_value else res)
+    value = (y, aux) if has_aux else y
+    done = finish_trace(tracer, (value, res) if has_value else (res, aux) if has_aux else res)
     _share_taped(tracer.trace, adj.taped)
     return done

@@ -485,6 +485,9 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             return y
         return Interpreter.call_prim(P.check_scalar_output, args, loc)
 
+    def p_check_aux_output(self, args, loc):
+        return Interpreter.call_prim(P.check_aux_output, args, loc)  # a tuple: static
+
     def p_gadd(self, args, loc):
         x, y = args
         if x is ZERO:

@@ -146,6 +146,18 @@ def check_scalar_output(y):
 
 
 register("check_scalar_output", "y", check_scalar_output)
+
+
+def check_aux_output(out):
+    """``grad(f, has_aux=True)``: ``f`` must return a pair ``(loss, aux)``."""
+    if isinstance(out, tuple) and len(out) == 2:
+        return out
+    what = f"a tuple of {len(out)}" if isinstance(out, tuple) else type(out).__name__
+    raise MycTypeError(f"has_aux=True needs a function returning a pair (loss, aux), but it "
+                       f"returned {what}")
+
+
+register("check_aux_output", "out", check_aux_output)
 register("seed_like", "y", lambda y: np.ones_like(y)[()] if isinstance(y, (np.generic, np.ndarray))
          else 1.0, differentiable=False)
 

@@ -410,6 +410,11 @@ def bprop_check_scalar_output(y, out, dout):
     return (dout,)
 
 
+@reverse_rule(P.check_aux_output)
+def bprop_check_aux_output(pair, out, dout):
+    return (dout,)
+
+
 @reverse_rule(P.expand_reduced)
 def bprop_expand_reduced(d, shape, axis, keepdims, out, dout):
     return (np.sum(dout, axis=axis, keepdims=keepdims), ZERO, ZERO, ZERO)

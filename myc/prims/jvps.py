@@ -75,6 +75,11 @@ def jvp_check_scalar_output(y, ty, out):
     return ty
 
 
+@forward_rule(P.check_aux_output, structural=True)
+def jvp_check_aux_output(pair, tpair, out):
+    return tpair
+
+
 @forward_rule(P.getitem_grad, structural=True)
 def jvp_getitem_grad(x, index, d, tx, tindex, td, out):
     return ZERO if P.is_zero(td) else P.getitem_grad(x, index, td)

@@ -505,6 +505,11 @@ def check_scalar_output(y):
     return P.check_scalar_output(y)
 
 
+def check_aux_output(y):
+    loss, aux = P.check_aux_output((y * 2.0, y * y))
+    return loss * aux
+
+
 def expand_reduced(d, shape, axis, keepdims):
     return P.expand_reduced(d, shape, axis, keepdims)
 

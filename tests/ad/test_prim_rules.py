@@ -448,6 +448,7 @@ CASES: dict[str, list[Case]] = {
     "cast_grad": [Case(F.cast_grad, same_shape(2), argnums=0, reference="myc")],
     "grad_cast": [Case(F.grad_cast, same_shape(2), argnums=0, reference="myc")],
     "check_scalar_output": [Case(F.check_scalar_output, scalars(1), reference="myc")],
+    "check_aux_output": [Case(F.check_aux_output, scalars(1), reference="myc")],
     "expand_reduced": [Case(F.expand_reduced, expand_reduced_args(), argnums=0,
                             reference="myc")],
     "unpack_grad": [Case(F.unpack_grad, st.integers(1, 4).flatmap(
