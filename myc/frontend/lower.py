@@ -730,7 +730,7 @@ class FunctionLowerer:
         self.check_subset(s.test)
         if s.msg is not None:
             self.check_subset(s.msg)
-        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        cond = self.condition(s.test, block)
         g = block.graph
         tg = self.new_graph(f"{g.name}:assert", g, s, "branch")
         fg = self.new_graph(f"{g.name}:assert_failed", g, s, "branch")
@@ -741,7 +741,7 @@ class FunctionLowerer:
         return self.join([Block(tg, block.env.copy())], [], block, s, "endassert")
 
     def stmt_If(self, s: ast.If, block: Block) -> Block | None:
-        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        cond = self.condition(s.test, block)
         g = block.graph
         tg = self.new_graph(f"{g.name}:if", g, s, "branch")
         fg = self.new_graph(f"{g.name}:else", g, s, "branch")
@@ -855,7 +855,7 @@ class FunctionLowerer:
         g.output = self.apply(block, header, *init, node=s)
         hblock = Block(header, henv)
         if for_info is None:
-            cond = self.apply(hblock, P.truth, self.expr(test, hblock), node=test)
+            cond = self.condition(test, hblock)
         else:
             count = for_info[0]
             cond = self.apply(hblock, P.lt, henv.vars[counter], count, node=s.iter)
@@ -1376,10 +1376,33 @@ class FunctionLowerer:
         return self.apply(block, sw, node=e)
 
     def expr_IfExp(self, e: ast.IfExp, block: Block) -> Node:
-        cond = self.expr(e.test, block)
+        cond = self.condition(e.test, block)
         t = self._lazy(block, e.body, "then", lambda b: self.expr(e.body, b))
         f = self._lazy(block, e.orelse, "else", lambda b: self.expr(e.orelse, b))
         return self._select(block, cond, t, f, e)
+
+    def condition(self, e: ast.expr, block: Block) -> Node:
+        """The truth of a test (``if``, ``while``, ``assert``, a conditional expression).
+        Only the truth of ``a and b`` is read there, so each operand is made a bool
+        first: the short circuit's two sides then have one type where ``a`` depends on
+        data (``while err > tol and it < n``: a NumPy bool and a Python bool would not
+        merge, and the loop could not be a loop node)."""
+        if isinstance(e, ast.BoolOp):
+            is_and = isinstance(e.op, ast.And)
+
+            def chain(values: list[ast.expr], b: Block) -> Node:
+                first = self.condition(values[0], b)
+                if len(values) == 1:
+                    return first
+                rest = self._lazy(b, values[1], "rhs", lambda bb: chain(values[1:], bb))
+                keep = self._lazy(b, values[0], "short", lambda bb: first)
+                return self._select(b, first, rest, keep, e) if is_and else \
+                    self._select(b, first, keep, rest, e)
+
+            return self.apply(block, P.truth, chain(e.values, block), node=e)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return self.apply(block, P.not_, self.condition(e.operand, block), node=e)
+        return self.apply(block, P.truth, self.expr(e, block), node=e)
 
     def expr_BoolOp(self, e: ast.BoolOp, block: Block) -> Node:
         is_and = isinstance(e.op, ast.And)

@@ -104,6 +104,19 @@ def array_setitem(x, key, value):
     return np.where(hit != 0, P.getitem_grad(xf, key, newf).astype(x.dtype), x)
 
 
+def choice_from_uniform(a, u, p):
+    """``rng.choice(a, size, p=p)`` given the uniform draw ``u`` of ``size``: NumPy's
+    algorithm (``cdf = p.cumsum(); cdf /= cdf[-1]; cdf.searchsorted(u, side="right")``),
+    the search as a count of the cdf's values at or below each draw; ``a`` an int (the
+    index is the choice) or a 1-d array (its element)."""
+    cdf = np.cumsum(p)
+    cdf = cdf / cdf[-1]
+    idx = np.sum(cdf <= np.expand_dims(np.asarray(u), -1), axis=-1)
+    if P.is_int(a):
+        return idx
+    return np.asarray(a)[idx]
+
+
 def append(x, value):
     if P.container_kind(x) != "list":
         return P.fail(x, "'{kind}' object has no attribute 'append'")
