@@ -564,9 +564,11 @@ def hessian_vector_product(fn: Callable, argnum: int = 0,
     g = grad(fn, argnum, backend)
 
     def hvp(*args: Any) -> Any:
+        # written in myc's subset and jitted, so that a program can call it too (Newton's
+        # method inside a differentiated objective): the other arguments' tangents zero
         *primals, vector = args
-        tangents = tuple(vector if i == argnum else _zero_tangent(p)
+        tangents = tuple(vector if i == argnum else np.zeros_like(p)
                          for i, p in enumerate(primals))
         return jvp(g, tuple(primals), tangents)[1]
 
-    return hvp
+    return jit(hvp, backend=_backend_of(fn, backend))

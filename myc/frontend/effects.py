@@ -30,11 +30,15 @@ RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
     "uniform": ((("low", 0.0), ("high", 1.0), ("size", None)), "random", "uniform"),
     "randn": ((), "standard_normal", "dims"),
     "rand": ((), "random", "dims"),
+    # with probabilities p: NumPy's own algorithm, a uniform draw looked up in p's
+    # normalised cumulative sum (the same draws, so the same choices)
+    "choice": ((("a", None), ("size", None), ("replace", True), ("p", None)), "random",
+               "choice"),
 }
 
 
 # NumPy draws myc does not run: named in the error, with what to do instead
-OTHER_DRAWS = frozenset("""integers choice permutation shuffle permuted exponential gamma
+OTHER_DRAWS = frozenset("""integers permutation shuffle permuted exponential gamma
 beta binomial poisson multivariate_normal standard_t laplace lognormal randint
 random_integers bytes dirichlet multinomial geometric standard_exponential
 standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
@@ -140,12 +144,25 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
     else:
         b = _bind(low, e, block, params, what)
         size, dtype = b["size"], b.get("dtype", Constant(None))
-        if form:
+        if form in ("normal", "uniform"):
             a, c = (b["loc"], b["scale"]) if form == "normal" else (b["low"], b["high"])
             size = low.apply(block, P.draw_size, size, low.apply(block, P.shape, a, node=e),
                              low.apply(block, P.shape, c, node=e), node=e)
+    if form == "choice":
+        for k in ("a", "p"):
+            if isinstance(b[k], Constant) and b[k].value is None:
+                raise low.error(MycTypeError, f"the random draw '.choice()' without {k}= is "
+                                "not supported inside compiled code (with p=, it draws as "
+                                "NumPy does)", e, hint="draw it outside the compiled function "
+                                "and pass the array as an argument, or give p=")
+        if not (isinstance(b["replace"], Constant) and b["replace"].value is True):
+            raise low.error(MycTypeError, "rng.choice(..., replace=False) is not supported "
+                            "inside compiled code", e,
+                            hint="draw it outside the compiled function and pass it in")
     z = low.apply(block, P.rng_draw, token(block), rng, standard, size, dtype, node=e)
     set_token(block, low.apply(block, P.token_of, z, node=e))
+    if form == "choice":
+        return low.py_call("choice_from_uniform", [b["a"], z, b["p"]], e, block)
     if form == "normal":
         return low.apply(block, P.add, a, low.apply(block, P.mul, c, z, node=e), node=e)
     if form == "uniform":

@@ -98,9 +98,8 @@ _COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator 
 
 
 def _item_target(t: ast.AST) -> bool:
-    """``name[index]`` as an assignment target (a list's or dict's item)."""
-    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and \
-        not isinstance(t.slice, ast.Slice)
+    """``name[index]`` as an assignment target (a list's, dict's or array's item)."""
+    return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
 
 
 def _as_value(v: Any) -> Any:
@@ -153,6 +152,36 @@ def _advanced_index(index: Node) -> bool:
         return name in ("array", "arange", "linspace", "lt", "le", "gt", "ge", "eq", "ne",
                         "and_", "or_", "invert", "astype", "zeros", "ones", "full")
     return False
+
+
+def _view_base(n: Node) -> Node | None:
+    """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``),
+    or None."""
+    if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)):
+        return None
+    made_by = getattr(n.inputs[0].value, "name", "")
+    if made_by in ("reshape", "transpose") or (
+            made_by == "getitem" and not _advanced_index(n.inputs[2])):
+        return n.inputs[1]
+    return None
+
+
+def _view_family(n: Node) -> list[Node]:
+    """``n`` and the arrays it is a view of, nearest first."""
+    out = [n]
+    while (base := _view_base(out[-1])) is not None and len(out) < 64:
+        out.append(base)
+    return out
+
+
+def _sharing(name: str, current: Node, env: Env) -> list[str]:
+    """The other variables that CPython's in-place update of ``name`` (holding
+    ``current``) could show the change through: views of the same memory -- the array
+    ``current`` is a view of, views of it or of that array (siblings too: which elements
+    they share is not asked)."""
+    family = {n.id for n in _view_family(current)}
+    return [other for other, node in env.vars.items() if other != name and
+            any(n.id in family for n in _view_family(node))]
 
 
 @dataclass
@@ -503,9 +532,12 @@ class FunctionLowerer:
         current = self.read_name(name, node, block)
         value = build(current)
         line = getattr(node, "lineno", 0) + self.info.line_offset
-        for other, n in list(block.env.vars.items()):
-            if other != name and n is current:
+        for other in _sharing(name, current, block.env):
+            if block.env.vars[other] is current:
                 block.env.stale[other] = (f"'{name}' was mutated (line {line})", None)
+            else:  # an array's view (x[i] = v writes through it): refused if an array
+                block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
+                                          current)
         block.env.vars[name] = value
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
@@ -575,13 +607,7 @@ class FunctionLowerer:
         args, kwargs = self._args(v, block)
         g = _library_graph("fill_diagonal_value")
         current = self.read_name(name, v.args[0], block)
-        made_by = getattr(current.inputs[0].value, "name", "") if isinstance(
-            current, Apply) and isinstance(current.inputs[0], Constant) else ""
-        shared = {current.id}
-        if made_by in ("reshape", "transpose") or (
-                made_by == "getitem" and not _advanced_index(current.inputs[2])):
-            shared.add(current.inputs[1].id)  # a view: the write shows through its base
-        others = [k for k, node in block.env.vars.items() if k != name and node.id in shared]
+        others = _sharing(name, current, block.env)  # a view: the write shows through
         self.mutate(name, lambda cur: self.call_graph(
             g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), v, block)
         line = v.lineno + self.info.line_offset
@@ -640,17 +666,10 @@ class FunctionLowerer:
         # CPython updates an array in place: other names for it, or for the array it is
         # a view of, would see the change.  myc arrays are values, so reading those names
         # later is refused when they hold an array (scalars are rebound, as in CPython).
-        shared = {current.id}
-        made_by = getattr(current.inputs[0].value, "name", "") if isinstance(
-            current, Apply) and isinstance(current.inputs[0], Constant) else ""
-        if made_by in ("reshape", "transpose") or (
-                made_by == "getitem" and not _advanced_index(current.inputs[2])):
-            shared.add(current.inputs[1].id)  # a view: the update shows through its base
-        for other, node in block.env.vars.items():
-            if other != name and node.id in shared:
-                line = s.lineno + self.info.line_offset
-                block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
-                                          current)
+        for other in _sharing(name, current, block.env):
+            line = s.lineno + self.info.line_offset
+            block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
+                                      current)
         self.assign(s.target, value, block)
         return block
 
@@ -712,7 +731,7 @@ class FunctionLowerer:
         self.check_subset(s.test)
         if s.msg is not None:
             self.check_subset(s.msg)
-        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        cond = self.condition(s.test, block)
         g = block.graph
         tg = self.new_graph(f"{g.name}:assert", g, s, "branch")
         fg = self.new_graph(f"{g.name}:assert_failed", g, s, "branch")
@@ -723,7 +742,7 @@ class FunctionLowerer:
         return self.join([Block(tg, block.env.copy())], [], block, s, "endassert")
 
     def stmt_If(self, s: ast.If, block: Block) -> Block | None:
-        cond = self.apply(block, P.truth, self.expr(s.test, block), node=s.test)
+        cond = self.condition(s.test, block)
         g = block.graph
         tg = self.new_graph(f"{g.name}:if", g, s, "branch")
         fg = self.new_graph(f"{g.name}:else", g, s, "branch")
@@ -782,6 +801,35 @@ class FunctionLowerer:
             start = step = None
         return self._loop(s, block, None, (count, seq, start, step))
 
+    def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
+        """A loop that writes into an array (``R[i, j] = v``, ``R += v``,
+        ``np.fill_diagonal(R, v)``) would show the writes, in CPython, through views of
+        it made before the loop (``row = R[0]``); inside the loop the array is the loop's
+        own variable, no longer the node those views were made from, so they are marked
+        here, from the loop's start: reading one as an array is refused."""
+        written: dict[str, int] = {}
+        for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
+            targets: list[ast.AST] = []
+            if isinstance(n, ast.Assign):
+                targets = [t for t in n.targets if isinstance(t, ast.Subscript)]
+            elif isinstance(n, ast.AugAssign):
+                targets = [n.target]
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr == "fill_diagonal" and n.args:
+                targets = [n.args[0]]
+            for t in targets:
+                while isinstance(t, ast.Subscript):
+                    t = t.value
+                if isinstance(t, ast.Name):
+                    written.setdefault(t.id, n.lineno + self.info.line_offset)
+        for name, line in written.items():
+            current = block.env.vars.get(name)
+            if current is None:
+                continue
+            for other in _sharing(name, current, block.env):
+                block.env.stale.setdefault(other, (
+                    f"'{name}' is updated in place in the loop (line {line})", current))
+
     def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
               for_info: tuple | None) -> Block | None:
         g = block.graph
@@ -793,6 +841,7 @@ class FunctionLowerer:
             names.append(counter)
         header = self.new_graph(f"{g.name}:loop", g, s, "loop_header")
         after = self.new_graph(f"{g.name}:endloop", g, s, "join")
+        self._mark_loop_writes(s, block)
         henv = block.env.copy()
         init = []
         for name in names:
@@ -807,7 +856,7 @@ class FunctionLowerer:
         g.output = self.apply(block, header, *init, node=s)
         hblock = Block(header, henv)
         if for_info is None:
-            cond = self.apply(hblock, P.truth, self.expr(test, hblock), node=test)
+            cond = self.condition(test, hblock)
         else:
             count = for_info[0]
             cond = self.apply(hblock, P.lt, henv.vars[counter], count, node=s.iter)
@@ -1328,10 +1377,33 @@ class FunctionLowerer:
         return self.apply(block, sw, node=e)
 
     def expr_IfExp(self, e: ast.IfExp, block: Block) -> Node:
-        cond = self.expr(e.test, block)
+        cond = self.condition(e.test, block)
         t = self._lazy(block, e.body, "then", lambda b: self.expr(e.body, b))
         f = self._lazy(block, e.orelse, "else", lambda b: self.expr(e.orelse, b))
         return self._select(block, cond, t, f, e)
+
+    def condition(self, e: ast.expr, block: Block) -> Node:
+        """The truth of a test (``if``, ``while``, ``assert``, a conditional expression).
+        Only the truth of ``a and b`` is read there, so each operand is made a bool
+        first: the short circuit's two sides then have one type where ``a`` depends on
+        data (``while err > tol and it < n``: a NumPy bool and a Python bool would not
+        merge, and the loop could not be a loop node)."""
+        if isinstance(e, ast.BoolOp):
+            is_and = isinstance(e.op, ast.And)
+
+            def chain(values: list[ast.expr], b: Block) -> Node:
+                first = self.condition(values[0], b)
+                if len(values) == 1:
+                    return first
+                rest = self._lazy(b, values[1], "rhs", lambda bb: chain(values[1:], bb))
+                keep = self._lazy(b, values[0], "short", lambda bb: first)
+                return self._select(b, first, rest, keep, e) if is_and else \
+                    self._select(b, first, keep, rest, e)
+
+            return self.apply(block, P.truth, chain(e.values, block), node=e)
+        if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+            return self.apply(block, P.not_, self.condition(e.operand, block), node=e)
+        return self.apply(block, P.truth, self.expr(e, block), node=e)
 
     def expr_BoolOp(self, e: ast.BoolOp, block: Block) -> Node:
         is_and = isinstance(e.op, ast.And)

@@ -356,7 +356,14 @@ def roll(a, shift, axis=None):
     if not P.is_int(axis):
         return P.lib_error("np.roll: only an int axis (or None) is supported")
     nd = np.ndim(a)
-    return a[P.axis_index(nd, axis, P.roll_index(np.shape(a)[axis], shift))]
+    n = np.shape(a)[axis]
+    k = P.roll_index(n, shift)[0] if n > 0 else 0  # the element that comes first
+    if k == 0:
+        return a
+    # two slices joined (a gather with a slice before the index array, x[:, idx], is
+    # not covered by native programs; slices and a concatenation are)
+    return np.concatenate((a[P.axis_slice(nd, axis, k, n, 1)],
+                           a[P.axis_slice(nd, axis, 0, k, 1)]), axis=axis)
 
 
 def cumsum(a, axis=None, dtype=None, out=None):

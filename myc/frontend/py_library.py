@@ -53,6 +53,9 @@ def setitem(x, key, value):
                 vals = vals + (x[k],)
         return P.pack(keys, vals)
     if kind == "list":
+        if not P.is_int(key):
+            return P.fail(x, "list slice assignment (xs[a:b] = ...) is not supported|hint|"
+                             "build the new list: xs = xs[:a] + ys + xs[b:]")
         n = len(x)
         i = key
         if key < 0:
@@ -68,9 +71,50 @@ def setitem(x, key, value):
         return out
     if kind == "other" and P.is_mask_of(key, x):  # x[mask] = v: np.where(mask, v, x)
         return P.mask_assign(x, key, value)
+    if kind == "other" and np.ndim(x) > 0:
+        return array_setitem(x, key, value)
     return P.fail(x, "item assignment (x[i] = ...) is not supported on a value of kind "
                      "'{kind}': arrays and tuples are immutable in myc|hint|build a new "
                      "array, e.g. with np.where (lists and dicts take item assignment)")
+
+
+def array_setitem(x, key, value):
+    """``x[key] = value`` on an array (ints, slices, ``None``, ``...``; run-time ints
+    too) as a new array, as JAX's ``x.at[key].set(value)``: ``value`` broadcast to
+    ``x[key]``'s shape in ``x``'s dtype, placed where ``x[key]`` reads and ``x`` kept
+    elsewhere.  The placing is the scatter that is ``getitem``'s adjoint, so the
+    gradients (``x``'s cotangent zero where it was overwritten, ``value``'s the
+    cotangent at ``key``) need no rule of their own.  An index array could name an
+    element twice, where NumPy keeps the last write and a scatter adds: refused."""
+    if not P.basic_index(key):
+        return P.fail(x, "x[index] = value with an index array is not supported (only "
+                         "ints, slices, None and ..., or a boolean mask of x's shape)|hint|"
+                         "write each element (for k in range(n): x[idx[k]] = v[k]), or "
+                         "build the array with np.where")
+    new = np.broadcast_to(np.asarray(value), np.shape(x[key]))
+    if P.float_dtype(x.dtype):
+        new = new.astype(x.dtype)
+        hit = P.getitem_grad(x, key, np.ones_like(new))
+        return np.where(hit != 0, P.getitem_grad(x, key, new), x)
+    # ints and bools are placed through float64 (the scatter is a gradient's: floats
+    # only); exact for the values |v| < 2**53 that tables of counts and indices hold
+    xf = x.astype(np.float64)
+    newf = new.astype(x.dtype).astype(np.float64)
+    hit = P.getitem_grad(xf, key, np.ones_like(newf))
+    return np.where(hit != 0, P.getitem_grad(xf, key, newf).astype(x.dtype), x)
+
+
+def choice_from_uniform(a, u, p):
+    """``rng.choice(a, size, p=p)`` given the uniform draw ``u`` of ``size``: NumPy's
+    algorithm (``cdf = p.cumsum(); cdf /= cdf[-1]; cdf.searchsorted(u, side="right")``),
+    the search as a count of the cdf's values at or below each draw; ``a`` an int (the
+    index is the choice) or a 1-d array (its element)."""
+    cdf = np.cumsum(p)
+    cdf = cdf / cdf[-1]
+    idx = np.sum(cdf <= np.expand_dims(np.asarray(u), -1), axis=-1)
+    if P.is_int(a):
+        return idx
+    return np.asarray(a)[idx]
 
 
 def append(x, value):

@@ -281,7 +281,15 @@ class Adjoint:
                 continue
             prim = n.inputs[0].value
             ins = [m[i.id] if i.id in m else _value(i) for i in n.inputs[1:]]
-            r = self.t.emit(prim, ins, n.loc, abstract=n.abstract)
+            if prim is P.make_tuple:
+                # pieces held in one node (``np.array([a, b, c])`` of a body's scalars):
+                # no abstract of its own, re-made as the tracer makes it
+                r = self.t.as_node(tuple(ins), n.loc)
+                if not isinstance(r, Apply):  # every piece constant: no node at all
+                    m[n.id] = tuple(ins)
+                    continue
+            else:
+                r = self.t.emit(prim, ins, n.loc, abstract=n.abstract)
             m[n.id] = r
             new.append(r)
         return new, m

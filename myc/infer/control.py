@@ -329,6 +329,12 @@ class ControlFlow:
             my = y if isinstance(y, MaybeUndef) else MaybeUndef(y, True)
             return MaybeUndef(self.merge_value(c, mx.value, my.value, loc),
                               self.merge_value(c, mx.flag, my.flag, loc))
+        if isinstance(x, SymBool) or isinstance(y, SymBool):
+            # truths (``a and b`` as a condition, ``myc.frontend.lower.condition``): a
+            # Python bool either way, whether it came from a NumPy bool or a Python one
+            weak = AScalar(np.dtype(bool), True)
+            return SymBool(self.emit(P.select, [c, self._truth_node(x, loc),
+                                                self._truth_node(y, loc)], loc, abstract=weak))
         if isinstance(x, Node) or isinstance(y, Node) or (_is_leaf(x) and _is_leaf(y)):
             if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
                 return x
@@ -351,6 +357,19 @@ class ControlFlow:
             return x
         raise NoMerge(f"values of different kinds ({type(x).__name__}, "
                       f"{type(y).__name__}) on the two sides")
+
+    def _truth_node(self, v: Any, loc) -> Any:
+        """A truth (a ``SymBool`` or a Python bool) as a weak bool value to select."""
+        if isinstance(v, (bool, np.bool_)):
+            return bool(v)
+        if not isinstance(v, SymBool):
+            raise NoMerge("a truth on one side, a value on the other")
+        n = v.node
+        if not (isinstance(n.abstract, AScalar) and n.abstract.dtype.kind == "b"):
+            raise NoMerge("a truth that is not a bool")
+        if not n.abstract.weak:
+            n = self.emit(P.to_bool, [n], loc, abstract=AScalar(np.dtype(bool), True))
+        return n
 
     def merge(self, c: Node, a: Any, b: Any, loc) -> Any:
         """Rejoin two traced branches: a merged value or jump, else a ``Tree``."""
@@ -685,6 +704,8 @@ class ControlFlow:
                 if (prim in (P.select, P.guarded) and k == 0) or (
                         prim in (P.eq, P.and_) and cond_only(u)):
                     continue
+                if prim is P.select and k > 0 and cond_only(u):
+                    continue  # ``a and b`` (``b if a else a``) as a condition
                 return False
             return True
 

@@ -393,6 +393,19 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             return sel
         return self.emit(P.getitem, args, loc)
 
+    def p_basic_index(self, args, loc):
+        """``P.basic_index`` on an index holding run-time ints or dynamic slices: the
+        answer depends only on the parts' kinds, known now."""
+        key = args[0]
+        parts = key if isinstance(key, tuple) else (key,)
+
+        def basic(p) -> bool:
+            if isinstance(p, Node):
+                a = p.abstract
+                return isinstance(a, AScalar) and a.dtype.kind in "iu"
+            return isinstance(p, DynSlice) or P.basic_index.impl(p)
+        return all(basic(p) for p in parts)
+
     def _shaped(self, prim, args, loc, shape_at: int):
         """A primitive whose result's shape is its argument ``shape_at``: data there is
         decided on this call's value (guarded), as for ``np.zeros(n)``."""

@@ -176,6 +176,17 @@ def _mask_assign(x, key, value):
     return out
 
 
+def _basic_index(key) -> bool:
+    """Is ``key`` an index of ints, slices, ``None`` and ``...`` only (each element of
+    ``x[key]`` a distinct element of ``x``)?  ``x[key] = v`` writes through it."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return all(p is None or p is Ellipsis or isinstance(p, slice) or (
+        isinstance(p, (int, np.integer)) and not isinstance(p, (bool, np.bool_)))
+        for p in parts)
+
+
+register("basic_index", "key", _basic_index, differentiable=False,
+         doc="Is ``key`` ints, slices, None and ... only (``x[key] = v`` takes it)?")
 register("is_mask_of", "key x", _is_mask_of, differentiable=False,
          doc="Is ``key`` a boolean mask of ``x``'s shape (``x[key] = v`` takes it)?")
 register("mask_assign", "x key value", _mask_assign,

@@ -436,6 +436,30 @@ def e_global_choice(x):
     return x[np.random.choice(3)]
 
 
+def e_choice(p, rng):
+    one = rng.choice(4, p=p)
+    table = rng.choice(4, size=(3, 2), p=p / np.sum(p))
+    values = rng.choice(np.array([10.0, 20.0, 30.0, 40.0]), size=5, p=p)
+    return one, table, values
+
+
+@pytest.mark.parametrize("make_rng", [lambda: np.random.default_rng(3),
+                                      lambda: np.random.RandomState(3)])
+def test_choice_with_probabilities_draws_as_numpy(make_rng):
+    """``rng.choice(a, size, p=p)``: NumPy's algorithm on the same uniform draws (a
+    REINFORCE objective samples its actions so)."""
+    p = np.array([0.1, 0.2, 0.3, 0.4])
+    for b in BACKENDS:
+        ref, mine = make_rng(), make_rng()
+        want = e_choice(p, ref)
+        got = myc.jit(e_choice, backend=b)(p, mine)
+        for g, w in zip(got, want, strict=True):
+            np.testing.assert_array_equal(g, w)
+        assert np.asarray(got[1]).dtype == np.int64
+        _same(mine.random_sample(4) if hasattr(mine, "random_sample") else mine.random(4),
+              ref.random_sample(4) if hasattr(ref, "random_sample") else ref.random(4))
+
+
 def test_unsupported_draws_say_what_to_do():
     for fn, args, what in ((e_integers, (np.random.default_rng(0),), ".integers()"),
                            (e_global_choice, (np.ones(3),), ".choice()")):

@@ -147,3 +147,22 @@ def test_gathers_by_2d_index_arrays_and_their_gradients_are_native():
                                atol=1e-8)
     with pytest.raises(myc.MycError, match="out of bounds"):
         myc.jit(_lookup)(emb, idx + 7, cols)
+
+
+def _periodic_diffusion(u, steps=40):
+    for _ in range(steps):  # past the unrolling limit: a loop node
+        u = u + 0.1 * (np.roll(u, 1, axis=1) + np.roll(u, -1, axis=1) - 2 * u) + \
+            0.05 * (np.roll(u, 2, axis=0) - u)
+    return np.sum(u ** 2)
+
+
+def test_roll_along_any_axis_in_a_loop_is_native():
+    """``np.roll`` along a later axis is two slices joined (a gather ``x[:, idx]``
+    would keep the loop stepping from Python: a heat-equation stencil, wild3)."""
+    u = np.random.default_rng(2).normal(size=(6, 5))
+    assert myc.jit(_periodic_diffusion)(u) == pytest.approx(_periodic_diffusion(u),
+                                                             rel=1e-13)
+    loops = _loops(myc.grad(_periodic_diffusion), u)
+    assert loops and all(lp.native is not None for lp in loops)
+    np.testing.assert_allclose(myc.grad(_periodic_diffusion)(u),
+                               fd_grad(_periodic_diffusion, (u,), 0), rtol=1e-6, atol=1e-8)

@@ -67,7 +67,8 @@ class Replay:
 
     def __init__(self, case: dict) -> None:
         seen: set[int] = set()
-        gens = _generators(case["fn"], seen) + _generators(case.get("gradient"), seen)
+        gens = _generators(case["fn"], seen) + _generators(case.get("gradient"), seen) + \
+            _generators(list(case.get("args", ())), seen)  # a generator passed in
         self.gens = [(g, g.get_state() if isinstance(g, np.random.RandomState)
                       else g.bit_generator.state) for g in gens]
         self.glob = np.random.get_state()

@@ -115,7 +115,7 @@ def c_call_kwargs(x):
 
 def c_item_assign(x):
     y = x + 1.0
-    y[0] = 2.0  # ERR
+    y[np.array([0, 0])] = 2.0  # ERR
     return y
 
 

@@ -119,6 +119,29 @@ def test_hessian_vector_product_against_finite_differences():
     np.testing.assert_allclose(hv, fd, rtol=1e-7, atol=1e-9)
 
 
+_HVP = myc.hessian_vector_product(F.quadratic)
+
+
+def _newton_decrement(x, a):
+    """Newton's method inside a differentiated objective: the Hessian's columns by
+    ``hessian_vector_product`` called from compiled code."""
+    d = x.shape[0]
+    H = np.stack([_HVP(x, a, np.eye(d)[k]) for k in range(d)], axis=1)
+    g = myc.grad(F.quadratic)(x, a)
+    return 0.5 * g @ np.linalg.solve(H, g)
+
+
+def test_hessian_vector_product_inside_compiled_code():
+    x, a = np.array([0.5, -1.0, 0.2]), np.array([2.0, 3.0, 1.0])
+    eps = 1e-6
+    g = myc.grad(F.quadratic)
+    H = np.stack([(g(x + eps * e, a) - g(x - eps * e, a)) / (2 * eps) for e in np.eye(3)],
+                 axis=1)
+    want = 0.5 * g(x, a) @ np.linalg.solve(H, g(x, a))
+    np.testing.assert_allclose(myc.jit(_newton_decrement)(x, a), want, rtol=1e-6)
+    check_grads(_newton_decrement, (x, a), argnums=0, modes=("rev",), reference="myc")
+
+
 def test_generator_with_yield_expression_stays_refused():
     with pytest.raises(myc.MycSyntaxError, match="yield"):
         myc.jit(F.yield_expression)(W)

@@ -196,6 +196,9 @@ class NativeLoop(NativeRun):
         self.once = bool(getattr(body, "once", False))
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
+        # guarded steps x[i, j, :] (or their gradients) by computed ints: run everywhere,
+        # their index clamped, failing only where their path holds
+        self.guarded_dynamic: set[int] = set()
         self.windows: set[int] = set()  # dynamic slices that are a contiguous window
         # transposes that only feed matrix products become GEMM's transpose flags
         self.mt_of: dict[int, Any] = {}
@@ -486,6 +489,14 @@ class NativeLoop(NativeRun):
     def _check_index(self, si, st, name, ins_, guard, out) -> bool:
         if isinstance(out, AArray) and self._row_index(st.op, ins_, out):
             self.rows.add(si)  # x[i]: a row by a computed int, guarded or not
+            return True
+        if guard and isinstance(out, AArray) and \
+                self._index_parts(si, ins_[1])[0] == "dynamic":
+            # R[i, j] (or its scatter) by a loop's counter, on the loop's path: the
+            # computed ints are clamped into range (``_dynamic_offset``), so it runs
+            # whatever the path, and fails only where the path holds
+            self._array_step_plan(si, st.op, name, ins_, out)
+            self.guarded_dynamic.add(si)
             return True
         return self._check_array(si, st, name, ins_, guard, out)
 
@@ -881,11 +892,12 @@ class NativeLoop(NativeRun):
 
     def _emit_array(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """An array result in a buffer of its own (``_array_step``)."""
-        if st.guarded or not isinstance(out, AArray):
+        guarded = st.guarded and si in self.guarded_dynamic
+        if (st.guarded and not guarded) or not isinstance(out, AArray):
             return False
         dst = e.scratch_ptr[(si, 0)]
-        self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, e.bail_if,
-                         e.value)
+        bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
+        self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, bail, e.value)
         e.b.store(dst, e.slot_var(st.output))
         return True
 

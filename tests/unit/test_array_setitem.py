@@ -1,0 +1,185 @@
+"""``x[index] = value`` on an array (``myc/frontend/py_library.py``, ``array_setitem``):
+a new array, as JAX's ``x.at[index].set(value)``, rebinding ``x`` -- dynamic
+programming tables filled in nested loops (soft-DTW, Viterbi), rows and slices set,
+``x[i] += v``, integer tables.  Values against NumPy on every backend, derivatives
+against finite differences (both modes); views made before the write that CPython would
+show it through are refused when read, also from a loop; an index array (which may name
+an element twice) is refused at the line.  And the two things such tables met in long
+loops: a loop body's ``np.array([a, b, c])`` of scalars under the adjoint route
+(``myc/infer/adjoint.py``), and the scatter by a loop's counter, guarded by the loop's
+path, run natively (``myc/backends/cpu/loopgen.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.backends import BACKENDS
+
+try:
+    from tests.gradcheck import check_grads
+except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
+    from gradcheck import check_grads
+
+
+def recurrence(x):
+    y = np.zeros(x.shape[0])
+    acc = 0.0
+    for i in range(x.shape[0]):
+        acc = 0.9 * acc + np.sin(x[i])
+        y[i] = acc
+    return np.sum(y ** 2)
+
+
+def table(x, y):
+    n, m = len(x), len(y)
+    R = np.full((n + 1, m + 1), np.inf)
+    R[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            best = min(R[i - 1, j - 1], R[i - 1, j], R[i, j - 1])
+            R[i, j] = (x[i - 1] - y[j - 1]) ** 2 + best
+    return R[n, m]
+
+
+def soft_table(x, y):
+    """Soft-DTW: a soft minimum of three neighbours, ``np.array`` of scalars in the loop."""
+    n, m = len(x), len(y)
+    R = np.full((n + 1, m + 1), np.inf)
+    R[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            z = -np.array([R[i - 1, j - 1], R[i - 1, j], R[i, j - 1]])
+            zmax = np.max(z)
+            R[i, j] = (x[i - 1] - y[j - 1]) ** 2 - zmax - np.log(np.sum(np.exp(z - zmax)))
+    return R[n, m]
+
+
+def rows_and_slices(x):
+    A = np.zeros((4, 3))
+    A[0] = x[:3]                 # a row
+    A[1, :] = 2.0 * x[1]         # a row, broadcast from a scalar
+    A[2:, 1:] = x[:2]            # a block, broadcast along its rows
+    A[-1, 0] += x[3] ** 2        # x[i] += v, a negative index
+    A[:, 2] *= 3.0
+    return np.sum(A * np.arange(12.0).reshape(4, 3)) + np.sum(np.tanh(A))
+
+
+def backpointers(scores):
+    """An int table filled in a loop (Viterbi's argmax pointers)."""
+    T, K = scores.shape
+    ptr = np.zeros((T, K), dtype=np.int64)
+    best = scores[0]
+    for t in range(1, T):
+        cand = best[:, None] + scores[t][None, :]
+        ptr[t] = np.argmax(cand, axis=0)
+        best = np.max(cand, axis=0)
+    return ptr, best
+
+
+X = np.array([0.3, -1.2, 0.8, 1.7, -0.4])
+Y = np.array([0.1, 0.9, -0.5, 1.1])
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_values_match_numpy(backend):
+    for f, args in ((recurrence, (X,)), (table, (X, Y)), (soft_table, (X, Y)),
+                    (rows_and_slices, (X,))):
+        got = myc.jit(f, backend=backend)(*args)
+        np.testing.assert_allclose(got, f(*args), rtol=1e-13, atol=1e-14)
+    scores = np.random.default_rng(0).normal(size=(6, 3))
+    ptr, best = myc.jit(backpointers, backend=backend)(scores)
+    want_ptr, want_best = backpointers(scores)
+    assert ptr.dtype == np.int64 and np.array_equal(ptr, want_ptr)
+    np.testing.assert_allclose(best, want_best, rtol=1e-15)
+
+
+@pytest.mark.parametrize("f, args", [(recurrence, (X,)), (table, (X, Y)),
+                                     (soft_table, (X, Y)), (rows_and_slices, (X,))])
+def test_gradients_match_finite_differences(f, args):
+    check_grads(f, args)
+
+
+def test_long_loops_are_loop_nodes_with_native_scatters():
+    """Past the unrolling limit the tables' loops are loop nodes; their scatters by the
+    counter run natively, and the gradient (the adjoint route, ``np.array`` of the
+    body's scalars re-made there) matches finite differences."""
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=9), rng.normal(size=12)
+    text = myc.ir(myc.grad(soft_table), x, y, stage="kernels")
+    assert "runs natively" in text and "does not cover" not in text
+    check_grads(soft_table, (x, y), modes=("rev",))
+    long_x = np.linspace(-1.0, 1.0, 80)
+    assert "runs natively" in myc.ir(myc.grad(recurrence), long_x, stage="kernels")
+    check_grads(recurrence, (long_x,), modes=("rev",))
+
+
+def test_index_arrays_are_refused_at_the_line():
+    def f(x):
+        y = x + 1.0
+        y[np.array([0, 0])] = 2.0
+        return y
+
+    with pytest.raises(myc.MycTypeError, match="index array") as info:
+        myc.jit(f)(X)
+    assert "y[np.array([0, 0])] = 2.0" in str(info.value)
+
+
+def _read_view_after_write(x):
+    R = np.zeros((3, 3))
+    row = R[0]
+    R[0, 1] = x[0]
+    return np.sum(row)
+
+
+def _write_through_view(x):
+    R = np.zeros((3, 3))
+    row = R[0]
+    row[1] = x[0]
+    return np.sum(R)
+
+
+def _mask_write_through_view(x):
+    R = np.zeros((3, 3))
+    row = R[0]
+    row[row == 0] = x[0]
+    return np.sum(R)
+
+
+def _view_of_updated(x):
+    R = np.zeros((3, 3))
+    row = R[0]
+    R += x[0]
+    return np.sum(row)
+
+
+def _view_before_loop(x):
+    R = np.zeros((3, 3))
+    row = R[0]
+    for i in range(3):
+        R[0, i] = x[0] * i
+    return np.sum(row)
+
+
+@pytest.mark.parametrize("f", [_read_view_after_write, _write_through_view,
+                               _mask_write_through_view, _view_of_updated,
+                               _view_before_loop])
+def test_views_that_would_see_the_write_are_refused(f):
+    """CPython shows the write through every view of the array; myc's arrays are
+    values, so reading such a view (or the base, after a write through a view) is a
+    MycValueError naming the write, never the old values."""
+    with pytest.raises(myc.MycValueError, match="updated in place"):
+        myc.jit(f)(X)
+
+
+def test_scalars_read_before_the_write_keep_their_value():
+    def f(x):
+        R = np.zeros((3, 3))
+        a = R[0, 1]          # a number, not a view
+        R[0, 1] = x[0]
+        R2 = R.copy()        # a copy
+        R2[1, 1] = 5.0
+        return a + np.sum(R) + np.sum(R2)
+
+    assert myc.jit(f)(X) == f(X)
