@@ -92,12 +92,15 @@ def array_setitem(x, key, value):
                          "write each element (for k in range(n): x[idx[k]] = v[k]), or "
                          "build the array with np.where")
     new = np.broadcast_to(np.asarray(value), np.shape(x[key]))
+    if np.ndim(new) == 0:  # one element (a table's cell): selected, in any dtype exactly
+        hit = P.getitem_grad(np.zeros(np.shape(x)), key, 1.0)  # a constant for a static key
+        return np.where(hit != 0, new.astype(x.dtype), x)
     if P.float_dtype(x.dtype):
         new = new.astype(x.dtype)
         hit = P.getitem_grad(x, key, np.ones_like(new))
         return np.where(hit != 0, P.getitem_grad(x, key, new), x)
-    # ints and bools are placed through float64 (the scatter is a gradient's: floats
-    # only); exact for the values |v| < 2**53 that tables of counts and indices hold
+    # rows of ints and bools are placed through float64 (the scatter is a gradient's:
+    # floats only); exact for the values |v| < 2**53 that tables of counts and indices hold
     xf = x.astype(np.float64)
     newf = new.astype(x.dtype).astype(np.float64)
     hit = P.getitem_grad(xf, key, np.ones_like(newf))

@@ -333,8 +333,14 @@ class ControlFlow:
             # truths (``a and b`` as a condition, ``myc.frontend.lower.condition``): a
             # Python bool either way, whether it came from a NumPy bool or a Python one
             weak = AScalar(np.dtype(bool), True)
-            return SymBool(self.emit(P.select, [c, self._truth_node(x, loc),
-                                                self._truth_node(y, loc)], loc, abstract=weak))
+            tx, ty = self._truth_node(x, loc), self._truth_node(y, loc)
+            # ``a and b`` keeps ``a`` where it is false, ``a or b`` where it is true: a
+            # logical operation (no select of numbers: OpenCL runs those on the host)
+            if ty is c:
+                return SymBool(self.emit(P.and_, [c, tx], loc, abstract=weak))
+            if tx is c:
+                return SymBool(self.emit(P.or_, [c, ty], loc, abstract=weak))
+            return SymBool(self.emit(P.select, [c, tx, ty], loc, abstract=weak))
         if isinstance(x, Node) or isinstance(y, Node) or (_is_leaf(x) and _is_leaf(y)):
             if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
                 return x

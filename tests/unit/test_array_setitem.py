@@ -183,3 +183,35 @@ def test_scalars_read_before_the_write_keep_their_value():
         return a + np.sum(R) + np.sum(R2)
 
     assert myc.jit(f)(X) == f(X)
+
+
+def _write_in_while(x):
+    y = np.zeros(8)
+    k = 0
+    s = 0.0
+    while s < 3.0 and k < 8:   # data-dependent exit: the write at a run-time counter
+        s = s + abs(x[k % x.shape[0]])
+        y[k] = s
+        k += 1
+    return np.sum(y ** 2)
+
+
+def _write_on_a_branch(x):
+    y = np.zeros(x.shape[0])
+    cnt = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(3 * x.shape[0]):
+        j = i % x.shape[0]
+        cnt[j] += 1
+        if x[j] > 0:               # an if on data: the write on one side only
+            y[j] = y[j] + x[j] ** 2 * cnt[j]
+        else:
+            y[-1 - j] += x[j]
+    return np.sum(y * np.arange(x.shape[0]))
+
+
+@pytest.mark.parametrize("f", [_write_in_while, _write_on_a_branch])
+def test_writes_in_data_dependent_loops_and_branches(f):
+    x = np.array([0.7, -1.3, 2.1, -0.4, 1.1, 0.3])
+    for backend in ("interp", "cpu"):
+        assert myc.jit(f, backend=backend)(x) == pytest.approx(f(x), rel=1e-13)
+    check_grads(f, (x,))
