@@ -154,12 +154,27 @@ def _advanced_index(index: Node) -> bool:
     return False
 
 
+def _made_by(n: Node) -> str:
+    """The name of the primitive that applied ``n`` ("" for anything else)."""
+    if isinstance(n, Apply) and isinstance(n.inputs[0], Constant):
+        return getattr(n.inputs[0].value, "name", "")
+    return ""
+
+
 def _view_base(n: Node) -> Node | None:
     """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``),
     or None."""
     if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)):
         return None
     made_by = getattr(n.inputs[0].value, "name", "")
+    if made_by == "getitem":  # an item of what unpacking (``a, b = ...``) reads
+        box, at = n.inputs[1], n.inputs[2]
+        if _made_by(box) == "unpack":  # of a tuple made here: that item itself (``r0, r1
+            box = box.inputs[1]  # = x[0], x[1]``: r0 is x[0]); else the item of ``box``
+            if _made_by(box) == "make_tuple" and isinstance(at, Constant) and \
+                    type(at.value) is int and -len(box.inputs) < at.value < len(box.inputs) - 1:
+                return box.inputs[1:][at.value]
+            return box
     if made_by in ("reshape", "transpose") or (
             made_by == "getitem" and not _advanced_index(n.inputs[2])):
         return n.inputs[1]
@@ -174,14 +189,48 @@ def _view_family(n: Node) -> list[Node]:
     return out
 
 
+def _disjoint(a: Node, b: Node) -> bool:
+    """Are ``a`` and ``b`` elements of one container at different constant int indices
+    (``h, c = state``: a tuple's two items; ``x[0]`` and ``x[1]``: rows that do not
+    overlap)?"""
+    def picked(n: Node) -> Any:
+        if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
+                getattr(n.inputs[0].value, "name", "") == "getitem" and \
+                isinstance(n.inputs[2], Constant):
+            v = n.inputs[2].value
+            if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+                return int(v)
+        return None
+
+    i, j = picked(a), picked(b)
+    if i is None or j is None or i == j:
+        return False
+    box_a, box_b = a.inputs[1], b.inputs[1]
+    return box_a is box_b or (_made_by(box_a) == _made_by(box_b) == "unpack" and
+                              box_a.inputs[1] is box_b.inputs[1])
+
+
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
     """The other variables that CPython's in-place update of ``name`` (holding
     ``current``) could show the change through: views of the same memory -- the array
-    ``current`` is a view of, views of it or of that array (siblings too: which elements
-    they share is not asked)."""
-    family = {n.id for n in _view_family(current)}
-    return [other for other, node in env.vars.items() if other != name and
-            any(n.id in family for n in _view_family(node))]
+    ``current`` is a view of, views of it or of that array (siblings too, unless they
+    are items at two different int indices of their common container: ``h, c =
+    state`` or ``x[0]`` and ``x[1]`` do not overlap; other siblings' elements are not
+    compared)."""
+    family = _view_family(current)
+    where = {n.id: k for k, n in enumerate(family)}
+    out = []
+    for other, node in env.vars.items():
+        if other == name:
+            continue
+        theirs = _view_family(node)
+        for k, n in enumerate(theirs):
+            if n.id in where:
+                mine = where[n.id]
+                if not (mine > 0 and k > 0 and _disjoint(family[mine - 1], theirs[k - 1])):
+                    out.append(other)
+                break
+    return out
 
 
 @dataclass

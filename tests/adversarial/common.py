@@ -42,7 +42,6 @@ def fd_grad(fn, args, i):
 # program not listed here must have no evaluator call, one listed must still have some
 # (when it compiles after all, take it off the list).
 EVALUATOR: dict[str, str] = {
-    "sh_dot": "np.dot of arrays with more than 2 dimensions (some of its argument sets)",
     "e_np_power_py_scalars": "no shape rule for np_first (np.power of two Python scalars)",
     "t_aug_f32_by_f64": "no shape rule for aug_assign (a float32 array updated in place "
                         "by a float64 one)",

@@ -173,6 +173,51 @@ def test_views_that_would_see_the_write_are_refused(f):
         myc.jit(f)(X)
 
 
+def _unpacked_then_updated(x, state):
+    m, v = state  # two items of a tuple: no memory shared
+    m *= 0.9
+    a, b = np.ones_like(x), np.ones_like(x) + 1.0
+    a += x
+    s = np.sum(v * x) + np.sum(a)
+    r0, r1 = x[0], x[1]  # rows at two int indices do not overlap
+    r0 += 1.0
+    return s + np.sum(m) + np.sum(b) + np.sum(r1)
+
+
+def _unpacked_view_then_base(x):
+    r0, _r1 = x[0], x[1]
+    r0 += 1.0  # CPython writes x's first row
+    return np.sum(x)
+
+
+def _unpacked_overlapping_slices(x):
+    r0, r1 = x[0:2], x[1:3]
+    r0 += 1.0  # CPython writes the row r1 shares
+    return np.sum(r1)
+
+
+@pytest.mark.parametrize("f", [_unpacked_view_then_base, _unpacked_overlapping_slices])
+def test_views_made_by_unpacking_are_views(f):
+    """``r0, r1 = x[0], x[1]`` binds views as ``r0 = x[0]`` does: an in-place update of
+    ``r0`` refuses a later read of ``x`` (or of an overlapping slice), not a silent old
+    value."""
+    with pytest.raises(myc.MycValueError, match="updated in place"):
+        myc.jit(f)(np.arange(12.0).reshape(3, 4))
+
+
+def test_items_at_different_indices_are_not_views_of_each_other():
+    """``h, c = state; h *= 0.9`` then reading ``c``: the items of one tuple (or rows at
+    two int indices) share no memory, so the in-place update of one leaves the other's
+    read alone (it was refused as a shared array)."""
+    x = np.arange(4.0)
+    state = (np.linspace(0.0, 1.0, 4), np.linspace(2.0, 3.0, 4))
+    want = _unpacked_then_updated(x, (state[0].copy(), state[1].copy()))
+    assert myc.jit(_unpacked_then_updated)(x, state) == pytest.approx(want, rel=1e-12)
+    X2 = np.arange(12.0).reshape(3, 4)
+    assert myc.jit(_unpacked_then_updated)(X2, (X2, X2)) == pytest.approx(
+        _unpacked_then_updated(X2.copy(), (X2.copy(), X2.copy())), rel=1e-12)
+
+
 def test_scalars_read_before_the_write_keep_their_value():
     def f(x):
         R = np.zeros((3, 3))
