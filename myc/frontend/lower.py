@@ -29,6 +29,7 @@ import builtins as _builtins
 import functools
 import types
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -1438,27 +1439,23 @@ class FunctionLowerer:
         data (``while err > tol and it < n``: a NumPy bool and a Python bool would not
         merge, and the loop could not be a loop node)."""
         if isinstance(e, ast.BoolOp):
-            is_and = isinstance(e.op, ast.And)
-
-            def chain(values: list[ast.expr], b: Block) -> Node:
-                first = self.condition(values[0], b)
-                if len(values) == 1:
-                    return first
-                rest = self._lazy(b, values[1], "rhs", lambda bb: chain(values[1:], bb))
-                keep = self._lazy(b, values[0], "short", lambda bb: first)
-                return self._select(b, first, rest, keep, e) if is_and else \
-                    self._select(b, first, keep, rest, e)
-
-            return self.apply(block, P.truth, chain(e.values, block), node=e)
+            return self.apply(block, P.truth, self._short_circuit(e, block, self.condition),
+                              node=e)
         if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
             return self.apply(block, P.not_, self.condition(e.operand, block), node=e)
         return self.apply(block, P.truth, self.expr(e, block), node=e)
 
     def expr_BoolOp(self, e: ast.BoolOp, block: Block) -> Node:
+        return self._short_circuit(e, block, self.expr)
+
+    def _short_circuit(self, e: ast.BoolOp, block: Block, operand: Callable) -> Node:
+        """``a and b`` / ``a or b``, each operand lowered by ``operand`` (``expr``, or
+        ``condition`` where only the truth is read): the right side runs only when the
+        left one does not decide."""
         is_and = isinstance(e.op, ast.And)
 
         def chain(values: list[ast.expr], b: Block) -> Node:
-            first = self.expr(values[0], b)
+            first = operand(values[0], b)
             if len(values) == 1:
                 return first
             rest = self._lazy(b, values[1], "rhs", lambda bb: chain(values[1:], bb))
