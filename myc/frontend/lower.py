@@ -165,9 +165,7 @@ def _made_by(n: Node) -> str:
 def _view_base(n: Node) -> Node | None:
     """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``),
     or None."""
-    if not (isinstance(n, Apply) and isinstance(n.inputs[0], Constant)):
-        return None
-    made_by = getattr(n.inputs[0].value, "name", "")
+    made_by = _made_by(n)
     if made_by == "getitem":  # an item of what unpacking (``a, b = ...``) reads
         box, at = n.inputs[1], n.inputs[2]
         if _made_by(box) == "unpack":  # of a tuple made here: that item itself (``r0, r1
@@ -195,9 +193,7 @@ def _disjoint(a: Node, b: Node) -> bool:
     (``h, c = state``: a tuple's two items; ``x[0]`` and ``x[1]``: rows that do not
     overlap)?"""
     def picked(n: Node) -> Any:
-        if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
-                getattr(n.inputs[0].value, "name", "") == "getitem" and \
-                isinstance(n.inputs[2], Constant):
+        if _made_by(n) == "getitem" and isinstance(n.inputs[2], Constant):
             v = n.inputs[2].value
             if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
                 return int(v)

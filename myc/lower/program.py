@@ -84,13 +84,16 @@ class HostProgram:
     # its next run steps from Python: its native function, checked, is made at the run
     # after (a function called once never pays for it; ``lower``)
     lazy_native: bool = False
+    # called once when the native function is made at a run (the runtime stores the
+    # program again, machine code and all); not pickled
+    on_native: Any = field(default=None, repr=False, compare=False)
 
     def __getstate__(self):
         state = dict(self.__dict__)
         state["graph"] = None
         state.pop("_flat", None)  # made again on first run
         state.pop("_pending", None)  # checked again when it is made
-        state.pop("on_native", None)  # the runtime's, in this process
+        state["on_native"] = None  # the runtime's, in this process
         # the native function is made again on first run, from its plan (machine code
         # and buffer sizes) when it was built: no LLVM module to build or print
         native = state.pop("_native", None)
@@ -110,8 +113,7 @@ class HostProgram:
 
     def _native_now(self):
         """``native`` for a run: None at the first run of a ``lazy_native`` program;
-        the runtime's ``on_native`` told when the function is made at a run (to store
-        the program again, machine code and all)."""
+        ``on_native`` called when the function is made at a run."""
         if self.lazy_native:
             self.lazy_native = False
             return None
@@ -119,7 +121,7 @@ class HostProgram:
             return self._native
         made = "_native_plan" not in self.__dict__
         native = self.native
-        hook = self.__dict__.pop("on_native", None)
+        hook, self.on_native = self.on_native, None
         if made and native is not None and hook is not None:
             hook()
         return native
