@@ -33,9 +33,11 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycError
+from myc.infer import stacked
 from myc.infer.masked import WHY as MASK_WHY
 from myc.infer.masked import Masked, MaskedLen
 from myc.infer.signature import GraphBreak
+from myc.infer.stacked import StackList
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of
@@ -235,6 +237,9 @@ def _is_leaf(v: Any) -> bool:
 
 def flatten(v: Any, leaves: list[Any]) -> Any:
     """``v``'s structure with numeric leaves (symbolic or not) replaced by their index."""
+    if isinstance(v, StackList):  # a list a loop appends to: its count and buffers
+        return ("g", v.meta, flatten(v.count, leaves)) + tuple(flatten(b, leaves)
+                                                              for b in v.buffers)
     if is_container(v):  # a list, dict or namedtuple: its kind and keys are structure
         return ("s", container_meta(v)) + tuple(flatten(x, leaves) for x in v)
     if isinstance(v, tuple):
@@ -263,6 +268,9 @@ def unflatten(s: Any, leaves) -> Any:
         return next(leaves)
     if tag == "m":
         return MaybeUndef(next(leaves), next(leaves))
+    if tag == "g":
+        return StackList(s[1], unflatten(s[2], leaves),
+                         tuple(unflatten(x, leaves) for x in s[3:]))
     return s[1]
 
 
@@ -277,6 +285,8 @@ def same_structure(a: Any, b: Any) -> bool:
                                                                              strict=True))
     if a[0] in ("v", "m"):
         return True  # leaves are compared one by one
+    if a[0] == "g":
+        return a[1] is b[1] and len(a) == len(b)
     return _same_value(a[1], b[1])
 
 
@@ -560,6 +570,8 @@ class ControlFlow:
             try:
                 return self.run_loop(chosen.fn, chosen.call_args, loc, ctx, scope)
             except GraphBreak as brk:
+                if os.environ.get("MYC_DEBUG_LOOPS"):
+                    print("loop break:", brk, getattr(brk, "loc", None))
                 if self.strict_loops:
                     # a gradient's loop carries its backpropagators: the adjoint route
                     # (``myc.infer.adjoint``) keeps it a loop with a tape instead
@@ -582,17 +594,28 @@ class ControlFlow:
         leaves0: list[Any] = []
         struct0 = flatten(args, leaves0)
         variant = [isinstance(v, Node) for v in leaves0]
-        for _ in range(8):
+        stacking = False
+        for _ in range(10):
             body = Graph(f"{fn.graph.name}:loop", None, loc)
             state = leaf_parameters(body, leaves0, variant, "s")
             saved, saved_path = self.trace, self.path
             self.trace, self.path = body, None  # the body runs only while the loop runs
             try:
-                out = self.call(fn, unflatten(struct0, iter(state)), loc,
-                                Scope(fn.graph, True))
+                inputs = unflatten(struct0, iter(state))
+                try:
+                    out = self.call(fn, inputs, loc, Scope(fn.graph, True))
+                except GraphBreak as brk:
+                    if stacking and getattr(brk, "grown", None) is None:
+                        brk.grown = next(a.meta.grown for a in args
+                                         if isinstance(a, StackList))
+                    raise
                 kinds = self.exit_kinds(out, fn.graph, [])
                 go, nxt, payloads, which = self.collapse(out, fn.graph, kinds, loc)
                 exit_ = (kinds, payloads, which) if kinds else None
+                if stacking:
+                    stacked.check_exits(payloads, loc)
+                    if nxt is not None:
+                        nxt = stacked.commit(self, nxt, loc)
                 if go is True or go is False:
                     go = Constant(go)
             except NoMerge as exc:
@@ -632,9 +655,21 @@ class ControlFlow:
                 variant = [isinstance(v, Node) for v in leaves0]
                 continue
             if not same_structure(struct0, struct1):
-                brk = GraphBreak("a loop variable changes kind between iterations", loc)
-                brk.grown = _grown_container(fn.graph, struct0, struct1)
-                raise brk
+                grown = _grown_container(fn.graph, struct0, struct1)
+                conv = stacked.convert(args, inputs, nxt, grown) if self.stack_lists \
+                    and grown is not None and grown[1] == "list" else None
+                if conv is None:
+                    brk = GraphBreak("a loop variable changes kind between iterations", loc)
+                    brk.grown = grown
+                    raise brk
+                # a list the loop appends to: carried as stacked arrays
+                # (``myc.infer.stacked``), once the loop's trip count is known
+                stacking = True
+                args = conv
+                leaves0 = []
+                struct0 = flatten(args, leaves0)
+                variant = [isinstance(v, Node) for v in leaves0]
+                continue
             widened = False
             for i, (v0, v1) in enumerate(zip(leaves0, leaves1, strict=True)):
                 a0, a1 = abstract_leaf(v0), abstract_leaf(v1)
@@ -664,6 +699,18 @@ class ControlFlow:
                                          loc)
                     variant[i] = True
                     widened = True
+            if not widened and stacking and stacked.unsized(args):
+                trips = stacked.trip_count(go, state, leaves0, leaves1)
+                if trips is None:
+                    brk = GraphBreak("a list grows in a loop whose trip count is not "
+                                     "static", loc)
+                    brk.grown = args[stacked.unsized(args)[0]].meta.grown
+                    raise brk
+                args = stacked.size(self, args, trips, loc)
+                leaves0 = []
+                struct0 = flatten(args, leaves0)
+                variant = [isinstance(v, Node) for v in leaves0]
+                continue
             if not widened:
                 break
         else:
@@ -780,6 +827,7 @@ class ControlFlow:
                         for k, n in enumerate(ex_nodes)])
         values = [unflatten(struct, iter([next(results) if isinstance(v, Node) else v
                                           for v in leaves])) for struct, leaves in flat]
+        values = [stacked.materialize(self, v, loc) for v in values]
         if not several:
             kind, target = kinds[0]
             return ("tail", target if kind == "jump" else None, values[0])

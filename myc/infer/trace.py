@@ -96,6 +96,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         self._init_calls()
         self.typed_calls = typed_calls
         self.loops: list = []
+        # lists made after a loop node from its stacked appends: id -> (list, rows)
+        self.stacked_lists: dict[int, tuple] = {}
         # loop mode needs symbolic decisions; guarded mode takes them on concrete values
         self.headers = set() if concrete else loop_headers(self.plans)
         self.trace = Graph(f"{root.name}:typed", None, root.loc)
@@ -263,6 +265,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
     count = 0
     strict_loops = False  # a loop chosen to stay a loop that cannot: break, not unroll
+    stack_lists = True  # lists a loop appends to carried as arrays (``myc.infer.stacked``)
 
     user_loc: Location | None = None
 
@@ -359,6 +362,14 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         if self.forms is not None:
             self.note_int_arith(name, args, node)
         return node
+
+    def p_stacked_rows(self, args, loc):
+        """A list a loop node appended to, as its buffers (``myc.infer.stacked``); not
+        in a program the AD transform made (its lists' cotangents are per item)."""
+        entry = self.stacked_lists.get(id(args[0]))
+        if entry is None or entry[0] is not args[0] or self.strict_loops:
+            return None
+        return entry[1]
 
     def p_after(self, args, loc):
         """A function's result after its effects: the token is kept as an output."""

@@ -1,0 +1,246 @@
+"""Lists that a loop appends to, carried by a ``loop`` node as stacked arrays.
+
+``hs = []; for t in range(n): h = step(h, x[t]); hs.append(h)`` changes the list's
+length every iteration, and a list's length is part of a value's structure: such a loop
+could only be unrolled, every iteration its own operations (an RNN over 50 steps, an
+ODE solver's 48 stages: thousands of operations, seconds of compile time).  JAX makes
+users write ``lax.scan``; here the tracer sees the same thing in the plain loop.
+
+When a loop's trip count is static (a ``for`` over a ``range`` whose bounds are known,
+no data-dependent exit) and each iteration appends the same number of arrays of one
+type, each append slot becomes a ``(trips, *shape)`` buffer carried by the loop with a
+count of the iterations done: an append writes row ``count``.  After the loop the list
+is its items from before the loop followed by the buffers' rows, in the order they were
+appended -- an ordinary list again, so nothing after the loop changes.  Inside the loop
+the list can only be appended to: reading it (``hs[-1]``, ``len(hs)``) stops the
+conversion (a ``GraphBreak``), and the loop is unrolled as before.
+
+Each append is a ``where`` over the buffer (a fused kernel, ``O(trips x item)`` an
+iteration), and a gradient's tape stores the buffers every iteration, so the stacking is
+refused past ``MAX_TAPE`` elements (``trips**2 x item``); such loops unroll, as before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from myc.infer.signature import GraphBreak
+from myc.ir.nodes import Apply, Node, Parameter
+from myc.prims import P
+from myc.prims.abstract import AArray, AScalar, abstract_of
+from myc.prims.containers import ListValue
+
+# trips**2 x item elements: past this the buffers a gradient tapes grow too large
+MAX_TAPE = 1 << 24
+
+
+class StackMeta:
+    """The structure of a stacked list: compared by identity between iterations."""
+
+    __slots__ = ("prefix", "k", "slots", "trips", "grown")
+
+    def __init__(self, prefix: tuple, k: int, grown: Any, slots: list | None = None,
+                 trips: int | None = None):
+        self.prefix = prefix  # the items before the loop (values of the outer program)
+        self.k = k  # items appended per iteration
+        self.grown = grown  # (variable name, "list"): for the error of a dynamic loop
+        self.slots = slots  # the abstract value of each append slot
+        self.trips = trips  # the loop's static trip count, once known
+
+
+class StackList:
+    """A list inside a loop body: its items from before the loop (``meta.prefix``), the
+    buffers of the items appended by earlier iterations, and this iteration's appends
+    (``pending``).  It only supports being appended to."""
+
+    __slots__ = ("meta", "count", "buffers", "pending")
+    myc_container_kind = "list"  # what ``container_kind`` reports (``list.append``)
+
+    def __init__(self, meta: StackMeta, count: Any, buffers: tuple, pending: tuple = ()):
+        self.meta = meta
+        self.count = count
+        self.buffers = buffers
+        self.pending = pending
+
+    def __add__(self, other: Any) -> StackList:
+        # ``x + [value]``: myc/frontend/py_library.py ``append``
+        if type(other) is not ListValue:
+            _read()
+        return StackList(self.meta, self.count, self.buffers, self.pending + tuple(other))
+
+    def __len__(self) -> int:
+        _read()
+
+    def __iter__(self):
+        _read()
+
+    def __getitem__(self, key: Any) -> Any:
+        _read()
+
+    def __radd__(self, other: Any) -> Any:
+        _read()
+
+    def __eq__(self, other: Any) -> bool:
+        _read()
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _read() -> Any:
+    raise GraphBreak("a list appended to in a loop is read inside the loop")
+
+
+def holds_stack(v: Any) -> bool:
+    if isinstance(v, StackList):
+        return True
+    if isinstance(v, (tuple, list)):
+        return any(holds_stack(x) for x in v)
+    if isinstance(v, dict):
+        return any(holds_stack(x) for x in v.values())
+    return False
+
+
+def convert(args: list[Any], inputs: list[Any], nxt: list[Any], grown: Any) -> list | None:
+    """``args`` with each top-level list that one iteration only appended to (``inputs``
+    as the body saw them, ``nxt`` what it passed on) made a ``StackList`` whose trip
+    count is not yet known; None if there is none."""
+    out = list(args)
+    changed = False
+    for i, (a, seen, n) in enumerate(zip(args, inputs, nxt, strict=True)):
+        if type(a) is ListValue and type(n) is ListValue and type(seen) is ListValue:
+            n0 = len(a)
+            if len(n) > n0 and all(x is y for x, y in zip(n[:n0], seen, strict=False)):
+                out[i] = StackList(StackMeta(tuple(a), len(n) - n0, grown), 0, ())
+                changed = True
+                continue
+    # (another variable changing structure fails the next iteration's check)
+    return out if changed else None
+
+
+def commit(tracer: Any, nxt: list[Any], loc: Any) -> list[Any]:
+    """One iteration's appends written into the buffers (into the body being traced)."""
+    out = []
+    for v in nxt:
+        if not isinstance(v, StackList):
+            if holds_stack(v):
+                raise GraphBreak("a list appended to in a loop is held in another value",
+                                 loc)
+            out.append(v)
+            continue
+        meta = v.meta
+        if len(v.pending) != meta.k:
+            raise GraphBreak("a loop appends to a list a different number of times on "
+                             "different paths", loc)
+        slots = []
+        for x in v.pending:
+            a = x.abstract if isinstance(x, Node) else abstract_of(x)
+            if not isinstance(a, (AArray, AScalar)) or getattr(a, "weak", False):
+                raise GraphBreak("a loop appends a Python value to a list", loc)
+            slots.append(a)
+        count = tracer.emit(P.add, [v.count, 1], loc) if isinstance(v.count, Node) \
+            else v.count + 1
+        if meta.trips is None:  # the shapes are being learned: nothing is stored yet
+            meta.slots = slots
+            out.append(StackList(meta, count, ()))
+            continue
+        if slots != meta.slots:
+            raise GraphBreak("a loop appends values of different types to a list", loc)
+        bufs = []
+        for buf, x, a in zip(v.buffers, v.pending, slots, strict=True):
+            rows = np.arange(meta.trips).reshape((meta.trips,) + (1,) * len(_shape(a)))
+            hit = tracer.call_prim(P.eq, [rows, v.count], loc)
+            bufs.append(tracer.call_prim(P.where, [hit, x, buf], loc))
+        out.append(StackList(meta, count, tuple(bufs)))
+    return out
+
+
+def check_exits(payloads: dict, loc: Any) -> None:
+    for v in payloads.values():
+        if _pending(v):
+            raise GraphBreak("a loop leaves right after appending to a list", loc)
+
+
+def _pending(v: Any) -> bool:
+    if isinstance(v, StackList):
+        return bool(v.pending)
+    if isinstance(v, (tuple, list)):
+        return any(_pending(x) for x in v)
+    if isinstance(v, dict):
+        return any(_pending(x) for x in v.values())
+    return False
+
+
+def unsized(args: list[Any]) -> list[int]:
+    return [i for i, a in enumerate(args) if isinstance(a, StackList) and
+            a.meta.trips is None]
+
+
+def trip_count(go: Any, state: list[Any], leaves0: list[Any], leaves1: list[Any]) -> int | None:
+    """The static trip count of a loop whose condition is ``counter < n`` with ``n`` a
+    constant and the counter a loop variable starting at a constant, stepped by 1."""
+    if isinstance(go, Apply) and go.inputs[0].value is P.select and \
+            getattr(go.inputs[2], "value", None) is True and \
+            getattr(go.inputs[3], "value", None) is False:
+        go = go.inputs[1]  # ``True if c else False``: the branch to the body or the exit
+    if not isinstance(go, Apply) or go.inputs[0].value is not P.lt:
+        return None
+    c, n = go.inputs[1], go.inputs[2]
+    n = getattr(n, "value", n)
+    if not isinstance(c, Parameter) or isinstance(n, Node) or \
+            not isinstance(n, (int, np.integer)) or isinstance(n, bool):
+        return None
+    for j, p in enumerate(state):
+        if p is not c:
+            continue
+        c0, c1 = leaves0[j], leaves1[j]
+        if isinstance(c0, Node) or not isinstance(c0, (int, np.integer)):
+            return None
+        if not (isinstance(c1, Apply) and c1.inputs[0].value is P.add and
+                c1.inputs[1] is c and getattr(c1.inputs[2], "value", None) == 1):
+            return None
+        return max(int(n) - int(c0), 0)
+    return None
+
+
+def size(tracer: Any, args: list[Any], trips: int, loc: Any) -> list[Any]:
+    """``args`` with the unsized stacked lists given their trip count and buffers."""
+    out = list(args)
+    for i in unsized(args):
+        meta = args[i].meta
+        if meta.slots is None:
+            raise GraphBreak("a loop's appends were never traced", loc)
+        elems = sum(int(np.prod(_shape(a), dtype=np.int64)) for a in meta.slots)
+        if trips * trips * max(elems, 1) > MAX_TAPE:
+            raise GraphBreak("a list appended to in a loop is too long to carry", loc)
+        new = StackMeta(meta.prefix, meta.k, meta.grown, meta.slots, trips)
+        bufs = tuple(tracer.emit(P.zeros, [(trips,) + _shape(a), a.dtype], loc,
+                                 abstract=AArray(a.dtype, (trips,) + _shape(a)))
+                     for a in meta.slots)
+        out[i] = StackList(new, 0, bufs)
+    return out
+
+
+def _shape(a: Any) -> tuple:
+    return tuple(a.shape) if isinstance(a, AArray) else ()
+
+
+def materialize(tracer: Any, v: Any, loc: Any) -> Any:
+    """``v`` with each stacked list after its loop made the list it stands for."""
+    if isinstance(v, StackList):
+        meta = v.meta
+        rows = []
+        for t in range(meta.trips):
+            for buf, a in zip(v.buffers, meta.slots, strict=True):
+                rows.append(tracer.emit(P.getitem, [buf, t], loc, abstract=a))
+        out = ListValue(meta.prefix + tuple(rows))
+        tracer.stacked_lists[id(out)] = (out, (ListValue(meta.prefix), tuple(v.buffers)))
+        return out
+    if isinstance(v, tuple) and holds_stack(v):
+        from myc.prims.containers import like
+
+        return like(v, [materialize(tracer, x, loc) for x in v])
+    if isinstance(v, list) and holds_stack(v):
+        return [materialize(tracer, x, loc) for x in v]
+    return v
