@@ -164,8 +164,9 @@ class Recursion:
             state = leaf_parameters(body, leaves, variant, "a")
             met: set = set()
             self.building.append((tf, met))
-            saved = (self.trace, self.path, self.loops, self.spec_depth)
+            saved = (self.trace, self.path, self.loops, self.spec_depth, self.outer_traces)
             self.trace, self.path, self.loops, self.spec_depth = body, None, [], 0
+            self.outer_traces = []  # a typed function's program: nothing is hoisted out
             try:
                 out = self.call(fn, list(unflatten(struct, iter(state))), loc, None)
             except PendingResult as exc:
@@ -174,7 +175,8 @@ class Recursion:
                                      "calling itself", loc) from None
                 raise
             finally:
-                self.trace, self.path, self.loops, self.spec_depth = saved
+                self.trace, self.path, self.loops, self.spec_depth, self.outer_traces = \
+                    saved
                 self.building.pop()
             out = self.returned(out, loc)
             res_leaves: list[Any] = []

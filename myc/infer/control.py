@@ -600,6 +600,7 @@ class ControlFlow:
             state = leaf_parameters(body, leaves0, variant, "s")
             saved, saved_path = self.trace, self.path
             self.trace, self.path = body, None  # the body runs only while the loop runs
+            self.outer_traces.append(saved)
             try:
                 inputs = unflatten(struct0, iter(state))
                 try:
@@ -622,6 +623,7 @@ class ControlFlow:
                 raise GraphBreak(f"a loop's branches do not agree: {exc}", loc) from None
             finally:
                 self.trace, self.path = saved, saved_path
+                self.outer_traces.pop()
             if nxt is None:
                 raise GraphBreak("a loop body that never continues", loc)
             nxt = [MaybeUndef(v, True) if isinstance(a, MaybeUndef) and

@@ -98,6 +98,9 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         self.loops: list = []
         # lists made after a loop node from its stacked appends: id -> (list, rows)
         self.stacked_lists: dict[int, tuple] = {}
+        # lists indexed by a run-time int, stacked (``rows_of``): item ids -> array
+        self.stacked_items: dict[tuple, tuple] = {}
+        self.outer_traces: list[Graph] = []  # the programs a loop body is traced within
         # loop mode needs symbolic decisions; guarded mode takes them on concrete values
         self.headers = set() if concrete else loop_headers(self.plans)
         self.trace = Graph(f"{root.name}:typed", None, root.loc)
@@ -397,12 +400,57 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             if has_sym(index):
                 if self.concrete:
                     return self.decide(P.getitem, args, loc)
+                rows = self.rows_of(x, index, loc)
+                if rows is not None:
+                    return self.emit(P.getitem, [rows, index], loc)
                 raise GraphBreak("a tuple is indexed by array or float data", loc)
             return Interpreter.call_prim(P.getitem, args, loc)
         sel = self.masked_getitem(x, index)
         if sel is not None:
             return sel
         return self.emit(P.getitem, args, loc)
+
+    def rows_of(self, x: tuple, index: Any, loc) -> Node | None:
+        """A list or tuple of arrays of one type, indexed by a run-time int (``for x in
+        steps`` in a loop node): its items stacked into one array (``x[i]`` is then its
+        row ``i``, with NumPy's negative indices and bounds, as the list's), made once
+        before the loops whose bodies do not make the items."""
+        if not (isinstance(index, Node) and isinstance(index.abstract, AScalar) and
+                index.abstract.dtype.kind in "iu") or len(x) == 0 or \
+                any(not isinstance(v, (Node, np.ndarray, np.generic)) for v in x):
+            return None
+        a = [v.abstract if isinstance(v, Node) else abstract_of(v) for v in x]
+        if any(not isinstance(b, (AArray, AScalar)) or getattr(b, "weak", False) or
+               b != a[0] for b in a):
+            return None
+        key = tuple(id(v) for v in x)
+        hit = self.stacked_items.get(key)
+        if hit is not None and hit[0] == [id(g) for g in self.open_traces()] and \
+                all(u is v for u, v in zip(hit[2], x, strict=True)):
+            return hit[1]
+        # the innermost trace that made an item: the stack is emitted there
+        traces = self.open_traces()
+        depth = 0
+        for v in x:
+            if isinstance(v, Node):
+                k = next((i for i, g in enumerate(traces) if v.graph is g), None)
+                if k is None:
+                    return None
+                depth = max(depth, k)
+        shape = (1,) + tuple(a[0].shape or ())
+        saved = self.trace
+        self.trace = traces[depth]
+        try:
+            parts = tuple(self.emit(P.reshape, [v, shape], loc) for v in x)
+            rows = self.emit(P.concatenate, [parts, 0], loc)
+        finally:
+            self.trace = saved
+        self.stacked_items[key] = ([id(g) for g in traces], rows, x)
+        return rows
+
+    def open_traces(self) -> list[Graph]:
+        """The programs being traced, outermost first (loop bodies inside them)."""
+        return [*self.outer_traces, self.trace]
 
     def p_basic_index(self, args, loc):
         """``P.basic_index`` on an index holding run-time ints or dynamic slices: the
