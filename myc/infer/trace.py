@@ -341,6 +341,9 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
                 raise MycTypeError(DICT_OPERAND.format(keys=list(x.keys_)), loc)
             if type(x) is tuple or type(x) is ListValue:
+                whole = self.stacked_array(x, loc)
+                if whole is not None:
+                    return whole
                 return self.call_prim(P.array, [x, None], loc)
             return x
         if self.selections and name not in _PLUMBING and any(holds_masked(a) for a in args):
@@ -365,6 +368,37 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         if self.forms is not None:
             self.note_int_arith(name, args, node)
         return node
+
+    def p_array(self, args, loc):
+        if args[1] is None and isinstance(args[0], tuple):
+            whole = self.stacked_array(args[0], loc)
+            if whole is not None:
+                return whole
+        return self.emit(P.array, args, loc)
+
+    def stacked_array(self, x: Any, loc) -> Node | None:
+        """``np.array(hs)`` of a list a loop node appended to: its buffers whole (the
+        rows of each iteration in turn), after the items from before the loop."""
+        rows = self.p_stacked_rows([x], loc)
+        if rows is None:
+            return None
+        before, bufs = rows
+        a = bufs[0].abstract
+        item = tuple(a.shape[1:])
+        if any(b.abstract != a for b in bufs) or any(
+                (v.abstract if isinstance(v, Node) else abstract_of(v)) !=
+                (AArray(a.dtype, item) if item else AScalar(a.dtype, False))
+                for v in before):
+            return None
+        body = bufs[0]
+        if len(bufs) > 1:
+            parts = tuple(self.emit(P.reshape, [b, (a.shape[0], 1, *item)], loc) for b in bufs)
+            body = self.emit(P.reshape, [self.emit(P.concatenate, [parts, 1], loc),
+                                         (-1, *item)], loc)
+        if not before:
+            return body
+        parts = tuple(self.emit(P.reshape, [v, (1, *item)], loc) for v in before)
+        return self.emit(P.concatenate, [(*parts, body), 0], loc)
 
     def p_stacked_rows(self, args, loc):
         """A list a loop node appended to, as its buffers (``myc.infer.stacked``); not

@@ -54,6 +54,20 @@ def scalars_appended(W, xs, h0):
     return np.sum(np.array(losses) * np.linspace(0.0, 1.0, len(losses))) + sum(losses)
 
 
+def as_arrays(W, xs, h0):
+    h = h0
+    hs = [h0, 2.0 * h0]
+    ls = []
+    for t in range(xs.shape[0]):
+        h = np.tanh(W @ h + xs[t])
+        h = np.tanh(W @ h - xs[t])
+        hs.append(h)
+        hs.append(np.sin(h))
+        ls.append(np.sum(h))
+    A = np.array(hs)                         # np.array of the list: the buffers whole
+    return np.sum(A * np.arange(A.shape[0])[:, None]) + np.sum(np.array(ls) ** 2)
+
+
 def over_a_list(W, steps, h0):
     h = h0
     hs = []
@@ -102,14 +116,14 @@ def _loops(f, *args) -> int:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended])
+@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays])
 def test_appending_loops_are_loop_nodes(f, backend):
     args = _args()
     assert _loops(f, *args) == 1, myc.ir(f, *args, stage="typed")[:2000]
     np.testing.assert_allclose(myc.jit(f, backend=backend)(*args), f(*args), rtol=1e-10)
 
 
-@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended])
+@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays])
 def test_gradients_through_appending_loops(f):
     check_grads(f, _args(n=140), argnums=(0, 1, 2), modes=("rev",))
 
@@ -142,3 +156,10 @@ def test_what_is_not_stacked_still_runs(f):
 def test_a_list_growing_in_a_data_dependent_loop_is_refused():
     with pytest.raises(MycTypeError, match="changes length in a loop whose trip count"):
         myc.jit(grows_with_data)(np.ones(4))
+
+
+def test_the_stacked_list_is_taken_whole():
+    args = _args()
+    for f in (rnn, as_arrays):
+        text = myc.ir(f, *args, stage="optimized")
+        assert text.count("getitem(") < 10, text
