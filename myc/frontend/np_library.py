@@ -78,16 +78,6 @@ def atleast_2d(a):
 
 
 def stack(arrays, axis=0):
-    rows = P.stacked_rows(arrays)
-    if rows is not None and axis == 0:
-        # the list a loop appended to: its buffers, the rows of each iteration in turn
-        before, bufs = rows
-        body = bufs[0]
-        if len(bufs) > 1:
-            body = np.reshape(stack(bufs, 1), (-1,) + np.shape(bufs[0])[1:])
-        if len(before) == 0:
-            return body
-        return np.concatenate(tuple(np.expand_dims(a, 0) for a in before) + (body,), 0)
     parts = ()
     for a in arrays:
         parts = parts + (np.reshape(a, P.expand_dims_shape(np.shape(a), axis)),)

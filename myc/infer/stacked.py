@@ -234,9 +234,7 @@ def materialize(tracer: Any, v: Any, loc: Any) -> Any:
         for t in range(meta.trips):
             for buf, a in zip(v.buffers, meta.slots, strict=True):
                 rows.append(tracer.emit(P.getitem, [buf, t], loc, abstract=a))
-        out = ListValue(meta.prefix + tuple(rows))
-        tracer.stacked_lists[id(out)] = (out, (ListValue(meta.prefix), tuple(v.buffers)))
-        return out
+        return ListValue(meta.prefix + tuple(rows))
     if isinstance(v, tuple) and holds_stack(v):
         from myc.prims.containers import like
 
@@ -244,3 +242,82 @@ def materialize(tracer: Any, v: Any, loc: Any) -> Any:
     if isinstance(v, list) and holds_stack(v):
         return [materialize(tracer, x, loc) for x in v]
     return v
+
+
+def whole_rows(parts: tuple, item_of) -> list:
+    """``parts`` with each run of rows that covers arrays ``B_0..B_k-1`` of one type,
+    row ``t`` of each in turn (``B_0[0], B_1[0], B_0[1], ...``: the order a loop
+    appending ``k`` items an iteration made them) replaced by ``RowsOf(B_0..B_k-1)``
+    (``item_of(part)``: ``(array, row)`` or None).  Exact -- the same values -- so any
+    program, a transform's too, may be rewritten so."""
+    out: list[Any] = []
+    i = 0
+    while i < len(parts):
+        bufs = _run_at(parts, i, item_of)
+        if bufs is not None:
+            out.append(RowsOf(bufs))
+            i += len(bufs) * bufs[0].abstract.shape[0]
+            continue
+        out.append(parts[i])
+        i += 1
+    return out
+
+
+class RowsOf:
+    """The rows of ``bufs``, row ``t`` of each in turn (``whole_rows``)."""
+
+    def __init__(self, bufs: list):
+        self.bufs = bufs
+
+
+def _run_at(parts: tuple, i: int, item_of) -> list | None:
+    bufs: list[Any] = []
+    while i + len(bufs) < len(parts):
+        hit = item_of(parts[i + len(bufs)])
+        if hit is None or hit[1] != 0 or any(hit[0] is b for b in bufs) or (
+                bufs and hit[0].abstract != bufs[0].abstract):
+            break
+        bufs.append(hit[0])
+    if not bufs:
+        return None
+    trips, k = bufs[0].abstract.shape[0], len(bufs)
+    if i + trips * k > len(parts):
+        return None
+    for t in range(trips):
+        for j, b in enumerate(bufs):
+            hit = item_of(parts[i + t * k + j])
+            if hit is None or hit[0] is not b or hit[1] != t:
+                return None
+    return bufs
+
+
+def emit_rows(tracer: Any, rows: RowsOf, loc: Any) -> Any:
+    """The array of ``rows``: one buffer itself; several, interleaved by row."""
+    bufs = rows.bufs
+    if len(bufs) == 1:
+        return bufs[0]
+    shape = tuple(bufs[0].abstract.shape)
+    cols = tuple(tracer.emit(P.reshape, [b, (shape[0], 1, *shape[1:])], loc) for b in bufs)
+    return tracer.emit(P.reshape, [tracer.emit(P.concatenate, [cols, 1], loc),
+                                   (shape[0] * len(bufs), *shape[1:])], loc)
+
+
+def row_of(v: Any) -> tuple | None:
+    """``(B, t)`` when ``v`` is ``B[t]`` for a constant ``t`` (``B`` an array)."""
+    if isinstance(v, Apply) and v.inputs[0].value is P.getitem:
+        b, t = v.inputs[1], v.inputs[2]
+        t = getattr(t, "value", None) if not isinstance(t, Apply) else None
+        if isinstance(b.abstract, AArray) and isinstance(t, int) and \
+                not isinstance(t, bool) and t >= 0:
+            return b, t
+    return None
+
+
+def unit_row_of(v: Any) -> tuple | None:
+    """``(B, t)`` when ``v`` is ``B[t]`` reshaped with a leading axis of 1."""
+    if isinstance(v, Apply) and v.inputs[0].value is P.reshape:
+        hit = row_of(v.inputs[1])
+        if hit is not None and isinstance(v.abstract, AArray) and \
+                tuple(v.abstract.shape) == (1, *hit[0].abstract.shape[1:]):
+            return hit
+    return None

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import LIBRARY_DIRS, Location, MycError, MycSyntaxError, MycTypeError, MycValueError
+from myc.infer import stacked
 from myc.infer.calls import Recursion
 from myc.infer.control import (
     ControlFlow,
@@ -96,8 +97,6 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         self._init_calls()
         self.typed_calls = typed_calls
         self.loops: list = []
-        # lists made after a loop node from its stacked appends: id -> (list, rows)
-        self.stacked_lists: dict[int, tuple] = {}
         # lists indexed by a run-time int, stacked (``rows_of``): item ids -> array
         self.stacked_items: dict[tuple, tuple] = {}
         self.outer_traces: list[Graph] = []  # the programs a loop body is traced within
@@ -341,9 +340,6 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
                 raise MycTypeError(DICT_OPERAND.format(keys=list(x.keys_)), loc)
             if type(x) is tuple or type(x) is ListValue:
-                whole = self.stacked_array(x, loc)
-                if whole is not None:
-                    return whole
                 return self.call_prim(P.array, [x, None], loc)
             return x
         if self.selections and name not in _PLUMBING and any(holds_masked(a) for a in args):
@@ -370,43 +366,36 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         return node
 
     def p_array(self, args, loc):
-        if args[1] is None and isinstance(args[0], tuple):
-            whole = self.stacked_array(args[0], loc)
-            if whole is not None:
-                return whole
+        """``np.array`` of items that are the rows of one array, in order (a list a loop
+        node appended to: ``myc.infer.stacked``): that array, whole."""
+        items = args[0]
+        if args[1] is None and isinstance(items, tuple) and len(items) > 1 and \
+                all(isinstance(v, Node) for v in items):
+            a = items[0].abstract
+            if all(v.abstract == a for v in items) and (
+                    isinstance(a, AArray) or (isinstance(a, AScalar) and not a.weak)):
+                parts = stacked.whole_rows(items, stacked.row_of)
+                if len(parts) < len(items):
+                    shape = (1, *(a.shape or ()))
+                    parts = [stacked.emit_rows(self, p, loc) if isinstance(p, stacked.RowsOf)
+                             else self.emit(P.reshape, [p, shape], loc) for p in parts]
+                    return parts[0] if len(parts) == 1 else \
+                        self.emit(P.concatenate, [tuple(parts), 0], loc)
         return self.emit(P.array, args, loc)
 
-    def stacked_array(self, x: Any, loc) -> Node | None:
-        """``np.array(hs)`` of a list a loop node appended to: its buffers whole (the
-        rows of each iteration in turn), after the items from before the loop."""
-        rows = self.p_stacked_rows([x], loc)
-        if rows is None:
-            return None
-        before, bufs = rows
-        a = bufs[0].abstract
-        item = tuple(a.shape[1:])
-        if any(b.abstract != a for b in bufs) or any(
-                (v.abstract if isinstance(v, Node) else abstract_of(v)) !=
-                (AArray(a.dtype, item) if item else AScalar(a.dtype, False))
-                for v in before):
-            return None
-        body = bufs[0]
-        if len(bufs) > 1:
-            parts = tuple(self.emit(P.reshape, [b, (a.shape[0], 1, *item)], loc) for b in bufs)
-            body = self.emit(P.reshape, [self.emit(P.concatenate, [parts, 1], loc),
-                                         (-1, *item)], loc)
-        if not before:
-            return body
-        parts = tuple(self.emit(P.reshape, [v, (1, *item)], loc) for v in before)
-        return self.emit(P.concatenate, [(*parts, body), 0], loc)
-
-    def p_stacked_rows(self, args, loc):
-        """A list a loop node appended to, as its buffers (``myc.infer.stacked``); not
-        in a program the AD transform made (its lists' cotangents are per item)."""
-        entry = self.stacked_lists.get(id(args[0]))
-        if entry is None or entry[0] is not args[0] or self.strict_loops:
-            return None
-        return entry[1]
+    def p_concatenate(self, args, loc):
+        """Rows of one array, reshaped to a leading axis of 1 and joined in order
+        (``np.stack`` of a list a loop node appended to): that array, whole."""
+        parts, axis = args
+        if axis == 0 and isinstance(parts, tuple) and len(parts) > 1:
+            merged = stacked.whole_rows(parts, stacked.unit_row_of)
+            if len(merged) < len(parts):
+                merged = [stacked.emit_rows(self, p, loc) if isinstance(p, stacked.RowsOf)
+                          else p for p in merged]
+                if len(merged) == 1:
+                    return merged[0]
+                return self.emit(P.concatenate, [tuple(merged), 0], loc)
+        return self.emit(P.concatenate, args, loc)
 
     def p_after(self, args, loc):
         """A function's result after its effects: the token is kept as an output."""

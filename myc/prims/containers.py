@@ -373,11 +373,6 @@ def _container_kind(x: Any) -> str:
 
 
 register("container_kind", "x", _container_kind, differentiable=False)
-register("stacked_rows", "x", lambda x: None, differentiable=False,
-         doc="``(items before the loop, (buffer per append slot,))`` when ``x`` is a list "
-             "a loop node appended to (``myc.infer.stacked``), else None: lets "
-             "``np.stack`` take the loop's buffers whole instead of row by row.")
-
 
 def _field_index(x: Any, name: str) -> int:
     if type(x) is ObjectValue:

@@ -125,7 +125,8 @@ def test_appending_loops_are_loop_nodes(f, backend):
 
 @pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays])
 def test_gradients_through_appending_loops(f):
-    check_grads(f, _args(n=140), argnums=(0, 1, 2), modes=("rev",))
+    # forward mode too: its tangents are appended (and stacked) beside the values
+    check_grads(f, _args(n=140), argnums=(0, 1, 2), modes=("rev", "fwd"))
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -160,6 +161,6 @@ def test_a_list_growing_in_a_data_dependent_loop_is_refused():
 
 def test_the_stacked_list_is_taken_whole():
     args = _args()
-    for f in (rnn, as_arrays):
+    for f in (rnn, as_arrays, two_slots_and_prefix):
         text = myc.ir(f, *args, stage="optimized")
         assert text.count("getitem(") < 10, text
