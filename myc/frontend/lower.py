@@ -2135,7 +2135,13 @@ class FunctionLowerer:
                               "arguments by position", node=e)
         fn = self.apply(block, P.getitem, obj, self.apply(block, P.method_field, obj, attr,
                                                           node=e.func), node=e.func)
-        return self.apply(block, fn, obj, *args, node=e)
+        # a method takes the object as self; an attribute holding a function does not
+        # (``self.act = np.tanh``; known when the program specializes)
+        method = self._lazy(block, e, "method", lambda b: self.apply(b, fn, obj, *args,
+                                                                     node=e))
+        plain = self._lazy(block, e, "attribute", lambda b: self.apply(b, fn, *args, node=e))
+        return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                            method, plain, e)
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""
