@@ -638,6 +638,12 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
     if stage not in pipeline.STAGES:
         raise MycTypeError(f"unknown stage '{stage}'; stages: {', '.join(pipeline.STAGES)}")
     try:
+        if isinstance(fn, Bound):  # jit/grad of a bound method or partial: its program
+            s = fn._split
+            fn, example_args = fn._make(s), s.data + example_args
+        elif bound.is_bound(fn):
+            s = bound.split(fn)
+            fn, example_args = s.fn, s.data + example_args
         graph = pipeline.parsed(pipeline.graph_of(fn))
         if stage == "parsed":
             return print_program(graph)

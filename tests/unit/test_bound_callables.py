@@ -158,3 +158,16 @@ def test_an_attribute_holding_a_function_is_called_without_self():
     m = Model(W, 1.0, act=np.sin)
     np.testing.assert_allclose(myc.jit(lambda x: m.hidden(x))(X), np.sin(X @ W),
                                rtol=1e-13)
+
+
+_MODEL = Model(np.array([[0.5, -0.3], [0.2, 0.1], [-0.4, 0.6]]), 1.5)
+
+
+def test_grad_of_a_bound_method_inside_a_program():
+    # (myc/frontend/lower.py _method_lambda: "the function passed to a myc transform
+    # inside a program must be known where it is written")
+    X, _, y = _data()
+    inside = myc.jit(lambda x, v: myc.value_and_grad(_MODEL.loss, 1)(x, v))
+    val, gy = inside(X, y)
+    assert np.isclose(val, _MODEL.loss(X, y), rtol=1e-13)
+    np.testing.assert_allclose(gy, numerical_grad(lambda v: _MODEL.loss(X, v), y), atol=1e-7)
