@@ -13,7 +13,7 @@ from myc import pipeline, timings
 from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.prims.containers import like
-from myc.runtime import fastcall
+from myc.runtime import bound, fastcall
 from myc.runtime.args import check_arg, check_args, check_like, int_tangents, own_outputs
 
 if TYPE_CHECKING:
@@ -153,8 +153,69 @@ def jit(fn: Callable | None = None, *, backend: str = "cpu"):
     if err is not None:
         raise err
     if fn is None:
-        return lambda f: Jitted(f, backend)
+        return lambda f: jit(f, backend=backend)
+    if bound.is_bound(fn):  # jit(model.loss), jit(partial(f, X=X)): JAX accepts them
+        return Bound(fn, "jit", lambda s: bound.shared(
+            ("jit", s.fn, backend), lambda: Jitted(s.fn, backend)), backend)
     return Jitted(fn, backend)
+
+
+class Bound:
+    """``jit``/``grad``/``value_and_grad`` of a bound method or ``functools.partial``:
+    the generated function of ``myc.runtime.bound`` called with the bound data first
+    (``argnums`` count the parameters the caller sees)."""
+
+    def __init__(self, fn: Callable, kind: str, make: Callable[[bound.Split], Callable],
+                 backend: str):
+        try:
+            self._split = bound.split(fn)
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+        self._make = make
+        self.__wrapped__ = fn
+        self.__name__ = f"{kind}({_fn_name(bound.underlying(fn))})"
+        self.__qualname__ = self.__name__
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.backend = backend
+
+    def _target(self, kwargs: dict) -> tuple[bound.Split, Callable, dict]:
+        s, kwargs = bound.resplit(self._split, kwargs)
+        return s, self._make(s), kwargs
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            s, run, kwargs = self._target(kwargs)
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+        return run(*s.data, *args, **kwargs)
+
+    def stats(self):
+        """How the calls of the compiled function behind it were served."""
+        return self._make(self._split).stats()
+
+    def __repr__(self) -> str:
+        return f"<myc {self.__name__} of {self.__wrapped__!r}>"
+
+
+def _shift(argnums: Any, k: int) -> Any:
+    """``argnums`` of the visible parameters as the generated function's (its first
+    ``k`` parameters are the bound data)."""
+    if isinstance(argnums, (tuple, list)):
+        return type(argnums)(a + k if isinstance(a, int) and a >= 0 else a for a in argnums)
+    return argnums + k if isinstance(argnums, int) and argnums >= 0 else argnums
+
+
+def _bound_transform(kind: str, fn: Callable, argnums: Any, backend: str | None,
+                     aux: bool) -> Bound:
+    make = value_and_grad if kind == "value_and_grad" else grad
+    where = _backend_of(bound.underlying(fn), backend)
+
+    def build(s: bound.Split) -> Callable:
+        nums = _shift(argnums, len(s.data))
+        return bound.shared((kind, s.fn, nums, where, aux),
+                            lambda: make(s.fn, nums, where, has_aux=aux))
+
+    return Bound(fn, kind, build, where)
 
 
 class Transformed:
@@ -276,7 +337,7 @@ def _argnums(argnums: Any, argnum: Any) -> Any:
 
 def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
          backend: str | None = None, *, argnum: int | tuple[int, ...] | None = None,
-         has_aux: bool = False) -> Transformed:
+         has_aux: bool = False) -> Transformed | Bound:
     """The gradient of ``fn`` (which returns a float scalar) w.r.t. ``argnums``.
 
     Arguments may be pytrees (tuples, lists, dicts, namedtuples): ``argnums`` picks whole
@@ -290,6 +351,8 @@ def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
 
     argnums = _argnums(argnums, argnum)
     aux = _has_aux(has_aux)
+    if bound.is_bound(fn):  # grad(model.loss), grad(partial(loss, X=X, y=y))
+        return _bound_transform("grad", fn, argnums, backend, aux)
     return Transformed(
         lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, False, aux)),
         f"grad({_fn_name(fn)})", _backend_of(fn, backend),
@@ -299,13 +362,15 @@ def grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
 def value_and_grad(fn: Callable, argnums: int | tuple[int, ...] = 0,
                    backend: str | None = None, *,
                    argnum: int | tuple[int, ...] | None = None,
-                   has_aux: bool = False) -> Transformed:
+                   has_aux: bool = False) -> Transformed | Bound:
     """``(fn(*args), grad(fn)(*args))`` computed together (``backend``, ``argnum`` as in
     ``grad``); with ``has_aux``, ``((loss, aux), grads)`` as JAX's."""
     from myc.ad.grad import grad_graph
 
     argnums = _argnums(argnums, argnum)
     aux = _has_aux(has_aux)
+    if bound.is_bound(fn):
+        return _bound_transform("value_and_grad", fn, argnums, backend, aux)
     return Transformed(
         lambda: _located(lambda: grad_graph(_graph_of(fn), argnums, True, aux)),
         f"value_and_grad({_fn_name(fn)})", _backend_of(fn, backend),
@@ -370,9 +435,39 @@ value_and_grad.__myc_transform__ = _value_and_grad_transform  # type: ignore[att
 jit.__myc_transform__ = _jit_transform  # type: ignore[attr-defined]
 
 
-def vjp(fn: Callable, *primals: Any, backend: str | None = None) -> tuple[Any, Callable]:
+def _no_keywords(name: str, kwargs: dict, call: str) -> None:
+    """Keyword arguments to ``vjp``/``jvp`` other than their own options: JAX refuses
+    them too (the primals are positional); the error says how to bind one."""
+    if kwargs:
+        k = next(iter(kwargs))
+        raise MycTypeError(
+            f"myc.{name} got keyword argument '{k}': {call} differentiates with respect "
+            "to positional primals only (as JAX's), and takes no keyword arguments for "
+            "the function",
+            hint=f"bind it first: myc.{name}(functools.partial(f, {k}=...), ...) (the "
+                 "bound value is held constant), or pass it as a primal")
+
+
+def vjp(fn: Callable, *primals: Any, backend: str | None = None, has_aux: bool = False,
+        **kwargs: Any) -> tuple[Any, ...]:
     """``(fn(*primals), pullback)``; ``pullback(cotangent)`` gives one cotangent per primal,
-    each in its primal's structure (``backend`` as in ``grad``)."""
+    each in its primal's structure (``backend`` as in ``grad``).  ``has_aux`` (JAX's):
+    ``fn`` returns ``(out, aux)``; the call returns ``(out, pullback, aux)``.  Keyword
+    arguments for ``fn`` are refused (bind them with ``functools.partial``).  ``fn`` may
+    be a bound method or a partial: its bound data is held constant."""
+    try:
+        _no_keywords("vjp", kwargs, "myc.vjp(f, *primals)")
+        aux = _has_aux(has_aux)
+        if bound.is_bound(fn):
+            s = bound.split(fn)
+            where = _backend_of(bound.underlying(fn), backend)
+            out = vjp(s.fn, *s.data, *primals, backend=where, has_aux=aux)
+            return (out[0], _dropping(out[1], len(s.data)), *out[2:])
+        if aux:
+            (out, extra), pull = vjp(fn, *primals, backend=backend)
+            return out, _aux_pullback(pull, bound.zeros_like_tree(extra)), extra
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
     from myc.runtime.vjp import make_vjp
 
     try:
@@ -386,8 +481,27 @@ def vjp(fn: Callable, *primals: Any, backend: str | None = None) -> tuple[Any, C
 
 
 def jvp(fn: Callable, primals: tuple, tangents: tuple,
-        backend: str | None = None) -> tuple[Any, Any]:
-    """``(fn(*primals), J·tangents)`` by forward mode (``backend`` as in ``grad``)."""
+        backend: str | None = None, has_aux: bool = False,
+        **kwargs: Any) -> tuple[Any, ...]:
+    """``(fn(*primals), J·tangents)`` by forward mode (``backend`` as in ``grad``).
+    ``has_aux`` (JAX's): ``fn`` returns ``(out, aux)``; the call returns ``(out,
+    tangent_out, aux)``.  Keyword arguments for ``fn`` are refused (bind them with
+    ``functools.partial``).  ``fn`` may be a bound method or a partial: its bound data is
+    held constant (zero tangents)."""
+    try:
+        _no_keywords("jvp", kwargs, "myc.jvp(f, primals, tangents)")
+        aux = _has_aux(has_aux)
+        if bound.is_bound(fn) and isinstance(primals, tuple) and \
+                isinstance(tangents, tuple):
+            s = bound.split(fn)
+            zeros = tuple(bound.zeros_like_tree(v) for v in s.data)
+            return jvp(s.fn, s.data + primals, zeros + tangents,
+                       _backend_of(bound.underlying(fn), backend), has_aux=aux)
+        if aux:
+            (out, extra), (tan, _) = jvp(fn, primals, tangents, backend)
+            return out, tan, extra
+    except MycError as exc:
+        raise exc.with_traceback(None) from None
     from myc.runtime.vjp import run_jvp
 
     try:
@@ -430,6 +544,24 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple,
         raise exc.with_traceback(None) from None
 
 
+def _dropping(pullback: Callable, k: int) -> Callable:
+    """A pullback without the cotangents of the first ``k`` primals (bound data)."""
+    def pull(*cotangents: Any, **kwargs: Any) -> tuple[Any, ...]:
+        return pullback(*cotangents, **kwargs)[k:]
+
+    return pull
+
+
+def _aux_pullback(pullback: Callable, zero_aux: Any) -> Callable:
+    """``has_aux``'s pullback: the cotangent of ``out`` only (``aux``'s is zero)."""
+    def pull(*cotangents: Any, **kwargs: Any) -> tuple[Any, ...]:
+        if len(cotangents) != 1 or kwargs:
+            return pullback(*cotangents, **kwargs)  # (its own error)
+        return pullback((cotangents[0], zero_aux))
+
+    return pull
+
+
 def _target_code(typed, template, name: str, backend: str) -> str:
     """Each kernel of the program lowered for ``backend``, in its target language."""
     b = backend_named(backend)
@@ -456,8 +588,8 @@ def _target_code(typed, template, name: str, backend: str) -> str:
 
 
 def _zero_tangent(v: Any) -> Any:
-    if v is None or isinstance(v, str):  # a static value: no tangent (JAX's None leaf)
-        return None
+    if v is None or isinstance(v, str) or callable(v):  # a static value: no tangent
+        return None  # (JAX's None leaf)
     if isinstance(v, tuple):
         return like(v, [_zero_tangent(x) for x in v])
     if isinstance(v, (bool, int)) and not isinstance(v, float):
@@ -506,6 +638,12 @@ def ir(fn: Callable, *example_args: Any, stage: str = "parsed", backend: str = "
     if stage not in pipeline.STAGES:
         raise MycTypeError(f"unknown stage '{stage}'; stages: {', '.join(pipeline.STAGES)}")
     try:
+        if isinstance(fn, Bound):  # jit/grad of a bound method or partial: its program
+            s = fn._split
+            fn, example_args = fn._make(s), s.data + example_args
+        elif bound.is_bound(fn):
+            s = bound.split(fn)
+            fn, example_args = s.fn, s.data + example_args
         graph = pipeline.parsed(pipeline.graph_of(fn))
         if stage == "parsed":
             return print_program(graph)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import weakref
 
-from myc.ad.reverse import reverse_transform, tuple_k
+from myc.ad.reverse import J_LIFT, jprim, reverse_transform, tuple_k
 from myc.errors import MycTypeError
-from myc.ir.nodes import Constant, Graph
+from myc.ir.nodes import Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
 
 # weak in the function's graph: per graph, (argnums, has_value) -> grad graph
@@ -50,6 +50,23 @@ def normalize_argnums(argnums, nparams: int, name: str) -> tuple[int, ...]:
     return tuple(a % nparams for a in nums)
 
 
+def lift_parameter(g: Graph, f: Graph, i: int, x: Node) -> Node:
+    """Parameter ``i`` of ``f`` as ``J(f)`` takes it: where its default is a function
+    (``act=np.tanh``), that function's J image when the call leaves it to the default
+    (the binding passes the default's value), as ``J`` lifts a function constant."""
+    sig = f.flags.get("signature")
+    d = sig.defaults.get(f.parameters[i].name) if sig is not None else None
+    if not isinstance(d, Constant):
+        return x
+    if isinstance(d.value, Primitive) and not d.value.variadic:
+        image = jprim(d.value)
+    elif isinstance(d.value, Graph) and d.value.parent is None:
+        image = reverse_transform(d.value)
+    else:
+        return x
+    return g.apply(J_LIFT, x, d, Constant(image))
+
+
 def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False,
                has_aux: bool = False) -> Graph:
     """``has_aux``: ``f`` returns ``(loss, aux)``; only ``loss`` is differentiated (``aux``
@@ -70,7 +87,8 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False,
     for flag in ("signature", "defaults"):
         if flag in f.flags:
             g.flags[flag] = f.flags[flag]
-    r = g.apply(Constant(jf), Constant(tuple_k(len(xs) + 1)), *xs)
+    lifted = [lift_parameter(g, f, i, x) if i not in nums else x for i, x in enumerate(xs)]
+    r = g.apply(Constant(jf), Constant(tuple_k(len(xs) + 1)), *lifted)
     out = g.apply(P.getitem, r, 0)
     back = g.apply(P.getitem, r, 1)
     if has_aux:

@@ -38,6 +38,7 @@ from myc.ad.rules import reverse_rule_graph
 from myc.errors import MycTypeError
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
+from myc.prims.registry import register
 from myc.timings import timed
 
 _JPRIM: dict[tuple[str, int], Graph] = {}
@@ -232,6 +233,30 @@ class ReverseAD(GraphTransform):
 
 # weak: a transformed program lives as long as the program it came from
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _j_lift(x: object, default: object, image: object) -> object:
+    """A parameter of ``grad(f)`` with a function default (``def loss(w, X,
+    act=np.tanh)``) enters ``J(f)`` as that function's ``J`` image ``image`` (built with
+    the gradient's graph: a function constant inside ``f`` is lifted the same way,
+    ``ReverseAD.j_const``); any other function passed there is refused by name."""
+    from myc.ir.nodes import Closure
+
+    same = x is default or (isinstance(x, Closure) and isinstance(default, Closure) and
+                            x.graph is default.graph)
+    if same:
+        return image
+    if isinstance(x, (Primitive, Closure)):
+        raise MycTypeError("a function passed as an argument of a differentiated function "
+                           "is supported only as the parameter's own default",
+                           hint="bind it with functools.partial(f, act=...) (compiled in), "
+                                "or call a function that captures it")
+    return x
+
+
+J_LIFT = register("j_lift", "x default image", _j_lift, differentiable=False,
+                  doc="A parameter of grad(f) left to its function default, as the "
+                      "default's J image.")
 
 
 @timed("ad")

@@ -10,6 +10,12 @@ reaches -- with the object each was bound to, and checks them by identity on eve
 functions and the compiled programs are dropped, and the call parses and compiles
 again, with the new value.
 
+Objects of the user's classes are read as static structures (``myc.frontend.objects``):
+their data attributes are compiled in too, so an object reached from a global, a cell
+(or the ``self`` of a bound method handed to ``jit``) has its attributes watched the same
+way -- ``model.W = W - lr * g`` after a call is seen, where the program would otherwise
+keep the old ``W`` without a word.
+
 Mutating a global array *in place* keeps its identity: that is still not seen (pass
 such arrays as arguments), as documented in the README.
 """
@@ -22,6 +28,7 @@ import weakref
 from typing import Any
 
 from myc.frontend.codenames import _names
+from myc.frontend.objects import class_members, is_user_object
 
 # the frontend's caches of parsed functions (``lower._GRAPHS``, ``fingerprint._PARSED_AS``)
 CACHES: list[Any] = []
@@ -32,6 +39,7 @@ LOCK = threading.RLock()
 _MISSING = object()
 _LIBRARIES = ("numpy", "math", "builtins", "myc", "scipy")
 MAX_FUNCTIONS = 256  # functions walked per program: a bound on the per-call check
+MAX_OBJECT_ENTRIES = 4096  # object attributes watched per program (the same bound's idea)
 
 
 def _library(mod: str | None) -> bool:
@@ -82,6 +90,7 @@ class GlobalWatch:
                 value = g.get(name, _MISSING)
                 self.entries.append((g, name, value))
                 stack.extend(_functions_in(value))
+                stack.extend(self._objects(value, seen))
             for cell in fn.__closure__ or ():
                 try:
                     value = cell.cell_contents
@@ -89,8 +98,38 @@ class GlobalWatch:
                     value = _MISSING
                 self.entries.append((cell, None, value))
                 stack.extend(_functions_in(value))
+                stack.extend(self._objects(value, seen))
             for d in fn.__defaults__ or ():
                 stack.extend(_functions_in(d))
+
+    def _objects(self, value: Any, seen: set[int], depth: int = 0) -> list[Any]:
+        """Watch the data attributes of the user objects in ``value`` (itself, or inside
+        lists, tuples, dicts and other objects); return their classes' methods (the
+        functions the frontend will parse for them)."""
+        if depth > 6 or id(value) in seen or len(self.entries) > MAX_OBJECT_ENTRIES:
+            return []
+        if isinstance(value, (list, tuple)):
+            items = list(value)
+        elif isinstance(value, dict):
+            items = list(value.values())
+        elif is_user_object(value) and isinstance(getattr(value, "__dict__", None), dict):
+            seen.add(id(value))
+            attrs = value.__dict__
+            items = list(attrs.values())
+            for k, v in list(attrs.items()):
+                self.entries.append((attrs, k, v))
+        else:
+            return []
+        if len(items) > MAX_FUNCTIONS:
+            return []
+        found: list[Any] = []
+        if is_user_object(value):
+            methods, props = class_members(type(value))
+            found += [getattr(m, "__func__", m) for m in methods.values()]
+            found += [p.fget for p in props.values() if p.fget is not None]
+        for v in items:
+            found += self._objects(v, seen, depth + 1)
+        return found
 
     def changed(self) -> str | None:
         """The first name rebound since the walk, or ``None``."""

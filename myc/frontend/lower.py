@@ -2028,7 +2028,8 @@ class FunctionLowerer:
                 raise exc.with_loc(self.loc(e)) from None
         values = []
         for k, a in enumerate(e.args):
-            fn = self.expr(a, block)
+            lam = self._method_lambda(a, block) if k == 0 else None
+            fn = self.expr(a if lam is None else lam, block)
             if k == 0 and not (isinstance(fn, Constant) and
                                isinstance(fn.value, (Graph, Primitive))):
                 raise self.error(MycTypeError, "the function passed to a myc transform inside "
@@ -2052,6 +2053,43 @@ class FunctionLowerer:
             return Constant(transform(*values, **kwargs), self.loc(e))
         except MycError as exc:
             raise exc.with_loc(self.loc(e)) from None
+
+    def _method_lambda(self, a: ast.expr, block: Block) -> ast.Lambda | None:
+        """``myc.grad(model.loss)`` inside a program, ``model`` an object read from a
+        global or a closure: the bound method as ``lambda x, y: model.loss(x, y)`` (its
+        parameters without ``self``, those with defaults left to them), so that
+        ``argnums`` count the method's own parameters, as outside a program."""
+        if not isinstance(a, ast.Attribute):
+            return None
+        base = self._static_object(a.value)
+        method = getattr(base, a.attr, None) if base is not None else None
+        if not (isinstance(method, types.MethodType) and
+                isinstance(method.__func__, types.FunctionType)):
+            return None
+        code = method.__func__.__code__
+        names = list(code.co_varnames[1:code.co_argcount])
+        n_default = len(method.__func__.__defaults__ or ())
+        names = names[:len(names) - n_default] if n_default else names
+        args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=n) for n in names],
+                             vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+                             defaults=[])
+        call = ast.Call(func=a, args=[ast.Name(id=n, ctx=ast.Load()) for n in names],
+                        keywords=[])
+        lam = ast.Lambda(args=args, body=call)
+        for node in ast.walk(lam):
+            if not hasattr(node, "lineno") and "lineno" in node._attributes:
+                ast.copy_location(node, a)
+        return lam
+
+    def _static_object(self, node: ast.expr) -> Any:
+        """The Python object a global or closure name (and attributes of it) holds at
+        parse time, or ``None`` (a local, or not found)."""
+        if isinstance(node, ast.Name):
+            return self._static_callee(node, None)  # type: ignore[arg-type]
+        if isinstance(node, ast.Attribute):
+            base = self._static_object(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
 
     def math_call(self, name: str, e: ast.Call, block: Block) -> Node:
         args, kwargs = self._args(e, block)
@@ -2135,7 +2173,13 @@ class FunctionLowerer:
                               "arguments by position", node=e)
         fn = self.apply(block, P.getitem, obj, self.apply(block, P.method_field, obj, attr,
                                                           node=e.func), node=e.func)
-        return self.apply(block, fn, obj, *args, node=e)
+        # a method takes the object as self; an attribute holding a function does not
+        # (``self.act = np.tanh``; known when the program specializes)
+        method = self._lazy(block, e, "method", lambda b: self.apply(b, fn, obj, *args,
+                                                                     node=e))
+        plain = self._lazy(block, e, "attribute", lambda b: self.apply(b, fn, *args, node=e))
+        return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                            method, plain, e)
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""

@@ -414,7 +414,9 @@ def _no_attribute(x: ObjectValue, name: str) -> Any:
 
 
 def _method_field(x: Any, name: str) -> int:
-    if type(x) is ObjectValue and name in x.meta_.methods:
+    if type(x) is ObjectValue and (name in x.meta_.methods or name in x.meta_.fields):
+        # (an instance attribute holding a function, ``self.act = np.tanh``, is called
+        # as ``self.act(h)``: ``binds_self`` says it takes no ``self``)
         return x.meta_.names.index(name)
     if type(x) is ObjectValue:
         return _no_attribute(x, name)
@@ -428,6 +430,15 @@ def _method_field(x: Any, name: str) -> int:
 register("method_field", "x name", _method_field, differentiable=False,
          doc="The position of method ``name`` in an object of a user's class (its graph "
              "is held there, read when the program was parsed).")
+def _binds_self(x: Any, name: str) -> bool:
+    """Does ``x.name(...)`` pass ``x`` as ``self``: a method of the class, not an instance
+    attribute (Python's lookup: the instance's ``__dict__`` first)?"""
+    return type(x) is ObjectValue and name not in x.meta_.fields
+
+
+register("binds_self", "x name", _binds_self, differentiable=False,
+         doc="Does ``x.name(...)`` on an object of a user's class pass the object as "
+             "``self`` (a method), or not (an attribute holding a function)?")
 register("is_object", "x", is_object, differentiable=False,
          doc="Is ``x`` an object of a user's class (known when the program specializes)?")
 
@@ -507,7 +518,8 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
-                        "field_index", "iter_seq", "method_field", "is_object", "is_"])
+                        "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
+                        "j_lift"])  # (j_lift: registered by myc.ad.reverse)
 
 
 def container_meta(x: Any) -> Any:

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from myc.ad.forward import jvp_graph
+from myc.ad.grad import lift_parameter
 from myc.ad.reverse import reverse_transform, tuple_k
 from myc.ir.nodes import Constant, Graph
 from myc.prims import ZERO, P
@@ -25,8 +26,9 @@ def _cotangent(d: Any, x: Any) -> Any:
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
         return like(x, [_cotangent(a, b) for a, b in zip(ds, x, strict=True)])
-    if is_rng(x) or x is None or isinstance(x, str):
-        return None  # a generator, None or a string (static values) has no cotangent
+    if is_rng(x) or x is None or isinstance(x, str) or callable(x):
+        return None  # a generator, None, a string or a function (static values) has no
+        # cotangent
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"
     if kind in "biu":
         return np.zeros_like(x) if isinstance(x, np.ndarray) else type(x)(0)
@@ -48,6 +50,8 @@ def _programs(graph: Graph, nargs: int, backend: str) -> tuple[Any, Any]:
         w = Graph(f"vjp({graph.name})")
         xs = [w.add_parameter(f"x{i}") for i in range(nargs)]
         ct = w.add_parameter("cotangent")
+        xs = [lift_parameter(w, graph, i, x) if i < len(graph.parameters) else x
+              for i, x in enumerate(xs)]  # (a function default: its J image)
         r = w.apply(Constant(jg), Constant(tuple_k(nargs + 1)), *xs)
         back = w.apply(P.getitem, r, 1)
         w.output = w.apply(back, ct)
