@@ -92,6 +92,49 @@ def _read() -> Any:
     raise GraphBreak("a list appended to in a loop is read inside the loop")
 
 
+def read(tracer: Any, name: str, args: list, loc: Any) -> Any:
+    """``hs[-1]``, ``hs[i]`` of an item from before the loop, or ``len(hs)`` inside the
+    loop that appends to ``hs``: the last item appended (this iteration's, else the
+    previous iteration's -- a row of the last slot's buffer -- or, before any, the last
+    item from before the loop), the item, or the length as a run-time int.  Other reads
+    stop the conversion (the loop unrolls)."""
+    x = args[0]
+    meta = x.meta
+    if name == "len":
+        n = len(meta.prefix) + len(x.pending)
+        if isinstance(x.count, Node):
+            return tracer.emit(P.add, [tracer.emit(P.mul, [x.count, meta.k], loc), n], loc)
+        return n + x.count * meta.k
+    index = args[1]
+    if isinstance(index, (int, np.integer)) and not isinstance(index, bool):
+        if 0 <= index < len(meta.prefix):
+            return meta.prefix[index]
+        if index == -1:
+            if x.pending:
+                return x.pending[-1]
+            if not meta.prefix:
+                _read()
+            first = meta.prefix[-1]
+            if meta.trips is None or not isinstance(x.count, Node):
+                if meta.slots is not None and _abstract(first) != meta.slots[-1]:
+                    _read()
+                if x.count == 0 or meta.trips is None:
+                    return first  # (while the shapes are learned: a value of the type)
+            last = tracer.emit(P.getitem, [x.buffers[-1],
+                                           tracer.emit(P.sub, [x.count, 1], loc)], loc)
+            if _abstract(first) != last.abstract:
+                _read()
+            if not isinstance(x.count, Node):
+                return last
+            some = tracer.emit(P.gt, [x.count, 0], loc)
+            return tracer.call_prim(P.where, [some, last, first], loc)
+    _read()
+
+
+def _abstract(v: Any) -> Any:
+    return v.abstract if isinstance(v, Node) else abstract_of(v)
+
+
 def holds_stack(v: Any) -> bool:
     if isinstance(v, StackList):
         return True

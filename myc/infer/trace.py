@@ -292,6 +292,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             self.user_loc = loc
         elif loc is not None and self.user_loc is not None:
             loc = self.user_loc  # inside myc's own functions: errors at the user's line
+        if args and type(args[0]) is stacked.StackList and prim.name in ("getitem", "len"):
+            return stacked.read(self, prim.name, args, loc)  # a list a loop appends to
         if any(isinstance(a, MaybeUndef) for a in args):
             m = args[0]
             if prim.name != "check_defined" or not isinstance(m, MaybeUndef):

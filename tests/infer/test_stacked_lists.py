@@ -68,6 +68,15 @@ def as_arrays(W, xs, h0):
     return np.sum(A * np.arange(A.shape[0])[:, None]) + np.sum(np.array(ls) ** 2)
 
 
+def reads_the_last(W, xs, h0):
+    ys = [h0]
+    for t in range(xs.shape[0]):
+        y = ys[-1]                           # the last item appended (or h0, first)
+        y = np.tanh(W @ y + xs[t]) * (len(ys) % 3)
+        ys.append(np.tanh(W @ y + 0.5 * ys[0]))
+    return np.sum(np.stack(ys) ** 2)
+
+
 def over_a_list(W, steps, h0):
     h = h0
     hs = []
@@ -81,7 +90,7 @@ def over_a_list(W, steps, h0):
 def read_inside(W, xs, h0):
     hs = [h0]
     for t in range(xs.shape[0]):
-        h = np.tanh(W @ hs[-1] + xs[t])      # the list read inside the loop
+        h = np.tanh(W @ hs[t] + xs[t])       # the list read inside the loop
         h = np.tanh(W @ h + xs[t])
         hs.append(h)
     return np.sum(np.stack(hs))
@@ -116,14 +125,16 @@ def _loops(f, *args) -> int:
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays])
+@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays,
+                               reads_the_last])
 def test_appending_loops_are_loop_nodes(f, backend):
     args = _args()
     assert _loops(f, *args) == 1, myc.ir(f, *args, stage="typed")[:2000]
     np.testing.assert_allclose(myc.jit(f, backend=backend)(*args), f(*args), rtol=1e-10)
 
 
-@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays])
+@pytest.mark.parametrize("f", [rnn, two_slots_and_prefix, scalars_appended, as_arrays,
+                               reads_the_last])
 def test_gradients_through_appending_loops(f):
     # forward mode too: its tangents are appended (and stacked) beside the values
     check_grads(f, _args(n=140), argnums=(0, 1, 2), modes=("rev", "fwd"))
