@@ -52,9 +52,15 @@ class Split:
 
 
 def is_bound(fn: Any) -> bool:
-    """A bound method of a Python function or a ``functools.partial``."""
-    return isinstance(fn, functools.partial) or (
-        isinstance(fn, types.MethodType) and callable(fn.__func__))
+    """A bound method of a Python function or a ``functools.partial`` -- not a
+    library's method that myc knows by name (``scipy.stats.norm.logpdf``)."""
+    if isinstance(fn, functools.partial):
+        return True
+    if not (isinstance(fn, types.MethodType) and callable(fn.__func__)):
+        return False
+    from myc.frontend.libraries import library_function
+
+    return library_function(fn) is None
 
 
 def _flatten(fn: Any) -> tuple[Any, list, dict]:
