@@ -52,6 +52,7 @@ from myc.backends.cpu import (
     kernel_calls,
     machine_code,
     native_ops,
+    strided_copy,
     threads,
 )
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
@@ -830,7 +831,7 @@ class NativeLoop(NativeRun):
     # -- the emitters of the op kinds (``_EMITS``): True when the step is emitted -------
     def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """A product (``gemm``, ``gemm_acc``: through BLAS or a loop, ``host_gemm``), or a
-        2-d transpose: a GEMM's transpose flag, else copied (``host_gemm.transpose``)."""
+        2-d transpose: a GEMM's transpose flag, else copied (``strided_copy.permute``)."""
         b, specs = e.b, self.body.specs
         mt = st.op in ("transpose", "matrix_transpose")
         if mt and st.output in self.mt_of and st.output not in self.mt_copy:
@@ -852,7 +853,10 @@ class NativeLoop(NativeRun):
             host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
                            *((float(ins_[3][1]), 1.0) if acc else ()))
         else:
-            host_gemm.transpose(b, e.value(si, 0, *ins_[0]), dst, out)
+            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            nb = x.ndim - 2  # the last two axes swapped
+            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]), x.shape,
+                                 (*range(nb), nb + 1, nb))
         if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
             b.store(b.load(dst, typ=_mem(out)), e.slot_var(st.output))
             return True
@@ -1744,8 +1748,7 @@ class NativeLoop(NativeRun):
         if kind == "transpose":  # a strided read of x in the result's order
             shape, strides = self._transpose_view(ins_, out)
             if count:
-                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), 0, shape, strides,
-                                   store=False)
+                strided_copy.copy(b, ty, dst, value(si, 0, *ins_[0]), shape, strides)
             return
         if kind in ("window", "window_add"):  # the window at the start clamped into the
             # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
@@ -1762,12 +1765,12 @@ class NativeLoop(NativeRun):
             at = b.mul(start, ir.Constant(I64, strides[axis]))
             if kind == "window":
                 base = b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty)
-                native_ops.strided(b, ty, dst, base, 0, window, strides, store=False)
+                strided_copy.copy(b, ty, dst, base, window, strides)
             else:
                 kernel_calls.fill(b, dst, ty, 0, count)
                 base = b.gep(dst, [at], source_etype=ty)
-                native_ops.strided(b, ty, value(si, 0, *ins_[0]), base, 0, window, strides,
-                                   store=True)
+                strided_copy.copy(b, ty, value(si, 0, *ins_[0]), base, window, strides,
+                                  store=True)
             return
         if kind == "fill":
             kernel_calls.fill(b, dst, ty, fill_value(name), count)
@@ -1802,9 +1805,9 @@ class NativeLoop(NativeRun):
                 at = self._dynamic_offset(b, tuple(x.shape), parts[1], value, bail_if)
                 src = b.gep(src, [at], source_etype=ty)
             if kind == "index":
-                native_ops.strided(b, ty, dst, src, offset, shape, strides, store=False)
+                strided_copy.copy(b, ty, dst, src, shape, strides, offset=offset)
             else:
-                native_ops.strided(b, ty, d, src, offset, shape, strides, store=True)
+                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
