@@ -22,7 +22,8 @@ operations; the parts live in their own modules (the first four are mixins of
   (the JIT's transposes' and views' copy);
 * :mod:`~myc.backends.cpu.aot_sizes` -- sizes, static or computed from dynamic ones;
 * :mod:`~myc.backends.cpu.aot_limits` -- every size product checked for overflow;
-* :mod:`~myc.backends.cpu.aot_loopgen` -- loops, selects and tapes;
+* :mod:`~myc.backends.cpu.aot_loopgen` -- loops (``loop_emit``'s, the JIT's loop emitter,
+  under AOT's policies), selects and tapes;
 
 and :mod:`~myc.backends.cpu.aot_header` writes the library's C header.
 """
@@ -35,7 +36,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import gemm_emit, jit, kernel_calls, strided_copy
+from myc.backends.cpu import gemm_emit, jit, kernel_calls, loop_emit, strided_copy
 from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
@@ -84,6 +85,8 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
         self.realloc = ir.Function(module, ir.FunctionType(PTR, [PTR, I64]), "realloc")
         self.heap_cells: list[ir.Value] = []
         self.tapes: dict[int, dict] = {}  # id(Tape) -> its stack cells (aot_loopgen)
+        # a failure is a status and a message (the JIT's bails out to Python instead)
+        self.fail = loop_emit.Status(self.check)
 
     # ------------------------------------------------------------------ globals
     def global_bytes(self, data: bytes, name: str | None = None, constant: bool = True,

@@ -12,13 +12,15 @@ constant arrays the body reads, one scratch buffer per step result (and per-chun
 partials of reductions that run on threads), two buffers per loop-carried array (the
 next state is copied into the one not being read, so a kernel never reads the buffer
 it writes), and the exit values' destinations -- a program run once writes its array
-results straight there.  Kernels are called by address (they live in their own JIT
-modules, bound to content-named symbols, so this module's machine code is cached on
-disk: ``machine_code``); big ones are split over threads from the machine code; GEMM
-is NumPy's bundled OpenBLAS, called from the machine code (``host_gemm``).  Python-only
-semantics (an int overflowing 64 bits, a Python float division by zero, an index out of
-range) return status 1: the run
-restarts on the step-by-step host runner, which gives CPython's answer or error.
+results straight there.  The loop itself -- its blocks, the swap of the state buffers,
+the tape, the poll for Ctrl-C -- is ``loop_emit``'s, which AOT libraries' loops use
+too (under their policies: copied state, a growing tape, status codes).  Kernels are
+called by address (they live in their own JIT modules, bound to content-named symbols,
+so this module's machine code is cached on disk: ``machine_code``); big ones are split
+over threads from the machine code; GEMM is NumPy's bundled OpenBLAS, called from the
+machine code (``host_gemm``).  Python-only semantics (an int overflowing 64 bits, a
+Python float division by zero, an index out of range) return status 1: the run restarts
+on the step-by-step host runner, which gives CPython's answer or error.
 
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
 runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
@@ -50,6 +52,7 @@ from myc.backends.cpu import (
     host_gemm,
     interrupt,
     kernel_calls,
+    loop_emit,
     machine_code,
     native_ops,
     strided_copy,
@@ -694,43 +697,37 @@ class NativeLoop(NativeRun):
         self.in_place = {v[1] for v in scratch_ptr.values()
                          if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
-        if self.tape:
+        tape = rows = None
+        if self.tape:  # the state each iteration starts from, in buffers the runner sized
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
-            full = fn.append_basic_block("tape_full")
-            with b.goto_block(full):
-                b.ret(ir.Constant(I32, 2))
+            tape = loop_emit.BoundedTape(fn, tape_ptrs, cap_cell, count_cell, 2)
             b.store(ir.Constant(I64, 0), count_cell)
+
+            def row(slot: int, a: Any):
+                if isinstance(a, AArray):
+                    return lambda: b.load(slot_var(slot), typ=PTR)
+
+                def number() -> ir.Value:
+                    v = b.load(slot_var(slot), typ=_ltype(a))
+                    return b.zext(v, I8) if a.dtype == np.bool_ else v
+                return number
+
+            rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
+                                      not isinstance(specs[slot], AArray))
+                    for j, slot in enumerate(state_slots)]
         self.n_io = nio[0]
-        cur = b.alloca(I1)
-        b.store(ir.Constant(I1, 0), cur)
+        states = loop_emit.Swapped(b, state_bufs,
+                                   lambda j, v: b.store(v, slot_var(state_slots[j])))
 
         def next_buf(j: int) -> ir.Value:
-            return b.select(b.load(cur, typ=I1), *state_bufs[j])
+            return states.next_buffer(b, j)
 
-        loop = fn.append_basic_block("loop")
-        update = fn.append_basic_block("update")
-        done = fn.append_basic_block("exit")
-        b.branch(loop)
-        b.position_at_end(loop)
-        if not self.once:  # Ctrl-C: once per iteration, a bail-out Python turns into it
-            _poll_interrupt(module, b, bail_if)
-        if self.tape:  # record the state this iteration starts from
-            cnt = b.load(count_cell, typ=I64)
-            more = fn.append_basic_block("tape_room")
-            b.cbranch(b.icmp_signed(">=", cnt, b.load(cap_cell, typ=I64)), full, more)
-            b.position_at_end(more)
-            for j, slot in enumerate(state_slots):
-                a = specs[slot]
-                size = _nbytes(a)
-                dst = b.gep(tape_ptrs[j], [b.mul(cnt, ir.Constant(I64, size))],
-                            source_etype=I8)
-                if isinstance(a, AArray):
-                    _memcpy(b, module, dst, b.load(slot_var(slot), typ=PTR), size)
-                else:
-                    v = b.load(slot_var(slot), typ=_ltype(a))
-                    b.store(b.zext(v, I8) if a.dtype == np.bool_ else v, dst)
-            b.store(b.add(cnt, ir.Constant(I64, 1)), count_cell)
+        # Ctrl-C: once per iteration, a bail-out Python turns into it
+        fail = loop_emit.BailOut(bail_if, None if self.once else
+                                 lambda b: _poll_interrupt(module, b, bail_if))
+        loop = loop_emit.Loop(b, states, fail, tape, rows)
+        loop.start()
 
         def value(si: int, k: int, is_slot: bool, x: Any, want: Any = None) -> ir.Value:
             """An operand as an LLVM value (arrays: a pointer), converted to ``want``."""
@@ -786,31 +783,21 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
-        go_slot, go = body.outputs[0]
-        g = value(-1, -1, go_slot, go, want=I1)
-        b.cbranch(g, update, done)
-
-        # next state: arrays copied into the buffer not being read, then all slots set
-        b.position_at_end(update)
-        c = b.load(cur, typ=I1)
-        nxt = []
-        for j in range(n):
+        # next state: arrays copied into the buffer not being read (unless a kernel wrote
+        # it there), then all slots set
+        def next_state(j: int) -> loop_emit.Next:
             is_slot, x = body.outputs[1 + j]
             a = specs[state_slots[j]]
-            if isinstance(a, AArray):
-                dst = b.select(c, state_bufs[j][0], state_bufs[j][1])
-                if j not in self.in_place:  # else the kernel wrote it there
-                    src = value(-1, -1, is_slot, x)
-                    _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
-                nxt.append(dst)
-            else:
-                nxt.append(value(-1, -1, is_slot, x, want=_ltype(a)))
-        for j in range(n):
-            b.store(nxt[j], slot_var(state_slots[j]))
-        b.store(b.not_(c), cur)
-        b.branch(loop)
+            if not isinstance(a, AArray):
+                return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
+            if j in self.in_place:
+                return loop_emit.Next(None)
+            return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
+                                  prod(a.shape) * np.dtype(a.dtype).itemsize)
 
-        b.position_at_end(done)
+        go_slot, go = body.outputs[0]
+        loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
+                   [next_state(j) for j in range(n)])
         for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
                                                     strict=True)):
             a = specs[x] if is_slot else abstract_of(x)
@@ -820,7 +807,7 @@ class NativeLoop(NativeRun):
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
-                _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                loop_emit.memcpy(b, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
             else:
                 v = value(-1, -1, is_slot, x)
                 if a.dtype == np.bool_:
@@ -839,7 +826,7 @@ class NativeLoop(NativeRun):
         dst = e.scratch_ptr[(si, 0)]
         acc = st.op == "gemm_acc"
         if acc and si not in self.acc_in_place:  # the sum so far, copied
-            _memcpy(b, e.module, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
+            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
         if not mt:
             ops = []
             for k in range(2):
@@ -1499,7 +1486,7 @@ class NativeLoop(NativeRun):
             da = specs[d] if ds_ else abstract_of(d)
             if isinstance(da, AArray):
                 if rowbytes:
-                    _memcpy(b, module, at, value(si, off + 2, ds_, d), rowbytes)
+                    loop_emit.memcpy(b, at, value(si, off + 2, ds_, d), rowbytes)
             else:
                 b.store(value(si, off + 2, ds_, d, want=LLTYPE[_dtname(out.dtype)]), at)
         b.store(dst, slot_var(self.body.steps[si].output))
@@ -1716,7 +1703,7 @@ class NativeLoop(NativeRun):
                 a = specs[x] if is_slot else abstract_of(x)
                 if isinstance(a, AArray):
                     if each:
-                        _memcpy(b, b.module, at, value(sj, k, is_slot, x),
+                        loop_emit.memcpy(b, at, value(sj, k, is_slot, x),
                                 each * np.dtype(memdtype(out.dtype)).itemsize)
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
@@ -1734,11 +1721,11 @@ class NativeLoop(NativeRun):
                     continue
                 src = value(sj, k, is_slot, x)
                 if outer == 1:
-                    _memcpy(b, b.module, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
+                    loop_emit.memcpy(b, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
                             src, inner * size)
                 else:
                     def piece_row(o, src=src, at=at, inner=inner):
-                        _memcpy(b, b.module, b.gep(dst, [b.add(
+                        loop_emit.memcpy(b, b.gep(dst, [b.add(
                             b.mul(o, ir.Constant(I64, row)), ir.Constant(I64, at))],
                             source_etype=ty), b.gep(src, [b.mul(o, ir.Constant(
                                 I64, inner))], source_etype=ty), inner * size)
@@ -1960,12 +1947,3 @@ def _overflow(module: ir.Module, op: str) -> ir.Function:
         fn = ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]),
                                                  [I64, I64]), full)
     return fn
-
-
-def _memcpy(b: ir.IRBuilder, module: ir.Module, dst, src, nbytes: int) -> None:
-    name = "llvm.memcpy.p0.p0.i64"
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]), name)
-    b.call(fn, [dst, src, ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
-
