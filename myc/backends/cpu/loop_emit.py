@@ -36,6 +36,7 @@ from typing import Any
 
 from llvmlite import ir
 
+from myc.backends.cpu import interrupt
 from myc.backends.cpu.emit import I1, I8, I32, I64, PTR
 
 Size = int | ir.Value  # static, or computed at run time
@@ -62,20 +63,29 @@ def memcpy(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: Size) -> None:
 class BailOut:
     """The JIT's failure path: ``bail_if(bad)`` branches to the block returning status 1
     (the runner reruns the step by step, which gives CPython's answer or error); with
-    ``poll`` set every iteration first checks the SIGINT flag (``interrupt``)."""
+    ``polls`` every iteration first checks the SIGINT flag (:meth:`interrupted`: Python
+    raises the KeyboardInterrupt)."""
 
-    def __init__(self, bail_if: Callable[[ir.Value], None],
-                 poll: Callable[[ir.IRBuilder], None] | None = None):
+    def __init__(self, bail_if: Callable[[ir.Value], None], polls: bool = True):
         self.bail_if = bail_if
-        self.poll = poll
+        self.polls = polls
 
     def unless(self, b: ir.IRBuilder, ok: ir.Value, status: str, message: str,
                *args: ir.Value) -> None:
         self.bail_if(b.not_(ok))
 
+    def interrupted(self, b: ir.IRBuilder) -> None:
+        """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a
+        branch (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
+        flag = b.module.globals.get(interrupt.SYMBOL)
+        if flag is None:
+            flag = ir.GlobalVariable(b.module, I32, interrupt.SYMBOL)
+        v = b.load_atomic(flag, "monotonic", 4, typ=I32)
+        self.bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
+
     def iteration(self, b: ir.IRBuilder) -> None:
-        if self.poll is not None:
-            self.poll(b)
+        if self.polls:
+            self.interrupted(b)
 
 
 class Status:

@@ -50,7 +50,6 @@ from llvmlite import ir
 from myc.backends.cpu import (
     blas_threads,
     host_gemm,
-    interrupt,
     kernel_calls,
     loop_emit,
     machine_code,
@@ -585,11 +584,14 @@ class NativeLoop(NativeRun):
             b.cbranch(bad, bail, ok)
             b.position_at_end(ok)
 
+        # failing returns to Python; Ctrl-C is polled once per iteration of a loop
+        fail = loop_emit.BailOut(bail_if, polls=not self.once)
+
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
-            _poll_interrupt(module, b, bail_if)  # a call tree can be exponential
+            fail.interrupted(b)  # a call tree can be exponential
 
         def io_ptr() -> ir.Value:
             at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
@@ -723,9 +725,6 @@ class NativeLoop(NativeRun):
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
 
-        # Ctrl-C: once per iteration, a bail-out Python turns into it
-        fail = loop_emit.BailOut(bail_if, None if self.once else
-                                 lambda b: _poll_interrupt(module, b, bail_if))
         loop = loop_emit.Loop(b, states, fail, tape, rows)
         loop.start()
 
@@ -1848,16 +1847,6 @@ _EMITS = {
 # the op kinds this generator covers (never ``host``): what the backend declares
 # (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
-
-
-def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
-    """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
-    (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
-    flag = module.globals.get(interrupt.SYMBOL)
-    if flag is None:
-        flag = ir.GlobalVariable(module, I32, interrupt.SYMBOL)
-    v = b.load_atomic(flag, "monotonic", 4, typ=I32)
-    bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
 
 
 def _is_2d_transpose(st, specs) -> bool:
