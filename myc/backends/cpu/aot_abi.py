@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from llvmlite import ir
 
+from myc.backends.cpu import strided_copy
 from myc.backends.cpu.aot_codes import DTYPE_CODE, STATUS
 from myc.backends.cpu.aot_names import helper_names
-from myc.backends.cpu.codegen import ITEMSIZE, counted_loop
-from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
+from myc.backends.cpu.codegen import ITEMSIZE
+from myc.backends.cpu.emit import I8, I32, I64, PTR
 from myc.lower.dims import Dim
 from myc.lower.hostplan import Value, c_strides, is_dynamic
 
@@ -128,14 +129,19 @@ class AbiMixin:
             b.cbranch(strided[i], then, join)
             b.position_at_end(then)
             dst = self.at(v)
-            b.call(self.copy_fn(ITEMSIZE[v.dtype]),
-                   [dst, data[i], ir.Constant(I64, 0), ir.Constant(I64, len(v.shape)),
-                    field(ins, i, 2, PTR), strides])
+            shape = field(ins, i, 2, PTR)
+            strided_copy.copy(
+                b, ir.IntType(8 * ITEMSIZE[v.dtype]), dst, data[i],
+                [b.load(b.gep(shape, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
+                 for a in range(len(v.shape))],
+                [b.load(b.gep(strides, [ir.Constant(I64, a)], source_etype=I64), typ=I64)
+                 for a in range(len(v.shape))], in_bytes=True, name=f"in{i}.")
+            copied = b.block  # (the copy's loops end in a block of their own)
             b.branch(join)
             b.position_at_end(join)
             phi = b.phi(PTR)
             phi.add_incoming(data[i], pre)
-            phi.add_incoming(dst, then)
+            phi.add_incoming(dst, copied)
             ptr_of[id(v)] = phi
 
     def give_outputs(self, outs) -> None:
@@ -230,40 +236,6 @@ class AbiMixin:
         reach_bad.add_incoming(false, pre)
         reach_bad.add_incoming(over, look_end)
         return phi, reach_bad
-
-    def copy_fn(self, itemsize: int) -> ir.Function:
-        """``ptr copy(dst, src, d, ndim, shape*, strides*)``: copies the strided array at
-        ``src`` (byte strides) into contiguous ``dst`` from axis ``d`` on; returns the
-        end of what it wrote.  (A ``Permute`` is this copy with permuted strides.)"""
-        fn = self.copy_fns.get(itemsize)
-        if fn is not None:
-            return fn
-        fn = ir.Function(self.m, ir.FunctionType(PTR, [PTR, PTR, I64, I64, PTR, PTR]),
-                         f"myc.copy{itemsize}")
-        fn.linkage = "internal"
-        self.copy_fns[itemsize] = fn
-        dst, src, d, ndim, shape, strides = fn.args
-        b = ir.IRBuilder(fn.append_basic_block("entry"))
-        leaf = fn.append_basic_block("leaf")
-        rec = fn.append_basic_block("rec")
-        b.cbranch(b.icmp_signed("==", d, ndim), leaf, rec)
-        b.position_at_end(leaf)
-        ety = ir.IntType(8 * itemsize)
-        b.store(b.load(src, typ=ety, align=1), dst, align=1)
-        b.ret(b.gep(dst, [ir.Constant(I64, itemsize)], source_etype=I8))
-        b.position_at_end(rec)
-        n = b.load(b.gep(shape, [d], source_etype=I64), typ=I64)
-        st = b.load(b.gep(strides, [d], source_etype=I64), typ=I64)
-        d1 = b.add(d, ir.Constant(I64, 1))
-        e = Emitter(b)
-
-        def body(i, carried):
-            s = b.gep(src, [b.mul(i, st)], source_etype=I8)
-            return [b.call(fn, [carried[0], s, d1, ndim, shape, strides])]
-
-        out = counted_loop(e, ir.Constant(I64, 0), n, [dst], body, "copy")
-        b.ret(out[0])
-        return fn
 
     def check(self, cond, status: str, message: str, *args, cleanup=(),
               free_arena: bool = False) -> None:

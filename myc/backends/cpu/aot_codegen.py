@@ -18,9 +18,12 @@ operations; the parts live in their own modules (the first four are mixins of
   emitter, with threads started per call);
 * :mod:`~myc.backends.cpu.gemm_emit` -- GEMM, as the cache-blocked loop nest (no BLAS at
   run time; the JIT's int64 products use it too);
+* :mod:`~myc.backends.cpu.strided_copy` -- ``Permute`` steps and strided inputs copied
+  (the JIT's transposes' and views' copy);
 * :mod:`~myc.backends.cpu.aot_sizes` -- sizes, static or computed from dynamic ones;
 * :mod:`~myc.backends.cpu.aot_limits` -- every size product checked for overflow;
-* :mod:`~myc.backends.cpu.aot_loopgen` -- loops, selects and tapes;
+* :mod:`~myc.backends.cpu.aot_loopgen` -- loops (``loop_emit``'s, the JIT's loop emitter,
+  under AOT's policies), selects and tapes;
 
 and :mod:`~myc.backends.cpu.aot_header` writes the library's C header.
 """
@@ -33,7 +36,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import gemm_emit, jit, kernel_calls
+from myc.backends.cpu import gemm_emit, jit, kernel_calls, loop_emit, strided_copy
 from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
@@ -53,7 +56,6 @@ from myc.lower.hostplan import (
     Tape,
     TapeGet,
     Value,
-    c_strides,
     is_size_const,
     stored_buffers,
     walk,
@@ -83,7 +85,8 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
         self.realloc = ir.Function(module, ir.FunctionType(PTR, [PTR, I64]), "realloc")
         self.heap_cells: list[ir.Value] = []
         self.tapes: dict[int, dict] = {}  # id(Tape) -> its stack cells (aot_loopgen)
-        self.copy_fns: dict[int, ir.Function] = {}
+        # a failure is a status and a message (the JIT's bails out to Python instead)
+        self.fail = loop_emit.Status(self.check)
 
     # ------------------------------------------------------------------ globals
     def global_bytes(self, data: bytes, name: str | None = None, constant: bool = True,
@@ -232,14 +235,11 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
                     self.i64(op.m), self.i64(op.n), self.i64(op.k),
                     alpha=op.alpha if op.acc is not None else 1.0,
                     beta=0.0 if op.acc is None else 1.0)
-            elif isinstance(op, Permute):
+            elif isinstance(op, Permute):  # the JIT's transposes' copy, sizes maybe dynamic
                 src = op.src
-                st = c_strides(src.shape, ITEMSIZE[src.dtype])
                 if not isinstance(op.out.nbytes, int) or op.out.nbytes:
-                    b.call(self.copy_fn(ITEMSIZE[src.dtype]),
-                           [get(op.out), get(src), ir.Constant(I64, 0),
-                            ir.Constant(I64, len(op.perm)), self.sizes(list(op.out.shape)),
-                            self.sizes([st[a] for a in op.perm])])
+                    strided_copy.permute(b, ir.IntType(8 * ITEMSIZE[src.dtype]), get(op.out),
+                                         get(src), [self.size(d) for d in src.shape], op.perm)
             elif isinstance(op, LoopOp):
                 emit_loop(self, op)
             elif isinstance(op, Select):

@@ -4,24 +4,29 @@
 a typed body run until its first output is false) into a :class:`LoopOp`, an
 if-converted branch (``select``) into a :class:`Select`, and the reads of a taped loop's
 state that a gradient's backward loop makes (``tape_get``) into :class:`TapeGet`.
-:class:`~myc.backends.cpu.aot_codegen.HostGen` emits them with the functions here.
+:class:`~myc.backends.cpu.aot_codegen.HostGen` emits them with the functions here; the
+loop itself is ``loop_emit``'s, the emitter of the JIT's native loops, under AOT's
+policies.
 
 How a loop runs in the library (one call of the exported function):
 
 * every loop-carried value has one fixed buffer in the call's arena; the initial state
   is copied in, and after each iteration the next state is copied over it (through a
-  staging buffer only where a next state is another state buffer: a swap).  The body's
-  intermediates have their own arena buffers, so no kernel reads what it writes;
+  staging buffer only where a next state is another state buffer: a swap;
+  ``loop_emit.Copied``).  The body's intermediates have their own arena buffers, so no
+  kernel reads what it writes;
 * the loop runs as Python would, with no iteration limit: the body (kernels, GEMM,
   copies) runs, then its ``go_on`` value decides;
 * allocations a body makes on the machine stack (dynamic-size arrays of kernel
   arguments, thread bookkeeping) are released after each iteration
-  (``llvm.stacksave``/``llvm.stackrestore``), so a long loop does not grow the stack;
+  (``llvm.stacksave``/``llvm.stackrestore``: a scoped ``loop_emit.Loop``), so a long
+  loop does not grow the stack;
 * a **taped** loop (the forward rerun of a gradient's loop) also stores the state at
   the start of every iteration, in one ``malloc``-ed buffer per state value that grows
-  with ``realloc`` (doubling, from 16 iterations); when ``realloc`` fails the call
-  frees what it holds and returns ``MYC_ERR_ALLOC`` with a message.  The buffers are
-  freed when the call returns.  The backward loop reads them with :class:`TapeGet`.
+  with ``realloc`` (doubling, from 16 iterations: ``loop_emit.GrowingTape``); when
+  ``realloc`` fails the call frees what it holds and returns ``MYC_ERR_ALLOC`` with a
+  message (``loop_emit.Status``).  The buffers are freed when the call returns.  The
+  backward loop reads them with :class:`TapeGet`.
 
 Python's ints are 64-bit machine ints here (the JIT falls back to Python's semantics
 where they would overflow; a library cannot), see ``docs/aot.md``.
@@ -33,6 +38,7 @@ from typing import Any
 
 from llvmlite import ir
 
+from myc.backends.cpu import loop_emit
 from myc.backends.cpu.emit import I8, I64, PTR
 from myc.lower.hostplan import Check, LoopOp, Select, Tape, TapeGet, Value
 
@@ -40,23 +46,13 @@ from myc.lower.hostplan import Check, LoopOp, Select, Tape, TapeGet, Value
 # named here, not imported)
 HostGen = Any
 
-TAPE_START = 16  # iterations a tape holds before its first realloc
-
-
-def _intrinsics(hg: HostGen) -> tuple[ir.Function, ir.Function]:
-    m = hg.m
-    save = m.globals.get("llvm.stacksave.p0")
-    if save is None:
-        save = ir.Function(m, ir.FunctionType(PTR, []), "llvm.stacksave.p0")
-        ir.Function(m, ir.FunctionType(ir.VoidType(), [PTR]), "llvm.stackrestore.p0")
-    return save, m.globals["llvm.stackrestore.p0"]
+def _size(hg: HostGen, v: Value) -> int | ir.Value:
+    """``v``'s bytes: an int when static, else computed from the dynamic sizes."""
+    return v.nbytes if isinstance(v.nbytes, int) else hg.i64(v.nbytes)
 
 
 def _copy(hg: HostGen, dst, src, v: Value) -> None:
-    nbytes = hg.i64(v.nbytes)
-    if isinstance(v.nbytes, int) and not v.nbytes:
-        return
-    hg.b.call(hg.memcpy, [dst, src, nbytes])
+    loop_emit.memcpy(hg.b, dst, src, _size(hg, v))
 
 
 def _truth(hg: HostGen, v: Value) -> ir.Value:
@@ -78,8 +74,8 @@ def emit_select(hg: HostGen, op: Select) -> None:
 
 
 def emit_check(hg: HostGen, op: Check) -> None:
-    hg.check(_truth(hg, op.flag), "MYC_ERR_RAISE",
-             f"myc: {hg.p.name}: " + op.message.replace("%", "%%"), free_arena=True)
+    hg.fail.unless(hg.b, _truth(hg, op.flag), "MYC_ERR_RAISE",
+                   f"myc: {hg.p.name}: " + op.message.replace("%", "%%"))
 
 
 def emit_tape_get(hg: HostGen, op: TapeGet) -> None:
@@ -104,49 +100,15 @@ def tape_cells(hg: HostGen, tape: Tape) -> dict[str, Any]:
     return got
 
 
-def _record(hg: HostGen, op: LoopOp) -> None:
-    """Append the current state to the tape, growing it first when it is full; only
-    the states the backward loop reads are stored (not, e.g., a value that is carried
-    only to be returned)."""
-    b = hg.b
-    cells = tape_cells(hg, op.tape)
-    count = b.load(cells["count"], typ=I64)
-    cap = b.load(cells["cap"], typ=I64)
-    with b.if_then(b.icmp_signed(">=", count, cap), likely=False):
-        doubled, over = hg.checked("smul", cap, ir.Constant(I64, 2))
-        new_cap = b.select(b.icmp_signed("==", cap, ir.Constant(I64, 0)),
-                           ir.Constant(I64, TAPE_START), doubled)
-        for j in op.tape.read:
-            cell, v = cells["rows"][j], op.tape.states[j]
-            nbytes, o = hg.checked("smul", new_cap, hg.i64(v.nbytes))
-            too_big = b.or_(over, o)
-            hg.check(b.not_(too_big), "MYC_ERR_ALLOC",
-                     f"myc: {hg.p.name}: out of memory growing the tape of the loop at "
-                     f"line {op.line}: %lld iterations of %lld bytes overflow 64 bits",
-                     new_cap, hg.i64(v.nbytes), free_arena=True)
-            nbytes = b.select(b.icmp_signed(">", nbytes, ir.Constant(I64, 0)), nbytes,
-                              ir.Constant(I64, 1))
-            grown = b.call(hg.realloc, [b.load(cell, typ=PTR), nbytes])
-            hg.check(b.icmp_unsigned("!=", grown, ir.Constant(PTR, None)), "MYC_ERR_ALLOC",
-                     f"myc: {hg.p.name}: out of memory growing the tape of the loop at "
-                     f"line {op.line} to %lld iterations (%lld bytes)", new_cap, nbytes,
-                     free_arena=True)
-            b.store(grown, cell)
-        b.store(new_cap, cells["cap"])
-    for j in op.tape.read:
-        cell, v = cells["rows"][j], op.tape.states[j]
-        row = b.gep(b.load(cell, typ=PTR), [b.mul(count, hg.i64(v.nbytes))], source_etype=I8)
-        _copy(hg, row, hg.get(v), v)
-    b.store(b.add(count, ir.Constant(I64, 1)), cells["count"])
-
-
 def emit_loop(hg: HostGen, op: LoopOp) -> None:
+    """``op`` as ``loop_emit``'s loop (the JIT's native loops' emitter) under AOT's
+    policies: states copied over fixed buffers, a growing tape, failures as statuses,
+    the stack released after each iteration; around it what only an AOT loop has --
+    the state set from ``init`` on entry, the exits copied into ``results``, and the
+    untaken side of an if-converted branch (``enabled`` false: zero results)."""
     b = hg.b
     fn = hg.fn
     run = fn.append_basic_block("loop.run")
-    head = fn.append_basic_block("loop.head")
-    step = fn.append_basic_block("loop.next")
-    leave = fn.append_basic_block("loop.exit")
     skip = fn.append_basic_block("loop.skip")
     done = fn.append_basic_block("loop.done")
     if op.enabled is not None:
@@ -156,33 +118,30 @@ def emit_loop(hg: HostGen, op: LoopOp) -> None:
     b.position_at_end(run)
     for s, v in zip(op.state, op.init, strict=True):
         _copy(hg, hg.get(s), hg.get(v), s)
+    fail = hg.fail
+    tape = rows = None
     if op.tape is not None:
-        b.store(ir.Constant(I64, 0), tape_cells(hg, op.tape)["count"])
-    b.branch(head)
-
-    b.position_at_end(head)
-    save, restore = _intrinsics(hg)
-    mark = b.call(save, [])
-    if op.tape is not None:
-        _record(hg, op)
+        cells = tape_cells(hg, op.tape)
+        b.store(ir.Constant(I64, 0), cells["count"])
+        tape = loop_emit.GrowingTape(
+            cells["rows"], cells["cap"], cells["count"], hg.realloc, hg.checked, fail,
+            f"myc: {hg.p.name}: out of memory growing the tape of the loop at line "
+            f"{op.line}")
+        rows = [loop_emit.TapeRow(j, _size(hg, op.tape.states[j]),
+                                  lambda v=op.tape.states[j]: hg.get(v))
+                for j in op.tape.read]
+    staged = [op.staged[j] if op.staged else None for j in range(len(op.state))]
+    states = loop_emit.Copied([hg.get(s) for s in op.state],
+                              [hg.get(v) if v is not None else None for v in staged])
+    loop = loop_emit.Loop(b, states, fail, tape, rows, scoped=True)
+    loop.start()
     hg.emit_ops(op.body)
-    go = _truth(hg, op.go_on)
-    b.call(restore, [mark])
-    b.cbranch(go, step, leave)
+    index = {id(s): j for j, s in enumerate(op.state)}
+    loop.close(lambda: _truth(hg, op.go_on),
+               [loop_emit.Next(None) if index.get(id(nxt)) == j else
+                loop_emit.Next(lambda nxt=nxt: hg.get(nxt), _size(hg, s))
+                for j, (s, nxt) in enumerate(zip(op.state, op.next_state, strict=True))])
 
-    b.position_at_end(step)
-    states = {id(s): j for j, s in enumerate(op.state)}
-    for j, (s, nxt) in enumerate(zip(op.state, op.next_state, strict=True)):
-        if op.staged and op.staged[j] is not None:  # another state buffer: stage it
-            _copy(hg, hg.get(op.staged[j]), hg.get(nxt), s)
-    for j, (s, nxt) in enumerate(zip(op.state, op.next_state, strict=True)):
-        if states.get(id(nxt)) == j:
-            continue  # unchanged
-        src = op.staged[j] if op.staged and op.staged[j] is not None else nxt
-        _copy(hg, hg.get(s), hg.get(src), s)
-    b.branch(head)
-
-    b.position_at_end(leave)
     for r, x in zip(op.results, op.exits, strict=True):
         if r is not None:
             _copy(hg, hg.get(r), hg.get(x), r)

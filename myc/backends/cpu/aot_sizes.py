@@ -26,6 +26,10 @@ class SizesMixin:
             return emit_dim(self.b, x, self.dims)
         return ir.Constant(I64, int(x))
 
+    def size(self, x) -> int | ir.Value:
+        """A size as ``strided_copy`` takes one: an int when static, else computed."""
+        return self.i64(x) if isinstance(x, Dim) else int(x)
+
     def size_value(self, x, dtype: str) -> ir.Value:
         """``x`` (a Dim or SymFloat) computed as a ``dtype`` scalar."""
         b = self.b

@@ -1,9 +1,9 @@
-"""Matrix products and transposes in native host programs: a batch as ``np.matmul``
-broadcasts it, each product emitted by ``gemm_emit`` (GEMM through NumPy's bundled
-OpenBLAS for floats, the blocked loop nest AOT libraries use for int64), and the copy
-of a transpose that is not folded into a GEMM's transpose flag.  The native generator
-(``loopgen``) decides which steps these are; this module says whether native code
-computes them as NumPy does and emits them.
+"""Matrix products in native host programs: a batch as ``np.matmul`` broadcasts it, each
+product emitted by ``gemm_emit`` (GEMM through NumPy's bundled OpenBLAS for floats, the
+blocked loop nest AOT libraries use for int64).  The native generator (``loopgen``)
+decides which steps these are; this module says whether native code computes them (and
+the transposes GEMM reads as a flag or ``strided_copy`` copies) as NumPy does, and emits
+the products.
 """
 
 from __future__ import annotations
@@ -159,29 +159,3 @@ def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out
                        threaded=not plan.batch)
 
     _batched(b, plan, one)
-
-
-def transpose(b: ir.IRBuilder, src, dst, out) -> None:
-    """``dst = swapaxes(src, -1, -2)`` for an array of 2 or more dimensions (``out`` is
-    the transposed shape), one matrix of the batch after another."""
-    *batch, rows, cols = out.shape  # dst[.., i, j] = src[.., j, i]
-    ty = MEMTYPE[str(np.dtype(out.dtype))]
-    mat = rows * cols
-
-    def matrix(base):
-        def row(i):
-            def col(j):
-                v = b.load(b.gep(src, [b.add(base, b.add(b.mul(j, ir.Constant(I64, rows)),
-                                                         i))], source_etype=ty), typ=ty)
-                b.store(v, b.gep(dst, [b.add(base, b.add(b.mul(i, ir.Constant(I64, cols)),
-                                                         j))], source_etype=ty))
-
-            native_ops.counted(b, cols, col, "tr.j")
-
-        native_ops.counted(b, rows, row, "tr.i")
-
-    if not batch:
-        matrix(ir.Constant(I64, 0))
-        return
-    native_ops.counted(b, prod(batch),
-                       lambda t: matrix(b.mul(t, ir.Constant(I64, mat))), "tr.b")

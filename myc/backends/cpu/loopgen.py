@@ -12,13 +12,15 @@ constant arrays the body reads, one scratch buffer per step result (and per-chun
 partials of reductions that run on threads), two buffers per loop-carried array (the
 next state is copied into the one not being read, so a kernel never reads the buffer
 it writes), and the exit values' destinations -- a program run once writes its array
-results straight there.  Kernels are called by address (they live in their own JIT
-modules, bound to content-named symbols, so this module's machine code is cached on
-disk: ``machine_code``); big ones are split over threads from the machine code; GEMM
-is NumPy's bundled OpenBLAS, called from the machine code (``host_gemm``).  Python-only
-semantics (an int overflowing 64 bits, a Python float division by zero, an index out of
-range) return status 1: the run
-restarts on the step-by-step host runner, which gives CPython's answer or error.
+results straight there.  The loop itself -- its blocks, the swap of the state buffers,
+the tape, the poll for Ctrl-C -- is ``loop_emit``'s, which AOT libraries' loops use
+too (under their policies: copied state, a growing tape, status codes).  Kernels are
+called by address (they live in their own JIT modules, bound to content-named symbols,
+so this module's machine code is cached on disk: ``machine_code``); big ones are split
+over threads from the machine code; GEMM is NumPy's bundled OpenBLAS, called from the
+machine code (``host_gemm``).  Python-only semantics (an int overflowing 64 bits, a
+Python float division by zero, an index out of range) return status 1: the run restarts
+on the step-by-step host runner, which gives CPython's answer or error.
 
 Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
 runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
@@ -48,10 +50,11 @@ from llvmlite import ir
 from myc.backends.cpu import (
     blas_threads,
     host_gemm,
-    interrupt,
     kernel_calls,
+    loop_emit,
     machine_code,
     native_ops,
+    strided_copy,
     threads,
 )
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
@@ -581,11 +584,14 @@ class NativeLoop(NativeRun):
             b.cbranch(bad, bail, ok)
             b.position_at_end(ok)
 
+        # failing returns to Python; Ctrl-C is polled once per iteration of a loop
+        fail = loop_emit.BailOut(bail_if, polls=not self.once)
+
         io = fn.args[0]
         nio = [0]
         if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
-            _poll_interrupt(module, b, bail_if)  # a call tree can be exponential
+            fail.interrupted(b)  # a call tree can be exponential
 
         def io_ptr() -> ir.Value:
             at = b.gep(io, [ir.Constant(I64, nio[0])], inbounds=True, source_etype=PTR)
@@ -693,43 +699,34 @@ class NativeLoop(NativeRun):
         self.in_place = {v[1] for v in scratch_ptr.values()
                          if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
-        if self.tape:
+        tape = rows = None
+        if self.tape:  # the state each iteration starts from, in buffers the runner sized
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
-            full = fn.append_basic_block("tape_full")
-            with b.goto_block(full):
-                b.ret(ir.Constant(I32, 2))
+            tape = loop_emit.BoundedTape(fn, tape_ptrs, cap_cell, count_cell, 2)
             b.store(ir.Constant(I64, 0), count_cell)
+
+            def row(slot: int, a: Any):
+                if isinstance(a, AArray):
+                    return lambda: b.load(slot_var(slot), typ=PTR)
+
+                def number() -> ir.Value:
+                    v = b.load(slot_var(slot), typ=_ltype(a))
+                    return b.zext(v, I8) if a.dtype == np.bool_ else v
+                return number
+
+            rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
+                                      not isinstance(specs[slot], AArray))
+                    for j, slot in enumerate(state_slots)]
         self.n_io = nio[0]
-        cur = b.alloca(I1)
-        b.store(ir.Constant(I1, 0), cur)
+        states = loop_emit.Swapped(b, state_bufs,
+                                   lambda j, v: b.store(v, slot_var(state_slots[j])))
 
         def next_buf(j: int) -> ir.Value:
-            return b.select(b.load(cur, typ=I1), *state_bufs[j])
+            return states.next_buffer(b, j)
 
-        loop = fn.append_basic_block("loop")
-        update = fn.append_basic_block("update")
-        done = fn.append_basic_block("exit")
-        b.branch(loop)
-        b.position_at_end(loop)
-        if not self.once:  # Ctrl-C: once per iteration, a bail-out Python turns into it
-            _poll_interrupt(module, b, bail_if)
-        if self.tape:  # record the state this iteration starts from
-            cnt = b.load(count_cell, typ=I64)
-            more = fn.append_basic_block("tape_room")
-            b.cbranch(b.icmp_signed(">=", cnt, b.load(cap_cell, typ=I64)), full, more)
-            b.position_at_end(more)
-            for j, slot in enumerate(state_slots):
-                a = specs[slot]
-                size = _nbytes(a)
-                dst = b.gep(tape_ptrs[j], [b.mul(cnt, ir.Constant(I64, size))],
-                            source_etype=I8)
-                if isinstance(a, AArray):
-                    _memcpy(b, module, dst, b.load(slot_var(slot), typ=PTR), size)
-                else:
-                    v = b.load(slot_var(slot), typ=_ltype(a))
-                    b.store(b.zext(v, I8) if a.dtype == np.bool_ else v, dst)
-            b.store(b.add(cnt, ir.Constant(I64, 1)), count_cell)
+        loop = loop_emit.Loop(b, states, fail, tape, rows)
+        loop.start()
 
         def value(si: int, k: int, is_slot: bool, x: Any, want: Any = None) -> ir.Value:
             """An operand as an LLVM value (arrays: a pointer), converted to ``want``."""
@@ -785,31 +782,21 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
-        go_slot, go = body.outputs[0]
-        g = value(-1, -1, go_slot, go, want=I1)
-        b.cbranch(g, update, done)
-
-        # next state: arrays copied into the buffer not being read, then all slots set
-        b.position_at_end(update)
-        c = b.load(cur, typ=I1)
-        nxt = []
-        for j in range(n):
+        # next state: arrays copied into the buffer not being read (unless a kernel wrote
+        # it there), then all slots set
+        def next_state(j: int) -> loop_emit.Next:
             is_slot, x = body.outputs[1 + j]
             a = specs[state_slots[j]]
-            if isinstance(a, AArray):
-                dst = b.select(c, state_bufs[j][0], state_bufs[j][1])
-                if j not in self.in_place:  # else the kernel wrote it there
-                    src = value(-1, -1, is_slot, x)
-                    _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
-                nxt.append(dst)
-            else:
-                nxt.append(value(-1, -1, is_slot, x, want=_ltype(a)))
-        for j in range(n):
-            b.store(nxt[j], slot_var(state_slots[j]))
-        b.store(b.not_(c), cur)
-        b.branch(loop)
+            if not isinstance(a, AArray):
+                return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
+            if j in self.in_place:
+                return loop_emit.Next(None)
+            return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
+                                  prod(a.shape) * np.dtype(a.dtype).itemsize)
 
-        b.position_at_end(done)
+        go_slot, go = body.outputs[0]
+        loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
+                   [next_state(j) for j in range(n)])
         for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
                                                     strict=True)):
             a = specs[x] if is_slot else abstract_of(x)
@@ -819,7 +806,7 @@ class NativeLoop(NativeRun):
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
-                _memcpy(b, module, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                loop_emit.memcpy(b, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
             else:
                 v = value(-1, -1, is_slot, x)
                 if a.dtype == np.bool_:
@@ -830,7 +817,7 @@ class NativeLoop(NativeRun):
     # -- the emitters of the op kinds (``_EMITS``): True when the step is emitted -------
     def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """A product (``gemm``, ``gemm_acc``: through BLAS or a loop, ``host_gemm``), or a
-        2-d transpose: a GEMM's transpose flag, else copied (``host_gemm.transpose``)."""
+        2-d transpose: a GEMM's transpose flag, else copied (``strided_copy.permute``)."""
         b, specs = e.b, self.body.specs
         mt = st.op in ("transpose", "matrix_transpose")
         if mt and st.output in self.mt_of and st.output not in self.mt_copy:
@@ -838,7 +825,7 @@ class NativeLoop(NativeRun):
         dst = e.scratch_ptr[(si, 0)]
         acc = st.op == "gemm_acc"
         if acc and si not in self.acc_in_place:  # the sum so far, copied
-            _memcpy(b, e.module, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
+            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
         if not mt:
             ops = []
             for k in range(2):
@@ -852,7 +839,10 @@ class NativeLoop(NativeRun):
             host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
                            *((float(ins_[3][1]), 1.0) if acc else ()))
         else:
-            host_gemm.transpose(b, e.value(si, 0, *ins_[0]), dst, out)
+            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            nb = x.ndim - 2  # the last two axes swapped
+            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]), x.shape,
+                                 (*range(nb), nb + 1, nb))
         if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
             b.store(b.load(dst, typ=_mem(out)), e.slot_var(st.output))
             return True
@@ -1495,7 +1485,7 @@ class NativeLoop(NativeRun):
             da = specs[d] if ds_ else abstract_of(d)
             if isinstance(da, AArray):
                 if rowbytes:
-                    _memcpy(b, module, at, value(si, off + 2, ds_, d), rowbytes)
+                    loop_emit.memcpy(b, at, value(si, off + 2, ds_, d), rowbytes)
             else:
                 b.store(value(si, off + 2, ds_, d, want=LLTYPE[_dtname(out.dtype)]), at)
         b.store(dst, slot_var(self.body.steps[si].output))
@@ -1712,7 +1702,7 @@ class NativeLoop(NativeRun):
                 a = specs[x] if is_slot else abstract_of(x)
                 if isinstance(a, AArray):
                     if each:
-                        _memcpy(b, b.module, at, value(sj, k, is_slot, x),
+                        loop_emit.memcpy(b, at, value(sj, k, is_slot, x),
                                 each * np.dtype(memdtype(out.dtype)).itemsize)
                     continue
                 v = value(sj, k, is_slot, x, want=LLTYPE[_dtname(out.dtype)])
@@ -1730,11 +1720,11 @@ class NativeLoop(NativeRun):
                     continue
                 src = value(sj, k, is_slot, x)
                 if outer == 1:
-                    _memcpy(b, b.module, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
+                    loop_emit.memcpy(b, b.gep(dst, [ir.Constant(I64, at)], source_etype=ty),
                             src, inner * size)
                 else:
                     def piece_row(o, src=src, at=at, inner=inner):
-                        _memcpy(b, b.module, b.gep(dst, [b.add(
+                        loop_emit.memcpy(b, b.gep(dst, [b.add(
                             b.mul(o, ir.Constant(I64, row)), ir.Constant(I64, at))],
                             source_etype=ty), b.gep(src, [b.mul(o, ir.Constant(
                                 I64, inner))], source_etype=ty), inner * size)
@@ -1744,8 +1734,7 @@ class NativeLoop(NativeRun):
         if kind == "transpose":  # a strided read of x in the result's order
             shape, strides = self._transpose_view(ins_, out)
             if count:
-                native_ops.strided(b, ty, dst, value(si, 0, *ins_[0]), 0, shape, strides,
-                                   store=False)
+                strided_copy.copy(b, ty, dst, value(si, 0, *ins_[0]), shape, strides)
             return
         if kind in ("window", "window_add"):  # the window at the start clamped into the
             # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
@@ -1762,12 +1751,12 @@ class NativeLoop(NativeRun):
             at = b.mul(start, ir.Constant(I64, strides[axis]))
             if kind == "window":
                 base = b.gep(value(si, 0, *ins_[0]), [at], source_etype=ty)
-                native_ops.strided(b, ty, dst, base, 0, window, strides, store=False)
+                strided_copy.copy(b, ty, dst, base, window, strides)
             else:
                 kernel_calls.fill(b, dst, ty, 0, count)
                 base = b.gep(dst, [at], source_etype=ty)
-                native_ops.strided(b, ty, value(si, 0, *ins_[0]), base, 0, window, strides,
-                                   store=True)
+                strided_copy.copy(b, ty, value(si, 0, *ins_[0]), base, window, strides,
+                                  store=True)
             return
         if kind == "fill":
             kernel_calls.fill(b, dst, ty, fill_value(name), count)
@@ -1802,9 +1791,9 @@ class NativeLoop(NativeRun):
                 at = self._dynamic_offset(b, tuple(x.shape), parts[1], value, bail_if)
                 src = b.gep(src, [at], source_etype=ty)
             if kind == "index":
-                native_ops.strided(b, ty, dst, src, offset, shape, strides, store=False)
+                strided_copy.copy(b, ty, dst, src, shape, strides, offset=offset)
             else:
-                native_ops.strided(b, ty, d, src, offset, shape, strides, store=True)
+                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
@@ -1858,16 +1847,6 @@ _EMITS = {
 # the op kinds this generator covers (never ``host``): what the backend declares
 # (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
-
-
-def _poll_interrupt(module: ir.Module, b: ir.IRBuilder, bail_if) -> None:
-    """Bail out when SIGINT's flag is set (``interrupt``): one relaxed load and a branch
-    (atomic, so LLVM neither hoists it out of the loop nor merges it)."""
-    flag = module.globals.get(interrupt.SYMBOL)
-    if flag is None:
-        flag = ir.GlobalVariable(module, I32, interrupt.SYMBOL)
-    v = b.load_atomic(flag, "monotonic", 4, typ=I32)
-    bail_if(b.icmp_signed("!=", v, ir.Constant(I32, 0)))
 
 
 def _is_2d_transpose(st, specs) -> bool:
@@ -1957,12 +1936,3 @@ def _overflow(module: ir.Module, op: str) -> ir.Function:
         fn = ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]),
                                                  [I64, I64]), full)
     return fn
-
-
-def _memcpy(b: ir.IRBuilder, module: ir.Module, dst, src, nbytes: int) -> None:
-    name = "llvm.memcpy.p0.p0.i64"
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]), name)
-    b.call(fn, [dst, src, ir.Constant(I64, nbytes), ir.Constant(I1, 0)])
-

@@ -1,6 +1,7 @@
-"""Host operations emitted into native programs (``loopgen.py``): indexing (views copied
-out, gathers) and their gradients (scatters).  Kernel calls, fills and the combining of
-partials are ``kernel_calls``' (AOT libraries use them too).
+"""Host operations emitted into native programs (``loopgen.py``): indexing (where a basic
+index views an array, gathers) and their gradients (scatters).  Kernel calls, fills and
+the combining of partials are ``kernel_calls``', strided copies (a view copied out or
+back) ``strided_copy``'s: AOT libraries use them too.
 
 Everything here is static: shapes and strides are known when the program is built, so
 they are constants in the code.
@@ -74,30 +75,6 @@ def basic_view(shape: tuple[int, ...], index: Any) -> tuple[int, tuple, tuple] |
         return None
     offset = view.__array_interface__["data"][0] - dummy.__array_interface__["data"][0]
     return offset, view.shape, view.strides
-
-
-def strided(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, base: ir.Value,
-            offset: int, shape: tuple, strides: tuple, store: bool) -> None:
-    """Copy between a contiguous array and the strided view ``base[offset + i.strides]``
-    (``store``: contiguous -> view; else view -> contiguous)."""
-    def nest(d: int, src_off: ir.Value, flat: ir.Value) -> None:
-        if d == len(shape):
-            view_ptr = b.gep(base, [src_off], source_etype=ty)
-            flat_ptr = b.gep(contiguous, [flat], source_etype=ty)
-            if store:
-                b.store(b.load(flat_ptr, typ=ty), view_ptr)
-            else:
-                b.store(b.load(view_ptr, typ=ty), flat_ptr)
-            return
-        inner = prod(shape[d + 1:])
-
-        def body(i):
-            nest(d + 1, b.add(src_off, b.mul(i, ir.Constant(I64, strides[d]))),
-                 b.add(flat, b.mul(i, ir.Constant(I64, inner))))
-
-        counted(b, shape[d], body, f"ix{d}")
-
-    nest(0, ir.Constant(I64, offset), ir.Constant(I64, 0))
 
 
 def gather(b: ir.IRBuilder, ty: ir.Type, out: ir.Value, x: ir.Value, xshape: tuple,

@@ -1,0 +1,123 @@
+"""Strided copies in host programs, for the JIT's native programs and AOT libraries
+alike: every copy between a contiguous buffer and a strided view of another.
+
+The JIT copies transposes (``x.T``, ``np.transpose``, an ``mT`` not folded into a GEMM's
+transpose flag), basic-index views and dynamic windows out of their source (and a
+window's gradient back into it); an AOT library copies its ``Permute`` steps and the
+inputs a caller passes with strides.  All of them are :func:`copy`: one nest of counted
+loops over the view's shape, reading (or writing) ``view[offset + i . strides]`` and the
+contiguous buffer in order.
+
+What differs between the two is only what is known when the code is made, so it is no
+policy object: a size, a stride or the offset is a Python int when static (every JIT
+size, an AOT library's static sizes) and an ``ir.Value`` when read at run time (a
+library's dynamic sizes, a caller's strides).  Strides count elements of the copied
+type, or bytes (``in_bytes``: a caller's strides need not be multiples of the item size,
+so those loads and stores assume no alignment).  Where the sizes are static, adjacent
+axes that are one run in memory are merged first (a batch of matrices transposed is one
+loop over the batch, then the rows and the columns).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from llvmlite import ir
+
+from myc.backends.cpu.emit import I8, I64, counted
+
+Size = int | ir.Value  # static, or computed at run time
+
+
+def _i64(x: Size) -> ir.Value:
+    return ir.Constant(I64, x) if isinstance(x, int) else x
+
+
+def _mul(b: ir.IRBuilder, x: Size, y: Size) -> Size:
+    if isinstance(x, int) and isinstance(y, int):
+        return x * y
+    if isinstance(x, int) and x == 1:
+        return y
+    if isinstance(y, int) and y == 1:
+        return x
+    return b.mul(_i64(x), _i64(y))
+
+
+def _add(b: ir.IRBuilder, x: Size, y: Size) -> Size:
+    if isinstance(x, int) and isinstance(y, int):
+        return x + y
+    if isinstance(y, int) and y == 0:
+        return x
+    if isinstance(x, int) and x == 0:
+        return y
+    return b.add(_i64(x), _i64(y))
+
+
+def _merged(shape: list[Size], strides: list[Size]) -> tuple[list[Size], list[Size]]:
+    """``shape``/``strides`` with each static axis folded into the static axis before it
+    where the two are one run in memory (``stride[d] == stride[d + 1] * shape[d + 1]``):
+    the contiguous side is in order anyway, so the copy is the same with fewer loops."""
+    out_shape: list[Size] = []
+    out_strides: list[Size] = []
+    for n, s in zip(shape, strides, strict=True):
+        if out_shape and all(isinstance(x, int) for x in (n, s, out_shape[-1],
+                                                           out_strides[-1])) \
+                and out_strides[-1] == s * n:
+            out_shape[-1] *= n
+            out_strides[-1] = s
+            continue
+        out_shape.append(n)
+        out_strides.append(s)
+    return out_shape, out_strides
+
+
+def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
+         shape: list[Size] | tuple, strides: list[Size] | tuple, *, offset: Size = 0,
+         store: bool = False, in_bytes: bool = False, name: str = "ix") -> None:
+    """Copy between the contiguous array ``contiguous`` (``ty`` elements, C order) and the
+    strided view ``view[offset + i . strides]`` of ``shape`` (``store``: contiguous ->
+    view; else view -> contiguous).  ``strides`` and ``offset`` count ``ty`` elements,
+    or bytes with ``in_bytes`` (then nothing is assumed aligned).  Nothing is copied
+    where a size is 0; a 0-d view is one element."""
+    shape, strides = list(shape), list(strides)
+    if not in_bytes:
+        shape, strides = _merged(shape, strides)
+    unit = I8 if in_bytes else ty
+    align = 1 if in_bytes else None
+    inner: list[Size] = [1] * len(shape)  # elements of the contiguous side per index
+    for d in range(len(shape) - 2, -1, -1):
+        inner[d] = _mul(b, inner[d + 1], shape[d + 1])
+
+    def nest(d: int, view_off: Size, flat: Size) -> None:
+        if d == len(shape):
+            view_ptr = b.gep(view, [_i64(view_off)], source_etype=unit)
+            flat_ptr = b.gep(contiguous, [_i64(flat)], source_etype=ty)
+            src, dst = (flat_ptr, view_ptr) if store else (view_ptr, flat_ptr)
+            b.store(b.load(src, typ=ty, align=align), dst, align=align)
+            return
+
+        def body(i: ir.Value) -> None:
+            nest(d + 1, _add(b, view_off, _mul(b, i, strides[d])),
+                 _add(b, flat, _mul(b, i, inner[d])))
+
+        counted(b, shape[d], body, f"{name}{d}")
+
+    nest(0, offset, 0)
+
+
+def c_strides(b: ir.IRBuilder, shape: list[Size] | tuple) -> list[Size]:
+    """The element strides of a C-contiguous array of ``shape``."""
+    out: list[Size] = []
+    acc: Size = 1
+    for d in reversed(list(shape)):
+        out.append(acc)
+        acc = _mul(b, acc, d)
+    return out[::-1]
+
+
+def permute(b: ir.IRBuilder, ty: ir.Type, dst: ir.Value, src: ir.Value,
+            src_shape: list[Size] | tuple, perm: Any) -> None:
+    """``dst = np.transpose(src, perm)`` for a C-contiguous ``src`` of ``src_shape``
+    (``dst`` C-contiguous): a copy reading ``src`` along its permuted strides."""
+    st = c_strides(b, src_shape)
+    copy(b, ty, dst, src, [src_shape[a] for a in perm], [st[a] for a in perm], name="tr")
