@@ -410,7 +410,8 @@ class NativeLoop(NativeRun):
         if st.op == "index" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
             return  # a number's x[()]: itself
         if st.op == "index":
-            if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
+            if not (isinstance(ins[0], AArray) and ins[0].ndim == 1
+                    and (ins_[0][0] or isinstance(ins_[0][1], np.ndarray))  # or constant
                     and ins[0].shape[0] > 0
                     and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
                 raise Unsupported("indexing other than a[i] of a 1-d array")
@@ -1086,7 +1087,7 @@ class NativeLoop(NativeRun):
             src = LLTYPE[_dtname(arr_a.dtype)]
             r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
         elif st.op == "index":
-            arr_a = specs[ins_[0][1]]
+            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
             base = value(si, off + 0, *ins_[0])
             i = native_ops.wrapped_index(b, value(si, off + 1, *ins_[1], want=I64),
                                          arr_a.shape[0], lambda bad: bail_on(bad, path))
