@@ -118,7 +118,7 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry", "nested")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry")
 
     def __init__(self, graph: Graph, frame: Any, start: int = 0):
         self.graph = graph
@@ -157,8 +157,7 @@ UNROLL_NODES = 500
 
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
     """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
-    limit = int(os.environ.get("XNEST", "500")) if getattr(ctx, "nested", False) else UNROLL_NODES
-    return ctx.unroll_only or count - ctx.start <= limit
+    return ctx.unroll_only or count - ctx.start <= UNROLL_NODES
 
 
 class LoopBody:
@@ -528,7 +527,6 @@ class ControlFlow:
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
         ctx = LoopCtx(fn.graph, fn.frame, self.count)
         ctx.entry = (fn, list(args), self.count, self.marks())
-        ctx.nested = any(c.mode == "body" for c in self.loops)
         self.loops.append(ctx)
         try:
             try:
