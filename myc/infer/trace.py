@@ -85,6 +85,7 @@ _BREAK = {
 _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
                        "default_if_undef", "is_undef", "is_tuple",
                        "all_zero", "switch", "make_tuple", "is_none", "is_int",
+                       "computed_index",
                        *CONTAINER_PRIMS])
 
 
