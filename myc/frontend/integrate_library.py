@@ -75,14 +75,15 @@ def _frozen(x):
     return np.floor(x * 1125899906842624.0) / 1125899906842624.0
 
 
-def _first_step(func, y, t0, f0, args, tfirst, shape, rtol, atol, span):
-    """Hairer, Norsett and Wanner's initial step (as ``solve_ivp`` chooses it)."""
+def _first_step(func, y, t0, f0, args, tfirst, shape, rtol, atol, span, d):
+    """Hairer, Norsett and Wanner's initial step (as ``solve_ivp`` chooses it), its
+    length; ``d`` the direction of time (1.0 or -1.0)."""
     scale = atol + np.abs(y) * rtol
     d0 = _scaled_rms(y, scale)
     d1 = _scaled_rms(f0, scale)
     h0 = np.where((d0 < 1e-5) | (d1 < 1e-5), 1e-6, 0.01 * d0 / np.maximum(d1, 1e-300))[()]
     h0 = np.minimum(h0, span)
-    f1 = _rhs(func, y + h0 * f0, t0 + h0, args, tfirst, shape)
+    f1 = _rhs(func, y + (d * h0) * f0, t0 + d * h0, args, tfirst, shape)
     d2 = _scaled_rms(f1 - f0, scale) / h0
     top = np.maximum(d1, d2)
     h1 = np.where(top <= 1e-15, np.maximum(1e-6, h0 * 1e-3),
@@ -102,45 +103,60 @@ def odeint(func, y0, t, args=(), Dfun=None, col_deriv=0, full_output=0, ml=None,
     t = np.asarray(t, dtype=np.float64)
     n_out = np.shape(t)[0]
     f = _rhs(func, y, t[0], args, tfirst, shape)
+    # the direction of time: SciPy integrates backwards when ``t`` decreases
+    d = np.where(t[n_out - 1] < t[0], -1.0, 1.0)[()]
     h = _first_step(func, y, t[0], f, args, tfirst, shape, rtol, atol,
-                    np.abs(t[n_out - 1] - t[0]))
+                    np.abs(t[n_out - 1] - t[0]), d)
     if h0 > 0:
         h = h0 + 0.0 * h
     h = _frozen(h)
-    out = [y]
-    for i in range(n_out - 1):
-        tc = t[i]
+    # ONE loop over the steps of every output interval (not a loop per interval): the
+    # program, its compile time and its gradient's tape loop stay the same size whatever
+    # the number of output times.  ``i`` is the interval being integrated; a step that
+    # reaches its end writes the solution into row ``i + 1`` and moves on to the next.
+    out = np.zeros((n_out, np.shape(y)[0]))
+    out[0] = y
+    i = 0
+    tc = t[0]
+    steps = 0
+    while (i < n_out - 1) & (steps < _MAX_STEPS):
         t_end = t[i + 1]
-        steps = 0
-        while (tc < t_end) & (steps < _MAX_STEPS):
-            last = h >= t_end - tc
-            hh = np.where(last, t_end - tc, h)[()]
-            k1 = f
-            k2 = _rhs(func, y + hh * (_A[1][0] * k1), tc + _C[1] * hh, args, tfirst, shape)
-            k3 = _rhs(func, y + hh * (_A[2][0] * k1 + _A[2][1] * k2), tc + _C[2] * hh,
-                      args, tfirst, shape)
-            k4 = _rhs(func, y + hh * (_A[3][0] * k1 + _A[3][1] * k2 + _A[3][2] * k3),
-                      tc + _C[3] * hh, args, tfirst, shape)
-            k5 = _rhs(func, y + hh * (_A[4][0] * k1 + _A[4][1] * k2 + _A[4][2] * k3 +
-                                      _A[4][3] * k4), tc + _C[4] * hh, args, tfirst, shape)
-            k6 = _rhs(func, y + hh * (_A[5][0] * k1 + _A[5][1] * k2 + _A[5][2] * k3 +
-                                      _A[5][3] * k4 + _A[5][4] * k5), tc + hh, args,
-                      tfirst, shape)
-            y_new = y + hh * (_B[0] * k1 + _B[2] * k3 + _B[3] * k4 + _B[4] * k5 +
-                              _B[5] * k6)
-            f_new = _rhs(func, y_new, tc + hh, args, tfirst, shape)
-            err = hh * (_E[0] * k1 + _E[2] * k3 + _E[3] * k4 + _E[4] * k5 + _E[5] * k6 +
-                        _E[6] * f_new)
-            scale = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
-            err_norm = _scaled_rms(err, scale)
-            accept = err_norm <= 1.0
-            factor = _frozen(np.clip(0.9 * err_norm ** -0.2, 0.2, 10.0))
-            y = np.where(accept, y_new, y)
-            f = np.where(accept, f_new, f)
-            tc = np.where(accept, np.where(last, t_end, tc + hh), tc)[()]
-            # after an accepted last step keep the step the controller chose, not the
-            # shortened one
-            h = np.where(accept & last, np.maximum(h, hh * factor), hh * factor)[()]
-            steps += 1
-        out.append(y)
-    return np.reshape(np.stack(out), (n_out,) + shape)
+        gap = d * (t_end - tc)  # what is left of the interval
+        last = h >= gap
+        hh = np.where(last, gap, h)[()]  # the step's length
+        sh = d * hh  # the step
+        k1 = f
+        k2 = _rhs(func, y + sh * (_A[1][0] * k1), tc + _C[1] * sh, args, tfirst, shape)
+        k3 = _rhs(func, y + sh * (_A[2][0] * k1 + _A[2][1] * k2), tc + _C[2] * sh,
+                  args, tfirst, shape)
+        k4 = _rhs(func, y + sh * (_A[3][0] * k1 + _A[3][1] * k2 + _A[3][2] * k3),
+                  tc + _C[3] * sh, args, tfirst, shape)
+        k5 = _rhs(func, y + sh * (_A[4][0] * k1 + _A[4][1] * k2 + _A[4][2] * k3 +
+                                  _A[4][3] * k4), tc + _C[4] * sh, args, tfirst, shape)
+        k6 = _rhs(func, y + sh * (_A[5][0] * k1 + _A[5][1] * k2 + _A[5][2] * k3 +
+                                  _A[5][3] * k4 + _A[5][4] * k5), tc + sh, args,
+                  tfirst, shape)
+        y_new = y + sh * (_B[0] * k1 + _B[2] * k3 + _B[3] * k4 + _B[4] * k5 +
+                          _B[5] * k6)
+        f_new = _rhs(func, y_new, tc + sh, args, tfirst, shape)
+        err = sh * (_E[0] * k1 + _E[2] * k3 + _E[3] * k4 + _E[4] * k5 + _E[5] * k6 +
+                    _E[6] * f_new)
+        scale = atol + rtol * np.maximum(np.abs(y), np.abs(y_new))
+        err_norm = _scaled_rms(err, scale)
+        accept = err_norm <= 1.0
+        factor = _frozen(np.clip(0.9 * err_norm ** -0.2, 0.2, 10.0))
+        y = np.where(accept, y_new, y)
+        f = np.where(accept, f_new, f)
+        tc = np.where(accept, np.where(last, t_end, tc + sh), tc)[()]
+        # after an accepted last step keep the step the controller chose, not the
+        # shortened one
+        h = np.where(accept & last, np.maximum(h, hh * factor), hh * factor)[()]
+        steps += 1
+        if accept & last:  # the interval is done: its end's row, then the next interval
+            out[i + 1] = y
+            i += 1
+            steps = 0
+    # an interval that took _MAX_STEPS steps (a solution that blew up) ends the loop: the
+    # rows not reached are nan
+    out = np.where(np.arange(n_out)[:, None] <= i, out, np.nan)
+    return np.reshape(out, (n_out,) + shape)

@@ -82,9 +82,14 @@ def array_setitem(x, key, value):
     """``x[key] = value`` on an array (ints, slices, ``None``, ``...``; run-time ints
     too) as a new array, as JAX's ``x.at[key].set(value)``: ``value`` broadcast to
     ``x[key]``'s shape in ``x``'s dtype, placed where ``x[key]`` reads and ``x`` kept
-    elsewhere.  The placing is the scatter that is ``getitem``'s adjoint, so the
-    gradients (``x``'s cotangent zero where it was overwritten, ``value``'s the
-    cotangent at ``key``) need no rule of their own.  An index array could name an
+    elsewhere.  One element at a run-time place (``R[i, j] = v`` in a loop node,
+    dynamic programming's write) is ``P.index_set``: a copy and a store, whose adjoint
+    reads the cotangent there and zeroes it (not a scatter and a select over the whole
+    table, per write); at a static place, a ``where`` by a constant mask (it fuses with
+    its neighbours, and ahead-of-time libraries take it).  Several elements are placed
+    by the scatter that is ``getitem``'s adjoint, so their gradients (``x``'s cotangent
+    zero where it was overwritten, ``value``'s the cotangent at ``key``) need no rule of
+    their own.  An index array could name an
     element twice, where NumPy keeps the last write and a scatter adds: refused."""
     if not P.basic_index(key):
         return P.fail(x, "x[index] = value with an index array is not supported (only "
@@ -92,8 +97,12 @@ def array_setitem(x, key, value):
                          "write each element (for k in range(n): x[idx[k]] = v[k]), or "
                          "build the array with np.where")
     new = np.broadcast_to(np.asarray(value), np.shape(x[key]))
-    if np.ndim(new) == 0:  # one element (a table's cell): selected, in any dtype exactly
-        hit = P.getitem_grad(np.zeros(np.shape(x)), key, 1.0)  # a constant for a static key
+    if np.ndim(new) == 0 and P.computed_index(key):
+        # one element at a run-time place (a table's cell by a loop's counter): a copy
+        # and a store, any dtype
+        return P.index_set(x, key, new.astype(x.dtype))
+    if np.ndim(new) == 0:  # at a static place: selected by a constant mask (fusible)
+        hit = P.getitem_grad(np.zeros(np.shape(x)), key, 1.0)
         return np.where(hit != 0, new.astype(x.dtype), x)
     if P.float_dtype(x.dtype):
         new = new.astype(x.dtype)

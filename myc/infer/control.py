@@ -120,7 +120,7 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry")
 
     def __init__(self, graph: Graph, frame: Any, start: int = 0):
         self.graph = graph
@@ -130,6 +130,8 @@ class LoopCtx:
         self.unroll_only = False  # kept as a loop node it failed: unroll it after all
         # the entry of its second iteration: (fn, args, node count, tracer marks)
         self.second: tuple | None = None
+        # its own entry, the same way (set by ``enter_loop``)
+        self.entry: tuple | None = None
 
 
 class LoopNeeded(Exception):  # noqa: N818 - a control signal
@@ -534,6 +536,7 @@ class ControlFlow:
     def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
         ctx = LoopCtx(fn.graph, fn.frame, self.count)
+        ctx.entry = (fn, list(args), self.count, self.marks())
         self.loops.append(ctx)
         try:
             try:
@@ -562,7 +565,15 @@ class ControlFlow:
                     raise
             from myc.infer.signature import GraphBreak
 
-            if ctx.second is not None and ctx.second[3] == self.marks():
+            settled = None
+            if ctx.second is not None and ctx.entry[3] == self.marks():
+                settled = _settled(ctx.entry[1], ctx.second[1])
+            if settled is not None:
+                # the first iteration changed no variable's type: the loop node starts
+                # at the loop's entry (no iteration peeled: the program holds one copy
+                # of the body, not two); what was unrolled since is dead
+                chosen.fn, chosen.call_args, self.count = ctx.entry[0], settled, ctx.start
+            elif ctx.second is not None and ctx.second[3] == self.marks():
                 # back to the second iteration's entry: the iterations unrolled since
                 # are dead nodes (they registered no check, guard or effect)
                 chosen.fn, chosen.call_args, self.count = ctx.second[:3]
@@ -852,6 +863,33 @@ class ControlFlow:
             is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
             result = self.merge(is_k, outcomes[k], result, loc)
         return ("done", result)
+
+
+def _settled(args0: list[Any], args1: list[Any]) -> list[Any] | None:
+    """A loop's variables at its entry (``args0``), when they already have the types
+    they have at its second iteration (``args1``): then the first iteration need not be
+    peeled, and the loop node may start at the entry (a value that differs between the
+    two -- a counter, an array -- is carried as loop data either way).  A variable first
+    set by the first iteration on every path (``for i in ...``'s ``i``, a temporary) is
+    not read before it is set: it enters as a zero of its type.  None: peel."""
+    args0 = [_zeros_of(abstract_leaf(v1)) if v0 is UNDEF and _is_leaf(v1) else v0
+             for v0, v1 in zip(args0, args1, strict=True)]
+    leaves0: list[Any] = []
+    leaves1: list[Any] = []
+    try:
+        s0, s1 = flatten(list(args0), leaves0), flatten(list(args1), leaves1)
+        if not same_structure(s0, s1) or "('m',)" in repr(s0) or "('m',)" in repr(s1):
+            return None  # (a variable set on some paths only: its flag settles)
+        for v0, v1 in zip(leaves0, leaves1, strict=True):
+            if _callable(v0) or _callable(v1):
+                if not _same_fn(v0, v1):
+                    return None
+                continue
+            if abstract_leaf(v0) != abstract_leaf(v1):
+                return None
+    except Exception:  # noqa: BLE001 - anything unusual: peel, as before
+        return None
+    return args0
 
 
 def _grown_container(header: Graph, s0: Any, s1: Any) -> tuple[str, str] | None:

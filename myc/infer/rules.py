@@ -208,7 +208,7 @@ def infer(prim: Primitive, args: list[Any]) -> AArray | AScalar:
         if isinstance(r, np.ndarray):
             return AArray(r.dtype, r.shape)
         return AScalar(np.dtype(type(r)) if isinstance(r, np.generic) else x.dtype, False)
-    if name == "index_add":
+    if name in ("index_add", "index_set"):
         return _abs(args[0])
     if name == "getitem_grad":
         x = _abs(args[0])

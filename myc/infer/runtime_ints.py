@@ -149,9 +149,10 @@ def decides(typed: Graph, nints: int) -> str | None:
 
 
 # primitives whose operands after the first say where, not what: an index is static
-_INDEXING = frozenset(["getitem", "getitem_grad", "index_add", "make_slice", "guarded"])
+_INDEXING = frozenset(["getitem", "getitem_grad", "index_add", "index_set", "make_slice",
+                       "guarded"])
 # ... of which only the second is the index (the third is data)
-_INDEX_SECOND = frozenset(["getitem_grad", "index_add"])
+_INDEX_SECOND = frozenset(["getitem_grad", "index_add", "index_set"])
 # a run-time start placing its first operand's values
 _PLACED = frozenset(["dynamic_slice", "dynamic_slice_grad"])
 

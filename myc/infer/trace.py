@@ -86,6 +86,7 @@ _BREAK = {
 _PLUMBING = frozenset(["env_get", "mask_zero", "is_zero", "check_defined", "zeros_grad_like",
                        "default_if_undef", "is_undef", "is_tuple",
                        "all_zero", "switch", "make_tuple", "is_none", "is_int",
+                       "computed_index",
                        *CONTAINER_PRIMS])
 
 
@@ -761,7 +762,7 @@ def _may_fail(prim: Primitive, args: list[Any]) -> bool:
     name = prim.name
     if name in _FAILING or not prim.pure:  # (an effect runs only where its path holds)
         return True
-    if name in ("getitem", "getitem_grad"):
+    if name in ("getitem", "getitem_grad", "index_set"):
         return has_sym(args[1])
     if name in _PY_ARITH:  # Python scalars raise on zero where NumPy returns inf
         return all((isinstance(a, Node) and isinstance(a.abstract, AScalar) and a.abstract.weak)

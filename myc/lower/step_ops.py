@@ -36,6 +36,7 @@ OP_KINDS = (
     "tape_get",  # a row of a taped loop's tape
     "index",  # x[index]: an element, a basic view or a gather
     "scatter_add",  # zeros of x's shape, d added at x[index]
+    "index_set",  # x copied, its element at a basic index set (an item assignment)
     "window",  # a window at a run-time start
     "window_add",  # zeros, the window set at a run-time start
     "fill",  # an array of one value (``Primitive.fill_value``)

@@ -3,7 +3,8 @@
 x*1, 1*x, x+0, 0+x, x-0, x/1, x**1 -> x;  x**2 -> x*x;  -(-x) -> x;
 transpose(transpose(x)) -> x for inverse permutations;  reshape/broadcast_to/sum_to/
 expand_reduced/cast_grad/astype/grad_cast/tangent_out to x's own type -> x;
-sum of a broadcast scalar -> scalar * count.  Every rule keeps the abstract value.
+sum of a broadcast scalar -> scalar * count;  select(c, select(c, x, y), z) ->
+select(c, x, z).  Every rule keeps the abstract value.
 """
 
 from __future__ import annotations
@@ -126,4 +127,22 @@ def mul_by_broadcast(g: Graph, n: Apply) -> Node | None:
     return None
 
 
-RULES = [identities, sum_of_broadcast, mul_by_broadcast]
+def nested_choice(g: Graph, n: Apply) -> Node | None:
+    """``select(c, select(c, x, y), z)`` -> ``select(c, x, z)`` (and on the other side;
+    ``where`` alike): the inner choice on the same condition is decided already.  A
+    gradient's backward loop masks each cotangent by the iteration's path at every step
+    that adds to it: chains of the same ``select`` (hundreds in soft-DTW's)."""
+    p = prim_of(n)
+    if p is None or p.name not in ("select", "where") or len(n.inputs) != 4:
+        return None
+    c, a, b = n.inputs[1:]
+    if is_prim(a, p.name) and len(a.inputs) == 4 and a.inputs[1] is c:
+        r = make(g, p, c, a.inputs[2], b, like=n)
+        return r if same(n, r) else None
+    if is_prim(b, p.name) and len(b.inputs) == 4 and b.inputs[1] is c:
+        r = make(g, p, c, a, b.inputs[3], like=n)
+        return r if same(n, r) else None
+    return None
+
+
+RULES = [identities, sum_of_broadcast, mul_by_broadcast, nested_choice]

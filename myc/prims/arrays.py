@@ -165,6 +165,18 @@ register("is_int", "x", lambda x: isinstance(x, (int, np.integer)) and not isins
     x, (bool, np.bool_)), differentiable=False)
 
 
+def _computed_index(key) -> bool:
+    """Does ``key`` hold an int known only at run time (a loop's counter, a run-time int
+    argument)?  Static parts are Python/NumPy ints, slices, None and ``...``; the tracer
+    passes a computed one as its node (``myc.infer.trace``'s plumbing)."""
+    parts = key if isinstance(key, tuple) else (key,)
+    return not all(isinstance(p, (int, np.integer, slice, type(None), type(Ellipsis)))
+                   for p in parts)
+
+
+register("computed_index", "key", _computed_index, differentiable=False)
+
+
 def _is_mask_of(key, x) -> bool:
     return isinstance(key, np.ndarray) and key.dtype == np.bool_ and key.ndim >= 1 and \
         key.shape == np.shape(x)

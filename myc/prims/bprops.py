@@ -318,6 +318,14 @@ def bprop_index_add(base, index, value, out, dout):
     return (dout, ZERO, dout[index])
 
 
+@reverse_rule(P.index_set)
+def bprop_index_set(x, index, value, out, dout):
+    # the element overwritten: x's cotangent zero there, value's the cotangent there
+    if not P.is_float(x):  # an integer table has no gradient
+        return (ZERO, ZERO, ZERO)
+    return (P.index_set(dout, index, 0.0), ZERO, dout[index])
+
+
 @reverse_rule(P.switch)
 def bprop_switch(cond, x, y, out, dout):
     return (ZERO, dout if cond else ZERO, ZERO if cond else dout)

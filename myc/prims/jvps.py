@@ -350,6 +350,11 @@ def jvp_sum_to(x, shape, tx, tshape, out):
     return P.sum_to(tx, shape)
 
 
+@forward_rule(P.index_set)
+def jvp_index_set(x, index, value, tx, tindex, tvalue, out):
+    return P.index_set(tx, index, tvalue)
+
+
 @forward_rule(P.index_add)
 def jvp_index_add(base, index, value, tbase, tindex, tvalue, out):
     return P.index_add(tbase, index, tvalue)

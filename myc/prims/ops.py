@@ -266,6 +266,20 @@ def _index_add(base, index, value):
 
 
 register("index_add", "base index value", _index_add)
+
+
+def _index_set(x, index, value):
+    """``x`` with ``x[index] = value`` (NumPy's cast into ``x``'s dtype), a new array:
+    an item assignment of one element (``R[i, j] = v``) as one step -- a copy and a
+    store -- instead of a scatter and a select over the whole array."""
+    out = np.array(x, copy=True)
+    out[index] = value
+    return out
+
+
+register("index_set", "x index value", _index_set, step_kind="index_set",
+         doc="x with the element at a basic index (ints, computed ints) set to value: an "
+             "item assignment of one element")
 register("make_slice", "start stop step", slice, differentiable=False)
 
 # ---------------------------------------------------------------- array creation

@@ -382,6 +382,10 @@ def index_add(base, idx, value):
     return P.index_add(base, idx, value)
 
 
+def index_set(x, i, j, v):
+    return P.index_set(x, (i, j), v)  # one element, at ints given at run time
+
+
 def mask_assign(x, mask, v):
     return P.mask_assign(x, mask, v)
 

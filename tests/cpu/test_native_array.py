@@ -166,3 +166,25 @@ def test_roll_along_any_axis_in_a_loop_is_native():
     assert loops and all(lp.native is not None for lp in loops)
     np.testing.assert_allclose(myc.grad(_periodic_diffusion)(u),
                                fd_grad(_periodic_diffusion, (u,), 0), rtol=1e-6, atol=1e-8)
+
+
+KNOTS = np.array([0.0, 0.25, 0.7, 1.5, 2.0])  # a module constant: not an argument
+
+
+def _through_knots(x):
+    i = 0
+    while i < 4 and np.sum(x) < 50.0:  # data-dependent: a loop node
+        x = x * 1.5 + KNOTS[i + 1]  # a constant array read at a computed int
+        i += 1
+    return np.sum(x ** 2)
+
+
+def test_a_constant_array_read_by_a_loop_counter_is_native():
+    """``t[i + 1]`` of a constant array (odeint's output times when they are a
+    closure's: the first corpus's ode_net) kept the loop stepping from Python."""
+    x = np.array([0.5, -0.2])
+    assert myc.jit(_through_knots)(x) == pytest.approx(_through_knots(x), rel=1e-13)
+    loops = _loops(myc.grad(_through_knots), x)
+    assert loops and all(lp.native is not None for lp in loops)
+    np.testing.assert_allclose(myc.grad(_through_knots)(x),
+                               fd_grad(_through_knots, (x,), 0), rtol=1e-6, atol=1e-8)

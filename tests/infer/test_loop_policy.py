@@ -3,6 +3,7 @@ small (its iterations fuse), and the rest of a long one becomes a ``loop`` node 
 compile time stops growing with the trip count.  Sizes, not timings, are asserted."""
 
 import numpy as np
+import pytest
 
 import myc
 from myc.infer import control
@@ -141,3 +142,47 @@ def test_gradient_through_a_loop_node_keeps_a_dict_argument_a_dict(monkeypatch):
 
     g = myc.grad(nt_loss)(Pair(params["w"], 0.3), xs)
     assert type(g) is Pair
+
+
+def table_rows(x):
+    T = np.zeros((x.shape[0] + 1, 3))
+    for i in range(1, x.shape[0] + 1):  # settled types from the start: no peeled copy
+        for j in range(3):
+            T[i, j] = np.tanh(T[i - 1, j] + x[i - 1] * (j + 1.0)) * 0.9
+    return np.sum(T ** 2)
+
+
+def settles(x):
+    total = 0  # a Python int first, a float64 after the first iteration: peeled
+    for i in range(300):  # past the unrolling limit
+        total = total + np.sum(np.sin(x * (i + 1.0)) ** 2)
+    return total
+
+
+def _outer(text: str) -> str:
+    return text.split("\ngraph ", 1)[0]  # the program around the loop bodies
+
+
+def test_a_loop_whose_types_are_settled_is_a_loop_node_from_its_entry():
+    """Its first iteration changes no variable's type (``T`` is float64 throughout;
+    ``i`` and ``j`` first set by it): the loop node starts at the loop's entry, so the
+    program holds one copy of the body, not a peeled iteration beside it -- also in the
+    gradient (soft-DTW's table: 3 x 24 copies of a cell became 3 x 12)."""
+    x = np.linspace(-1.0, 1.0, 70)
+    for f in (table_rows, myc.value_and_grad(table_rows)):
+        text = myc.ir(f, x, stage="optimized")
+        assert "= loop(" in text and "tanh(" not in _outer(text)
+    np.testing.assert_allclose(myc.jit(table_rows)(x), table_rows(x), rtol=1e-12)
+    g = myc.grad(table_rows)(x)
+    for i in (0, 33, 69):
+        e = np.zeros_like(x)
+        e[i] = 1e-6
+        fd = (table_rows(x + e) - table_rows(x - e)) / 2e-6
+        np.testing.assert_allclose(g[i], fd, rtol=1e-6, atol=1e-8)
+
+
+def test_a_loop_whose_first_iteration_changes_a_type_keeps_it_peeled():
+    x = np.linspace(0.0, 1.0, 2000)
+    text = myc.ir(settles, x, stage="optimized")
+    assert "= loop(" in text and "sin(" in _outer(text)  # the peeled first iteration
+    assert myc.jit(settles)(x) == pytest.approx(settles(x), rel=1e-12)

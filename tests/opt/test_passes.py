@@ -183,3 +183,19 @@ def test_rematerialized_values_are_not_also_stored():
     assert len(big_stores) == 1, big_stores  # the gradient only
     v, g = myc.value_and_grad(lse_loss)(x)
     np.testing.assert_allclose(g, np.full_like(x, 1.0 / 256), rtol=1e-5)
+
+
+def nested_wheres(x):
+    c = np.sum(x) > 0.0  # one condition, decided twice
+    inner = np.where(c, np.sin(x), 2.0 * x)
+    return np.where(c, inner, np.where(c, 4.0 * x, np.cos(x)))
+
+
+def test_a_choice_nested_in_a_choice_on_the_same_condition_is_decided():
+    """``where(c, where(c, a, b), d)`` -> ``where(c, a, d)`` (a gradient's backward loop
+    masks each cotangent by the same path at every step: chains of one select)."""
+    g = typed_optimized(parse(nested_wheres), [np.ones(8)])
+    assert ops(g)["where"] == 1 and not ops(g)["mul"], ops(g)
+    f = myc.jit(nested_wheres)
+    for x in (np.linspace(-1.0, 2.0, 8), np.linspace(-3.0, 0.5, 8)):
+        np.testing.assert_allclose(f(x), nested_wheres(x), rtol=1e-15)

@@ -75,8 +75,8 @@ from myc.timings import timed
 _GEMM_KINDS = ("gemm", "gemm_acc")
 # the kinds of array steps (``_array_step``): a buffer of their own, unless an alias
 # (``_alias``)
-_ARRAY_KINDS = frozenset({"index", "scatter_add", "fill", "arg_extreme", "pack", "window",
-                          "window_add", "concatenate", "transpose", "alias"})
+_ARRAY_KINDS = frozenset({"index", "scatter_add", "index_set", "fill", "arg_extreme", "pack",
+                          "window", "window_add", "concatenate", "transpose", "alias"})
 # the kinds whose steps may compute a number (or choose or read a pointer) in
 # ``_emit_number``, besides ``scalar``
 _NUMBER_KINDS = frozenset({"select", "tape_get", "index", "arg_extreme"})
@@ -413,7 +413,8 @@ class NativeLoop(NativeRun):
         if st.op == "index" and _empty_index(ins_[1]) and isinstance(ins[0], AScalar):
             return  # a number's x[()]: itself
         if st.op == "index":
-            if not (isinstance(ins[0], AArray) and ins[0].ndim == 1 and ins_[0][0]
+            if not (isinstance(ins[0], AArray) and ins[0].ndim == 1
+                    and (ins_[0][0] or isinstance(ins_[0][1], np.ndarray))  # or constant
                     and ins[0].shape[0] > 0
                     and isinstance(ins[1], AScalar) and ins[1].dtype.kind == "i"):
                 raise Unsupported("indexing other than a[i] of a 1-d array")
@@ -490,7 +491,8 @@ class NativeLoop(NativeRun):
         return True
 
     def _check_index(self, si, st, name, ins_, guard, out) -> bool:
-        if isinstance(out, AArray) and self._row_index(st.op, ins_, out):
+        if isinstance(out, AArray) and st.op != "index_set" and \
+                self._row_index(st.op, ins_, out):
             self.rows.add(si)  # x[i]: a row by a computed int, guarded or not
             return True
         if guard and isinstance(out, AArray) and \
@@ -1076,7 +1078,7 @@ class NativeLoop(NativeRun):
             src = LLTYPE[_dtname(arr_a.dtype)]
             r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
         elif st.op == "index":
-            arr_a = specs[ins_[0][1]]
+            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
             base = value(si, off + 0, *ins_[0])
             i = native_ops.wrapped_index(b, value(si, off + 1, *ins_[1], want=I64),
                                          arr_a.shape[0], lambda bad: bail_on(bad, path))
@@ -1360,6 +1362,10 @@ class NativeLoop(NativeRun):
                 return "dynamic", dyn
         else:
             parts = [(si, 1, True, x)]
+            if self.body.steps[si].op == "index_set":  # y[i] = v by a computed int
+                dyn = self._dynamic_index(parts)
+                if dyn is not None:
+                    return "dynamic", dyn
         # index arrays of any rank (an embedding's (batch, k) negatives): the result's
         # rows are in the index's C order, so the gather reads it flat
         shape = None
@@ -1571,6 +1577,12 @@ class NativeLoop(NativeRun):
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
+        if kind == "index_set":  # R[i, j] = v: x copied, one element stored
+            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            if how not in ("basic", "dynamic") or x.dtype != out.dtype or \
+                    out.dtype.kind not in "fi" or not isinstance(d, (AScalar, AArray)) or \
+                    d.dtype != out.dtype or prod(d.shape) != 1 or prod(view[1]) != 1:
+                raise Unsupported("an item assignment of this kind")
 
     def _concat_pieces(self, si: int, ins_: list, out: AArray) -> tuple[list[tuple], Any]:
         """``np.concatenate(xs, axis)``: ``xs`` 's pieces as ``(step, input position,
@@ -1773,8 +1785,12 @@ class NativeLoop(NativeRun):
             return
         how, parts = self._index_parts(si, ins_[1])
         d = None
+        if kind == "index_set":  # x copied, then its element stored (as a scatter's)
+            off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
+            _memcpy(b, b.module, dst, value(si, off, *ins_[0]), _nbytes(out))
         if kind == "scatter_add":
             kernel_calls.fill(b, dst, ty, 0, count)
+        if kind in ("scatter_add", "index_set"):
             d_slot, d_x = ins_[2]
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
                 with native_ops.at_entry(b, entry):  # one element: through a cell
@@ -1831,7 +1847,8 @@ _CHECKS = {
     "matrix_transpose": NativeLoop._check_matrix_transpose,
     "transpose": NativeLoop._check_transpose, "alias": NativeLoop._check_alias,
     "tuple": NativeLoop._check_tuple, "index": NativeLoop._check_index,
-    "scatter_add": NativeLoop._check_index, "exit_value": NativeLoop._check_exit_value,
+    "scatter_add": NativeLoop._check_index, "index_set": NativeLoop._check_index,
+    "exit_value": NativeLoop._check_exit_value,
     **dict.fromkeys(("fill", "arg_extreme", "pack", "window", "window_add", "concatenate"),
                     NativeLoop._check_array),
 }
@@ -1840,7 +1857,8 @@ _EMITS = {
     "matrix_transpose": NativeLoop._emit_gemm, "transpose": NativeLoop._emit_transpose,
     "alias": NativeLoop._emit_alias, "tuple": NativeLoop._emit_tuple,
     "index": NativeLoop._emit_index, "scatter_add": NativeLoop._emit_index,
-    "window": NativeLoop._emit_window, "exit_value": NativeLoop._emit_exit_value,
+    "index_set": NativeLoop._emit_index, "window": NativeLoop._emit_window,
+    "exit_value": NativeLoop._emit_exit_value,
     **dict.fromkeys(("fill", "arg_extreme", "pack", "window_add", "concatenate"),
                     NativeLoop._emit_array),
 }

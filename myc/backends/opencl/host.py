@@ -61,6 +61,7 @@ DEVICE: dict[str, Callable[..., Any]] = {
     "concatenate": ops.concatenate,
     "getitem": ops.getitem,
     "getitem_grad": ops.getitem_grad,
+    "index_set": ops.index_set,
     "dynamic_slice": ops.dynamic_slice,
     "dynamic_slice_grad": ops.dynamic_slice_grad,
     "select": ops.select,

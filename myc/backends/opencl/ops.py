@@ -410,6 +410,25 @@ def getitem(x: Any, index: Any) -> Any:
     return out
 
 
+def index_set(x: Any, index: Any, value: Any) -> Any:
+    """``x`` with one element set (an item assignment ``R[i, j] = v``): a device copy
+    of ``x`` and a one-element copy of ``value`` into it."""
+    if not (on_device(x) or type(x) is DeviceConst):
+        raise NotOnDevice("not an array")
+    comps, advanced = _split_index(index)
+    xd = as_device(x)
+    off, shape, _strides = _view(xd, tuple(comps) if isinstance(index, tuple) else index)
+    if advanced or prod(shape) != 1:
+        raise NotOnDevice("an item assignment of more than one element")
+    count("device_copies")
+    out = _dev().empty(xd.shape, xd.dtype)
+    st = _c_strides(xd.shape)
+    copy_into(out, 0, st, xd, 0, st, tuple(xd.shape))
+    v = as_device(value, dtype=xd.dtype)
+    copy_into(out, off, (), v, 0, (), ())
+    return out
+
+
 def _scatter_kernel(ct: str, serial: bool) -> Any:
     if serial:
         src = (f"__kernel void scatter(__global {ct} *restrict dst, __global const long "
