@@ -1787,7 +1787,7 @@ class NativeLoop(NativeRun):
         d = None
         if kind == "index_set":  # x copied, then its element stored (as a scatter's)
             off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
-            _memcpy(b, b.module, dst, value(si, off, *ins_[0]), _nbytes(out))
+            loop_emit.memcpy(b, dst, value(si, off, *ins_[0]), _nbytes(out))
         if kind == "scatter_add":
             kernel_calls.fill(b, dst, ty, 0, count)
         if kind in ("scatter_add", "index_set"):
