@@ -581,8 +581,6 @@ class ControlFlow:
             try:
                 return self.run_loop(chosen.fn, chosen.call_args, loc, ctx, scope)
             except GraphBreak as brk:
-                if os.environ.get("MYC_DEBUG_LOOPS"):
-                    print("loop break:", brk, getattr(brk, "loc", None))
                 if self.strict_loops:
                     # a gradient's loop carries its backpropagators: the adjoint route
                     # (``myc.infer.adjoint``) keeps it a loop with a tape instead
