@@ -876,7 +876,7 @@ def _settled(args0: list[Any], args1: list[Any]) -> list[Any] | None:
     leaves1: list[Any] = []
     try:
         s0, s1 = flatten(list(args0), leaves0), flatten(list(args1), leaves1)
-        if not same_structure(s0, s1) or "('m',)" in repr(s0) or "('m',)" in repr(s1):
+        if not same_structure(s0, s1) or _has_maybe(s0) or _has_maybe(s1):
             return None  # (a variable set on some paths only: its flag settles)
         for v0, v1 in zip(leaves0, leaves1, strict=True):
             if _callable(v0) or _callable(v1):
@@ -888,6 +888,17 @@ def _settled(args0: list[Any], args1: list[Any]) -> list[Any] | None:
     except Exception:  # noqa: BLE001 - anything unusual: peel, as before
         return None
     return args0
+
+
+def _has_maybe(s: Any) -> bool:
+    """Does structure ``s`` (``flatten``'s) hold a variable set on some paths only?"""
+    if s[0] == "m":
+        return True
+    if s[0] in ("t", "l"):
+        return any(_has_maybe(x) for x in s[1:])
+    if s[0] in ("s", "g"):
+        return any(_has_maybe(x) for x in s[2:])
+    return False
 
 
 def _grown_container(header: Graph, s0: Any, s1: Any) -> tuple[str, str] | None:

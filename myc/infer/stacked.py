@@ -12,8 +12,9 @@ type, each append slot becomes a ``(trips, *shape)`` buffer carried by the loop 
 count of the iterations done: an append writes row ``count``.  After the loop the list
 is its items from before the loop followed by the buffers' rows, in the order they were
 appended -- an ordinary list again, so nothing after the loop changes.  Inside the loop
-the list can only be appended to: reading it (``hs[-1]``, ``len(hs)``) stops the
-conversion (a ``GraphBreak``), and the loop is unrolled as before.
+the list can be appended to and read as ``hs[-1]``, ``hs[i]`` of an item from before the
+loop and ``len(hs)`` (``read``); any other read stops the conversion (a ``GraphBreak``),
+and the loop is unrolled as before.
 
 Each append is a ``where`` over the buffer (a fused kernel, ``O(trips x item)`` an
 iteration), and a gradient's tape stores the buffers every iteration, so the stacking is
@@ -135,14 +136,19 @@ def _abstract(v: Any) -> Any:
     return v.abstract if isinstance(v, Node) else abstract_of(v)
 
 
-def holds_stack(v: Any) -> bool:
+def _any(v: Any, test) -> bool:
+    """Does ``test`` hold for a stacked list inside ``v`` (tuples, lists, dicts)?"""
     if isinstance(v, StackList):
-        return True
+        return test(v)
     if isinstance(v, (tuple, list)):
-        return any(holds_stack(x) for x in v)
+        return any(_any(x, test) for x in v)
     if isinstance(v, dict):
-        return any(holds_stack(x) for x in v.values())
+        return any(_any(x, test) for x in v.values())
     return False
+
+
+def holds_stack(v: Any) -> bool:
+    return _any(v, lambda s: True)
 
 
 def convert(args: list[Any], inputs: list[Any], nxt: list[Any], grown: Any) -> list | None:
@@ -178,7 +184,7 @@ def commit(tracer: Any, nxt: list[Any], loc: Any) -> list[Any]:
                              "different paths", loc)
         slots = []
         for x in v.pending:
-            a = x.abstract if isinstance(x, Node) else abstract_of(x)
+            a = _abstract(x)
             if not isinstance(a, (AArray, AScalar)) or getattr(a, "weak", False):
                 raise GraphBreak("a loop appends a Python value to a list", loc)
             slots.append(a)
@@ -201,18 +207,8 @@ def commit(tracer: Any, nxt: list[Any], loc: Any) -> list[Any]:
 
 def check_exits(payloads: dict, loc: Any) -> None:
     for v in payloads.values():
-        if _pending(v):
+        if _any(v, lambda s: bool(s.pending)):
             raise GraphBreak("a loop leaves right after appending to a list", loc)
-
-
-def _pending(v: Any) -> bool:
-    if isinstance(v, StackList):
-        return bool(v.pending)
-    if isinstance(v, (tuple, list)):
-        return any(_pending(x) for x in v)
-    if isinstance(v, dict):
-        return any(_pending(x) for x in v.values())
-    return False
 
 
 def unsized(args: list[Any]) -> list[int]:

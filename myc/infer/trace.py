@@ -445,17 +445,16 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 index.abstract.dtype.kind in "iu") or len(x) == 0 or \
                 any(not isinstance(v, (Node, np.ndarray, np.generic)) for v in x):
             return None
-        a = [v.abstract if isinstance(v, Node) else abstract_of(v) for v in x]
+        a = [abstract_leaf(v) for v in x]
         if any(not isinstance(b, (AArray, AScalar)) or getattr(b, "weak", False) or
                b != a[0] for b in a):
             return None
-        key = tuple(id(v) for v in x)
-        hit = self.stacked_items.get(key)
-        if hit is not None and hit[0] == [id(g) for g in self.open_traces()] and \
-                all(u is v for u, v in zip(hit[2], x, strict=True)):
-            return hit[1]
-        # the innermost trace that made an item: the stack is emitted there
         traces = self.open_traces()
+        key = (tuple(id(v) for v in x), tuple(id(g) for g in traces))
+        hit = self.stacked_items.get(key)
+        if hit is not None and all(u is v for u, v in zip(hit[1], x, strict=True)):
+            return hit[0]  # (the items kept: an id is not reused while they live)
+        # the innermost trace that made an item: the stack is emitted there
         depth = 0
         for v in x:
             if isinstance(v, Node):
@@ -471,7 +470,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             rows = self.emit(P.concatenate, [parts, 0], loc)
         finally:
             self.trace = saved
-        self.stacked_items[key] = ([id(g) for g in traces], rows, x)
+        self.stacked_items[key] = (rows, x)
         return rows
 
     def open_traces(self) -> list[Graph]:

@@ -86,6 +86,15 @@ FEATURES = {
 }
 
 
+def check(name: str, package: str) -> None:
+    """A corpus test: the program's gradient and value within its tolerances."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        row = run(name, steady_calls=1, package=package)
+    assert "error" not in row, row["error"]
+    assert row["max_err"] <= row["tol"], row
+    assert row["value_err"] <= row["value_tol"], row
+
+
 def markdown(rows: list[dict], features: dict[str, str]) -> str:
     out = ["| program | features used | status | first call (s) | steady gradient (ms) "
            "| NumPy value (ms) | gradient error | value error |",
