@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -458,6 +460,7 @@ def vjp(fn: Callable, *primals: Any, backend: str | None = None, has_aux: bool =
     try:
         _no_keywords("vjp", kwargs, "myc.vjp(f, *primals)")
         aux = _has_aux(has_aux)
+        fn = _static_defaults(fn, len(primals))
         if bound.is_bound(fn):
             s = bound.split(fn)
             where = _backend_of(bound.underlying(fn), backend)
@@ -491,6 +494,8 @@ def jvp(fn: Callable, primals: tuple, tangents: tuple,
     try:
         _no_keywords("jvp", kwargs, "myc.jvp(f, primals, tangents)")
         aux = _has_aux(has_aux)
+        if isinstance(primals, tuple):
+            fn = _static_defaults(fn, len(primals))
         if bound.is_bound(fn) and isinstance(primals, tuple) and \
                 isinstance(tangents, tuple):
             s = bound.split(fn)
@@ -585,6 +590,28 @@ def _target_code(typed, template, name: str, backend: str) -> str:
     for k in kernels:
         parts += [f"\n{b.comment} ---- kernel {k.name} ({backend})", b.render(k)]
     return "\n".join(parts)
+
+
+def _static_defaults(fn: Any, nargs: int) -> Any:
+    """``fn`` with its function-valued defaults bound (``def f(x, act=np.tanh)``), for
+    ``vjp``/``jvp``: a function is a static value, compiled in, never a primal, and a
+    forward-mode call through a primal would call the function itself, not its
+    derivative.  Bound by ``functools.partial``, it is compiled in as a bound function's
+    static values are (``myc/runtime/bound.py``)."""
+    py = getattr(fn, "__myc_function__", fn)  # (a jit object keeps its backend)
+    if not isinstance(py, types.FunctionType):
+        return fn
+    try:
+        params = list(inspect.signature(py).parameters.values())
+    except (TypeError, ValueError):
+        return fn
+    static = {p.name: p.default for i, p in enumerate(params)
+              if p.default is not inspect.Parameter.empty and callable(p.default)
+              and not hasattr(p.default, "dtype")
+              and (i >= nargs or p.kind is inspect.Parameter.KEYWORD_ONLY)
+              and p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                             inspect.Parameter.KEYWORD_ONLY)}
+    return functools.partial(fn, **static) if static else fn
 
 
 def _zero_tangent(v: Any) -> Any:

@@ -67,8 +67,8 @@ def _dtype(x) -> np.dtype:
 
 
 def _is_float(x) -> bool:
-    if x is None or isinstance(x, (bool, int, str)) or is_rng(x):  # (a generator, None
-        return False  # and a string -- static values -- carry no gradient)
+    if x is None or isinstance(x, (bool, int, str)) or is_rng(x) or callable(x):
+        return False  # (a generator, None, a string, a function: static, no gradient)
     return _dtype(x).kind == "f"
 
 

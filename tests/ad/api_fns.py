@@ -44,3 +44,16 @@ def late_binding_closure(x):
     g = lambda t: t * a
     a = a + 100.0
     return g(x)
+
+
+def _double(v):
+    return 2.0 * v
+
+
+def act_default(x, w, act=np.tanh, scale=3.0):
+    """A function-valued default (autograd's ``nonlinearity=np.tanh``)."""
+    return np.sum(act(x * w) ** 2) * scale
+
+
+def user_act_default(x, act=_double):
+    return np.sum(act(x) * x)

@@ -111,6 +111,26 @@ def test_jvp_argument_checks():
     np.testing.assert_array_equal(t, [3.0, 3.0, 3.0])
 
 
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_jvp_and_vjp_with_a_function_valued_default(backend):
+    """A default that is a function is compiled in, not a primal: forward mode once
+    called ``np.tanh(x, tangent)`` (NumPy's ``out=`` argument) and refused."""
+    x, w = np.array([0.3, -0.7, 1.1]), 0.8
+    f = lambda x, w: np.sum(np.tanh(x * w) ** 2) * 3.0  # noqa: E731
+    dfdx = 6.0 * np.tanh(x * w) * (1.0 - np.tanh(x * w) ** 2) * w
+    dfdw = np.sum(6.0 * np.tanh(x * w) * (1.0 - np.tanh(x * w) ** 2) * x)
+    v = np.array([1.0, -2.0, 0.5])
+    out, t = myc.jvp(myc.jit(A.act_default, backend=backend), (x, w), (v, 0.25))
+    assert np.isclose(out, f(x, w))
+    assert np.isclose(t, dfdx @ v + 0.25 * dfdw)
+    out, pull = myc.vjp(A.act_default, x, w, backend=backend)
+    gx, gw = pull(1.0)
+    np.testing.assert_allclose(gx, dfdx)
+    assert np.isclose(gw, dfdw)
+    _, t = myc.jvp(A.user_act_default, (x,), (v,), backend=backend)
+    assert np.isclose(t, 4.0 * x @ v)
+
+
 # ------------------------------------------------------------------ inputs are never mutated
 
 
