@@ -207,6 +207,41 @@ def _disjoint(a: Node, b: Node) -> bool:
                               box_a.inputs[1] is box_b.inputs[1])
 
 
+def _merged_stale(stales: list[dict]) -> dict:
+    """``Env.stale`` where paths meet: a name stale on any of them (first reason kept)."""
+    out: dict = {}
+    for st in stales:
+        for k, v in st.items():
+            out.setdefault(k, v)
+    return out
+
+
+def _read_first(name: str, stmts: list[ast.stmt]) -> ast.AST | None:
+    """Where ``stmts`` may read ``name`` before assigning it (the place to name in an
+    error), or ``None``: conservative inside compound statements."""
+    def load(tree: ast.AST) -> ast.AST | None:
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+                return n
+        return None
+
+    for st in stmts:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            value = st.value
+            hit = load(value) if value is not None else None
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            hit = hit or next((h for t in targets if (h := load(t))), None)
+            if hit is not None:
+                return hit
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return None  # assigned before any read
+            continue
+        hit = load(st)
+        if hit is not None:
+            return hit
+    return None
+
+
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
     """The other variables that CPython's in-place update of ``name`` (holding
     ``current``) could show the change through: views of the same memory -- the array
@@ -278,6 +313,9 @@ class Loop:
     header: Graph
     after: Graph
     names: list[str]
+    # the stale names (Env.stale) where ``continue`` / ``break`` leave the body
+    back_stale: list[dict] = field(default_factory=list)
+    exit_stale: list[dict] = field(default_factory=list)
 
 
 class _Module:
@@ -808,6 +846,9 @@ class FunctionLowerer:
         g = block.graph
         jg = self.new_graph(f"{g.name}:{label}", g, node, "join")
         env = block.env.copy()
+        # a name stale on any path in (its list mutated through another name) is stale
+        # after the join: CPython would show the change on that path
+        env.stale = _merged_stale([e.env.stale for e in live])
         for name in changed:
             env.vars[name] = jg.add_parameter(name, self.loc(node))
             undef = any(name not in e.env.vars or name in e.env.maybe_undef for e in live)
@@ -854,6 +895,7 @@ class FunctionLowerer:
         own variable, no longer the node those views were made from, so they are marked
         here, from the loop's start: reading one as an array is refused."""
         written: dict[str, int] = {}
+        listed: dict[str, int] = {}  # lists mutated by a method (``hs.append(x)``)
         for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
             targets: list[ast.AST] = []
             if isinstance(n, ast.Assign):
@@ -863,6 +905,9 @@ class FunctionLowerer:
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr == "fill_diagonal" and n.args:
                 targets = [n.args[0]]
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name):
+                listed.setdefault(n.func.value.id, n.lineno + self.info.line_offset)
             for t in targets:
                 while isinstance(t, ast.Subscript):
                     t = t.value
@@ -875,6 +920,12 @@ class FunctionLowerer:
             for other in _sharing(name, current, block.env):
                 block.env.stale.setdefault(other, (
                     f"'{name}' is updated in place in the loop (line {line})", current))
+        for name, line in listed.items():
+            current = block.env.vars.get(name)
+            for other, v in block.env.vars.items():
+                if current is not None and v is current and other != name:
+                    block.env.stale.setdefault(other, (
+                        f"'{name}' is mutated in the loop (line {line})", None))
 
     def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
               for_info: tuple | None) -> Block | None:
@@ -921,7 +972,8 @@ class FunctionLowerer:
             self.assign(s.target, item, bblock)
         header.output = self.apply(
             hblock, self.apply(hblock, P.switch, cond, body, exit_, node=s), node=s)
-        self.loops.append(Loop(header, after, names))
+        loop = Loop(header, after, names)
+        self.loops.append(loop)
         try:
             b_end = self.stmts(s.body, bblock)
         finally:
@@ -930,12 +982,18 @@ class FunctionLowerer:
             b_end.graph.output = b_end.graph.apply(
                 header, *[b_end.env.vars.get(n, Constant(UNDEF)) for n in names],
                 loc=self.loc(s))
-        x_end = self.stmts(s.orelse, Block(exit_, henv.copy()))
+        back = ([b_end.env.stale] if b_end is not None else []) + loop.back_stale
+        self._check_stale_next_iteration(s, test, henv, back)
+        xenv = henv.copy()
+        xenv.stale = _merged_stale([henv.stale, *back])  # the exit after some iterations
+        x_end = self.stmts(s.orelse, Block(exit_, xenv))
         if x_end is not None:
             x_end.graph.output = x_end.graph.apply(
                 after, *[x_end.env.vars.get(n, Constant(UNDEF)) for n in names],
                 loc=self.loc(s))
         aenv = block.env.copy()
+        aenv.stale = _merged_stale([xenv.stale, *loop.exit_stale] +
+                                   ([x_end.env.stale] if x_end is not None else []))
         for name in names:
             aenv.vars[name] = after.add_parameter(name, self.loc(s))
             if name not in block.env.vars or name in block.env.maybe_undef:
@@ -944,6 +1002,26 @@ class FunctionLowerer:
             after.output = Constant(None)
             return None
         return Block(after, aenv)
+
+    def _check_stale_next_iteration(self, s: ast.While | ast.For, test: ast.expr | None,
+                                    henv: Env, back: list[dict]) -> None:
+        """A list or dict mutated in the body through another name (``s2 = state;
+        s2["n"] = 1``) is stale when the next iteration starts; refused where that
+        iteration may read it before assigning it (CPython would show the change)."""
+        for st in back:
+            for name, (why, watched) in st.items():
+                if watched is not None or name in henv.stale:
+                    continue
+                hit = (_read_first(name, [ast.Expr(test)]) if test is not None else None) \
+                    or _read_first(name, s.body)
+                if hit is not None:
+                    raise self.error(
+                        MycSyntaxError,
+                        f"'{name}' shares its list or dict with a variable mutated in the "
+                        f"loop: {why}; CPython would show the change in the next "
+                        "iteration, myc lists and dicts are values", hit,
+                        hint=f"copy it where it is made ({name} = list(...) or dict(...)), "
+                        "or read the mutated variable")
 
     @staticmethod
     def _has_break(stmts: list[ast.stmt]) -> bool:
@@ -962,6 +1040,7 @@ class FunctionLowerer:
             raise self.error(MycSyntaxError, f"'{word}' outside a loop", s)
         loop = self.loops[-1]
         target = loop.header if to_header else loop.after
+        (loop.back_stale if to_header else loop.exit_stale).append(dict(block.env.stale))
         vals = [block.env.vars.get(n, Constant(UNDEF)) for n in loop.names]
         block.graph.output = block.graph.apply(target, *vals, loc=self.loc(s))
 

@@ -338,3 +338,113 @@ def test_refusals_name_the_users_line(fn, args, cls, word, backend):
     assert loc is not None and loc.filename == __file__, str(info.value)
     first, last = fn.__code__.co_firstlineno, fn.__code__.co_firstlineno + 4
     assert first < loc.line <= last, str(info.value)
+
+
+# ------------------------------------------------ a list shared by two names, across joins
+# CPython mutates the one list both names hold; myc's lists are values, so the name not
+# mutated is stale -- refused when read, through an if's join, a loop's next iteration,
+# a break and the loop's end alike (these once returned the old list in silence).
+
+
+def s_if_join(x):
+    state = {"n": 0.0}
+    if x[0] > 0:
+        s2 = state
+        s2["n"] = 5.0
+    return state["n"] * x
+
+
+def s_if_join_list(x):
+    hs = [x]
+    h2 = hs
+    if x[0] > 0:
+        h2.append(x)
+    return len(hs) * x
+
+
+def s_next_iteration(x):
+    hs = [x]
+    for _ in range(3):
+        h2 = hs
+        h2.append(x)
+    return len(hs) * x
+
+
+def s_after_break(x):
+    hs = [x]
+    for _ in range(3):
+        h2 = hs
+        h2.append(x)
+        break
+    return len(hs) * x
+
+
+def s_dict_counter(x):
+    state = {"n": 0}
+    for _ in range(3):
+        s2 = state
+        s2["n"] = s2["n"] + 1
+    return state["n"] * x
+
+
+def s_alias_before_loop(x):
+    hs = []
+    h2 = hs
+    for t in range(5):
+        h2.append(x * t)
+    return np.stack(hs)
+
+
+def s_while_test(x):
+    hs = [x]
+    while len(hs) < 4:
+        h2 = hs
+        h2.append(x)
+    return len(hs) * x
+
+
+SHARED = [s_if_join, s_if_join_list, s_next_iteration, s_after_break, s_dict_counter,
+          s_alias_before_loop, s_while_test]
+
+
+@pytest.mark.parametrize("fn", SHARED, ids=[f.__name__ for f in SHARED])
+def test_a_list_shared_across_a_join_is_refused(fn):
+    with pytest.raises(MycSyntaxError, match="shares its list or dict") as info:
+        myc.jit(fn, backend="interp")(np.array([0.5, 1.0]))
+    assert info.value.loc is not None and info.value.loc.filename == __file__
+
+
+def c_rebuilt_each_iteration(x):
+    total = 0
+    for _ in range(3):
+        hs = [x]  # a new list: the stale one is not read again
+        h2 = hs
+        h2.append(x)
+        total = total + len(h2)
+    return total * x
+
+
+def c_copied(x):
+    hs = [x]
+    for _ in range(3):
+        h2 = list(hs)
+        h2.append(x)
+    return len(hs) * x
+
+
+def c_rebound(x):
+    hs = [x]
+    for _ in range(3):
+        h2 = hs
+        hs = h2 + [x]
+    return len(hs) * x
+
+
+COPIED = [c_rebuilt_each_iteration, c_copied, c_rebound]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", COPIED, ids=[f.__name__ for f in COPIED])
+def test_lists_not_shared_still_run(fn, backend):
+    x = np.array([0.5, 1.0])
+    np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
