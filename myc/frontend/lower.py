@@ -162,9 +162,18 @@ def _made_by(n: Node) -> str:
     return ""
 
 
-def _view_base(n: Node) -> Node | None:
-    """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``),
-    or None."""
+# NumPy functions and array methods whose result is a view of their operand (reshape
+# and ravel when it is contiguous, as a fresh array is)
+_VIEW_MAKERS = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "swapaxes",
+                          "moveaxis", "ravel", "view", "broadcast_to", "as_operand"})
+
+
+def _view_base(n: Node, views: dict | None = None) -> Node | None:
+    """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``,
+    ``np.reshape(x, s)``), or None.  ``views``: method calls known to make views
+    (``x.reshape(2, 2)``, dispatched at run time: ``Env.views``)."""
+    if views and n.id in views:
+        return views[n.id]
     made_by = _made_by(n)
     if made_by == "getitem":  # an item of what unpacking (``a, b = ...``) reads
         box, at = n.inputs[1], n.inputs[2]
@@ -174,16 +183,16 @@ def _view_base(n: Node) -> Node | None:
                     type(at.value) is int and -len(box.inputs) < at.value < len(box.inputs) - 1:
                 return box.inputs[1:][at.value]
             return box
-    if made_by in ("reshape", "transpose") or (
+    if made_by in _VIEW_MAKERS or (
             made_by == "getitem" and not _advanced_index(n.inputs[2])):
         return n.inputs[1]
     return None
 
 
-def _view_family(n: Node) -> list[Node]:
+def _view_family(n: Node, views: dict | None = None) -> list[Node]:
     """``n`` and the arrays it is a view of, nearest first."""
     out = [n]
-    while (base := _view_base(out[-1])) is not None and len(out) < 64:
+    while (base := _view_base(out[-1], views)) is not None and len(out) < 64:
         out.append(base)
     return out
 
@@ -242,6 +251,32 @@ def _read_first(name: str, stmts: list[ast.stmt]) -> ast.AST | None:
     return None
 
 
+def _fresh_first(name: str, stmts: list[ast.stmt]) -> bool:
+    """Does ``stmts`` bind ``name`` to a new array (``h = h * 0.5``: arithmetic, or a
+    call that is not a view) before anything else writes it?  Then its in-place updates
+    later in the loop cannot reach what it held when the loop began."""
+    for st in stmts:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+                isinstance(st.targets[0], ast.Name) and st.targets[0].id == name:
+            v = st.value
+            if isinstance(v, ast.Call):
+                f = v.func
+                called = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", "")
+                return called not in _VIEW_MAKERS and called not in ("asarray", "asanyarray")
+            return isinstance(v, (ast.BinOp, ast.UnaryOp, ast.List, ast.ListComp))
+        if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+               for n in ast.walk(st)) or (not isinstance(st, (ast.Assign, ast.AnnAssign,
+                                                                ast.Expr)) and
+                                          any(isinstance(n, ast.Name) and n.id == name
+                                              for n in ast.walk(st))):
+            return False
+        if any(isinstance(n, (ast.Subscript, ast.Attribute)) and isinstance(n.ctx, ast.Store)
+               or isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+               and n.func.attr in _MUTATORS for n in ast.walk(st)):
+            return False  # (conservative: a write into some array first)
+    return False
+
+
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
     """The other variables that CPython's in-place update of ``name`` (holding
     ``current``) could show the change through: views of the same memory -- the array
@@ -249,13 +284,13 @@ def _sharing(name: str, current: Node, env: Env) -> list[str]:
     are items at two different int indices of their common container: ``h, c =
     state`` or ``x[0]`` and ``x[1]`` do not overlap; other siblings' elements are not
     compared)."""
-    family = _view_family(current)
+    family = _view_family(current, env.views)
     where = {n.id: k for k, n in enumerate(family)}
     out = []
     for other, node in env.vars.items():
         if other == name:
             continue
-        theirs = _view_family(node)
+        theirs = _view_family(node, env.views)
         for k, n in enumerate(theirs):
             if n.id in where:
                 mine = where[n.id]
@@ -294,10 +329,15 @@ class Env:
     maybe_undef: set[str] = field(default_factory=set)
     # names that shared an array with a variable updated in place since (``a += 1``
     # while ``b`` is ``a`` or a view of it): CPython would show them the new values
-    stale: dict[str, tuple[str, Node]] = field(default_factory=dict)
+    # (the reason, the array updated or None for a list or dict mutated, the variable
+    # updated: its value where that array is out of scope, after a join)
+    stale: dict[str, tuple[str, Node | None, str]] = field(default_factory=dict)
+    # array method calls that make views (``x.reshape(2, 2)``), by node id: their base
+    views: dict[int, Node] = field(default_factory=dict)
 
     def copy(self) -> Env:
-        return Env(dict(self.vars), set(self.maybe_undef), dict(self.stale))
+        return Env(dict(self.vars), set(self.maybe_undef), dict(self.stale),
+                   dict(self.views))
 
 
 @dataclass
@@ -618,10 +658,11 @@ class FunctionLowerer:
         line = getattr(node, "lineno", 0) + self.info.line_offset
         for other in _sharing(name, current, block.env):
             if block.env.vars[other] is current:
-                block.env.stale[other] = (f"'{name}' was mutated (line {line})", None)
+                block.env.stale[other] = (f"'{name}' was mutated (line {line})", None,
+                                          name)
             else:  # an array's view (x[i] = v writes through it): refused if an array
                 block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
-                                          current)
+                                          current, name)
         block.env.vars[name] = value
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
@@ -697,7 +738,7 @@ class FunctionLowerer:
         line = v.lineno + self.info.line_offset
         for other in others:  # CPython would show them the new diagonal
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
-                                      current)
+                                      current, name)
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
@@ -753,7 +794,7 @@ class FunctionLowerer:
         for other in _sharing(name, current, block.env):
             line = s.lineno + self.info.line_offset
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
-                                      current)
+                                      current, name)
         self.assign(s.target, value, block)
         return block
 
@@ -915,17 +956,18 @@ class FunctionLowerer:
                     written.setdefault(t.id, n.lineno + self.info.line_offset)
         for name, line in written.items():
             current = block.env.vars.get(name)
-            if current is None:
+            if current is None or _fresh_first(name, s.body):
                 continue
             for other in _sharing(name, current, block.env):
                 block.env.stale.setdefault(other, (
-                    f"'{name}' is updated in place in the loop (line {line})", current))
+                    f"'{name}' is updated in place in the loop (line {line})", current,
+                    name))
         for name, line in listed.items():
             current = block.env.vars.get(name)
             for other, v in block.env.vars.items():
                 if current is not None and v is current and other != name:
                     block.env.stale.setdefault(other, (
-                        f"'{name}' is mutated in the loop (line {line})", None))
+                        f"'{name}' is mutated in the loop (line {line})", None, name))
 
     def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
               for_info: tuple | None) -> Block | None:
@@ -1009,7 +1051,7 @@ class FunctionLowerer:
         s2["n"] = 1``) is stale when the next iteration starts; refused where that
         iteration may read it before assigning it (CPython would show the change)."""
         for st in back:
-            for name, (why, watched) in st.items():
+            for name, (why, watched, _) in st.items():
                 if watched is not None or name in henv.stale:
                     continue
                 hit = (_read_first(name, [ast.Expr(test)]) if test is not None else None) \
@@ -1107,7 +1149,7 @@ class FunctionLowerer:
             if isinstance(value, Constant) and isinstance(value.value, Graph):
                 self._check_captures(name, value.value, node, block)
             if name in block.env.stale:
-                why, watched = block.env.stale[name]
+                why, watched, source = block.env.stale[name]
                 if watched is None:  # a list or dict mutated through another name
                     raise self.error(
                         MycSyntaxError,
@@ -1115,7 +1157,11 @@ class FunctionLowerer:
                         f"{why}; CPython would show the change here, myc lists and dicts "
                         "are values", node, hint=f"copy it where it is made ({name} = "
                         "list(...) or dict(...)), or read the mutated variable")
-                if watched.graph is None or block.graph.is_within(watched.graph):
+                if not (watched.graph is None or block.graph.is_within(watched.graph)):
+                    # updated on a path that has joined this one: the updated variable's
+                    # value here has the type the guard needs (an update keeps it)
+                    watched = block.env.vars.get(source) if source in self.locals else None
+                if watched is not None:
                     value = self.apply(
                         block, P.alias_guard, value, watched,
                         f"'{name}' shares its array with a variable updated in place: "
@@ -2237,8 +2283,11 @@ class FunctionLowerer:
             return self.object_method(obj, e, block)  # only an object has it
         user = self._lazy(block, e, "method", lambda b: self.object_method(obj, e, b))
         value = self._lazy(block, e, "value_method", lambda b: self.value_method(obj, e, b))
-        return self._select(block, self.apply(block, P.is_object, obj, node=e), user, value,
-                            e)
+        out = self._select(block, self.apply(block, P.is_object, obj, node=e), user, value,
+                           e)
+        if attr in _VIEW_MAKERS:  # an array's view of itself: writes show through
+            block.env.views[out.id] = obj
+        return out
 
     def object_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """``obj.m(...)`` on an object of a user's class: its method's graph, held in the

@@ -314,3 +314,87 @@ def test_element_stores_in_forward_mode_and_int_tables():
     v = np.array([0.37, -0.52, 1.99])
     got = myc.jit(counts)(v)
     assert got.dtype == np.int64 and np.array_equal(got, counts(v))
+
+
+# ------------------------------------------- views and in-place writes across joins
+# Each of these returned the array's old values in silence: a view made by a method
+# (``y.reshape``) or inside a loop, written in a branch or a loop, read after the join.
+
+
+def w_reshape_method(x):
+    y = x.copy()
+    z = y.reshape(2, 2)
+    z[0, 0] = 9.0
+    return y * 1.0
+
+
+def w_reshape_in_branch(x):
+    y = x.copy()
+    z = y.reshape(2, 2)
+    if x[0] > 0:
+        z[0, 0] = 9.0
+    return y * 1.0
+
+
+def w_np_reshape(x):
+    y = x.copy()
+    z = np.reshape(y, (2, 2))
+    z[1, 1] = 9.0
+    return y * 1.0
+
+
+def w_view_made_in_loop(x):
+    y = x.copy()
+    for _ in range(2):
+        r = y[0:2]
+        y[0] = y[0] + 1.0
+    return r * 1.0
+
+
+def w_ravel_then_write(x):
+    y = x.reshape(2, 2).copy()
+    flat = y.ravel()
+    y[0, 1] = 7.0
+    return flat * 1.0
+
+
+VIEW_WRITES = [w_reshape_method, w_reshape_in_branch, w_np_reshape, w_view_made_in_loop,
+               w_ravel_then_write]
+
+
+@pytest.mark.parametrize("fn", VIEW_WRITES, ids=[f.__name__ for f in VIEW_WRITES])
+def test_a_view_written_through_is_refused(fn):
+    with pytest.raises(myc.MycValueError, match="updated in place"):
+        myc.jit(fn, backend="interp")(np.array([0.5, 1.0, 2.0, 3.0]))
+
+
+def k_rebound_before_update(x):
+    h = x
+    for _ in range(3):
+        h = h * 0.5  # a new array: the in-place update below cannot reach x
+        h += 1.0
+    return h + x
+
+
+def k_scalar_alias(x):
+    loss = np.sum(x)
+    old = loss
+    if x[0] > 0:
+        loss += 1.0  # a float is rebound, not updated
+    return old + loss
+
+
+def k_copy_of_view(x):
+    y = x.reshape(2, 2).copy()
+    y[0, 0] = 1.0
+    return y.sum() + x.sum()
+
+
+KEPT = [k_rebound_before_update, k_scalar_alias, k_copy_of_view]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", KEPT, ids=[f.__name__ for f in KEPT])
+def test_values_not_shared_still_run(fn, backend):
+    x = np.array([0.5, 1.0, 2.0, 3.0])
+    np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
