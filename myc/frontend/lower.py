@@ -53,7 +53,7 @@ from myc.frontend.libraries import (
     scipy_refusal,
     supported_methods,
 )
-from myc.frontend.scope import assigned_names
+from myc.frontend.scope import assigned_names, inplace_target
 from myc.frontend.source import SourceInfo, read_function
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
@@ -707,6 +707,10 @@ class FunctionLowerer:
             return self.stmt_mutation(v, block)
         if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.fill_diagonal:
             return self.stmt_fill_diagonal(v, block)
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                v.func.attr == "at" and isinstance(
+                    self._static_callee(v.func.value, block), np.ufunc):
+            return self.stmt_ufunc_at(v, block)
         self.check_subset(s.value)
         value = self.expr(s.value, block)  # evaluated for its errors; results are pure
         if isinstance(s.value, ast.Call) and isinstance(s.value.func, (ast.Name,
@@ -739,6 +743,35 @@ class FunctionLowerer:
         for other in others:  # CPython would show them the new diagonal
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                       current, name)
+        return block
+
+    def stmt_ufunc_at(self, v: ast.Call, block: Block) -> Block:
+        """``np.add.at(a, idx, v)`` adds ``v`` into ``a`` at ``idx``, repeated indices
+        accumulating (the scatter-add of embedding and histogram code); ``a`` is rebound
+        to the new array, as ``a[idx] += v`` is (which does not accumulate)."""
+        ufunc = self._static_callee(v.func.value, block)  # type: ignore[attr-defined]
+        name = ufunc.__name__
+        if name not in ("add", "subtract"):
+            raise self.error(MycSyntaxError, f"np.{name}.at is not supported (np.add.at "
+                             "and np.subtract.at are)", v,
+                             hint="write the update as an expression on a new array")
+        if len(v.args) != 3 or v.keywords or not isinstance(v.args[0], ast.Name) or any(
+                isinstance(a, ast.Starred) for a in v.args):
+            raise self.error(MycSyntaxError, f"np.{name}.at is supported as np.{name}.at(a, "
+                             "index, values) on a local variable a: it writes into a", v)
+        target = v.args[0].id
+        index = self.expr(v.args[1], block)
+        value = self.expr(v.args[2], block)
+        if name == "subtract":
+            value = self.apply(block, P.neg, value, node=v.args[2])
+        current = self.read_name(target, v.args[0], block)
+        others = _sharing(target, current, block.env)  # a view: the write shows through
+        self.mutate(target, lambda cur: self.apply(block, P.index_add, cur, index, value,
+                                                   node=v), v, block)
+        line = v.lineno + self.info.line_offset
+        for other in others:
+            block.env.stale[other] = (f"'{target}' was updated in place (line {line})",
+                                      current, target)
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
@@ -943,9 +976,8 @@ class FunctionLowerer:
                 targets = [t for t in n.targets if isinstance(t, ast.Subscript)]
             elif isinstance(n, ast.AugAssign):
                 targets = [n.target]
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                    n.func.attr == "fill_diagonal" and n.args:
-                targets = [n.args[0]]
+            elif inplace_target(n) is not None:  # np.fill_diagonal(R, v), np.add.at
+                targets = [n.args[0]]  # type: ignore[attr-defined]
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                     n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name):
                 listed.setdefault(n.func.value.id, n.lineno + self.info.line_offset)

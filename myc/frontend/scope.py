@@ -22,6 +22,20 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
         _target_names(target.value, out)
 
 
+# NumPy calls that write into their first argument: ``np.fill_diagonal(a, v)``,
+# ``np.add.at(a, idx, v)`` (a ufunc's ``at``); myc rebinds that argument
+_WRITES_FIRST = frozenset({"fill_diagonal", "at"})
+
+
+def inplace_target(call: ast.AST) -> str | None:
+    """The local ``call`` writes into (``np.fill_diagonal(R, v)`` -> ``"R"``), or None."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+            call.func.attr in _WRITES_FIRST and call.args and \
+            isinstance(call.args[0], ast.Name):
+        return call.args[0].id
+    return None
+
+
 def _method_statement(call: ast.Call) -> bool:
     """``x.m(...)`` as a statement that is not a list mutation (``out.append(v)``)."""
     f = call.func
@@ -61,6 +75,8 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
                 node.value.func.attr in _MUTATING_METHODS and \
                 isinstance(node.value.func.value, ast.Name):
             out.add(node.value.func.value.id)  # out.append(x) rebinds out
+        if isinstance(node, ast.Expr) and (name := inplace_target(node.value)) is not None:
+            out.add(name)  # np.fill_diagonal(R, v) rebinds R
         for child in ast.iter_child_nodes(node):
             visit(child)
 

@@ -398,3 +398,70 @@ KEPT = [k_rebound_before_update, k_scalar_alias, k_copy_of_view]
 def test_values_not_shared_still_run(fn, backend):
     x = np.array([0.5, 1.0, 2.0, 3.0])
     np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
+
+
+# ------------------------------------------- NumPy calls that write into an argument
+
+
+def u_embedding_grad(W, idx, g):
+    dW = np.zeros_like(W)
+    np.add.at(dW, idx, g)  # repeated rows accumulate
+    return np.sum(dW ** 2) + np.sum(W * dW)
+
+
+def u_in_loop(W, idx, g):
+    dW = np.zeros_like(W)
+    for t in range(3):
+        np.add.at(dW, idx[t], g[t])
+    np.subtract.at(dW, (idx[0], 0), 0.5)
+    return np.sum(dW * W)
+
+
+def u_fill_diagonal_in_branch(x):
+    R = np.zeros((3, 3))
+    if x[0] > 0:
+        np.fill_diagonal(R, x[1])  # (R once kept its zeros past the if, in silence)
+    return R * x[0]
+
+
+def u_fill_diagonal_in_loop(x):
+    R = np.zeros((3, 3))
+    for i in range(2):
+        np.fill_diagonal(R, x[i])
+    return R
+
+
+def u_multiply_at(x, idx):
+    np.multiply.at(x, idx, 2.0)
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ufunc_at_and_fill_diagonal_rebind_their_argument(backend):
+    rng = np.random.default_rng(3)
+    W, g = rng.normal(size=(6, 4)), rng.normal(size=(4, 4))
+    idx = np.array([0, 2, 2, 5])
+    np.testing.assert_allclose(myc.jit(u_embedding_grad, backend=backend)(W, idx, g),
+                               u_embedding_grad(W, idx, g))
+    i3, g3 = np.array([[0, 1], [1, 1], [5, 0]]), rng.normal(size=(3, 2, 4))
+    np.testing.assert_allclose(myc.jit(u_in_loop, backend=backend)(W, i3, g3),
+                               u_in_loop(W, i3, g3))
+    x = np.array([0.5, 1.5, 2.0])
+    for fn in (u_fill_diagonal_in_branch, u_fill_diagonal_in_loop):
+        np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
+    gW, gg = myc.grad(u_embedding_grad, argnums=(0, 2), backend=backend)(W, idx, g)
+    eps = 1e-6
+    for arr, got, k in ((W, gW, 0), (g, gg, 2)):
+        for pos in [(0, 1), (2, 3)]:
+            e = np.zeros_like(arr)
+            e[pos] = eps
+            args_p, args_m = [W, idx, g], [W, idx, g]
+            args_p[k], args_m[k] = arr + e, arr - e
+            fd = (u_embedding_grad(*args_p) - u_embedding_grad(*args_m)) / (2 * eps)
+            assert abs(got[pos] - fd) < 1e-6 * max(1.0, abs(fd))
+
+
+def test_other_ufunc_at_is_refused_at_the_users_line():
+    with pytest.raises(myc.MycSyntaxError, match="np.multiply.at is not supported") as info:
+        myc.jit(u_multiply_at, backend="interp")(np.ones(3), np.array([0, 1]))
+    assert info.value.loc.line == u_multiply_at.__code__.co_firstlineno + 1
