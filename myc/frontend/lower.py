@@ -689,6 +689,8 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"list.{attr}() takes exactly "
                              f"{_MUTATORS[attr]} argument(s)", e)
         args = [self.expr(a, block) for a in e.args]
+        for a, node in zip(args, e.args, strict=True):
+            self._no_late_binding(a, node, "a list")
         self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
                     block)
         return block
@@ -857,6 +859,9 @@ class FunctionLowerer:
             block.env.maybe_undef.discard(target.id)
             block.env.stale.pop(target.id, None)
         elif _item_target(target):  # d[k] = v, l[i] = v: the variable gets a new value
+            box = target.value.id  # type: ignore[attr-defined]
+            self._no_late_binding(value, target, "a dict" if box.startswith("$") else
+                                  f"'{box}'")
             index = self.expr(target.slice, block)
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
@@ -1426,20 +1431,28 @@ class FunctionLowerer:
                 raise self.error(MycSyntaxError, "star-args (*x) are not supported", elt)
         elems = [self.expr(x, block) for x in e.elts]
         for x, elt in zip(elems, e.elts, strict=True):
-            if isinstance(x, Constant) and isinstance(x.value, Graph) and \
-                    x.value.flags.get("loop_captures"):
-                var = x.value.flags["loop_captures"][0]
-                raise self.error(
-                    MycSyntaxError,
-                    f"a closure created in a loop and reading the loop variable '{var}' is "
-                    "stored in a tuple: Python would see the variable's last value when it "
-                    "is called later, myc captures the value of each iteration", elt,
-                    hint=f"pass '{var}' as an argument (e.g. a default: lambda t, {var}={var}:"
-                    " ...)")
+            self._no_late_binding(x, elt, "a tuple" if isinstance(e, ast.Tuple) else "a list")
         if all(isinstance(x, Constant) and not isinstance(x.value, (Graph, Primitive))
                for x in elems):
             return Constant(tuple(x.value for x in elems), self.loc(e))
         return self.apply(block, P.make_tuple, *elems, node=e)
+
+    def _no_late_binding(self, x: Node, e: ast.AST, where: str) -> None:
+        """Refuse storing a closure made in a loop (a comprehension is one) that reads a
+        variable the loop assigns: called later, Python's closure sees the variable's
+        last value (``[lambda: i for i in range(3)]`` all give 2); myc's captures the
+        value of its own iteration.  Called at once (``myc.grad(lambda w: f(w, xi))``)
+        the two agree, so only stores into containers are refused."""
+        if isinstance(x, Constant) and isinstance(x.value, Graph) and \
+                x.value.flags.get("loop_captures"):
+            var = x.value.flags["loop_captures"][0]
+            raise self.error(
+                MycSyntaxError,
+                f"a closure created in a loop and reading the loop variable '{var}' is "
+                f"stored in {where}: Python would see the variable's last value when it "
+                "is called later, myc captures the value of each iteration", e,
+                hint=f"pass '{var}' as an argument (e.g. a default: lambda t, {var}={var}:"
+                " ...)")
 
     def expr_List(self, e: ast.List, block: Block) -> Node:
         """A list: a ``ListValue`` (a tuple of static length, myc.prims.containers)."""
@@ -1475,6 +1488,7 @@ class FunctionLowerer:
         for k, v in zip(e.keys, e.values, strict=True):
             keys.append(self.expr(k, block))
             values.append(self.expr(v, block))
+            self._no_late_binding(values[-1], v, "a dict")
         if all(isinstance(k, Constant) for k in keys):
             order: list[Any] = []
             value_of: dict[Any, Node] = {}

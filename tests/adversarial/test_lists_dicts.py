@@ -448,3 +448,69 @@ COPIED = [c_rebuilt_each_iteration, c_copied, c_rebound]
 def test_lists_not_shared_still_run(fn, backend):
     x = np.array([0.5, 1.0])
     np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
+
+
+# ------------------------------------------------ closures made in loops, called later
+
+
+def late_comprehension(x):
+    fs = [lambda: x * i for i in range(3)]  # CPython: every one gives x * 2
+    return fs[0]() + fs[1]()
+
+
+def late_append(x):
+    fs = []
+    for i in range(3):
+        fs.append(lambda v: v * i)
+    return fs[0](x) + fs[2](x)
+
+
+def late_dict_item(x):
+    d = {}
+    for i in range(3):
+        d[i] = lambda v: v * i
+    return d[0](x)
+
+
+def late_dict_comprehension(x):
+    d = {i: (lambda v: v * i) for i in range(3)}
+    return d[0](x)
+
+
+LATE = [late_comprehension, late_append, late_dict_item, late_dict_comprehension]
+
+
+@pytest.mark.parametrize("fn", LATE, ids=[f.__name__ for f in LATE])
+def test_a_closure_stored_from_a_loop_is_refused(fn):
+    """These returned each iteration's value in silence (CPython: the last one)."""
+    with pytest.raises(MycSyntaxError, match="closure created in a loop") as info:
+        myc.jit(fn, backend="interp")(np.array([0.5, 1.0]))
+    assert "i=i" in str(info.value)
+    assert info.value.loc is not None and info.value.loc.filename == __file__
+
+
+def bound_by_default(x):
+    fs = [lambda v, i=i: v * i for i in range(3)]
+    return fs[1](x) + fs[2](x)
+
+
+def called_in_its_iteration(x):
+    s = 0.0
+    for i in range(3):
+        f = lambda v: v * i  # noqa: E731
+        s = s + f(x)
+    return s
+
+
+def passed_to_grad_at_once(x):
+    return sum(myc.grad(lambda w: np.sum(w * xi))(x) for xi in [1.0, 2.0])
+
+
+EARLY = [bound_by_default, called_in_its_iteration, passed_to_grad_at_once]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", EARLY, ids=[f.__name__ for f in EARLY])
+def test_closures_called_at_once_or_bound_by_default_run(fn, backend):
+    x = np.array([0.5, 1.0])
+    np.testing.assert_allclose(myc.jit(fn, backend=backend)(x), fn(x))
