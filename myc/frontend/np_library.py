@@ -761,6 +761,22 @@ def nanmean(a, axis=None, keepdims=False):
         ok, axis=axis, keepdims=keepdims)
 
 
+def _nan_result(a, r, axis, keepdims):
+    # NumPy's nanmax/nanmin: an all-nan slice is nan (an int array has none)
+    some = np.any(a == a, axis=axis, keepdims=keepdims)
+    return _scalar_if_0d(np.where(some, r, np.nan).astype(r.dtype))
+
+
+def nanmax(a, axis=None, out=None, keepdims=False):
+    r = np.max(np.where(a == a, a, -np.inf).astype(a.dtype), axis=axis, keepdims=keepdims)
+    return _nan_result(a, r, axis, keepdims)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False):
+    r = np.min(np.where(a == a, a, np.inf).astype(a.dtype), axis=axis, keepdims=keepdims)
+    return _nan_result(a, r, axis, keepdims)
+
+
 def average(a, axis=None, weights=None, returned=False, keepdims=False):
     if returned:
         return P.lib_error("np.average: returned=True is not supported")

@@ -258,3 +258,29 @@ def test_dot_of_more_than_two_dimensions_gradients():
     args = (rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 4, 3)),
             rng.standard_normal((3, 4)), rng.standard_normal(4))
     check_grads(dot_nd, args, order=2)
+
+
+def nan_extremes(a, i):
+    return (np.nanmax(a), np.nanmin(a, axis=0), np.nanmax(a, axis=1, keepdims=True),
+            np.nanmin(a[2]), np.nanmax(i), np.nanmin(i, axis=1))
+
+
+def nan_extremes_loss(a):
+    return np.sum(np.nanmax(a, axis=1) ** 2) + np.nanmin(a)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nanmax_nanmin_match_numpy(backend):
+    """nan ignored, an all-nan slice nan, an int array's dtype kept, NumPy scalars where
+    NumPy gives them; the gradient reaches the extreme element only."""
+    a = np.array([[3.0, np.nan, -1.0], [np.nan, np.nan, np.nan], [0.5, 2.0, 7.0]])
+    i = np.array([[3, 1], [-2, 5]])
+    with np.errstate(invalid="ignore"), pytest.warns(RuntimeWarning):
+        want = nan_extremes(a, i)
+    got = myc.jit(nan_extremes, backend=backend)(a, i)
+    for g, w in zip(got, want, strict=True):
+        assert type(g) is type(w) and np.asarray(g).dtype == np.asarray(w).dtype, (g, w)
+        np.testing.assert_array_equal(g, w)
+    b = np.array([[3.0, np.nan, -1.0], [0.5, 2.0, 7.0]])
+    np.testing.assert_array_equal(myc.grad(nan_extremes_loss, backend=backend)(b),
+                                  [[6.0, 0.0, 1.0], [0.0, 0.0, 14.0]])
