@@ -120,10 +120,13 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry",
+                 "nested")
 
-    def __init__(self, graph: Graph, frame: Any, start: int = 0):
+    def __init__(self, graph: Graph, frame: Any, start: int = 0, nested: bool = False):
         self.graph = graph
+        # entered while a loop body is traced: its limit is NESTED_UNROLL_NODES
+        self.nested = nested
         self.frame = frame
         self.mode = "unroll"
         self.start = start  # the tracer's node count at the loop's entry
@@ -155,11 +158,17 @@ class LoopNeeded(Exception):  # noqa: N818 - a control signal
 # loop's variables have settled into their types), so compile time stops growing with
 # the trip count and the program around the loop stays small.
 UNROLL_NODES = 500
+# A loop inside a loop node's body unrolls while it has emitted at most this many: the
+# body is compiled once, but a gradient tapes, recomputes and sweeps it backwards, and
+# every operation unrolled into it is one more there; a loop node inside a body runs
+# natively inside the outer loop's native function (``myc/backends/cpu/loopgen.py``)
+NESTED_UNROLL_NODES = 100
 
 
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
     """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
-    return ctx.unroll_only or count - ctx.start <= UNROLL_NODES
+    limit = NESTED_UNROLL_NODES if ctx.nested else UNROLL_NODES
+    return ctx.unroll_only or count - ctx.start <= limit
 
 
 class LoopBody:
@@ -535,7 +544,8 @@ class ControlFlow:
     # -- loops ---------------------------------------------------------------------------
     def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
-        ctx = LoopCtx(fn.graph, fn.frame, self.count)
+        ctx = LoopCtx(fn.graph, fn.frame, self.count,
+                      nested=any(c.mode == "body" for c in self.loops))
         ctx.entry = (fn, list(args), self.count, self.marks())
         self.loops.append(ctx)
         try:
