@@ -518,6 +518,28 @@ class ControlFlow:
 
     path: Any = None
 
+    def run_time_range_len(self, args: list[Any], loc) -> Any:
+        """``len(range(start, stop, step))`` of ints known only at run time -- an outer
+        loop's counter in its body: ``for j in range(i)`` -- as int arithmetic, with a
+        constant step: the inner loop is then a loop node counted to it.  None where an
+        argument is not an int (the tracer's error stands) or the step is not constant."""
+
+        def is_int(v: Any) -> bool:
+            if isinstance(v, Node):
+                a = v.abstract
+                return isinstance(a, AScalar) and a.dtype.kind == "i"
+            return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+        start, stop, step = args
+        if not all(is_int(v) for v in args) or isinstance(step, Node) or step == 0:
+            return None
+        k = int(step)
+        span = self.call_prim(P.sub, [stop, start] if k > 0 else [start, stop], loc)
+        if abs(k) != 1:  # ceil(span / |k|)
+            span = self.call_prim(P.floordiv, [self.call_prim(
+                P.add, [span, abs(k) - 1], loc), abs(k)], loc)
+        return self.call_prim(P.py_max, [span, 0], loc)
+
     def _trace_branch(self, fn: Any, args: list[Any], loc, scope: Any) -> Any:
         from myc.infer.signature import GraphBreak
 
