@@ -522,7 +522,9 @@ class ControlFlow:
         """``len(range(start, stop, step))`` of ints known only at run time -- an outer
         loop's counter in its body: ``for j in range(i)`` -- as int arithmetic, with a
         constant step: the inner loop is then a loop node counted to it.  None where an
-        argument is not an int (the tracer's error stands) or the step is not constant."""
+        argument is not an int (the tracer's error stands) or the step is not constant,
+        and outside loop bodies (there the program is specialized on the count, as before:
+        a loop that cannot be a loop node, one growing a list, would be an error)."""
 
         def is_int(v: Any) -> bool:
             if isinstance(v, Node):
@@ -531,7 +533,8 @@ class ControlFlow:
             return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
         start, stop, step = args
-        if not all(is_int(v) for v in args) or isinstance(step, Node) or step == 0:
+        if not all(is_int(v) for v in args) or isinstance(step, Node) or step == 0 or \
+                not any(c.mode == "body" for c in self.loops):
             return None
         k = int(step)
         span = self.call_prim(P.sub, [stop, start] if k > 0 else [start, stop], loc)
@@ -583,7 +586,8 @@ class ControlFlow:
                     return self.run_loop(fn, args, loc, ctx, scope)
                 except Exception as brk:
                     grown = getattr(brk, "grown", None)
-                    if grown is not None:
+                    if grown is not None and not ctx.nested:  # (nested: the loop
+                        # holding it unrolls instead, which may make its count static)
                         from myc.errors import MycTypeError
 
                         name, kind = grown

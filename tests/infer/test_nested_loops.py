@@ -215,3 +215,29 @@ print("handler kept", flush=True)
 
 def test_ctrl_c_stops_a_nested_native_loop(tmp_path):
     assert "KeyboardInterrupt" in _run_child(tmp_path, _FOREVER)
+
+
+def rows_of_lists(x):
+    """An inner loop counted by the outer counter that grows a list cannot be a loop
+    node: the outer loop unrolls instead (its counter, then the count, static)."""
+    total = 0.0
+    for i in range(x.shape[0]):
+        parts = []
+        for j in range(i):
+            parts.append(x[j] * x[i])
+        total = total + sum(parts) * 0.5
+    return total
+
+
+def counted_by_data(x, n):
+    acc = 0.0
+    for j in range(int(n[0])):
+        acc = acc + x[j]
+    return acc
+
+
+def test_loops_counted_at_run_time_that_cannot_be_loop_nodes():
+    x = np.linspace(-1.0, 1.0, 40)
+    assert myc.jit(rows_of_lists)(x) == pytest.approx(rows_of_lists(x), rel=1e-12)
+    n = np.array([7])
+    assert myc.jit(counted_by_data)(x, n) == pytest.approx(counted_by_data(x, n))
