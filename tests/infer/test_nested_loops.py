@@ -241,3 +241,24 @@ def test_loops_counted_at_run_time_that_cannot_be_loop_nodes():
     assert myc.jit(rows_of_lists)(x) == pytest.approx(rows_of_lists(x), rel=1e-12)
     n = np.array([7])
     assert myc.jit(counted_by_data)(x, n) == pytest.approx(counted_by_data(x, n))
+
+
+def tanh_nest(x):
+    for i in range(30):
+        for j in range(40):
+            x = np.tanh(x * 0.9 + 0.1)
+        x = x * 1.01
+    return np.sum(x * x)
+
+
+def test_an_aot_library_runs_nested_loop_nodes(tmp_path):
+    """AOT lowers nested loop nodes itself (``lower/planned_loops.py``): its library and
+    the JIT's native nested loops agree, value and gradient."""
+    from tests.aot.test_aot import check_against_jit
+
+    x = np.linspace(-1.0, 1.0, 8)
+    assert myc.ir(tanh_nest, x, stage="optimized").count("= loop(") >= 2
+    assert "nested in the loop" in myc.ir(tanh_nest, x, stage="kernels")
+    check_against_jit(tmp_path, tanh_nest, "f64[8]", [x], rtol=1e-10)
+    check_against_jit(tmp_path, myc.value_and_grad(tanh_nest), "f64[8]", [x], rtol=1e-9,
+                      name="vg")
