@@ -120,10 +120,13 @@ class Scope:
 class LoopCtx:
     """A loop header being traced: unrolled until a branch forces loop mode."""
 
-    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry")
+    __slots__ = ("graph", "frame", "mode", "start", "unroll_only", "second", "entry",
+                 "nested")
 
-    def __init__(self, graph: Graph, frame: Any, start: int = 0):
+    def __init__(self, graph: Graph, frame: Any, start: int = 0, nested: bool = False):
         self.graph = graph
+        # entered while a loop body is traced: its limit is NESTED_UNROLL_NODES
+        self.nested = nested
         self.frame = frame
         self.mode = "unroll"
         self.start = start  # the tracer's node count at the loop's entry
@@ -155,11 +158,17 @@ class LoopNeeded(Exception):  # noqa: N818 - a control signal
 # loop's variables have settled into their types), so compile time stops growing with
 # the trip count and the program around the loop stays small.
 UNROLL_NODES = 500
+# A loop inside a loop node's body unrolls while it has emitted at most this many: the
+# body is compiled once, but a gradient tapes, recomputes and sweeps it backwards, and
+# every operation unrolled into it is one more there; a loop node inside a body runs
+# natively inside the outer loop's native function (``myc/backends/cpu/loopgen.py``)
+NESTED_UNROLL_NODES = 100
 
 
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
     """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
-    return ctx.unroll_only or count - ctx.start <= UNROLL_NODES
+    limit = NESTED_UNROLL_NODES if ctx.nested else UNROLL_NODES
+    return ctx.unroll_only or count - ctx.start <= limit
 
 
 class LoopBody:
@@ -509,6 +518,31 @@ class ControlFlow:
 
     path: Any = None
 
+    def run_time_range_len(self, args: list[Any], loc) -> Any:
+        """``len(range(start, stop, step))`` of ints known only at run time -- an outer
+        loop's counter in its body: ``for j in range(i)`` -- as int arithmetic, with a
+        constant step: the inner loop is then a loop node counted to it.  None where an
+        argument is not an int (the tracer's error stands) or the step is not constant,
+        and outside loop bodies (there the program is specialized on the count, as before:
+        a loop that cannot be a loop node, one growing a list, would be an error)."""
+
+        def is_int(v: Any) -> bool:
+            if isinstance(v, Node):
+                a = v.abstract
+                return isinstance(a, AScalar) and a.dtype.kind == "i"
+            return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+        start, stop, step = args
+        if not all(is_int(v) for v in args) or isinstance(step, Node) or step == 0 or \
+                not any(c.mode == "body" for c in self.loops):
+            return None
+        k = int(step)
+        span = self.call_prim(P.sub, [stop, start] if k > 0 else [start, stop], loc)
+        if abs(k) != 1:  # ceil(span / |k|)
+            span = self.call_prim(P.floordiv, [self.call_prim(
+                P.add, [span, abs(k) - 1], loc), abs(k)], loc)
+        return self.call_prim(P.py_max, [span, 0], loc)
+
     def _trace_branch(self, fn: Any, args: list[Any], loc, scope: Any) -> Any:
         from myc.infer.signature import GraphBreak
 
@@ -535,7 +569,8 @@ class ControlFlow:
     # -- loops ---------------------------------------------------------------------------
     def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
-        ctx = LoopCtx(fn.graph, fn.frame, self.count)
+        ctx = LoopCtx(fn.graph, fn.frame, self.count,
+                      nested=any(c.mode == "body" for c in self.loops))
         ctx.entry = (fn, list(args), self.count, self.marks())
         self.loops.append(ctx)
         try:
@@ -551,7 +586,8 @@ class ControlFlow:
                     return self.run_loop(fn, args, loc, ctx, scope)
                 except Exception as brk:
                     grown = getattr(brk, "grown", None)
-                    if grown is not None:
+                    if grown is not None and not ctx.nested:  # (nested: the loop
+                        # holding it unrolls instead, which may make its count static)
                         from myc.errors import MycTypeError
 
                         name, kind = grown

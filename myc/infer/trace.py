@@ -353,6 +353,10 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             ds = self.dynamic_slice_of(args)  # a static length: one program for every start
             if ds is not None:
                 return ds
+        if name == "range_len" and not self.concrete:
+            n = self.run_time_range_len(args, loc)
+            if n is not None:
+                return n
         if name in _BREAK:
             if self.concrete:
                 return self.decide(prim, args, loc)

@@ -435,7 +435,8 @@ class _Finish:
 def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
           lone: bool = False, fns: dict[int, CallRunner] | None = None,
           backend: str = "cpu", compiler: Any = None,
-          groups: list[Any] | None = None, native_max: int | None = None) -> HostProgram:
+          groups: list[Any] | None = None, native_max: int | None = None,
+          in_body: bool = False) -> HostProgram:
     """The host program of a typed graph; fusion groups become compiled kernels.
 
     A small program made only of what native code covers (kernels, scalar arithmetic,
@@ -445,7 +446,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     target stage records the kernels of a device backend with it, needing no device).
     ``groups``: ``typed`` 's fusion groups, when the pipeline's ``fused`` stage made them.
     ``native_max``: the size limit of native-first programs (:func:`native_blockers`),
-    for this program and the typed functions it calls.
+    for this program and the typed functions it calls.  ``in_body``: ``typed`` is a loop
+    body (its own loops' native functions are made at their first use: the body's
+    usually runs them inline, ``LoopRunner.native``).
     """
     if fused is None:
         fused = not os.environ.get("MYC_NO_FUSION")
@@ -529,8 +532,9 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             body = n.inputs[1].value
             # a loop body compiles even lone array ops: then it can run natively
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
-                                  backend=backend, compiler=compiler, native_max=native_max),
-                            body.nstate, body.tape)
+                                  backend=backend, compiler=compiler, native_max=native_max,
+                                  in_body=True),
+                            body.nstate, body.tape, lazy=in_body)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn, kind="loop"))
             continue
@@ -673,15 +677,28 @@ class LoopRunner:
     """
 
     def __init__(self, body: HostProgram, nstate: int, tape: bool = False,
-                 plan: Any = None):
+                 plan: Any = None, lazy: bool = False):
         self.body = body
         self.nstate = nstate
         self.tape = tape
-        self.native = _native_loop(body, nstate, tape, plan)
+        self._plan = plan
+        if not lazy:
+            self._native = _native_loop(body, nstate, tape, plan)
+
+    @property
+    def native(self):
+        """The loop as one native function, or None.  ``lazy``: made at its first use --
+        a loop in another loop's body runs inline in that loop's native function
+        (``myc.backends.cpu.loopgen``), so its own is needed only where that one is not."""
+        if "_native" not in self.__dict__:
+            self._native = _native_loop(self.body, self.nstate, self.tape, self._plan)
+        return self._native
 
     def __reduce__(self):  # machine code is bound again (it calls kernels by address)
-        plan = self.native.plan if self.native is not None else None
-        return (LoopRunner, (self.body, self.nstate, self.tape, plan))
+        built = "_native" in self.__dict__
+        plan = self._native.plan if built and self._native is not None else \
+            None if built else self._plan
+        return (LoopRunner, (self.body, self.nstate, self.tape, plan, not built))
 
     def __call__(self, enabled: Any, *inputs: Any) -> tuple:
         if not enabled:  # in a side of an if-converted branch that is not taken

@@ -22,7 +22,14 @@ machine code (``host_gemm``).  Python-only semantics (an int overflowing 64 bits
 Python float division by zero, an index out of range) return status 1: the run restarts
 on the step-by-step host runner, which gives CPython's answer or error.
 
-Anything else (NumPy-only steps, nested loops, checks that raise) keeps the step-by-step
+A loop step inside the body (a nested loop: a loop node the tracer kept inside a loop
+body, or a gradient's taped and backward inner loops) is emitted inline, in the same
+function (``_loop_step``): its buffers are the program's (``extras``: made once per
+thread by the runner), its state is swapped as the outer loop's, its tape (a taped
+inner loop) grows by ``realloc`` in rows kept across calls, its iterations poll for
+Ctrl-C, and its failures take the same path back to Python.
+
+Anything else (NumPy-only steps, checks that raise) keeps the step-by-step
 runner: ``native_loop`` returns ``None``.  This module checks and generates; a call of
 the generated code (the io array, result and tape buffers) is ``native_run``'s.
 
@@ -36,10 +43,11 @@ primitives with no scalar op (Python's casts, ``int()``, builtin ``max``) by nam
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import prod
 from typing import Any
 
@@ -143,6 +151,9 @@ class NativePlan:
     scratch: tuple[tuple[tuple[int, ...], np.dtype], ...]
     symbols: tuple[tuple[str, str, str], ...]
     object_code: bytes
+    # the buffers of nested loops (``NativeLoop.extras``) and their first io position
+    extras: tuple = ()
+    extras_at: int = 0
 
 
 def _unwrap(st) -> tuple[str, list, int, bool]:
@@ -176,13 +187,15 @@ class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
     def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
-                 plan: NativePlan | None = None, build: bool = True):
+                 plan: NativePlan | None = None, build: bool = True, nested: bool = False):
         """Check that every step is one native code covers (else raise Unsupported),
         then compile, or take ``plan``'s machine code (an earlier build of this program)
         -- except for a ``callee``: a typed function another function calls, only
         checked here and emitted into its caller's module (``_build``) -- and except
         when ``build`` is False: then the code is made by ``built`` (a program's
-        first call runs its steps from Python, ``HostProgram.native``)."""
+        first call runs its steps from Python, ``HostProgram.native``) -- and except for a
+        ``nested`` loop (a loop step of another loop's body): only checked, and emitted
+        inline into the function of the body holding it (``_loop_step``)."""
 
         self.body = body
         self.nstate = nstate
@@ -227,6 +240,10 @@ class NativeLoop(NativeRun):
         self.origin = getattr(body, "origin", None)
         self.callee = callee
         self.calls: dict[int, Any] = {}  # invoke's output slot -> the callee's program
+        self.inner: dict[int, NativeLoop] = {}  # a loop step's output slot -> its loop
+        # buffers of nested loops, io positions from ``extras_at`` on (``_loop_step``)
+        self.extras: list[tuple] = []
+        self.extras_at = 0
         if callee and not all(isinstance(specs[p], AScalar) for p in body.params):
             raise Unsupported("a called function taking arrays")
         for st in body.steps:
@@ -237,6 +254,11 @@ class NativeLoop(NativeRun):
                 self.calls[st.output] = st.fn.body
         for si, st in enumerate(body.steps):
             if st.kind == "call":
+                continue
+            if st.kind == "loop":
+                if callee:
+                    raise Unsupported("a loop in a called function")
+                self.inner[st.output] = self._check_loop(st)
                 continue
             if st.kind == "kernel":
                 ck = st.fn.compiled
@@ -273,7 +295,7 @@ class NativeLoop(NativeRun):
         self.symbol = "myc_loop"  # one function per JIT module
         self.symbols: dict[str, int] = {}  # externals the code calls -> their addresses
         self.kernel_of: dict[str, str] = {}  # a kernel's symbol -> the kernel's key
-        if callee:
+        if callee or nested:
             return
         # every function reachable through calls, checked before any code is made
         self.units: dict[int, NativeLoop] = {}  # id(program) -> its checked callee
@@ -315,9 +337,11 @@ class NativeLoop(NativeRun):
             self.plan = NativePlan(
                 num_threads(), self.n_io, tuple(self.scratch),
                 tuple((s_, "kernel", self.kernel_of[s_]) if s_ in self.kernel_of else
-                      (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code)
+                      (s_, "blas", s_) for s_ in self.symbols), self._jit.object_code,
+                tuple(self.extras), self.extras_at)
         self._fn = _FN(self._jit.address(self.symbol))
-        self.polls = not self.once or bool(self.calls)  # may run long: Ctrl-C is polled
+        # may run long: Ctrl-C is polled
+        self.polls = not self.once or bool(self.calls) or bool(self.inner)
 
     def _elements_per_step(self) -> float:
         """The array elements a step of this program reads and writes, on average: how
@@ -343,7 +367,7 @@ class NativeLoop(NativeRun):
         if not isinstance(plan, NativePlan) or plan.threads != num_threads():
             return False
         kernels = {st.fn.compiled.key: st.fn.compiled
-                   for u in [self, *self.units.values()] for st in u.body.steps
+                   for u in [*self._nest(), *self.units.values()] for st in u.body.steps
                    if st.kind == "kernel"}
         symbols = {}
         for sym, kind, ref in plan.symbols:
@@ -365,12 +389,40 @@ class NativeLoop(NativeRun):
             return False
         self.consts = [x for _, x in self._const_inputs()]
         self.scratch = list(plan.scratch)
+        self.extras, self.extras_at = list(plan.extras), plan.extras_at
         self.n_io = plan.n_io
         self.symbols = symbols
         self.plan = plan
         return True
 
+    def _nest(self) -> list[NativeLoop]:
+        """This program and the loops nested in it, at any depth."""
+        out = [self]
+        for child in self.inner.values():
+            out += child._nest()
+        return out
+
     # -- checks: is each step one native code covers? -----------------------------------
+    def _check_loop(self, st) -> NativeLoop:
+        """A loop step of this body: its own body checked as a nested loop (emitted inline
+        by ``_loop_step``), its inputs of the kinds its parameters are."""
+        run = st.fn
+        child = NativeLoop(run.body, run.nstate, run.tape, nested=True)
+        if child.calls:
+            raise Unsupported("a call of a typed function in a nested loop")
+        specs = self.body.specs
+        if len(st.inputs) != 1 + len(child.param_specs):
+            raise Unsupported("a loop whose inputs do not match its body")
+        for (is_slot, x), a in zip(st.inputs[1:], child.param_specs, strict=True):
+            got = specs[x] if is_slot else abstract_of(x)
+            if type(got) is not type(a) or (isinstance(a, AArray) and (
+                    got.shape != a.shape or got.dtype != a.dtype)):
+                raise Unsupported("a loop input of another type than its body's")
+        en_slot, en = st.inputs[0]
+        if en_slot and not (isinstance(specs[en], AScalar) and specs[en].dtype == np.bool_):
+            raise Unsupported("a loop enabled by a non-bool")
+        return child
+
     def _check_scalar(self, st, name: str, ins_: list, out: Any) -> None:
         """A step on numbers (or a select or tape read of arrays: pointers), the kinds
         with no check of their own, and what the other kinds' checks leave: raise
@@ -512,8 +564,20 @@ class NativeLoop(NativeRun):
         return True
 
     def _check_exit_value(self, si, st, name, ins_, guard, out) -> bool:
-        # one result of a call: read from the call's result cells (``_emit_exit_value``)
-        return not guard and st.inputs[0][0] and st.inputs[0][1] in self.calls
+        # one result of a call: read from the call's result cells (``_emit_exit_value``);
+        # of a nested loop, an exit value (or its tape, or its count) from its cells
+        if guard or not st.inputs[0][0]:
+            return False
+        child = self.inner.get(st.inputs[0][1])
+        if child is None:
+            return st.inputs[0][1] in self.calls
+        k = st.inputs[1][1] - 1 - child.nstate
+        types = child._exit_types()
+        t = types[k] if 0 <= k < len(types) else None
+        if t is None or not isinstance(out, t if isinstance(t, type) else type(t)) or (
+                isinstance(out, AArray) and (out.shape, out.dtype) != (t.shape, t.dtype)):
+            raise Unsupported("a read of a nested loop's state")
+        return True
 
     @property
     def llvm_ir(self) -> str:
@@ -523,6 +587,7 @@ class NativeLoop(NativeRun):
 
             again = copy.copy(self)
             again.consts, again.scratch, again.symbols, again.kernel_of = [], [], {}, {}
+            again.extras = []
             self._text = str(again._build())
         return self._text
 
@@ -570,28 +635,42 @@ class NativeLoop(NativeRun):
                 out.append(((-1, id(x)), np.ascontiguousarray(x)))
         return out
 
-    def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool) -> None:
+    def _exit_types(self) -> list[Any]:
+        """What this loop's step holds past its state: the exit values' abstract values,
+        then a taped loop's tape and count (``ATape``, ``AScalar``: classes)."""
+        specs = self.body.specs
+        out = [specs[x] if is_slot else abstract_of(x) for is_slot, x in self.exit_outputs]
+        return out + ([ATape, AScalar] if self.tape else [])
+
+    def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool,
+              host: _Nest | None = None) -> list[ir.Value] | None:
         """This program's code into ``fn``; ``framed``: it is called from native code with
-        a frame of argument and result cells as its io (so it has no buffers)."""
+        a frame of argument and result cells as its io (so it has no buffers).  ``host``:
+        this is a nested loop, emitted where its step is in the body holding it (which
+        gives its inputs, its buffers and its failure path); its exit values returned."""
 
         body, specs, n = self.body, self.body.specs, self.nstate
-        entry = fn.append_basic_block("entry")
-        bail = fn.append_basic_block("bail")
-        b = ir.IRBuilder(bail)
-        b.ret(ir.Constant(I32, 1))
-        b = ir.IRBuilder(entry)
+        if host is None:
+            entry = fn.append_basic_block("entry")
+            bail = fn.append_basic_block("bail")
+            b = ir.IRBuilder(bail)
+            b.ret(ir.Constant(I32, 1))
+            b = ir.IRBuilder(entry)
 
-        def bail_if(bad: ir.Value) -> None:
-            ok = fn.append_basic_block("ok")
-            b.cbranch(bad, bail, ok)
-            b.position_at_end(ok)
+            def bail_if(bad: ir.Value) -> None:
+                ok = fn.append_basic_block("ok")
+                b.cbranch(bad, bail, ok)
+                b.position_at_end(ok)
+        else:
+            entry, b, bail_if = host.entry, host.b, host.bail_if
 
         # failing returns to Python; Ctrl-C is polled once per iteration of a loop
         fail = loop_emit.BailOut(bail_if, polls=not self.once)
 
         io = fn.args[0]
         nio = [0]
-        if len(fn.args) > 1:  # past this depth, the host runner decides (Python's limit)
+        if len(fn.args) > 1 and host is None:  # past this depth, the host runner
+            # decides (Python's limit)
             bail_if(b.icmp_signed(">", fn.args[1], ir.Constant(I64, _MAX_NATIVE_DEPTH)))
             fail.interrupted(b)  # a call tree can be exponential
 
@@ -600,6 +679,26 @@ class NativeLoop(NativeRun):
             p = b.load(at, typ=PTR)
             nio[0] += 1
             return p
+
+        def extra(record: tuple) -> ir.Value:
+            """A buffer of a nested loop: made by the runner (``extras``), past the io
+            this program's own code reads."""
+            if host is not None:
+                return host.extra(record)
+            self.extras.append(record)
+            return io_ptr()
+
+        def buf(record: tuple) -> ir.Value:
+            """A buffer of this program: ``("const", array)``, ``("scratch", shape,
+            dtype)``, ``("state", shape, dtype)`` (a loop-carried array's)."""
+            if host is not None:
+                return extra(("const", record[1]) if record[0] == "const" else
+                             ("scratch", *record[1:]))
+            if record[0] == "const":
+                self.consts.append(record[1])
+            elif record[0] == "scratch":
+                self.scratch.append(record[1:])
+            return io_ptr()
 
         slots: dict[int, ir.Value] = {}  # slot -> alloca holding its value
 
@@ -612,6 +711,9 @@ class NativeLoop(NativeRun):
 
         # inputs
         for slot, a in zip(body.params, self.param_specs, strict=True):
+            if host is not None:  # given by the body holding this loop
+                b.store(host.inputs.pop(0), slot_var(slot))
+                continue
             p = io_ptr()
             var = slot_var(slot)
             if not isinstance(a, AScalar):  # an array, or a tape's [count, pointers...]
@@ -626,8 +728,7 @@ class NativeLoop(NativeRun):
         const_ptr: dict[Any, ir.Value] = {}
         scratch_ptr: dict[tuple[int, int], ir.Value] = {}
         for key, x in self._const_inputs():
-            self.consts.append(x)
-            const_ptr[key] = io_ptr()
+            const_ptr[key] = buf(("const", x))
         # a program that runs once writes its array results straight into the arrays
         # handed back (no copy at the end): the exit a step's output slot is, if any
         direct: dict[int, int] = {}
@@ -666,11 +767,10 @@ class NativeLoop(NativeRun):
                             st.outputs[i]][1]:
                         scratch_ptr[(si, i)] = ("state", swap[st.outputs[i]][0])
                     else:
-                        self.scratch.append((tuple(shape), np.dtype(dt)))
-                        scratch_ptr[(si, i)] = io_ptr()
+                        scratch_ptr[(si, i)] = buf(("scratch", tuple(shape), np.dtype(dt)))
                     if len(pieces) > 1 and ck.plan.outs[i].shared:
-                        self.scratch.append(((len(pieces), *shape), np.dtype(dt)))
-                        partial_ptr[(si, i)] = io_ptr()
+                        partial_ptr[(si, i)] = buf(("scratch", (len(pieces), *shape),
+                                                    np.dtype(dt)))
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
             elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
@@ -688,12 +788,16 @@ class NativeLoop(NativeRun):
                 elif st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
-                    self.scratch.append((tuple(a.shape), memdtype(np.dtype(a.dtype))))
-                    scratch_ptr[(si, 0)] = io_ptr()
+                    scratch_ptr[(si, 0)] = buf(("scratch", tuple(a.shape),
+                                                memdtype(np.dtype(a.dtype))))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
-        state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
-        exit_ptrs = [io_ptr() for _ in self.exit_outputs]
+        state_bufs = {}
+        for j in array_state:
+            a = specs[state_slots[j]]
+            rec = ("state", tuple(a.shape), memdtype(np.dtype(a.dtype)))
+            state_bufs[j] = (buf(rec), buf(rec))
+        exit_ptrs = [io_ptr() for _ in self.exit_outputs] if host is None else []
         for key, v in list(scratch_ptr.items()):
             if isinstance(v, tuple) and v[0] == "exit":
                 scratch_ptr[key] = exit_ptrs[v[1]]
@@ -702,11 +806,23 @@ class NativeLoop(NativeRun):
                          if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
         tape = rows = None
-        if self.tape:  # the state each iteration starts from, in buffers the runner sized
+        if self.tape and host is None:  # the state each iteration starts from, in
+            # buffers the runner sized
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
             tape = loop_emit.BoundedTape(fn, tape_ptrs, cap_cell, count_cell, 2)
             b.store(ir.Constant(I64, 0), count_cell)
+        elif self.tape:  # a nested loop's: rows grown by realloc, kept by the runner
+            # across runs and calls (``("tape", n)``: an int64 capacity, n row pointers)
+            cells = extra(("tape", n))
+            with native_ops.at_entry(b, entry):
+                count_cell = b.alloca(I64)
+            b.store(ir.Constant(I64, 0), count_cell)
+            tape = loop_emit.GrowingTape(
+                [b.gep(cells, [ir.Constant(I64, 1 + j)], source_etype=I64)
+                 for j in range(n)], cells, count_cell, _libc(module, "realloc"),
+                lambda op, x, y: _checked(b, op, x, y), fail, "a nested loop's tape")
+        if self.tape:
 
             def row(slot: int, a: Any):
                 if isinstance(a, AArray):
@@ -720,9 +836,13 @@ class NativeLoop(NativeRun):
             rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
                                       not isinstance(specs[slot], AArray))
                     for j, slot in enumerate(state_slots)]
-        self.n_io = nio[0]
-        states = loop_emit.Swapped(b, state_bufs,
-                                   lambda j, v: b.store(v, slot_var(state_slots[j])))
+        if host is None:
+            self.n_io = self.extras_at = nio[0]
+        # (a nested loop's state bit at entry: which buffer is free at its start does not
+        # matter, nothing reads either then)
+        with native_ops.at_entry(b, entry) if host is not None else contextlib.nullcontext():
+            states = loop_emit.Swapped(b, state_bufs,
+                                       lambda j, v: b.store(v, slot_var(state_slots[j])))
 
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
@@ -766,8 +886,11 @@ class NativeLoop(NativeRun):
             # a guarded operation fails only where its branch is taken
             bail_if(bad if path is None else b.and_(path, bad))
         e = _Emitting(b, module, entry, value, convert, slot_var, scratch_ptr, bail_if,
-                      bail_on, call_cells, scalar)
+                      bail_on, call_cells, scalar, extra)
         for si, st in enumerate(body.steps):
+            if st.kind == "loop":
+                self._loop_step(e, fn, fns, si, st)
+                continue
             if st.kind == "kernel":
                 self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
                                   next_buf)
@@ -799,6 +922,21 @@ class NativeLoop(NativeRun):
         go_slot, go = body.outputs[0]
         loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
                    [next_state(j) for j in range(n)])
+        if host is not None:  # a nested loop: its exit values (arrays: pointers), then
+            # its tape ([count, row pointers...], as a taped loop's tape input) and count
+            outs = [value(-1, -1, is_slot, x, want=None if isinstance(
+                a, AArray) else _ltype(a)) for (is_slot, x), a in zip(
+                    self.exit_outputs, self._exit_types(), strict=False)]
+            if self.tape:
+                count = b.load(count_cell, typ=I64)
+                with native_ops.at_entry(b, entry):
+                    tp = b.alloca(PTR, size=ir.Constant(I64, 1 + n))
+                b.store(count, tp)
+                for j in range(n):
+                    b.store(b.load(tape.cells[j], typ=PTR),
+                            b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR))
+                outs += [tp, count]
+            return outs
         for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
                                                     strict=True)):
             a = specs[x] if is_slot else abstract_of(x)
@@ -815,6 +953,8 @@ class NativeLoop(NativeRun):
                     v = b.zext(v, I8)
                 b.store(v, dst)
         b.ret(ir.Constant(I32, 0))
+        self.n_io = nio[0]  # with the nested loops' buffers
+        return None
 
     # -- the emitters of the op kinds (``_EMITS``): True when the step is emitted -------
     def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
@@ -898,6 +1038,14 @@ class NativeLoop(NativeRun):
 
     def _emit_exit_value(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """One result of a native call: read from the call's result cells."""
+        if not st.guarded and st.inputs[0][0] and st.inputs[0][1] in e.loops:
+            cells, types = e.loops[st.inputs[0][1]]  # a nested loop's result
+            k = st.inputs[1][1] - 1 - self.inner[st.inputs[0][1]].nstate
+            v = e.b.load(cells[k], typ=types[k])
+            if isinstance(out, AScalar):
+                v = e.convert(v, types[k], _ltype(out))
+            e.b.store(v, e.slot_var(st.output))
+            return True
         if st.guarded or not (st.inputs[0][0] and st.inputs[0][1] in e.call_cells):
             return False
         b = e.b
@@ -1228,6 +1376,50 @@ class NativeLoop(NativeRun):
         b.branch(after)
         b.position_at_end(after)
         return cells[len(args):], exits
+
+    def _loop_step(self, e: _Emitting, fn: ir.Function, fns: dict, si: int, st) -> None:
+        """A loop step of this body, emitted inline (``_Nest``) where its ``enabled``
+        holds (a loop in a side of an if-converted branch may not run): its inputs
+        become its state and invariants, and its results go to cells that the steps
+        reading them load (zeros, an empty tape, where it did not run)."""
+        b, child = e.b, self.inner[st.output]
+        exits = child._exit_types()
+        types = [PTR if a is ATape or isinstance(a, AArray) else I64 if a is AScalar
+                 else _ltype(a) for a in exits]
+        with native_ops.at_entry(b, e.entry):
+            cells = [b.alloca(t) for t in types]
+        e.loops[st.output] = (cells, types)
+        en_slot, en = st.inputs[0]
+        after = None
+        if en_slot or not en:  # zeros where it does not run
+            for cell, t, a in zip(cells, types, exits, strict=True):
+                if isinstance(a, AArray):
+                    v = e.extra(("zeros", tuple(a.shape), memdtype(np.dtype(a.dtype))))
+                elif a is ATape:
+                    with native_ops.at_entry(b, e.entry):
+                        v = b.alloca(PTR, size=ir.Constant(I64, 1 + child.nstate))
+                    b.store(ir.Constant(I64, 0), v)  # no rows
+                else:
+                    v = ir.Constant(t, 0)
+                b.store(v, cell)
+            if not en_slot:
+                return
+            go = fn.append_basic_block("nested")
+            after = fn.append_basic_block("nested_done")
+            b.cbranch(e.value(si, 0, True, en, want=I1), go, after)
+            b.position_at_end(go)
+        inputs = [e.value(si, k + 1, is_slot, x,
+                          want=_ltype(a) if isinstance(a, AScalar) else None)
+                  for k, ((is_slot, x), a) in enumerate(zip(st.inputs[1:],
+                                                            child.param_specs, strict=True))]
+        child.symbols, child.kernel_of = self.symbols, self.kernel_of
+        outs = child._emit(e.module, fn, fns, False,
+                           _Nest(b, e.entry, e.bail_if, e.extra, inputs))
+        for cell, v in zip(cells, outs, strict=True):
+            b.store(v, cell)
+        if after is not None:
+            b.branch(after)
+            b.position_at_end(after)
 
     def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
         """Loop-carried arrays whose next value a kernel of the body computes, by that
@@ -1835,6 +2027,22 @@ class _Emitting:
     bail_on: Any  # (condition, path) -> the same, only where the step's path holds
     call_cells: dict  # a call's output slot -> (its result cells, the callee's exits)
     scalar: ScalarLLVM  # the scalar operations' code, the kernel generator's
+    extra: Any  # (record) -> a pointer to a nested loop's buffer the runner makes
+    # a nested loop's output slot -> (cells holding its results, their LLVM types)
+    loops: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Nest:
+    """Where a nested loop is emitted (``NativeLoop._loop_step``): the builder and entry
+    block of the function of the body holding it, its failure path, how a buffer is
+    made (``extra``), and the loop's inputs as LLVM values (its state, its invariants)."""
+
+    b: ir.IRBuilder
+    entry: ir.Block
+    bail_if: Any
+    extra: Any
+    inputs: list[ir.Value]
 
 
 # each op kind (``Step.op``) -> its check (``NativeLoop.__init__``: raise Unsupported, or
@@ -1945,6 +2153,20 @@ def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
     full = f"{name}.{'f32' if ty == ir.FloatType() else 'f64'}"
     fn = module.globals.get(full)
     return fn if fn is not None else ir.Function(module, ir.FunctionType(ty, [ty]), full)
+
+
+def _libc(module: ir.Module, name: str) -> ir.Function:
+    """C's ``realloc`` (the only one called so far), resolved in this process."""
+    fn = module.globals.get(name)
+    if fn is None:
+        fn = ir.Function(module, ir.FunctionType(PTR, [PTR, I64]), name)
+    return fn
+
+
+def _checked(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """``x op y`` (``smul``, ``sadd``) in 64 bits, and whether it overflowed."""
+    pair = b.call(_overflow(b.module, op), [x, y])
+    return b.extract_value(pair, 0), b.extract_value(pair, 1)
 
 
 def _overflow(module: ir.Module, op: str) -> ir.Function:

@@ -13,6 +13,7 @@ decide) is a ``Bailout``.
 from __future__ import annotations
 
 import ctypes
+import weakref
 from math import prod
 from typing import Any
 
@@ -65,6 +66,10 @@ class NativeRun:
                 io[k] = buf.ctypes.data
                 k += 1
             keep += bufs
+            extras, owners = _extras(self.extras)
+            for i, buf in enumerate(extras):
+                io[self.extras_at + i] = buf.ctypes.data
+            keep += extras + owners
             cells = np.zeros(len(self.param_specs) + len(self.exit_outputs) + 2, np.int64)
             pools: list[list[np.ndarray]] = [[] for _ in self.exit_outputs]
             frame = (io, keep, cells, k, cells.ctypes.data, pools)
@@ -174,6 +179,44 @@ def _arena(shapes: list[tuple[tuple[int, ...], np.dtype]]) -> list[np.ndarray]:
     start = -block.ctypes.data % 64
     return [block[start + o:start + o + n].view(memdtype(np.dtype(dt))).reshape(shape)
             for o, n, (shape, dt) in zip(offsets, sizes, shapes, strict=True)]
+
+
+def _extras(records: list[tuple]) -> tuple[list[np.ndarray], list[Any]]:
+    """The buffers of nested loops (``loopgen.NativeLoop.extras``), in io order: constant
+    arrays, scratch and state buffers (carved from one allocation), zeros (the results
+    of a loop that did not run), and a taped nested loop's row pointers with their
+    capacity (``("tape", n)``: grown by the code's ``realloc``, freed when its owner,
+    the second list's, goes)."""
+    out: list[Any] = [None] * len(records)
+    owners: list[Any] = []
+    shapes = [(i, r[1], r[2]) for i, r in enumerate(records) if r[0] in ("scratch", "state")]
+    for (i, _, _), arr in zip(shapes, _arena([(s, d) for _, s, d in shapes]), strict=True):
+        out[i] = arr
+    for i, r in enumerate(records):
+        if r[0] == "const":
+            out[i] = r[1]
+        elif r[0] == "zeros":
+            out[i] = np.zeros(r[1], r[2])
+        elif r[0] == "tape":
+            out[i] = cells = np.zeros(1 + r[1], np.int64)
+            owners.append(_Rows())
+            weakref.finalize(owners[-1], _free, cells)
+    return out, owners
+
+
+class _Rows:
+    """Owns a taped nested loop's rows: they are freed when it goes (with the frame)."""
+
+
+def _free(cells: np.ndarray) -> None:
+    """Free the rows a taped nested loop's code allocated (``cells[1:]``)."""
+    for p in cells[1:]:
+        if p:
+            _LIBC.free(ctypes.c_void_p(int(p)))
+
+
+_LIBC = ctypes.CDLL(None)
+_LIBC.free.argtypes = [ctypes.c_void_p]
 
 
 def _result_array(pool: list[np.ndarray], a: AArray) -> np.ndarray:

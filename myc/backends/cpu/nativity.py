@@ -15,15 +15,28 @@ def describe(prog: Any, tiers: str = "") -> str:
     """One comment line per decision: the program's, and each loop's (``tiers``: when a
     program stepping for its size alone goes native, ``myc.runtime.tiering``)."""
     lines = [f"# runs {_mode(prog, tiers)}"]
+    _loops(prog, lines, None)
+    return "\n".join(lines) + "\n"
+
+
+def _loops(prog: Any, lines: list[str], outer: Any) -> None:
+    """A line per loop step of ``prog``, then per loop nested in its body; ``outer``: the
+    loop step whose body ``prog`` is (None: the program's own loops)."""
     for st in prog.steps:
         if st.kind != "loop":
             continue
-        native = st.fn.native
         where = f" at line {st.loc.line}" if st.loc is not None else ""
-        how = "natively (one native function)" if native is not None else \
-            f"stepped from Python, one iteration at a time ({_why(st.fn.body, st.fn)})"
+        if outer is not None:
+            at = f" at line {outer.loc.line}" if outer.loc is not None else ""
+            where += f" (nested in the loop{at})"
+        if outer is not None and outer.fn.native is not None:
+            how = "natively, inline in the native function of the loop holding it"
+        elif st.fn.native is not None:
+            how = "natively (one native function)"
+        else:
+            how = f"stepped from Python, one iteration at a time ({_why(st.fn.body, st.fn)})"
         lines.append(f"# loop{where} runs {how}")
-    return "\n".join(lines) + "\n"
+        _loops(st.fn.body, lines, st)
 
 
 def _mode(prog: Any, tiers: str) -> str:
