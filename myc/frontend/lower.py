@@ -2248,7 +2248,7 @@ _LIBRARY_OPERANDS = {
     "atleast_1d": 0, "atleast_2d": 0, "fill_diagonal_value": 0,
     "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2, "dot": 2,
     "hypot": 2, "fmax": 2, "fmin": 2, "heaviside": 2, "logical_and": 2, "logical_or": 2,
-    "logical_xor": 2, "convolve": 2, "correlate": 2,
+    "logical_xor": 2, "convolve": 2, "correlate": 2, "cross": 2,
 }
 # the parameters of NumPy's primitives that are array operands (not axes or shapes)
 _OPERANDS = frozenset(("x", "y", "cond", "lo", "hi"))

@@ -924,3 +924,113 @@ def pad(array, pad_width, mode="constant", constant_values=0):
             x = np.concatenate(parts, ax)
         ax = ax + 1
     return x
+
+
+def hsplit(ary, indices_or_sections):
+    if np.ndim(ary) == 0:
+        return P.lib_error("np.hsplit only works on arrays of 1 or more dimensions")
+    if np.ndim(ary) > 1:
+        return _split(ary, indices_or_sections, 1, True)
+    return _split(ary, indices_or_sections, 0, True)
+
+
+def vsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 2:
+        return P.lib_error("np.vsplit only works on arrays of 2 or more dimensions")
+    return _split(ary, indices_or_sections, 0, True)
+
+
+def dsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 3:
+        return P.lib_error("np.dsplit only works on arrays of 3 or more dimensions")
+    return _split(ary, indices_or_sections, 2, True)
+
+
+# ---------------------------------------------------------------- products and gathers
+
+
+def clip(a, a_min=None, a_max=None, out=None, min=None, max=None):
+    # NumPy's np.clip: either bound may be None (np.clip(r, None, 1.0) is np.minimum)
+    if not P.is_none(out):
+        return P.lib_error("np.clip: out= (writing into an existing array) is not "
+                           "supported: myc's arrays are values; assign the result instead, "
+                           "x = np.clip(x, lo, hi)")
+    lo = min if P.is_none(a_min) else a_min
+    hi = max if P.is_none(a_max) else a_max
+    if P.is_none(lo):
+        if P.is_none(hi):
+            return P.lib_error("np.clip: one of max or min must be given")
+        return np.minimum(a, hi)
+    if P.is_none(hi):
+        return np.maximum(a, lo)
+    return P.clip(a, lo, hi)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # NumPy's definition on the vectors along axisa/axisb (2 or 3 components; a missing
+    # third one is zero; two 2-vectors give the z component alone)
+    if not P.is_none(axis):
+        axisa = axis
+        axisb = axis
+        axisc = axis
+    u = np.moveaxis(a, axisa, -1)
+    v = np.moveaxis(b, axisb, -1)
+    nu = np.shape(u)[-1]
+    nv = np.shape(v)[-1]
+    if nu not in (2, 3) or nv not in (2, 3):
+        return P.lib_error("np.cross: incompatible dimensions for cross product "
+                           "(dimension must be 2 or 3)")
+    u0 = u[..., 0]
+    u1 = u[..., 1]
+    v0 = v[..., 0]
+    v1 = v[..., 1]
+    if nu == 2 and nv == 2:
+        return u0 * v1 - u1 * v0
+    if nu == 3 and nv == 3:
+        u2 = u[..., 2]
+        v2 = v[..., 2]
+        c = np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+    elif nu == 3:
+        u2 = u[..., 2]
+        c = np.stack([-u2 * v1, u2 * v0, u0 * v1 - u1 * v0], axis=-1)
+    else:
+        v2 = v[..., 2]
+        c = np.stack([u1 * v2, -u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+    return np.moveaxis(c, -1, axisc)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    # arr[i0, ..., indices[...], ..., in]: an integer-array gather whose other axes are
+    # aranges broadcast against the indices (its gradient a scatter-add)
+    if P.is_none(axis):
+        return np.reshape(arr, (-1,))[indices]
+    nd = np.ndim(arr)
+    if np.ndim(indices) != nd:
+        return P.lib_error("np.take_along_axis: indices and arr must have the same number "
+                           "of dimensions")
+    ax = P.reduced_axes(nd, axis)[0]
+    key = ()
+    for d in range(nd):
+        if d == ax:
+            key = key + (indices,)
+        else:
+            n = np.shape(arr)[d]
+            key = key + (np.reshape(np.arange(n), (1,) * d + (n,) + (1,) * (nd - d - 1)),)
+    return arr[key]
+
+
+def vander(x, N=None, increasing=False):
+    # NumPy's order of products: column k is ((x * x) * x)... k times (exact as NumPy's)
+    v = x
+    if np.ndim(v) != 1:
+        return P.lib_error("np.vander: x must be a one-dimensional array or sequence")
+    n = np.shape(v)[0] if P.is_none(N) else N
+    if n == 0:
+        return np.zeros((np.shape(v)[0], 0), v.dtype)
+    cols = [np.ones_like(v)]
+    for _ in range(n - 1):
+        cols.append(cols[-1] * v)
+    out = np.stack(cols, axis=1)
+    if increasing:
+        return out
+    return out[:, ::-1]

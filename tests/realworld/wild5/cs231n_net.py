@@ -35,7 +35,7 @@ def batchnorm_forward(x, gamma, beta, bn_param):
         out = gamma * x_hat + beta
         cache = None
     else:
-        raise ValueError('Invalid forward batchnorm mode "%s"' % mode)
+        raise ValueError(f'Invalid forward batchnorm mode "{mode}"')
     return out, cache
 
 
