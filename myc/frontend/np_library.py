@@ -286,15 +286,26 @@ def diag(v, k=0):
     return P.lib_error("np.diag: the input must be 1-d or 2-d")
 
 
+def _norm2(y, axis, keepdims):
+    # sqrt(sum(y * y)), whose gradient at the zero vector is 0 (a subgradient, as
+    # PyTorch's) rather than 0 * inf = nan: pairwise distances ``norm(x[:, None] - x,
+    # axis=-1)`` have zero vectors on their diagonal, and a program that then uses only
+    # ``dist ** 2`` or masks the diagonal has a finite derivative there.  The square root
+    # is taken of 1 where the sum is 0 and the sum itself returned (same value, nan kept)
+    s = np.sum(y * y, axis=axis, keepdims=keepdims)
+    pos = s > 0
+    return _scalar_if_0d(np.where(pos, np.sqrt(np.where(pos, s, 1.0)), s))
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     vector = P.is_int(axis) or (P.is_none(axis) and np.ndim(x) == 1)
     matrix = (P.is_none(axis) and np.ndim(x) == 2) or (P.is_tuple(axis) and len(axis) == 2)
     y = x * 1.0  # NumPy computes an integer array's norm in float64
     if P.is_none(ord) and (vector or matrix or P.is_none(axis)):
-        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        return _norm2(y, axis, keepdims)
     if vector:
         if ord == 2:
-            return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+            return _norm2(y, axis, keepdims)
         if P.is_tuple(ord) or ord == "fro" or ord == "nuc":
             return P.lib_error("np.linalg.norm: ord='fro' and 'nuc' are for matrices, not "
                                "vectors")
@@ -312,7 +323,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if not matrix:
         return P.lib_error("np.linalg.norm: an axis must be None, an int or a pair of ints")
     if ord == "fro":
-        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        return _norm2(y, axis, keepdims)
     if ord == 2 or ord == -2 or ord == "nuc":
         return P.lib_error("np.linalg.norm: the matrix norms ord=2, -2 and 'nuc' need "
                            "singular values, which myc does not compute; supported for "

@@ -1,0 +1,66 @@
+"""What the fifth corpus (tests/realworld/wild5) found in myc's AD and test harness, each
+against NumPy and finite differences: the gradient of a list repeated (``[np.eye(d)] *
+K``, ``2 * [x, y]``) in both modes; the 2-norm's gradient at the zero vector (0, not nan:
+pairwise distances have zero vectors on their diagonal); the corpus harness counting a
+nan gradient as an error."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.backends import BACKENDS
+from tests.realworld.run import max_error
+
+try:
+    from tests.gradcheck import check_grads
+except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
+    from gradcheck import check_grads
+
+X = np.array([0.5, 2.0])
+
+
+def repeated(x):
+    xs = 2 * [x, x ** 2]
+    covs = np.stack([np.eye(2)] * 3)
+    return np.sum(np.stack(xs) * np.arange(4.0)[:, None]) + np.sum(covs @ x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_list_repetition_differentiates(backend):
+    g = myc.grad(repeated, backend=backend)(X)
+    np.testing.assert_allclose(g, 2.0 + 4.0 * 2 * X + 3.0, rtol=1e-12)
+    v, t = myc.jvp(repeated, (X,), (np.ones(2),))
+    assert np.isclose(v, repeated(X)) and np.isclose(t, np.sum(2.0 + 8.0 * X + 3.0))
+    check_grads(repeated, (X,), order=2)
+
+
+def pairwise_energy(pos):
+    diff = pos[None, :, :] - pos[:, None, :]
+    dist = np.linalg.norm(diff, axis=-1)          # zeros on the diagonal
+    return np.sum(np.exp(-dist ** 2)) + np.linalg.norm(pos - pos) + np.linalg.norm(
+        np.zeros(3) * pos[0], keepdims=True)[0]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_norm_gradient_is_zero_at_the_zero_vector(backend):
+    pos = np.random.default_rng(0).standard_normal((4, 3))
+    assert np.isclose(myc.jit(pairwise_energy, backend=backend)(pos), pairwise_energy(pos))
+    g = myc.grad(pairwise_energy, backend=backend)(pos)
+    assert np.all(np.isfinite(g))
+    check_grads(lambda p: np.sum(np.exp(-np.linalg.norm(p[None] - p[:, None], axis=-1) ** 2)),
+                (pos,), order=2)
+    assert myc.grad(lambda x: np.linalg.norm(x), backend=backend)(np.zeros(3)).tolist() == \
+        [0.0, 0.0, 0.0]
+    # values keep NumPy's: nan and inf propagate, a scalar for a whole-array norm
+    for v in (np.array([np.nan, 1.0]), np.array([np.inf, 1.0]), np.zeros(2)):
+        got = myc.jit(lambda x: np.linalg.norm(x), backend=backend)(v)
+        np.testing.assert_equal(got, np.linalg.norm(v))
+        assert np.ndim(got) == 0
+
+
+def test_harness_counts_a_nan_gradient_as_an_error():
+    mask = np.ones(2, bool)
+    assert max_error(np.array([np.nan, 1.0]), np.array([0.5, 1.0]), mask) == float("inf")
+    assert max_error(np.array([0.5, 1.0]), np.array([0.5, 1.0]), mask) == 0.0
