@@ -103,3 +103,32 @@ def test_refusals_name_the_call():
         myc.jit(lambda a: np.hsplit(a, 4))(A3)
     with pytest.raises(myc.MycError, match="take_along_axis"):
         myc.jit(lambda s: np.take_along_axis(s, np.argsort(s[0]), axis=1))(S)
+
+
+METRICS = ("euclidean", "sqeuclidean", "cityblock", "chebyshev", "minkowski", "cosine")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_scipy_cdist_pdist_match_scipy(backend):
+    distance = pytest.importorskip("scipy.spatial.distance")
+    A, B = A3, R.standard_normal((5, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", myc.MycFallbackWarning)
+        for m in METRICS:
+            got = myc.jit(lambda a, b, m: distance.cdist(a, b, m), backend=backend)(A, B, m)
+            np.testing.assert_allclose(got, distance.cdist(A, B, m), rtol=1e-14, atol=1e-15)
+            got = myc.jit(lambda a, m: distance.pdist(a, metric=m), backend=backend)(A, m)
+            np.testing.assert_allclose(got, distance.pdist(A, m), rtol=1e-14, atol=1e-15)
+
+
+def test_scipy_cdist_derivatives():
+    distance = pytest.importorskip("scipy.spatial.distance")
+    B = R.standard_normal((5, 3))
+    for m in ("euclidean", "sqeuclidean", "minkowski", "cosine"):
+        check_grads(lambda a, b, m=m: distance.cdist(a, b, m), (A3, B), order=1)
+        check_grads(lambda a, m=m: distance.pdist(a, m), (A3,), order=1)
+    # the distance of a point to itself: derivative 0, not nan (as np.linalg.norm's)
+    g = myc.grad(lambda a: np.sum(np.exp(-distance.cdist(a, a) ** 2)))(A3)
+    assert np.all(np.isfinite(g))
+    with pytest.raises(myc.MycError, match="only the metrics"):
+        myc.jit(lambda a: distance.cdist(a, a, "hamming"))(A3)
