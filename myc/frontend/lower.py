@@ -66,7 +66,7 @@ _UNSUPPORTED_STMT = {
     "Nonlocal": "'nonlocal' declaration", "Delete": "'del' statement",
     "Import": "'import' statement", "ImportFrom": "'import' statement",
     "ClassDef": "class definition", "AsyncFunctionDef": "'async def'",
-    "Raise": "'raise' statement", "Match": "'match' statement",
+    "Match": "'match' statement",
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
@@ -666,6 +666,29 @@ class FunctionLowerer:
         value = (self.expr(s.value, block) if s.value is not None
                  else Constant(None, self.loc(s)))
         block.graph.output = effects.returned(self, block, value, s)
+        return None
+
+    def stmt_Raise(self, s: ast.Raise, block: Block) -> None:
+        """``raise Error(msg)``: the path ends in Python's exception, reported as a
+        ``MycValueError`` naming it at this line when the path is taken -- a branch on
+        static values (``if mode == "train": ... else: raise ValueError(...)``) is
+        decided when the program is compiled, so the untaken raise costs nothing; one on
+        data specializes on each call's outcome, as ``assert`` does.  The exception's
+        class is read from the source (``Name(...)``), its first argument (the message)
+        evaluated on this path only."""
+        exc = s.exc
+        if exc is None:
+            raise self.error(MycSyntaxError, "a bare 'raise' (re-raising the exception "
+                             "being handled) is not supported: myc has no 'try'", s)
+        self.check_subset(exc)
+        call = exc if isinstance(exc, ast.Call) else None
+        fn = call.func if call is not None else exc
+        name = fn.id if isinstance(fn, ast.Name) else (
+            fn.attr if isinstance(fn, ast.Attribute) else "Exception")
+        msg = (self.expr(call.args[0], block) if call is not None and call.args
+               else Constant(None, self.loc(s)))
+        out = self.apply(block, P.raised, Constant(name, self.loc(s)), msg, node=s)
+        block.graph.output = effects.returned(self, block, out, s)
         return None
 
     def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:

@@ -115,7 +115,8 @@ CONSTRUCTS = [
     ("c_class", (1.0,), MycSyntaxError, ("class",), "class"),
     ("c_import", (1.0,), MycSyntaxError, ("import",), "import"),
     ("c_from_import", (1.0,), MycSyntaxError, ("import",), "from math"),
-    ("c_raise", (1.0,), MycSyntaxError, ("raise",), "raise"),
+    # (raise is a path ending in the exception: Python's, named, at its line)
+    ("c_raise", (1.0,), MycValueError, ("ValueError: no",), "raise"),
     ("c_walrus", (1.0,), MycSyntaxError, (":=",), "y := x"),
     # `is` compares identity with None, True or False only (`x is None` compiles)
     ("c_is", (1.0,), MycTypeError, ("None, True or False",), "x is x * 2.0"),

@@ -64,3 +64,44 @@ def test_harness_counts_a_nan_gradient_as_an_error():
     mask = np.ones(2, bool)
     assert max_error(np.array([np.nan, 1.0]), np.array([0.5, 1.0]), mask) == float("inf")
     assert max_error(np.array([0.5, 1.0]), np.array([0.5, 1.0]), mask) == 0.0
+
+
+def modes(x, mode="train"):
+    if mode == "train":
+        y = x * 2.0
+    elif mode == "test":
+        y = x + 1.0
+    else:
+        raise ValueError(f'Invalid forward mode "{mode}"')
+    return np.sum(y ** 2)
+
+
+def guarded(x):
+    if np.sum(x) > 0:
+        raise RuntimeError("the sum must not be positive")
+    return x * 3.0
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_raise_statement(backend):
+    x = np.array([0.5, -1.5])
+    f = myc.jit(modes, backend=backend)
+    assert f(x) == modes(x) and f(x, "test") == modes(x, "test")
+    np.testing.assert_allclose(myc.grad(modes, backend=backend)(x, "test"), 2 * (x + 1.0))
+    with pytest.raises(myc.MycValueError, match='ValueError: Invalid forward mode "bogus"') \
+            as info:
+        f(x, "bogus")
+    assert "test_wild5_fixes.py" in str(info.value)  # the raise's line
+    g = myc.jit(guarded, backend=backend)
+    np.testing.assert_array_equal(g(-np.ones(2)), -3.0 * np.ones(2))
+    with pytest.raises(myc.MycValueError, match="RuntimeError: the sum must not be positive"):
+        g(np.ones(2))
+
+
+def test_bare_raise_is_refused_at_its_line():
+    def f(x):
+        if x > 0:
+            raise
+        return x
+    with pytest.raises(myc.MycSyntaxError, match="bare 'raise'"):
+        myc.jit(f)(1.0)
