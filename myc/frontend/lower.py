@@ -1936,6 +1936,9 @@ class FunctionLowerer:
             return effects.print_call(self, e, block)
         if callee is functools.partial:
             return self.expr_Lambda(self._partial_lambda(e, block), block)
+        made = effects.maker_kind(callee)
+        if made is not None:  # np.random.default_rng(seed), np.random.seed(seed)
+            return effects.make_call(self, made, e, block)
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
             return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
                                     callee.__name__, e, block)

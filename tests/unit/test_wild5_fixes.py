@@ -105,3 +105,38 @@ def test_bare_raise_is_refused_at_its_line():
         return x
     with pytest.raises(myc.MycSyntaxError, match="bare 'raise'"):
         myc.jit(f)(1.0)
+
+
+def made_inside(x, seed=0, n=4):
+    rng = np.random.default_rng(seed)
+    eps = rng.standard_normal((n, x.shape[0]))
+    return np.mean(np.sum((x + eps) ** 2, axis=1)) + rng.normal(0.0, 1.0)
+
+
+def seeded_global(x, seed):
+    np.random.seed(seed)
+    mask = (np.random.rand(*x.shape) < 0.5) / 0.5
+    return np.sum(x * mask) + np.random.randn()
+
+
+def random_state_inside(x):
+    rs = np.random.RandomState(3)
+    return x * rs.rand(3)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_generators_made_and_seeded_inside_draw_as_numpy(backend):
+    x = np.array([0.1, -0.4, 0.3])
+    f = myc.jit(made_inside, backend=backend)
+    assert f(x, 5) == made_inside(x, 5) and f(x, 5) == made_inside(x, 5)  # fresh each call
+    assert f(x, 6) == made_inside(x, 6)
+    assert myc.jit(seeded_global, backend=backend)(x, 2) == seeded_global(x, 2)
+    after = np.random.rand()           # the global stream continues as NumPy's would
+    seeded_global(x, 2)
+    assert after == np.random.rand()
+    np.testing.assert_array_equal(myc.jit(random_state_inside, backend=backend)(x),
+                                  random_state_inside(x))
+    g = myc.grad(made_inside, backend=backend)(x, 7)
+    e = 1e-6
+    fd = [(made_inside(x + e * u, 7) - made_inside(x - e * u, 7)) / (2 * e) for u in np.eye(3)]
+    np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-8)
