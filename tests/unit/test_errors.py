@@ -108,9 +108,6 @@ CONSTRUCTS = [
     ("c_del", (1.0,), MycSyntaxError, ("del",), "del"),
     ("c_call_varargs", (1.0,), MycSyntaxError, ("star-args", "call"), "*t"),
     ("c_call_kwargs", (1.0,), MycTypeError, ("**", "dict"), "**d"),
-    # (lists, dicts and arrays take item assignment; an array's by an index array, which
-    # may name an element twice, is refused)
-    ("c_item_assign", (ARR,), MycTypeError, ("index array", "not supported"), "y[np.array"),
     ("c_attr_assign", (ARR,), MycSyntaxError, ("attribute assignment",), "y.shape"),
     ("c_class", (1.0,), MycSyntaxError, ("class",), "class"),
     ("c_import", (1.0,), MycSyntaxError, ("import",), "import"),
