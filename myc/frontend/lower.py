@@ -743,11 +743,21 @@ class FunctionLowerer:
         return block
 
     def _reject_target(self, target: ast.AST) -> None:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript):
+            # xs[t][i] = 1 writes into the object xs[t] in place, which other names may
+            # hold (CPython shows them the write); myc's values cannot follow that
+            inner = ast.unparse(target.value)
+            raise self.error(MycSyntaxError,
+                             f"item assignment through an element ({ast.unparse(target)} "
+                             "= ...) is not supported: it writes into the object "
+                             f"{inner} in place", target,
+                             hint=f"assign into a local and store it back: v = {inner}; "
+                                  f"v[{ast.unparse(target.slice)}] = ...; {inner} = v")
         if isinstance(target, ast.Subscript):
             raise self.error(MycSyntaxError,
-                             "item assignment (x[i] = ...) is not supported: arrays are "
-                             "immutable in myc", target,
-                             hint="build a new array, e.g. with np.where")
+                             "item assignment is supported on a name (x[i] = v, d[k] = v), "
+                             f"not on {ast.unparse(target.value)}", target,
+                             hint="assign into a local variable and store it back")
         if isinstance(target, ast.Attribute):
             raise self.error(
                 MycSyntaxError, f"attribute assignment ({ast.unparse(target)} = ...) is not "

@@ -140,3 +140,16 @@ def test_generators_made_and_seeded_inside_draw_as_numpy(backend):
     e = 1e-6
     fd = [(made_inside(x + e * u, 7) - made_inside(x - e * u, 7)) / (2 * e) for u in np.eye(3)]
     np.testing.assert_allclose(g, fd, rtol=1e-7, atol=1e-8)
+
+
+def test_item_assignment_through_an_element_is_refused_with_the_workaround():
+    def f(x):
+        xs = {}
+        xs[0] = np.zeros((3, 1))
+        xs[0][1] = 1
+        return xs[0] * x
+
+    with pytest.raises(myc.MycSyntaxError, match=r"through an element \(xs\[0\]\[1\]") as info:
+        myc.jit(f)(1.0)
+    assert "v = xs[0]; v[1] = ...; xs[0] = v" in str(info.value)
+    assert "xs[0][1] = 1" in str(info.value)  # the user's line
