@@ -28,6 +28,8 @@ source (registered with ``linecache``) because myc compiles from source.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import itertools
 import linecache
 from collections.abc import Callable, Sequence
@@ -60,12 +62,19 @@ def is_float_leaf(x: Any) -> bool:
     return False
 
 
+def _is_dataclass_obj(x: Any) -> bool:
+    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+
+
 def _is_tree(x: Any) -> bool:
-    """A node of a pytree: a tuple (namedtuples included), a list or a dict."""
-    return isinstance(x, (tuple, list, dict))
+    """A node of a pytree: a tuple (namedtuples included), a list, a dict, or an object of
+    a dataclass (its fields, as myc's ``grad`` returns an object of the class)."""
+    return isinstance(x, (tuple, list, dict)) or _is_dataclass_obj(x)
 
 
 def _items(x: Any) -> list[tuple[Any, Any]]:
+    if _is_dataclass_obj(x):
+        return list(vars(x).items())
     return list(x.items()) if isinstance(x, dict) else list(enumerate(x))
 
 
@@ -73,6 +82,11 @@ def _rebuild(x: Any, values: list[Any]) -> Any:
     """``values`` in the container kind of ``x`` (same class, same keys)."""
     if isinstance(x, dict):
         return dict(zip(x, values, strict=True))
+    if _is_dataclass_obj(x):
+        out = copy.copy(x)
+        for k, v in zip(vars(x), values, strict=True):
+            setattr(out, k, v)
+        return out
     if isinstance(x, list):
         return list(values)
     if hasattr(type(x), "_make"):
@@ -106,7 +120,7 @@ def tree_map(fn: Callable[..., Any], x: Any, *rest: Any) -> Any:
 
 def get_path(x: Any, path: tuple[int, ...]) -> Any:
     for i in path:
-        x = x[i]
+        x = getattr(x, i) if _is_dataclass_obj(x) else x[i]
     return x
 
 
@@ -116,6 +130,10 @@ def set_path(x: Any, path: tuple[int, ...], value: Any) -> Any:
     if isinstance(x, dict):
         out = dict(x)
         out[path[0]] = set_path(x[path[0]], path[1:], value)
+        return out
+    if _is_dataclass_obj(x):
+        out = copy.copy(x)
+        setattr(out, path[0], set_path(getattr(x, path[0]), path[1:], value))
         return out
     items = list(x)
     items[path[0]] = set_path(items[path[0]], path[1:], value)

@@ -49,6 +49,8 @@ NP_LIBRARY = {
     "kron": "kron", "dstack": "dstack", "split": "split", "array_split": "array_split",
     "pad": "pad", "sinc": "sinc", "tri": "tri", "cov": "cov", "corrcoef": "corrcoef",
     "convolve": "convolve", "correlate": "correlate", "dot": "dot",
+    "hsplit": "hsplit", "vsplit": "vsplit", "dsplit": "dsplit", "clip": "clip",
+    "cross": "cross", "take_along_axis": "take_along_axis", "vander": "vander",
 }
 
 # array methods that are library functions (``x.ravel()``): the receiver is the first
@@ -58,6 +60,7 @@ METHOD_LIBRARY = {
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
     "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
     "round": "around", "all": "all", "any": "any", "cumprod": "cumprod", "dot": "dot",
+    "clip": "clip",
 }
 
 # NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)

@@ -12,12 +12,20 @@ run in program order, once per iteration, only on the side of a branch taken.
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Any
 
 from myc.errors import MycSyntaxError, MycTypeError
 from myc.ir.nodes import Constant, Node
 from myc.prims import P
-from myc.prims.effects import GLOBAL, TOKEN, Captured, global_state, is_generator  # noqa: F401
+from myc.prims.effects import (  # noqa: F401
+    GLOBAL,
+    TOKEN,
+    Captured,
+    Made,
+    global_state,
+    is_generator,
+)
 
 # the draws of numpy.random.Generator / RandomState (and the np.random functions) that
 # myc runs: name -> (parameters with defaults, the standard draw, how parameters enter)
@@ -58,8 +66,45 @@ def is_effect_call(call: ast.Call) -> bool:
     """Does this call (by its syntax) print or draw?  Then its function threads a token."""
     f = call.func
     if isinstance(f, ast.Name):
-        return f.id == "print"
-    return isinstance(f, ast.Attribute) and f.attr in RNG_METHODS
+        return f.id in ("print", "default_rng")
+    return isinstance(f, ast.Attribute) and (f.attr in RNG_METHODS or f.attr in _MAKERS)
+
+
+# what makes or seeds a generator inside a program (``np.random.default_rng(seed)``,
+# ``np.random.RandomState(seed)``, ``np.random.seed(seed)``): run when the program runs
+_MAKERS = ("default_rng", "RandomState", "seed")
+
+
+def maker_kind(callee: Any) -> str | None:
+    """"Generator"/"RandomState" for a generator's maker, "seed" for ``np.random.seed``."""
+    rnd = sys.modules.get("numpy.random")
+    if rnd is None:
+        return None
+    if callee is rnd.default_rng:
+        return "Generator"
+    if callee is rnd.RandomState:
+        return "RandomState"
+    if callee is rnd.seed or (getattr(callee, "__name__", "") == "seed" and
+                              getattr(callee, "__self__", None) is global_state() is not None):
+        return "seed"
+    return None
+
+
+def make_call(low, kind: str, e: ast.Call, block) -> Node:
+    """``np.random.default_rng(seed)``: a generator made when the program runs (a host
+    step, in order with the draws), the variable a static ``Made`` its draws resolve;
+    ``np.random.seed(seed)``: NumPy's global state reseeded then."""
+    name = "seed" if kind == "seed" else ("default_rng" if kind == "Generator"
+                                          else "RandomState")
+    b = _bind(low, e, block, (("seed", None),), name)
+    if kind == "seed":
+        t = low.apply(block, P.rng_seed, token(block), Constant(GLOBAL), b["seed"], node=e)
+        set_token(block, t)
+        return Constant(None, low.loc(e))
+    site = f"{low.loc(e)}#{id(e)}"
+    t = low.apply(block, P.rng_make, token(block), site, kind, b["seed"], node=e)
+    set_token(block, t)
+    return Constant(Made(site, kind), low.loc(e))
 
 
 def is_dims_draw(call: ast.Call) -> bool:

@@ -42,9 +42,11 @@ SCIPY_LIBRARY = {
     "stats.bernoulli.logpmf": "bernoulli_logpmf", "stats.bernoulli.pmf": "bernoulli_pmf",
     "stats.poisson.logpmf": "poisson_logpmf", "stats.poisson.pmf": "poisson_pmf",
     "integrate.odeint": "odeint",
+    "spatial.distance.cdist": "cdist", "spatial.distance.pdist": "pdist",
 }
 
-_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.integrate")
+_SUBMODULES = ("scipy.special", "scipy.stats", "scipy.linalg", "scipy.integrate",
+               "scipy.spatial.distance")
 
 _functions: dict[int, str] = {}  # id(SciPy function or ufunc) -> scipy_library name
 _methods: dict[tuple[int, str], str] = {}  # (id(distribution), method) -> name

@@ -66,7 +66,7 @@ _UNSUPPORTED_STMT = {
     "Nonlocal": "'nonlocal' declaration", "Delete": "'del' statement",
     "Import": "'import' statement", "ImportFrom": "'import' statement",
     "ClassDef": "class definition", "AsyncFunctionDef": "'async def'",
-    "Raise": "'raise' statement", "Match": "'match' statement",
+    "Match": "'match' statement",
     "AsyncFor": "'async for' loop",
 }
 _UNSUPPORTED_EXPR = {
@@ -275,6 +275,40 @@ def _fresh_first(name: str, stmts: list[ast.stmt]) -> bool:
                and n.func.attr in _MUTATORS for n in ast.walk(st)):
             return False  # (conservative: a write into some array first)
     return False
+
+
+# primitives whose result is a new array, never (part of) an operand: elementwise ones
+# are told by their flag; NumPy's reductions, products and copies
+_FRESH = frozenset(("sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
+                    "concatenate", "cumsum", "argsort", "pos", "astype", "zeros", "ones",
+                    "full", "arange", "linspace", "zeros_like", "ones_like"))
+
+
+def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
+    """Can the value of ``n`` be, contain or view one of the nodes ``ids``?  Followed
+    through everything but what makes a new array (elementwise arithmetic, reductions,
+    products, copies): items, views, containers, calls of functions."""
+    todo, seen = [n], set()
+    while todo and len(seen) < limit:
+        m = todo.pop()
+        if m.id in seen:
+            continue
+        seen.add(m.id)
+        if m.id in ids:
+            return True
+        if isinstance(m, Constant):  # a closure (a lazy branch: ``xs.values()``)
+            g = m.value
+            if isinstance(g, Graph) and g.parent is not None and g.output is not None:
+                todo.append(g.output)
+            continue
+        if not isinstance(m, Apply):
+            continue
+        fn = m.inputs[0].value if isinstance(m.inputs[0], Constant) else None
+        if isinstance(fn, Primitive) and (getattr(fn, "elementwise", False) or
+                                          fn.name in _FRESH):
+            continue
+        todo.extend(m.inputs)
+    return len(seen) >= limit  # too far to follow: assume it may
 
 
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
@@ -596,7 +630,8 @@ class FunctionLowerer:
                                  sub)
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
             if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
-                    and not _item_target(sub):
+                    and not _item_target(sub) and not (isinstance(sub, ast.Subscript) and
+                                                       _item_target(sub.value)):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -782,6 +817,29 @@ class FunctionLowerer:
         block.graph.output = effects.returned(self, block, value, s)
         return None
 
+    def stmt_Raise(self, s: ast.Raise, block: Block) -> None:
+        """``raise Error(msg)``: the path ends in Python's exception, reported as a
+        ``MycValueError`` naming it at this line when the path is taken -- a branch on
+        static values (``if mode == "train": ... else: raise ValueError(...)``) is
+        decided when the program is compiled, so the untaken raise costs nothing; one on
+        data specializes on each call's outcome, as ``assert`` does.  The exception's
+        class is read from the source (``Name(...)``), its first argument (the message)
+        evaluated on this path only."""
+        exc = s.exc
+        if exc is None:
+            raise self.error(MycSyntaxError, "a bare 'raise' (re-raising the exception "
+                             "being handled) is not supported: myc has no 'try'", s)
+        self.check_subset(exc)
+        call = exc if isinstance(exc, ast.Call) else None
+        fn = call.func if call is not None else exc
+        name = fn.id if isinstance(fn, ast.Name) else (
+            fn.attr if isinstance(fn, ast.Attribute) else "Exception")
+        msg = (self.expr(call.args[0], block) if call is not None and call.args
+               else Constant(None, self.loc(s)))
+        out = self.apply(block, P.raised, Constant(name, self.loc(s)), msg, node=s)
+        block.graph.output = effects.returned(self, block, out, s)
+        return None
+
     def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:
         value = self.expr(s.value, block)
         for target in s.targets:
@@ -833,12 +891,83 @@ class FunctionLowerer:
         self.assign(s.target, value, block)
         return block
 
+    def _item_of_item(self, target: ast.Subscript, value: Node, block: Block) -> None:
+        """``xs[t][i] = v``: min-char-rnn's one-hot ``xs[t] = np.zeros((V, 1));
+        xs[t][inputs[t]] = 1``.  CPython writes into the object ``xs[t]``; myc rebinds
+        ``xs`` to a container whose item ``t`` is a new array.  That is CPython's meaning
+        when no other name can hold that object, which is known where ``xs[t]`` was
+        stored in this function (the same key, followed back through the writes to
+        ``xs`` since): the names holding, or viewing, any value stored on the way are
+        then refused if read afterwards, as for ``x[i] = v`` on an array's view.  An item
+        of unknown origin (``xs`` an argument, a loop's state from an earlier
+        iteration) could be anybody's: refused, with the rewrite that says what is meant."""
+        outer = target.value
+        name = outer.value.id  # type: ignore[attr-defined]
+        key = self.expr(outer.slice, block)
+        current = self.read_name(name, outer, block)
+        setitem = _py_library_graph("setitem")
+        chain: list[Node] = []
+        stored: list[Node] = []
+        n = current
+        found = False
+        while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
+                n.inputs[0].value is setitem and len(chain) < 256:
+            chain.append(n)
+            stored.append(n.inputs[3])
+            k = n.inputs[2]
+            if k is key or (isinstance(k, Constant) and isinstance(key, Constant) and
+                            type(k.value) is type(key.value) and k.value == key.value):
+                found = True
+                break
+            n = n.inputs[1]
+        if not found and _made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple":
+            chain.append(n)  # a list display of this function, [np.zeros(2), ...]
+            stored.extend(n.inputs[2].inputs[1:])
+            found = True
+        # an object stored before this straight-line block began (before a branch or a
+        # loop) may be held by the block's parameters, which cannot be followed
+        found = found and all(getattr(c, "graph", None) is block.graph for c in chain) and \
+            all(not isinstance(v, Apply) or v.graph is block.graph for v in stored)
+        if not found:
+            inner = ast.unparse(outer)
+            raise self.error(MycSyntaxError,
+                             f"item assignment through an element ({ast.unparse(target)} "
+                             f"= ...) is not supported here: it writes into the object "
+                             f"{inner} in place, which was not stored in {name} earlier in "
+                             "this function (other names may hold it)", target,
+                             hint=f"assign into a local and store it back: v = {inner}; "
+                                  f"v[{ast.unparse(target.slice)}] = ...; {inner} = v")
+        shared = {c.id for c in chain}
+        for v in stored:
+            shared.update(f.id for f in _view_family(v))
+        line = target.lineno + self.info.line_offset
+        sharers = [other for other, node in block.env.vars.items()
+                   if other != name and _may_hold(node, shared)]
+        index = self.expr(target.slice, block)
+        item = self.apply(block, P.getitem, current, key, node=outer)
+        new_item = self.py_call("setitem", [item, index, value], target, block)
+        self.mutate(name, lambda cur: self.py_call("setitem", [cur, key, new_item], target,
+                                                   block), target, block)
+        for other in sharers:  # reading one afterwards is refused (an array's alias_guard)
+            block.env.stale[other] = (f"'{ast.unparse(outer)}' was updated in place "
+                                      f"(line {line})", item, name)
+
     def _reject_target(self, target: ast.AST) -> None:
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript):
+            # xs[t][i] = 1 writes into the object xs[t] in place, which other names may
+            # hold (CPython shows them the write); myc's values cannot follow that
+            inner = ast.unparse(target.value)
+            raise self.error(MycSyntaxError,
+                             f"item assignment through an element ({ast.unparse(target)} "
+                             "= ...) is not supported: it writes into the object "
+                             f"{inner} in place", target,
+                             hint=f"assign into a local and store it back: v = {inner}; "
+                                  f"v[{ast.unparse(target.slice)}] = ...; {inner} = v")
         if isinstance(target, ast.Subscript):
             raise self.error(MycSyntaxError,
-                             "item assignment (x[i] = ...) is not supported: arrays are "
-                             "immutable in myc", target,
-                             hint="build a new array, e.g. with np.where")
+                             "item assignment is supported on a name (x[i] = v, d[k] = v), "
+                             f"not on {ast.unparse(target.value)}", target,
+                             hint="assign into a local variable and store it back")
         if isinstance(target, ast.Attribute):
             raise self.error(
                 MycSyntaxError, f"attribute assignment ({ast.unparse(target)} = ...) is not "
@@ -865,6 +994,8 @@ class FunctionLowerer:
             index = self.expr(target.slice, block)
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
+        elif isinstance(target, ast.Subscript) and _item_target(target.value):
+            self._item_of_item(target, value, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
             stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
             if len(stars) > 1:
@@ -2084,6 +2215,9 @@ class FunctionLowerer:
             return effects.print_call(self, e, block)
         if callee is functools.partial:
             return self.expr_Lambda(self._partial_lambda(e, block), block)
+        made = effects.maker_kind(callee)
+        if made is not None:  # np.random.default_rng(seed), np.random.seed(seed)
+            return effects.make_call(self, made, e, block)
         if effects.is_global_draw(callee):  # np.random.randn(...): NumPy's global state
             return effects.rng_call(self, Constant(effects.GLOBAL, self.loc(e)),
                                     callee.__name__, e, block)
@@ -2422,7 +2556,7 @@ _LIBRARY_OPERANDS = {
     "atleast_1d": 0, "atleast_2d": 0, "fill_diagonal_value": 0,
     "logaddexp": 2, "outer": 2, "inner": 2, "vdot": 2, "kron": 2, "tensordot": 2, "dot": 2,
     "hypot": 2, "fmax": 2, "fmin": 2, "heaviside": 2, "logical_and": 2, "logical_or": 2,
-    "logical_xor": 2, "convolve": 2, "correlate": 2,
+    "logical_xor": 2, "convolve": 2, "correlate": 2, "cross": 2,
 }
 # the parameters of NumPy's primitives that are array operands (not axes or shapes)
 _OPERANDS = frozenset(("x", "y", "cond", "lo", "hi"))

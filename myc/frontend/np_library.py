@@ -286,15 +286,26 @@ def diag(v, k=0):
     return P.lib_error("np.diag: the input must be 1-d or 2-d")
 
 
+def _norm2(y, axis, keepdims):
+    # sqrt(sum(y * y)), whose gradient at the zero vector is 0 (a subgradient, as
+    # PyTorch's) rather than 0 * inf = nan: pairwise distances ``norm(x[:, None] - x,
+    # axis=-1)`` have zero vectors on their diagonal, and a program that then uses only
+    # ``dist ** 2`` or masks the diagonal has a finite derivative there.  The square root
+    # is taken of 1 where the sum is 0 and the sum itself returned (same value, nan kept)
+    s = np.sum(y * y, axis=axis, keepdims=keepdims)
+    pos = s > 0
+    return _scalar_if_0d(np.where(pos, np.sqrt(np.where(pos, s, 1.0)), s))
+
+
 def norm(x, ord=None, axis=None, keepdims=False):
     vector = P.is_int(axis) or (P.is_none(axis) and np.ndim(x) == 1)
     matrix = (P.is_none(axis) and np.ndim(x) == 2) or (P.is_tuple(axis) and len(axis) == 2)
     y = x * 1.0  # NumPy computes an integer array's norm in float64
     if P.is_none(ord) and (vector or matrix or P.is_none(axis)):
-        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        return _norm2(y, axis, keepdims)
     if vector:
         if ord == 2:
-            return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+            return _norm2(y, axis, keepdims)
         if P.is_tuple(ord) or ord == "fro" or ord == "nuc":
             return P.lib_error("np.linalg.norm: ord='fro' and 'nuc' are for matrices, not "
                                "vectors")
@@ -312,7 +323,7 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if not matrix:
         return P.lib_error("np.linalg.norm: an axis must be None, an int or a pair of ints")
     if ord == "fro":
-        return np.sqrt(np.sum(y * y, axis=axis, keepdims=keepdims))
+        return _norm2(y, axis, keepdims)
     if ord == 2 or ord == -2 or ord == "nuc":
         return P.lib_error("np.linalg.norm: the matrix norms ord=2, -2 and 'nuc' need "
                            "singular values, which myc does not compute; supported for "
@@ -940,3 +951,113 @@ def pad(array, pad_width, mode="constant", constant_values=0):
             x = np.concatenate(parts, ax)
         ax = ax + 1
     return x
+
+
+def hsplit(ary, indices_or_sections):
+    if np.ndim(ary) == 0:
+        return P.lib_error("np.hsplit only works on arrays of 1 or more dimensions")
+    if np.ndim(ary) > 1:
+        return _split(ary, indices_or_sections, 1, True)
+    return _split(ary, indices_or_sections, 0, True)
+
+
+def vsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 2:
+        return P.lib_error("np.vsplit only works on arrays of 2 or more dimensions")
+    return _split(ary, indices_or_sections, 0, True)
+
+
+def dsplit(ary, indices_or_sections):
+    if np.ndim(ary) < 3:
+        return P.lib_error("np.dsplit only works on arrays of 3 or more dimensions")
+    return _split(ary, indices_or_sections, 2, True)
+
+
+# ---------------------------------------------------------------- products and gathers
+
+
+def clip(a, a_min=None, a_max=None, out=None, min=None, max=None):
+    # NumPy's np.clip: either bound may be None (np.clip(r, None, 1.0) is np.minimum)
+    if not P.is_none(out):
+        return P.lib_error("np.clip: out= (writing into an existing array) is not "
+                           "supported: myc's arrays are values; assign the result instead, "
+                           "x = np.clip(x, lo, hi)")
+    lo = min if P.is_none(a_min) else a_min
+    hi = max if P.is_none(a_max) else a_max
+    if P.is_none(lo):
+        if P.is_none(hi):
+            return P.lib_error("np.clip: one of max or min must be given")
+        return np.minimum(a, hi)
+    if P.is_none(hi):
+        return np.maximum(a, lo)
+    return P.clip(a, lo, hi)
+
+
+def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    # NumPy's definition on the vectors along axisa/axisb (2 or 3 components; a missing
+    # third one is zero; two 2-vectors give the z component alone)
+    if not P.is_none(axis):
+        axisa = axis
+        axisb = axis
+        axisc = axis
+    u = np.moveaxis(a, axisa, -1)
+    v = np.moveaxis(b, axisb, -1)
+    nu = np.shape(u)[-1]
+    nv = np.shape(v)[-1]
+    if nu not in (2, 3) or nv not in (2, 3):
+        return P.lib_error("np.cross: incompatible dimensions for cross product "
+                           "(dimension must be 2 or 3)")
+    u0 = u[..., 0]
+    u1 = u[..., 1]
+    v0 = v[..., 0]
+    v1 = v[..., 1]
+    if nu == 2 and nv == 2:
+        return u0 * v1 - u1 * v0
+    if nu == 3 and nv == 3:
+        u2 = u[..., 2]
+        v2 = v[..., 2]
+        c = np.stack([u1 * v2 - u2 * v1, u2 * v0 - u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+    elif nu == 3:
+        u2 = u[..., 2]
+        c = np.stack([-u2 * v1, u2 * v0, u0 * v1 - u1 * v0], axis=-1)
+    else:
+        v2 = v[..., 2]
+        c = np.stack([u1 * v2, -u0 * v2, u0 * v1 - u1 * v0], axis=-1)
+    return np.moveaxis(c, -1, axisc)
+
+
+def take_along_axis(arr, indices, axis=-1):
+    # arr[i0, ..., indices[...], ..., in]: an integer-array gather whose other axes are
+    # aranges broadcast against the indices (its gradient a scatter-add)
+    if P.is_none(axis):
+        return np.reshape(arr, (-1,))[indices]
+    nd = np.ndim(arr)
+    if np.ndim(indices) != nd:
+        return P.lib_error("np.take_along_axis: indices and arr must have the same number "
+                           "of dimensions")
+    ax = P.reduced_axes(nd, axis)[0]
+    key = ()
+    for d in range(nd):
+        if d == ax:
+            key = key + (indices,)
+        else:
+            n = np.shape(arr)[d]
+            key = key + (np.reshape(np.arange(n), (1,) * d + (n,) + (1,) * (nd - d - 1)),)
+    return arr[key]
+
+
+def vander(x, N=None, increasing=False):
+    # NumPy's order of products: column k is ((x * x) * x)... k times (exact as NumPy's)
+    v = x
+    if np.ndim(v) != 1:
+        return P.lib_error("np.vander: x must be a one-dimensional array or sequence")
+    n = np.shape(v)[0] if P.is_none(N) else N
+    if n == 0:
+        return np.zeros((np.shape(v)[0], 0), v.dtype)
+    cols = [np.ones_like(v)]
+    for _ in range(n - 1):
+        cols.append(cols[-1] * v)
+    out = np.stack(cols, axis=1)
+    if increasing:
+        return out
+    return out[:, ::-1]

@@ -89,13 +89,9 @@ def array_setitem(x, key, value):
     its neighbours, and ahead-of-time libraries take it).  Several elements are placed
     by the scatter that is ``getitem``'s adjoint, so their gradients (``x``'s cotangent
     zero where it was overwritten, ``value``'s the cotangent at ``key``) need no rule of
-    their own.  An index array could name an
-    element twice, where NumPy keeps the last write and a scatter adds: refused."""
+    their own.  With index arrays (``dx[np.arange(N), y] -= 1``), ``_indexed_setitem``."""
     if not P.basic_index(key):
-        return P.fail(x, "x[index] = value with an index array is not supported (only "
-                         "ints, slices, None and ..., or a boolean mask of x's shape)|hint|"
-                         "write each element (for k in range(n): x[idx[k]] = v[k]), or "
-                         "build the array with np.where")
+        return _indexed_setitem(x, key, value)
     new = np.broadcast_to(np.asarray(value), np.shape(x[key]))
     if np.ndim(new) == 0 and P.computed_index(key):
         # one element at a run-time place (a table's cell by a loop's counter): a copy
@@ -114,6 +110,35 @@ def array_setitem(x, key, value):
     newf = new.astype(x.dtype).astype(np.float64)
     hit = P.getitem_grad(xf, key, np.ones_like(newf))
     return np.where(hit != 0, P.getitem_grad(xf, key, newf).astype(x.dtype), x)
+
+
+def _indexed_setitem(x, key, value):
+    """``x[key] = value`` where ``key`` has integer index arrays (CS231n's
+    ``dx[np.arange(N), y] -= 1``), NumPy's meaning: where ``key`` names an element twice
+    the last write wins.  The flat place of each element of ``x[key]`` is read through
+    the same index (a gather of ``arange``); a stable argsort of the places puts the
+    writes to one element side by side, in order, and only the last of each run is
+    scattered (the scatter is ``getitem``'s adjoint: the value's gradient is the
+    cotangent at the places that won, ``x``'s is zero where it was overwritten)."""
+    places = np.reshape(np.reshape(np.arange(np.size(x)), np.shape(x))[key], (-1,))
+    n = np.shape(places)[0]
+    if n == 0:
+        return x
+    new = np.reshape(np.broadcast_to(np.asarray(value), np.shape(x[key])), (-1,))
+    order = np.argsort(places, kind="stable")
+    s = places[order]
+    last = np.concatenate([s[1:] != s[:-1], np.ones(1, dtype=bool)])
+    flat = np.reshape(x, (-1,))
+    if P.float_dtype(x.dtype):
+        hit = P.getitem_grad(flat, s, np.where(last, 1.0, 0.0).astype(x.dtype))
+        placed = P.getitem_grad(flat, s, np.where(last, new.astype(x.dtype)[order], 0.0))
+        return np.reshape(np.where(hit != 0, placed, flat), np.shape(x))
+    # ints and bools through float64, as array_setitem's rows (exact below 2**53)
+    ff = flat.astype(np.float64)
+    hit = P.getitem_grad(ff, s, np.where(last, 1.0, 0.0))
+    newf = new.astype(x.dtype).astype(np.float64)[order]
+    placed = P.getitem_grad(ff, s, np.where(last, newf, 0.0)).astype(x.dtype)
+    return np.reshape(np.where(hit != 0, placed, flat), np.shape(x))
 
 
 def choice_from_uniform(a, u, p):

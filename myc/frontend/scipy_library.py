@@ -324,3 +324,64 @@ def mvn_pdf(x, mean=None, cov=1, allow_singular=False):
     return np.exp(mvn_logpdf(x, mean, cov, allow_singular))
 
 # scipy.linalg: myc/frontend/linalg_library.py (its own primitives)
+
+
+# ---------------------------------------------------------------- scipy.spatial.distance
+
+
+def _safe_sqrt(s):
+    # sqrt whose derivative at 0 is 0, not inf (a point's distance to itself, the
+    # diagonal of cdist(X, X)): np.linalg.norm's convention
+    pos = s > 0
+    return np.where(pos, np.sqrt(np.where(pos, s, 1.0)), s)
+
+
+def _pair_distances(diff, metric, p, name):
+    # diff: (..., d) differences u - v; SciPy's definitions of each metric
+    if metric == "sqeuclidean":
+        return np.sum(diff * diff, axis=-1)
+    if metric == "euclidean":
+        return _safe_sqrt(np.sum(diff * diff, axis=-1))
+    if metric == "cityblock":
+        return np.sum(np.abs(diff), axis=-1)
+    if metric == "chebyshev":
+        return np.max(np.abs(diff), axis=-1)
+    if metric == "minkowski":
+        return np.sum(np.abs(diff) ** p, axis=-1) ** (1.0 / p)
+    return P.lib_error(f"scipy.spatial.distance.{name}: only the metrics 'euclidean', "
+                       "'sqeuclidean', 'cityblock', 'chebyshev', 'minkowski' and 'cosine' "
+                       "(given by name) are supported")
+
+
+def _cosine(XA, XB):
+    na = _safe_sqrt(np.sum(XA * XA, axis=-1))
+    nb = _safe_sqrt(np.sum(XB * XB, axis=-1))
+    return 1.0 - np.sum(XA * XB, axis=-1) / (na * nb)
+
+
+def cdist(XA, XB, metric="euclidean", p=2):
+    A = _f64(XA)
+    B = _f64(XB)
+    if np.ndim(A) != 2 or np.ndim(B) != 2:
+        return P.lib_error("scipy.spatial.distance.cdist: XA and XB must be 2-dimensional")
+    if np.shape(A)[1] != np.shape(B)[1]:
+        return P.lib_error("scipy.spatial.distance.cdist: XA and XB must have the same "
+                           "number of columns")
+    if metric == "cosine":
+        return _cosine(A[:, None, :], B[None, :, :])
+    return _pair_distances(A[:, None, :] - B[None, :, :], metric, p, "cdist")
+
+
+def pdist(X, metric="euclidean", p=2):
+    A = _f64(X)
+    if np.ndim(A) != 2:
+        return P.lib_error("scipy.spatial.distance.pdist: X must be 2-dimensional")
+    n = np.shape(A)[0]
+    if n < 2:
+        return np.zeros(0)
+    # the condensed order: the upper triangle's pairs row by row, as SciPy's
+    i = np.array([a for a in range(n) for b in range(a + 1, n)])
+    j = np.array([b for a in range(n) for b in range(a + 1, n)])
+    if metric == "cosine":
+        return _cosine(A[i], A[j])
+    return _pair_distances(A[i] - A[j], metric, p, "pdist")

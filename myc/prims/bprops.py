@@ -37,8 +37,21 @@ def bprop_sub(x, y, out, dout):
     return (_unb(dout, x), _unb(-dout, y))
 
 
+def _repeat_sum(dout, n):
+    """The sensitivity of ``xs`` in ``xs * k`` (``[np.eye(d)] * K``): the k chunks of
+    ``n`` items of ``dout`` added."""
+    acc = dout[:n]
+    for start in range(n, len(dout), n):
+        acc = P.gadd(acc, dout[start:start + n])
+    return acc
+
+
 @reverse_rule(P.mul)
 def bprop_mul(x, y, out, dout):
+    if P.is_tuple(x):  # sequence repetition: a list times an int
+        return (_repeat_sum(dout, len(x)), ZERO)
+    if P.is_tuple(y):
+        return (ZERO, _repeat_sum(dout, len(y)))
     return (_unb(dout * y, x), _unb(dout * x, y))
 
 

@@ -106,6 +106,27 @@ class Captured:
         return f"<captured {self.kind}>"
 
 
+class Made:
+    """A generator the program makes itself (``rng = np.random.default_rng(seed)`` inside
+    it): the one its call site's latest run made in this thread (``rng_make``), so each
+    call draws the same numbers as NumPy from a fresh generator."""
+
+    __slots__ = ("kind", "site")
+
+    def __init__(self, site: str, kind: str):
+        self.site = site
+        self.kind = kind  # "Generator" (default_rng) or "RandomState"
+
+    def __reduce__(self):
+        return (Made, (self.site, self.kind))
+
+    def __repr__(self) -> str:
+        return f"<{self.kind} made at {self.site}>"
+
+
+_MADE = threading.local()  # this thread's generators made by programs: site -> generator
+
+
 def bind(leaves: list[Any]) -> Any:
     """Bind this call's generator arguments (in argument order); returns what to
     restore (``unbind``)."""
@@ -131,12 +152,17 @@ def resolve(rng: Any) -> Any:
         return np.random.mtrand._rand
     if isinstance(rng, Captured):
         return rng.obj
+    if isinstance(rng, Made):
+        made = getattr(_MADE, "gens", {})
+        if rng.site not in made:
+            raise RuntimeError("a random draw ran before the generator it uses was made")
+        return made[rng.site]
     raise TypeError(f"random draws need a numpy.random.Generator or RandomState, not "
                     f"{type(rng).__name__}")
 
 
 def is_rng(v: Any) -> bool:
-    return is_generator(v) or isinstance(v, (RngArg, Captured, _Global))
+    return is_generator(v) or isinstance(v, (RngArg, Captured, _Global, Made))
 
 
 def _kind(rng: Any) -> str:
@@ -214,6 +240,36 @@ def _draw_size_infer(*args):
 
 register("draw_size", "size shape_a shape_b", _draw_size,
          differentiable=False).infer = _draw_size_infer
+
+
+# ---------------------------------------------------------------- making and seeding
+def _make(token, site, kind, seed):
+    if not hasattr(_MADE, "gens"):
+        _MADE.gens = {}
+    _MADE.gens[site] = (np.random.default_rng(seed) if kind == "Generator"
+                        else np.random.RandomState(seed))
+    return 0
+
+
+def _seed(token, rng, seed):
+    resolve(rng).seed(seed)
+    return 0
+
+
+def _token_infer(*args):
+    return AScalar(np.dtype(np.int64), True)
+
+
+maker = register("rng_make", "token site kind seed", _make, differentiable=False,
+                 doc="``np.random.default_rng(seed)`` (or ``RandomState(seed)``) inside a "
+                     "program: a fresh generator for the draws of ``Made(site)``.")
+maker.infer = _token_infer
+maker.pure = False
+seeder = register("rng_seed", "token rng seed", _seed, differentiable=False,
+                  doc="``np.random.seed(seed)`` inside a program: NumPy's global state "
+                      "reseeded when the program runs, in order with its draws.")
+seeder.infer = _token_infer
+seeder.pure = False
 
 
 # ---------------------------------------------------------------- print

@@ -118,6 +118,10 @@ def jvp_sub(x, y, tx, ty, out):
 
 @forward_rule(P.mul)
 def jvp_mul(x, y, tx, ty, out):
+    if P.is_tuple(x):  # sequence repetition: the tangents repeated
+        return tx * y
+    if P.is_tuple(y):
+        return x * ty
     return tx * y + x * ty
 
 

@@ -358,6 +358,16 @@ def _assert_failed(message):
 register("assert_failed", "message", _assert_failed, differentiable=False,
          doc="The side of an ``assert`` whose condition is False: Python's AssertionError, "
              "at the assert's line.")
+
+
+def _raised(exc_name, message):
+    text = f": {message}" if message is not None and str(message) else ""
+    raise MycValueError(f"{exc_name}{text}",
+                        hint="the program's raise statement is reached for these arguments")
+
+
+register("raised", "exc_name message", _raised, differentiable=False,
+         doc="A ``raise Error(msg)`` statement reached: Python's exception, at its line.")
 register("fstring", "values spec", _fstring, differentiable=False,
          doc="An f-string of static values (``f'W{i}'``: ints, strings, bools, floats "
              "known when the program is compiled), a string; refused on data.")

@@ -113,12 +113,6 @@ def c_call_kwargs(x):
     return _two(x, **d)  # ERR
 
 
-def c_item_assign(x):
-    y = x + 1.0
-    y[np.array([0, 0])] = 2.0  # ERR
-    return y
-
-
 def c_attr_assign(x):
     y = x + 1.0
     y.shape = (3,)  # ERR

@@ -3,13 +3,15 @@ a new array, as JAX's ``x.at[index].set(value)``, rebinding ``x`` -- dynamic
 programming tables filled in nested loops (soft-DTW, Viterbi), rows and slices set,
 ``x[i] += v``, integer tables.  Values against NumPy on every backend, derivatives
 against finite differences (both modes); views made before the write that CPython would
-show it through are refused when read, also from a loop; an index array (which may name
-an element twice) is refused at the line.  And the two things such tables met in long
+show it through are refused when read, also from a loop; index arrays (which may name
+an element twice: the last write wins, as NumPy's).  And the two things such tables met in long
 loops: a loop body's ``np.array([a, b, c])`` of scalars under the adjoint route
 (``myc/infer/adjoint.py``), and the scatter by a loop's counter, guarded by the loop's
 path, run natively (``myc/backends/cpu/loopgen.py``)."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
@@ -115,15 +117,33 @@ def test_long_loops_are_loop_nodes_with_native_scatters():
     check_grads(recurrence, (long_x,), modes=("rev",))
 
 
-def test_index_arrays_are_refused_at_the_line():
-    def f(x):
-        y = x + 1.0
-        y[np.array([0, 0])] = 2.0
-        return y
+def _index_writes(x, y, idx, v):
+    dx = x.copy()
+    dx[np.arange(x.shape[0]), y] -= 1.0          # CS231n's softmax gradient
+    z = x[0].copy()
+    z[idx] = v                                   # idx names element 1 twice: last wins
+    t = np.zeros(5, dtype=np.int64)
+    t[idx] = np.arange(len(idx))                 # integers through the float path
+    return dx, z, t
 
-    with pytest.raises(myc.MycTypeError, match="index array") as info:
-        myc.jit(f)(X)
-    assert "y[np.array([0, 0])] = 2.0" in str(info.value)
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_index_array_assignment_keeps_the_last_write(backend):
+    """``x[idx] = v`` with integer index arrays, NumPy's meaning where ``idx`` repeats
+    an element (the last write wins), in values and gradients (a write that lost has
+    derivative zero)."""
+    x = np.random.default_rng(0).standard_normal((4, 6))
+    args = (x, np.array([2, 0, 1, 2]), np.array([1, 3, 1, 0]), np.array([10., 20., 30., 40.]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", myc.MycFallbackWarning)
+        for got, want in zip(myc.jit(_index_writes, backend=backend)(*args),
+                             _index_writes(*args), strict=True):
+            assert got.dtype == want.dtype
+            np.testing.assert_array_equal(got, want)
+        g = myc.grad(lambda v: np.sum(_index_writes(x, *args[1:3], v)[1] * np.arange(6.0)),
+                     backend=backend)(args[3])
+    np.testing.assert_array_equal(g, [0.0, 3.0, 1.0, 0.0])
+    check_grads(lambda x, v: _index_writes(x, *args[1:3], v)[:2], (x, args[3]))
 
 
 def _read_view_after_write(x):
