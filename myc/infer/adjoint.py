@@ -309,7 +309,8 @@ class Adjoint:
         init = n.inputs[3:3 + ns]
         invs = n.inputs[3 + ns:]
         states = [p.abstract for p in g.parameters[:ns]]
-        taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), enabled,
+        taped_body = LoopBody(g, ns, tape=True)
+        taped = t.emit(P.loop, [taped_body, enabled,
                                 *[_value(i) for i in init], *[_value(i) for i in invs]],
                        loc, abstract=ALOOP)
         self.taped[n.id] = taped
@@ -372,6 +373,9 @@ class Adjoint:
             bw.output = bw.apply(P.make_tuple, go, *state_out, *new_ct, *new_acc, loc=loc)
         finally:
             t.trace = saved
+        # the tape stores only the states the backward loop reads (a stacked list's
+        # buffer is written by the body, never read: it is not stored every iteration)
+        taped_body.kept = _read_states(bw, s_k)
         lifted = lift_free_nodes(bw)
         nstate = 1 + len(carried) + len(accum)
         start = t.emit(P.sub, [count, 1], loc, abstract=_INT)
@@ -488,6 +492,24 @@ def _share_taped(g: Graph, taped: dict[int, Apply]) -> None:
             for k, i in enumerate(n.inputs):
                 if k and isinstance(i, Apply) and i.id in taped and n is not taped[i.id]:
                     n.inputs[k] = taped[i.id]
+
+
+def _read_states(bw: Graph, reads: list[Any]) -> tuple[int, ...]:
+    """The positions in ``reads`` (the backward body's ``tape_get`` nodes, one per state)
+    of the nodes that ``bw``'s output depends on: the states its tape must store."""
+    want = {n.id: j for j, n in enumerate(reads) if isinstance(n, Apply)}
+    used: set[int] = set()
+    seen: set[int] = set()
+    stack = [bw.output]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Apply) or n.id in seen or n.graph is not bw:
+            continue
+        seen.add(n.id)
+        if n.id in want:
+            used.add(want[n.id])
+        stack.extend(n.inputs[1:])
+    return tuple(sorted(used))
 
 
 def _new(m: dict[int, Any], src: Node) -> Any:

@@ -100,7 +100,7 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
 
 
 @timed("native codegen")
-def native_loop(body, nstate: int, tape: bool = False,
+def native_loop(body, nstate: int, tape: tuple[int, ...] | None = None,
                 plan: NativePlan | None = None, build: bool = True) -> NativeLoop | None:
     """The loop as native code, or ``None`` when its body needs the host runner;
     ``plan``: what an earlier build of this loop left (``NativeLoop.plan``).  With
@@ -175,7 +175,8 @@ def _mem(a: Any) -> ir.Type:
 class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
-    def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
+    def __init__(self, body, nstate: int, tape: tuple[int, ...] | None = None,
+                 callee: bool = False,
                  plan: NativePlan | None = None, build: bool = True):
         """Check that every step is one native code covers (else raise Unsupported),
         then compile, or take ``plan``'s machine code (an earlier build of this program)
@@ -702,7 +703,8 @@ class NativeLoop(NativeRun):
                          if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
         tape = rows = None
-        if self.tape:  # the state each iteration starts from, in buffers the runner sized
+        if self.tape is not None:  # the states each iteration starts from (those the
+            # adjoint reads: ``LoopBody.taped_states``), in buffers the runner sized
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
             tape = loop_emit.BoundedTape(fn, tape_ptrs, cap_cell, count_cell, 2)
@@ -719,7 +721,7 @@ class NativeLoop(NativeRun):
 
             rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
                                       not isinstance(specs[slot], AArray))
-                    for j, slot in enumerate(state_slots)]
+                    for j, slot in enumerate(state_slots) if j in self.tape]
         self.n_io = nio[0]
         states = loop_emit.Swapped(b, state_bufs,
                                    lambda j, v: b.store(v, slot_var(state_slots[j])))
