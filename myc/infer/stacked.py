@@ -196,11 +196,18 @@ def commit(tracer: Any, nxt: list[Any], loc: Any) -> list[Any]:
             continue
         if slots != meta.slots:
             raise GraphBreak("a loop appends values of different types to a list", loc)
-        bufs = []
-        for buf, x, a in zip(v.buffers, v.pending, slots, strict=True):
-            rows = np.arange(meta.trips).reshape((meta.trips,) + (1,) * len(_shape(a)))
-            hit = tracer.call_prim(P.eq, [rows, v.count], loc)
-            bufs.append(tracer.call_prim(P.where, [hit, x, buf], loc))
+        # each append a row store at the run-time count: its adjoint reads the
+        # cotangent's row and zeroes it, and it reads nothing of the buffer, so a
+        # gradient's tape does not store the buffer (``LoopBody.taped_states``)
+        # (the body also runs once with ``count == trips``, the run that finds the loop
+        # done: its next state is discarded, so its row goes anywhere in range)
+        at = v.count
+        if isinstance(at, Node):
+            last = meta.trips - 1
+            at = tracer.emit(P.select, [tracer.emit(P.lt, [at, last], loc), at, last], loc,
+                             abstract=at.abstract)
+        bufs = [tracer.emit(P.index_set, [buf, at, x], loc, abstract=buf.abstract)
+                for buf, x in zip(v.buffers, v.pending, strict=True)]
         out.append(StackList(meta, count, tuple(bufs)))
     return out
 

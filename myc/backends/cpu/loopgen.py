@@ -1579,11 +1579,13 @@ class NativeLoop(NativeRun):
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
-        if kind == "index_set":  # R[i, j] = v: x copied, one element stored
+        if kind == "index_set":  # R[i, j] = v, R[t] = row: x copied, the view stored
+            # (a number into every element of it: a row of an adjoint zeroed)
             d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
             if how not in ("basic", "dynamic") or x.dtype != out.dtype or \
                     out.dtype.kind not in "fi" or not isinstance(d, (AScalar, AArray)) or \
-                    d.dtype != out.dtype or prod(d.shape) != 1 or prod(view[1]) != 1:
+                    d.dtype != out.dtype or (prod(d.shape) != 1 and
+                                             tuple(d.shape) != tuple(view[1])):
                 raise Unsupported("an item assignment of this kind")
 
     def _concat_pieces(self, si: int, ins_: list, out: AArray) -> tuple[list[tuple], Any]:
@@ -1794,6 +1796,7 @@ class NativeLoop(NativeRun):
             kernel_calls.fill(b, dst, ty, 0, count)
         if kind in ("scatter_add", "index_set"):
             d_slot, d_x = ins_[2]
+            d_shape = tuple(getattr(specs[d_x] if d_slot else abstract_of(d_x), "shape", ()))
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
                 with native_ops.at_entry(b, entry):  # one element: through a cell
                     cell = b.alloca(ty)
@@ -1811,7 +1814,9 @@ class NativeLoop(NativeRun):
             if kind == "index":
                 strided_copy.copy(b, ty, dst, src, shape, strides, offset=offset)
             else:
-                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True)
+                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True,
+                                  broadcast=kind == "index_set" and prod(shape) > 1 and
+                                  prod(d_shape) == 1)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]
