@@ -198,6 +198,7 @@ class NativeLoop(NativeRun):
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         self.once = bool(getattr(body, "once", False))
+        self.rows_in_place: dict[int, int] = {}  # (``_rows_in_place``, made with the code)
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
         # guarded steps x[i, j, :] (or their gradients) by computed ints: run everywhere,
@@ -651,6 +652,7 @@ class NativeLoop(NativeRun):
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         swap = self._swapped_states(n)
+        self.rows_in_place = self._rows_in_place(n)
         made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
         self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
         for si, st in enumerate(body.steps):
@@ -674,6 +676,8 @@ class NativeLoop(NativeRun):
                         partial_ptr[(si, i)] = io_ptr()
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
+            elif si in self.rows_in_place:
+                continue  # stored into its state's own buffer
             elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
                     st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
@@ -694,6 +698,8 @@ class NativeLoop(NativeRun):
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {j: (io_ptr(), io_ptr()) for j in array_state}
+        for j in self.rows_in_place.values():  # one buffer, updated in place
+            state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
         exit_ptrs = [io_ptr() for _ in self.exit_outputs]
         for key, v in list(scratch_ptr.items()):
             if isinstance(v, tuple) and v[0] == "exit":
@@ -729,6 +735,12 @@ class NativeLoop(NativeRun):
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
 
+        for j in self.rows_in_place.values():  # the initial state copied in: the caller's
+            # array is never written
+            a = specs[state_slots[j]]
+            loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
+                             prod(a.shape) * np.dtype(a.dtype).itemsize)
+            b.store(state_bufs[j][0], slot_var(state_slots[j]))
         loop = loop_emit.Loop(b, states, fail, tape, rows)
         loop.start()
 
@@ -786,6 +798,11 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
+        def store_row(si: int, dst: ir.Value) -> None:  # (``_rows_in_place``)
+            st = body.steps[si]
+            self._array_step(b, entry, si, st.op, st.name, list(st.inputs),
+                             specs[st.output], dst, bail_if, value)
+
         # next state: arrays copied into the buffer not being read (unless a kernel wrote
         # it there), then all slots set
         def next_state(j: int) -> loop_emit.Next:
@@ -795,17 +812,30 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
             if j in self.in_place:
                 return loop_emit.Next(None)
+            for si, jj in self.rows_in_place.items():
+                if jj == j:
+                    return loop_emit.Next(None, update=lambda dst, si=si: store_row(si, dst))
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
                                   prod(a.shape) * np.dtype(a.dtype).itemsize)
 
         go_slot, go = body.outputs[0]
         loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
                    [next_state(j) for j in range(n)])
-        for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
-                                                    strict=True)):
+        # an exit value that is a state updated in place: its row stored now, after the
+        # other exits are copied (one may be a view of the buffer)
+        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()}
+        order = sorted(range(len(self.exit_outputs)), key=lambda e: bool(
+            self.exit_outputs[e][0] and self.exit_outputs[e][1] in late))
+        for e in order:
+            (is_slot, x), dst = self.exit_outputs[e], exit_ptrs[e]
             a = specs[x] if is_slot else abstract_of(x)
             if not is_slot:
                 continue  # a constant: filled in by the caller
+            if x in late:
+                si, j = late.pop(x)
+                buf = b.load(slot_var(state_slots[j]), typ=PTR)
+                store_row(si, buf)
+                b.store(buf, slot_var(x))
             if isinstance(a, AArray) and direct.get(x) == e:
                 continue  # written in place
             if isinstance(a, AArray):
@@ -889,6 +919,8 @@ class NativeLoop(NativeRun):
         guarded = st.guarded and si in self.guarded_dynamic
         if (st.guarded and not guarded) or not isinstance(out, AArray):
             return False
+        if si in self.rows_in_place:  # stored as the state advances (``_rows_in_place``)
+            return True
         dst = e.scratch_ptr[(si, 0)]
         bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
         self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, bail, e.value)
@@ -1230,6 +1262,37 @@ class NativeLoop(NativeRun):
         b.branch(after)
         b.position_at_end(after)
         return cells[len(args):], exits
+
+    def _rows_in_place(self, n: int) -> dict[int, int]:
+        """``index_set`` steps that update a loop-carried array in place, by step: state
+        ``j``'s next value is its own buffer with a view stored (an append to a stacked
+        list: a row at the count; a backward loop's cotangent of it, the row zeroed), and
+        nothing else reads that result but exit values (then the state itself is none:
+        the row is stored in the last run too, before the exits are copied).  The store is made
+        as the state advances (``loop_emit.Next.update``): after every step of the
+        iteration has read the buffer, and never in the run that finds the loop done
+        (whose exit values may be the buffer) -- so the buffer is neither copied nor
+        swapped per iteration (a copy of ``trips`` rows per append made an appending
+        loop quadratic).  The initial state is copied into the buffer once."""
+        body, specs = self.body, self.body.specs
+        if self.once:
+            return {}
+        state_of = {p: j for j, p in enumerate(body.params[:n])}
+        found: dict[int, int] = {}
+        for si, st in enumerate(body.steps):
+            if st.op != "index_set" or st.guarded or not st.inputs[0][0]:
+                continue
+            j = state_of.get(st.inputs[0][1])
+            exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
+            if j is None or j in found.values() or \
+                    tuple(body.outputs[1 + j]) != (True, st.output) or \
+                    self.readers.get(st.output) != 1 + exits.count(st.output) or \
+                    (st.output in exits and body.params[j] in exits) or \
+                    not isinstance(specs[st.output], AArray) or \
+                    specs[st.output] != specs[body.params[j]]:
+                continue
+            found[si] = j
+        return found
 
     def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
         """Loop-carried arrays whose next value a kernel of the body computes, by that
@@ -1789,7 +1852,8 @@ class NativeLoop(NativeRun):
             return
         how, parts = self._index_parts(si, ins_[1])
         d = None
-        if kind == "index_set":  # x copied, then its element stored (as a scatter's)
+        if kind == "index_set" and si not in self.rows_in_place:  # x copied, then its
+            # element stored (as a scatter's)
             off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
             loop_emit.memcpy(b, dst, value(si, off, *ins_[0]), _nbytes(out))
         if kind == "scatter_add":
