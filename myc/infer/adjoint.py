@@ -539,8 +539,8 @@ def _exit_states(g: Graph, ns: int, ct_exit: dict[int, Any],
     for e, d in ct_exit.items():
         src = outs[1 + ns + e]
         j = params.get(src.id) if isinstance(src, Parameter) else None
-        if j is None or j not in carried or isinstance(d, tuple):
-            return None
+        if j is None or j not in carried or getattr(d, "abstract", None) != src.abstract:
+            return None  # (a cotangent of another type: cast on the way, as before)
         found.setdefault(j, []).append(d)
     return found
 
