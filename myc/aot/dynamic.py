@@ -199,10 +199,12 @@ def _run_loop(op, env: dict) -> None:
     for s, v in zip(op.state, op.init, strict=True):
         env[id(s)] = np.array(_get(env, v), dtype=s.dtype)
     rows: list[list[np.ndarray]] = [[] for _ in op.state]
+    count = 0
     for _ in range(EVAL_MAX_ITERATIONS):
-        if op.tape is not None:
-            for j, s in enumerate(op.state):
-                rows[j].append(np.array(env[id(s)]))
+        if op.tape is not None:  # the states the tape stores
+            count += 1
+            for j in op.tape.read:
+                rows[j].append(np.array(env[id(op.state[j])]))
         _run(op.body, env)
         if not bool(_get(env, op.go_on)):
             break
@@ -219,7 +221,7 @@ def _run_loop(op, env: dict) -> None:
             env[id(r)] = np.array(_get(env, x), dtype=r.dtype)
     if op.tape is not None:
         env[id(op.tape)] = rows
-        env[id(op.count)] = np.array(len(rows[0]) if rows else 0, np.int64)
+        env[id(op.count)] = np.array(count, np.int64)
 
 
 def _examples(specs, point: dict[str, int]) -> list[np.ndarray]:

@@ -96,7 +96,7 @@ class Cpu(Backend):
             return frozenset()
         return NATIVE_KINDS
 
-    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any,
+    def native_loop(self, body: Any, nstate: int, tape: tuple[int, ...] | None, plan: Any,
                     build: bool = True) -> Any:
         try:
             from myc.backends.cpu.loopgen import native_loop

@@ -309,7 +309,8 @@ class Adjoint:
         init = n.inputs[3:3 + ns]
         invs = n.inputs[3 + ns:]
         states = [p.abstract for p in g.parameters[:ns]]
-        taped = t.emit(P.loop, [LoopBody(g, ns, tape=True), enabled,
+        taped_body = LoopBody(g, ns, tape=True)
+        taped = t.emit(P.loop, [taped_body, enabled,
                                 *[_value(i) for i in init], *[_value(i) for i in invs]],
                        loc, abstract=ALOOP)
         self.taped[n.id] = taped
@@ -318,6 +319,21 @@ class Adjoint:
         carried = [j for j in range(ns) if _is_float(states[j])]
         accum = [k for k, i in enumerate(invs) if isinstance(i, (Apply, Parameter))
                  and _is_float(i.abstract) and i.id not in self.inactive]
+        # where every exit value with a cotangent is a carried state as the last run
+        # found it (a ``for`` loop's variables after it), the last run -- which only
+        # tests that the loop is done -- is not swept: the exits' cotangents start the
+        # backward loop as its state's, which walks the iterations before it
+        # (``_exit_states``).  No ``last`` select then feeds the sweep, so a state
+        # updated in place (a stacked list's buffer; its cotangent's rows zeroed one an
+        # iteration) stays so in the backward loop.
+        from_exits: dict[int, Any] | None = None
+        exit_cts = _exit_states(g, ns, ct_exit, carried)
+        if exit_cts is not None:
+            from_exits = {}
+            for j, ds in exit_cts.items():
+                from_exits[j] = ds[0]
+                for d in ds[1:]:
+                    from_exits[j] = t.p_gadd([from_exits[j], d], loc)
         # the backward loop's body: iteration k of the primal, recomputed and swept
         bw = Graph(f"{g.name}:adjoint", None, loc)
         k = bw.add_parameter("k")
@@ -337,18 +353,21 @@ class Adjoint:
         try:
             s_k = [t.emit(P.tape_get, [tape, j, k], loc, abstract=states[j])
                    for j in range(ns)]
-            last = t.emit(P.eq, [k, t.emit(P.sub, [count, 1], loc, abstract=_INT)], loc,
-                          abstract=AScalar(np.dtype(np.bool_), True))
+            last = None if from_exits is not None else t.emit(
+                P.eq, [k, t.emit(P.sub, [count, 1], loc, abstract=_INT)], loc,
+                abstract=AScalar(np.dtype(np.bool_), True))
             nodes, m = self.inline(g, s_k + [_value(i) for i in invs])
             local: dict[int, Any] = {}
             for j in range(ns):
                 src = outs[1 + j]
-                if j in ct_s and isinstance(src, (Apply, Parameter)):
+                if j in ct_s and isinstance(src, (Apply, Parameter)) and last is None:
+                    self.add(local, _new(m, src), ct_s[j], loc)
+                elif j in ct_s and isinstance(src, (Apply, Parameter)):
                     z = _zeros_of(states[j])
                     self.add(local, _new(m, src), t.emit(P.select, [last, z, ct_s[j]], loc,
                                                          abstract=states[j]), loc,
                              _and(ALWAYS, last, False))
-            for e, d in ct_exit.items():
+            for e, d in (ct_exit.items() if last is not None else ()):
                 src = outs[1 + ns + e]
                 if isinstance(src, (Apply, Parameter)) and _is_float(src.abstract):
                     z = _zeros_of(src.abstract)
@@ -372,19 +391,37 @@ class Adjoint:
             bw.output = bw.apply(P.make_tuple, go, *state_out, *new_ct, *new_acc, loc=loc)
         finally:
             t.trace = saved
+        # the tape stores only the states the backward loop reads (a stacked list's
+        # buffer is written by the body, never read: it is not stored every iteration)
+        taped_body.kept = _read_states(bw, s_k)
         lifted = lift_free_nodes(bw)
         nstate = 1 + len(carried) + len(accum)
-        start = t.emit(P.sub, [count, 1], loc, abstract=_INT)
-        back = t.emit(P.loop, [LoopBody(bw, nstate), enabled, start,
-                               *[_zeros_of(states[j]) for j in carried],
+        start = t.emit(P.sub, [count, 1 if from_exits is None else 2], loc, abstract=_INT)
+        runs = enabled
+        if from_exits is not None:  # the iterations before the last run, if any
+            more = t.emit(P.gt, [count, 1], loc, abstract=AScalar(np.dtype(np.bool_), True))
+            runs = more if enabled is True else t.emit(
+                P.and_, [enabled, more], loc, abstract=AScalar(np.dtype(np.bool_), True))
+        ct0 = [_zeros_of(states[j]) if from_exits is None or j not in from_exits else
+               from_exits[j] for j in carried]
+        back = t.emit(P.loop, [LoopBody(bw, nstate), runs, start, *ct0,
                                *[_zeros_of(invs[i].abstract) for i in accum], *lifted],
                       loc, abstract=ALOOP)
         base = 1 + nstate
         for r, j in enumerate(carried):
-            if isinstance(init[j], (Apply, Parameter)) and j in reached:
-                self.add(cts, init[j], t.emit(P.loop_out, [back, base + r], loc,
-                                              abstract=states[j]), loc)
-                self.maybe_zero.add(init[j].id)
+            if not isinstance(init[j], (Apply, Parameter)) or (
+                    j not in reached and (from_exits is None or j not in from_exits)):
+                continue
+            d = t.emit(P.loop_out, [back, base + r], loc, abstract=states[j])
+            if from_exits is not None and j in from_exits:
+                # no iteration before the last run: the exits' cotangents themselves
+                # (none where the loop did not run at all)
+                skipped = from_exits[j] if enabled is True else t.emit(
+                    P.select, [enabled, from_exits[j], _zeros_of(states[j])], loc,
+                    abstract=states[j])
+                d = t.emit(P.select, [runs, d, skipped], loc, abstract=states[j])
+            self.add(cts, init[j], d, loc)
+            self.maybe_zero.add(init[j].id)
         for r, i in enumerate(accum):
             if i in reached_acc:
                 self.add(cts, invs[i], t.emit(P.loop_out, [back, base + len(carried) + r],
@@ -488,6 +525,42 @@ def _share_taped(g: Graph, taped: dict[int, Apply]) -> None:
             for k, i in enumerate(n.inputs):
                 if k and isinstance(i, Apply) and i.id in taped and n is not taped[i.id]:
                     n.inputs[k] = taped[i.id]
+
+
+def _exit_states(g: Graph, ns: int, ct_exit: dict[int, Any],
+                 carried: list[int]) -> dict[int, list[Any]] | None:
+    """When every exit value of loop body ``g`` with a cotangent (``ct_exit``, by exit)
+    is a carried float state's parameter -- the state as the last run found it --
+    the cotangents each such state starts the backward loop with (several where exits
+    are the same state); else None."""
+    outs = g.output.inputs[1:]
+    params = {p.id: j for j, p in enumerate(g.parameters[:ns])}
+    found: dict[int, list[Any]] = {}
+    for e, d in ct_exit.items():
+        src = outs[1 + ns + e]
+        j = params.get(src.id) if isinstance(src, Parameter) else None
+        if j is None or j not in carried or getattr(d, "abstract", None) != src.abstract:
+            return None  # (a cotangent of another type: cast on the way, as before)
+        found.setdefault(j, []).append(d)
+    return found
+
+
+def _read_states(bw: Graph, reads: list[Any]) -> tuple[int, ...]:
+    """The positions in ``reads`` (the backward body's ``tape_get`` nodes, one per state)
+    of the nodes that ``bw``'s output depends on: the states its tape must store."""
+    want = {n.id: j for j, n in enumerate(reads) if isinstance(n, Apply)}
+    used: set[int] = set()
+    seen: set[int] = set()
+    stack = [bw.output]
+    while stack:
+        n = stack.pop()
+        if not isinstance(n, Apply) or n.id in seen or n.graph is not bw:
+            continue
+        seen.add(n.id)
+        if n.id in want:
+            used.add(want[n.id])
+        stack.extend(n.inputs[1:])
+    return tuple(sorted(used))
 
 
 def _new(m: dict[int, Any], src: Node) -> Any:

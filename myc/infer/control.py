@@ -180,12 +180,25 @@ class LoopBody:
     that is not taken does not run (its results are zeros, discarded by a ``select``).
     """
 
+    # a taped loop's stored states (``taped_states``): None stores every state
+    kept: tuple[int, ...] | None = None
+
     def __init__(self, graph: Graph, nstate: int, tape: bool = False):
         self.graph = graph
         self.nstate = nstate
         # taped: the loop also returns the state at the start of every iteration and
         # the iteration count (after its exit values), for its adjoint
         self.tape = tape
+
+    def taped_states(self) -> tuple[int, ...] | None:
+        """The states a taped loop stores per iteration, in state order (None: the loop
+        is not taped).  Its adjoint (``myc.infer.adjoint``) sets ``kept`` to those its
+        backward loop reads as primal values: a state the body only writes -- a stacked
+        list's buffer, written a row per iteration -- is not stored ``trips`` times.
+        The one place the tape's layout is decided: every runner stores these."""
+        if not self.tape:
+            return None
+        return tuple(range(self.nstate)) if self.kept is None else self.kept
 
     @property
     def __myc_subgraph__(self) -> Graph:  # the IR printer shows it after the loop

@@ -16,8 +16,12 @@ the list can be appended to and read as ``hs[-1]``, ``hs[i]`` of an item from be
 loop and ``len(hs)`` (``read``); any other read stops the conversion (a ``GraphBreak``),
 and the loop is unrolled as before.
 
-Each append is a ``where`` over the buffer (a fused kernel, ``O(trips x item)`` an
-iteration), and a gradient's tape stores the buffers every iteration, so the stacking is
+Each append is a row store at the run-time count (``index_set``): native loops store
+the row into the state's own buffer as the state advances, no copy of the buffer
+(``loopgen._rows_in_place``), and the store's adjoint reads the cotangent's row and
+zeroes it -- nothing of the buffer -- so a gradient's tape does not store the buffers
+(``LoopBody.taped_states``): time and memory linear in the trip count.  A loop that
+reads the list (``hs[-1]``) does tape them every iteration, so there the stacking is
 refused past ``MAX_TAPE`` elements (``trips**2 x item``); such loops unroll, as before.
 """
 
@@ -33,22 +37,26 @@ from myc.prims import P
 from myc.prims.abstract import AArray, AScalar, abstract_of
 from myc.prims.containers import ListValue
 
-# trips**2 x item elements: past this the buffers a gradient tapes grow too large
+# trips**2 x item elements: past this the buffers a gradient tapes grow too large --
+# where the loop reads them (``hs[-1]``); a buffer only appended to is never taped
 MAX_TAPE = 1 << 24
 
 
 class StackMeta:
     """The structure of a stacked list: compared by identity between iterations."""
 
-    __slots__ = ("prefix", "k", "slots", "trips", "grown")
+    __slots__ = ("prefix", "k", "slots", "trips", "grown", "reads")
 
     def __init__(self, prefix: tuple, k: int, grown: Any, slots: list | None = None,
-                 trips: int | None = None):
+                 trips: int | None = None, reads: bool = False):
         self.prefix = prefix  # the items before the loop (values of the outer program)
         self.k = k  # items appended per iteration
         self.grown = grown  # (variable name, "list"): for the error of a dynamic loop
         self.slots = slots  # the abstract value of each append slot
         self.trips = trips  # the loop's static trip count, once known
+        # the loop reads an earlier iteration's item (``hs[-1]``): a gradient tapes the
+        # buffers every iteration
+        self.reads = reads
 
 
 class StackList:
@@ -115,6 +123,7 @@ def read(tracer: Any, name: str, args: list, loc: Any) -> Any:
                 return x.pending[-1]
             if not meta.prefix:
                 _read()
+            meta.reads = True
             first = meta.prefix[-1]
             if meta.trips is None or not isinstance(x.count, Node):
                 if meta.slots is not None and _abstract(first) != meta.slots[-1]:
@@ -196,11 +205,18 @@ def commit(tracer: Any, nxt: list[Any], loc: Any) -> list[Any]:
             continue
         if slots != meta.slots:
             raise GraphBreak("a loop appends values of different types to a list", loc)
-        bufs = []
-        for buf, x, a in zip(v.buffers, v.pending, slots, strict=True):
-            rows = np.arange(meta.trips).reshape((meta.trips,) + (1,) * len(_shape(a)))
-            hit = tracer.call_prim(P.eq, [rows, v.count], loc)
-            bufs.append(tracer.call_prim(P.where, [hit, x, buf], loc))
+        # each append a row store at the run-time count: its adjoint reads the
+        # cotangent's row and zeroes it, and it reads nothing of the buffer, so a
+        # gradient's tape does not store the buffer (``LoopBody.taped_states``)
+        # (the body also runs once with ``count == trips``, the run that finds the loop
+        # done: its next state is discarded, so its row goes anywhere in range)
+        at = v.count
+        if isinstance(at, Node):
+            last = meta.trips - 1
+            at = tracer.emit(P.select, [tracer.emit(P.lt, [at, last], loc), at, last], loc,
+                             abstract=at.abstract)
+        bufs = [tracer.emit(P.index_set, [buf, at, x], loc, abstract=buf.abstract)
+                for buf, x in zip(v.buffers, v.pending, strict=True)]
         out.append(StackList(meta, count, tuple(bufs)))
     return out
 
@@ -251,9 +267,10 @@ def size(tracer: Any, args: list[Any], trips: int, loc: Any) -> list[Any]:
         if meta.slots is None:
             raise GraphBreak("a loop's appends were never traced", loc)
         elems = sum(int(np.prod(_shape(a), dtype=np.int64)) for a in meta.slots)
-        if trips * trips * max(elems, 1) > MAX_TAPE:
-            raise GraphBreak("a list appended to in a loop is too long to carry", loc)
-        new = StackMeta(meta.prefix, meta.k, meta.grown, meta.slots, trips)
+        if meta.reads and trips * trips * max(elems, 1) > MAX_TAPE:
+            raise GraphBreak("a list appended to and read in a loop is too long to carry",
+                             loc)
+        new = StackMeta(meta.prefix, meta.k, meta.grown, meta.slots, trips, meta.reads)
         bufs = tuple(tracer.emit(P.zeros, [(trips,) + _shape(a), a.dtype], loc,
                                  abstract=AArray(a.dtype, (trips,) + _shape(a)))
                      for a in meta.slots)

@@ -102,7 +102,8 @@ class Tape:
     ``states`` are the loop's state buffers (their dtypes and shapes are the rows')."""
 
     states: list[Value]
-    read: list[int] = field(default_factory=list)  # the states a TapeGet reads: taped
+    # the states stored (``LoopBody.taped_states``: those a TapeGet reads)
+    read: list[int] = field(default_factory=list)
 
 
 @dataclass(eq=False)

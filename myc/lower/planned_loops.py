@@ -134,8 +134,8 @@ def lower_loop(low, n) -> None:
     loc = getattr(n, "loc", None)
     op = LoopOp(enabled, init, state, body_ops, go_on, next_state, exits,
                 [None] * len(exits), staged, line=getattr(loc, "line", 0) or 0)
-    if body.tape:
-        op.tape = Tape(state)
+    if body.tape:  # the states its adjoint reads (``LoopBody.taped_states``)
+        op.tape = Tape(state, list(body.taped_states()))
     low.loops[n.id] = op
     low.ops.append(op)
 
@@ -187,7 +187,7 @@ def lower_tape_get(low, n) -> None:
     if out.dtype != want.dtype or tuple(out.shape) != tuple(want.shape):
         low.reject(n, f"a tape row {want.describe()} read as {out.describe()}")
     if j not in tape.read:
-        tape.read.append(j)
+        low.reject(n, "a tape row its loop does not store")
     low.ops.append(TapeGet(tape, j, step, out))
 
 

@@ -534,7 +534,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
             fn = LoopRunner(lower(body.graph, (), f"{name}_loop", fused, lone=True, fns=fns,
                                   backend=backend, compiler=compiler, native_max=native_max,
                                   in_body=True),
-                            body.nstate, body.tape, lazy=in_body)
+                            body.nstate, body.taped_states(), lazy=in_body)
             steps.append(Step(fn, [operand(i) for i in n.inputs[2:]], slot_of[n.id], n.loc,
                               "loop", kernel=fn, kind="loop"))
             continue
@@ -626,17 +626,23 @@ def _predicate(steps: list[Step], outputs: list[tuple[bool, Any]]) -> None:
 
 class Tape:
     """The state of a taped loop at the start of each iteration: one array per carried
-    value, iterations along the first axis (rows past ``count`` are unused capacity)."""
+    value it stores, iterations along the first axis (rows past ``count`` are unused
+    capacity); None for a state not stored (``LoopBody.taped_states``: its adjoint never
+    reads it)."""
 
-    def __init__(self, leaves: list[np.ndarray], count: int, specs: list[Any]):
+    def __init__(self, leaves: list[np.ndarray | None], count: int, specs: list[Any]):
         self.leaves = leaves
         self.count = count
         self.specs = specs
 
     @classmethod
-    def of(cls, states: list[list[Any]], specs: list[Any]) -> Tape:
-        leaves = []
+    def of(cls, states: list[list[Any]], specs: list[Any],
+           kept: tuple[int, ...] | None = None) -> Tape:
+        leaves: list[Any] = []
         for j, a in enumerate(specs):
+            if kept is not None and j not in kept:
+                leaves.append(None)
+                continue
             dt = np.uint8 if a.dtype == np.bool_ else a.dtype
             column = [s[j] for s in states]
             dev = next((owner(v) for v in column if type(v) in DEVICE_ARRAY_TYPES), None)
@@ -649,7 +655,10 @@ class Tape:
     def get(self, j: int, k: int) -> Any:
         if not 0 <= k < self.count:
             raise IndexError(f"tape step {k} of {self.count}")
-        v = self.leaves[j][k]
+        leaf = self.leaves[j]
+        if leaf is None:  # (the adjoint reads only the states it kept)
+            raise IndexError(f"state {j} of a loop is not on its tape")
+        v = leaf[k]
         a = self.specs[j]
         if isinstance(a, AScalar):
             if type(v) in DEVICE_ARRAY_TYPES:
@@ -676,10 +685,11 @@ class LoopRunner:
     iteration.  Otherwise the body's steps run from here, one iteration at a time.
     """
 
-    def __init__(self, body: HostProgram, nstate: int, tape: bool = False,
+    def __init__(self, body: HostProgram, nstate: int, tape: tuple[int, ...] | None = None,
                  plan: Any = None, lazy: bool = False):
         self.body = body
         self.nstate = nstate
+        # the states stored per iteration (``LoopBody.taped_states``); None: untaped
         self.tape = tape
         self._plan = plan
         if not lazy:
@@ -705,7 +715,8 @@ class LoopRunner:
             n = self.nstate
             zeros = [_zero(self.body.specs[x] if s else None, x)
                      for s, x in self.body.outputs[1 + n:]]
-            extra = (Tape.of([], self.body.specs[:n]), 0) if self.tape else ()
+            extra = (Tape.of([], self.body.specs[:n], self.tape), 0) \
+                if self.tape is not None else ()
             return (None,) * (1 + n) + tuple(zeros) + extra
         if self.native is not None:
             try:
@@ -716,11 +727,12 @@ class LoopRunner:
         state, invariants = list(inputs[:n]), list(inputs[n:])
         tape: list[list[Any]] = []
         while True:
-            if self.tape:
+            if self.tape is not None:
                 tape.append(state)
             outs = self.body.run_flat(state + invariants)
             if not outs[0]:
-                extra = (Tape.of(tape, self.body.specs[:n]), len(tape)) if self.tape else ()
+                extra = (Tape.of(tape, self.body.specs[:n], self.tape), len(tape)) \
+                    if self.tape is not None else ()
                 return (None,) * (1 + n) + tuple(outs[1 + n:]) + extra
             state = outs[1:1 + n]
 
@@ -860,7 +872,8 @@ def _native_program(prog: HostProgram, build: bool = True):
     return _native_loop(once, 0, plan=prog.__dict__.get("_native_plan"), build=build)
 
 
-def _native_loop(body: HostProgram, nstate: int, tape: bool = False, plan: Any = None,
+def _native_loop(body: HostProgram, nstate: int, tape: tuple[int, ...] | None = None,
+                 plan: Any = None,
                  build: bool = True):
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
         return None

@@ -53,7 +53,7 @@ class Target:
         primitive's declared ``step_kind``."""
         return frozenset()
 
-    def native_loop(self, body: Any, nstate: int, tape: bool, plan: Any,
+    def native_loop(self, body: Any, nstate: int, tape: tuple[int, ...] | None, plan: Any,
                     build: bool = True) -> Any:
         """``body`` (a host program, or a straight-line program run once) as a native
         function, or None; with ``build`` False only checked, its code made by the

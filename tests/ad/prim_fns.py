@@ -386,6 +386,10 @@ def index_set(x, i, j, v):
     return P.index_set(x, (i, j), v)  # one element, at ints given at run time
 
 
+def index_set_row(x, i, v):
+    return P.index_set(x, i, v)  # a row at an int given at run time (a stacked append)
+
+
 def mask_assign(x, mask, v):
     return P.mask_assign(x, mask, v)
 

@@ -228,6 +228,13 @@ def index_set_args(draw):
 
 
 @st.composite
+def index_set_row_args(draw):
+    x = draw(matrix(3, 4))
+    i = int(_rng(draw).integers(-x.shape[0], x.shape[0]))
+    return (x, i, draw(value((x.shape[1],))))
+
+
+@st.composite
 def getitem_grad_args(draw):
     x, idx = draw(gather_args())
     return (x, idx, draw(value((len(idx),))))
@@ -382,7 +389,9 @@ CASES: dict[str, list[Case]] = {
             lambda t: ((t[0], t[1], t[0] * 0.5 + 1.0),))),
     ],
     "index_add": [Case(F.index_add, index_add_args(), argnums=(0, 2), reference="myc")],
-    "index_set": [Case(F.index_set, index_set_args(), argnums=(0, 3), reference="myc")],
+    "index_set": [Case(F.index_set, index_set_args(), argnums=(0, 3), reference="myc"),
+                  Case(F.index_set_row, index_set_row_args(), argnums=(0, 2),
+                       reference="myc")],
     "mask_assign": [Case(F.mask_assign, mask_args(with_value=True), argnums=(0, 2),
                          reference="myc")],
     "fill_unselected": [Case(F.prod_selected, mask_args(), argnums=0)],

@@ -207,10 +207,15 @@ class GrowingTape(_Tape):
 class Next:
     """A state value's next value: ``src()`` (a pointer to ``nbytes`` bytes, or the number
     itself where ``nbytes`` is None); ``src`` None: the state already holds it (the
-    value unchanged, or written in place by the kernel computing it)."""
+    value unchanged, or written in place by the kernel computing it) -- or ``update``
+    makes it so: ``update(buffer)`` writes into the state's own buffer (a row stored into
+    a stacked list's buffer: ``index_set`` in place), once every other next value is
+    taken and before the slots change, so every step of the iteration read the buffer
+    before, and the run that finds the loop done never writes it."""
 
     src: Callable[[], ir.Value] | None
     nbytes: Size | None = None
+    update: Callable[[ir.Value], None] | None = None
 
 
 class Swapped:
@@ -234,12 +239,15 @@ class Swapped:
         values = []
         for j, nx in enumerate(nexts):
             if j in self.bufs:
-                dst = b.select(c, *self.bufs[j])
+                dst = b.select(c, *self.bufs[j])  # (an updated state: one buffer twice)
                 if nx.src is not None:
                     memcpy(b, dst, nx.src(), nx.nbytes)
                 values.append(dst)
             else:
                 values.append(nx.src())
+        for j, nx in enumerate(nexts):
+            if nx.update is not None:
+                nx.update(values[j])
         for j, v in enumerate(values):
             self.set_state(j, v)
         b.store(b.not_(c), self.cur)
@@ -263,6 +271,9 @@ class Copied:
                 continue
             src = self.staged[j] if self.staged[j] is not None else nx.src()
             memcpy(b, self.bufs[j], src, nx.nbytes)
+        for j, nx in enumerate(nexts):
+            if nx.update is not None:
+                nx.update(self.bufs[j])
 
 
 # -- the loop ---------------------------------------------------------------------------

@@ -108,7 +108,7 @@ class Unsupported(Exception):  # noqa: N818 - a control signal
 
 
 @timed("native codegen")
-def native_loop(body, nstate: int, tape: bool = False,
+def native_loop(body, nstate: int, tape: tuple[int, ...] | None = None,
                 plan: NativePlan | None = None, build: bool = True) -> NativeLoop | None:
     """The loop as native code, or ``None`` when its body needs the host runner;
     ``plan``: what an earlier build of this loop left (``NativeLoop.plan``).  With
@@ -186,8 +186,9 @@ def _mem(a: Any) -> ir.Type:
 class NativeLoop(NativeRun):
     """``loop(inputs) -> exit values`` as one call into machine code."""
 
-    def __init__(self, body, nstate: int, tape: bool = False, callee: bool = False,
-                 plan: NativePlan | None = None, build: bool = True, nested: bool = False):
+    def __init__(self, body, nstate: int, tape: tuple[int, ...] | None = None,
+                 callee: bool = False, plan: NativePlan | None = None, build: bool = True,
+                 nested: bool = False):
         """Check that every step is one native code covers (else raise Unsupported),
         then compile, or take ``plan``'s machine code (an earlier build of this program)
         -- except for a ``callee``: a typed function another function calls, only
@@ -210,6 +211,7 @@ class NativeLoop(NativeRun):
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         self.once = bool(getattr(body, "once", False))
+        self.rows_in_place: dict[int, int] = {}  # (``_rows_in_place``, made with the code)
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
         # guarded steps x[i, j, :] (or their gradients) by computed ints: run everywhere,
@@ -640,7 +642,7 @@ class NativeLoop(NativeRun):
         then a taped loop's tape and count (``ATape``, ``AScalar``: classes)."""
         specs = self.body.specs
         out = [specs[x] if is_slot else abstract_of(x) for is_slot, x in self.exit_outputs]
-        return out + ([ATape, AScalar] if self.tape else [])
+        return out + ([ATape, AScalar] if self.tape is not None else [])
 
     def _emit(self, module: ir.Module, fn: ir.Function, fns: dict, framed: bool,
               host: _Nest | None = None) -> list[ir.Value] | None:
@@ -751,6 +753,8 @@ class NativeLoop(NativeRun):
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         swap = self._swapped_states(n)
+        # (a nested loop stores its rows by copies: its exits are handed back as values)
+        self.rows_in_place = self._rows_in_place(n) if host is None else {}
         made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
         self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
         for si, st in enumerate(body.steps):
@@ -773,6 +777,8 @@ class NativeLoop(NativeRun):
                                                     np.dtype(dt)))
             elif st.output in self.mt_of and st.output not in self.mt_copy:
                 continue  # never materialized
+            elif si in self.rows_in_place:
+                continue  # stored into its state's own buffer
             elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
                     st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
@@ -797,6 +803,8 @@ class NativeLoop(NativeRun):
             a = specs[state_slots[j]]
             rec = ("state", tuple(a.shape), memdtype(np.dtype(a.dtype)))
             state_bufs[j] = (buf(rec), buf(rec))
+        for j in self.rows_in_place.values():  # one buffer, updated in place
+            state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
         exit_ptrs = [io_ptr() for _ in self.exit_outputs] if host is None else []
         for key, v in list(scratch_ptr.items()):
             if isinstance(v, tuple) and v[0] == "exit":
@@ -806,14 +814,16 @@ class NativeLoop(NativeRun):
                          if isinstance(v, tuple) and v[0] == "state"}
         self.partial_ptr = partial_ptr
         tape = rows = None
-        if self.tape and host is None:  # the state each iteration starts from, in
-            # buffers the runner sized
+        if self.tape is not None and host is None:  # the states each iteration starts
+            # from (those the adjoint reads: ``LoopBody.taped_states``), in buffers the
+            # runner sized
             tape_ptrs = [io_ptr() for _ in range(n)]
             cap_cell, count_cell = io_ptr(), io_ptr()
             tape = loop_emit.BoundedTape(fn, tape_ptrs, cap_cell, count_cell, 2)
             b.store(ir.Constant(I64, 0), count_cell)
-        elif self.tape:  # a nested loop's: rows grown by realloc, kept by the runner
-            # across runs and calls (``("tape", n)``: an int64 capacity, n row pointers)
+        elif self.tape is not None:  # a nested loop's: rows grown by realloc, kept by the
+            # runner across runs and calls (``("tape", n)``: an int64 capacity, n row
+            # pointers; those of states not taped stay NULL)
             cells = extra(("tape", n))
             with native_ops.at_entry(b, entry):
                 count_cell = b.alloca(I64)
@@ -822,7 +832,7 @@ class NativeLoop(NativeRun):
                 [b.gep(cells, [ir.Constant(I64, 1 + j)], source_etype=I64)
                  for j in range(n)], cells, count_cell, _libc(module, "realloc"),
                 lambda op, x, y: _checked(b, op, x, y), fail, "a nested loop's tape")
-        if self.tape:
+        if self.tape is not None:
 
             def row(slot: int, a: Any):
                 if isinstance(a, AArray):
@@ -835,7 +845,7 @@ class NativeLoop(NativeRun):
 
             rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
                                       not isinstance(specs[slot], AArray))
-                    for j, slot in enumerate(state_slots)]
+                    for j, slot in enumerate(state_slots) if j in self.tape]
         if host is None:
             self.n_io = self.extras_at = nio[0]
         # (a nested loop's state bit at entry: which buffer is free at its start does not
@@ -847,6 +857,12 @@ class NativeLoop(NativeRun):
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
 
+        for j in self.rows_in_place.values():  # the initial state copied in: the caller's
+            # array is never written
+            a = specs[state_slots[j]]
+            loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
+                             prod(a.shape) * np.dtype(a.dtype).itemsize)
+            b.store(state_bufs[j][0], slot_var(state_slots[j]))
         loop = loop_emit.Loop(b, states, fail, tape, rows)
         loop.start()
 
@@ -907,6 +923,11 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
+        def store_row(si: int, dst: ir.Value) -> None:  # (``_rows_in_place``)
+            st = body.steps[si]
+            self._array_step(b, entry, si, st.op, st.name, list(st.inputs),
+                             specs[st.output], dst, bail_if, value)
+
         # next state: arrays copied into the buffer not being read (unless a kernel wrote
         # it there), then all slots set
         def next_state(j: int) -> loop_emit.Next:
@@ -916,6 +937,9 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
             if j in self.in_place:
                 return loop_emit.Next(None)
+            for si, jj in self.rows_in_place.items():
+                if jj == j:
+                    return loop_emit.Next(None, update=lambda dst, si=si: store_row(si, dst))
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
                                   prod(a.shape) * np.dtype(a.dtype).itemsize)
 
@@ -927,7 +951,7 @@ class NativeLoop(NativeRun):
             outs = [value(-1, -1, is_slot, x, want=None if isinstance(
                 a, AArray) else _ltype(a)) for (is_slot, x), a in zip(
                     self.exit_outputs, self._exit_types(), strict=False)]
-            if self.tape:
+            if self.tape is not None:
                 count = b.load(count_cell, typ=I64)
                 with native_ops.at_entry(b, entry):
                     tp = b.alloca(PTR, size=ir.Constant(I64, 1 + n))
@@ -937,11 +961,21 @@ class NativeLoop(NativeRun):
                             b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR))
                 outs += [tp, count]
             return outs
-        for e, ((is_slot, x), dst) in enumerate(zip(self.exit_outputs, exit_ptrs,
-                                                    strict=True)):
+        # an exit value that is a state updated in place: its row stored now, after the
+        # other exits are copied (one may be a view of the buffer)
+        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()}
+        order = sorted(range(len(self.exit_outputs)), key=lambda e: bool(
+            self.exit_outputs[e][0] and self.exit_outputs[e][1] in late))
+        for e in order:
+            (is_slot, x), dst = self.exit_outputs[e], exit_ptrs[e]
             a = specs[x] if is_slot else abstract_of(x)
             if not is_slot:
                 continue  # a constant: filled in by the caller
+            if x in late:
+                si, j = late.pop(x)
+                buf = b.load(slot_var(state_slots[j]), typ=PTR)
+                store_row(si, buf)
+                b.store(buf, slot_var(x))
             if isinstance(a, AArray) and direct.get(x) == e:
                 continue  # written in place
             if isinstance(a, AArray):
@@ -1027,6 +1061,8 @@ class NativeLoop(NativeRun):
         guarded = st.guarded and si in self.guarded_dynamic
         if (st.guarded and not guarded) or not isinstance(out, AArray):
             return False
+        if si in self.rows_in_place:  # stored as the state advances (``_rows_in_place``)
+            return True
         dst = e.scratch_ptr[(si, 0)]
         bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
         self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, bail, e.value)
@@ -1421,6 +1457,37 @@ class NativeLoop(NativeRun):
             b.branch(after)
             b.position_at_end(after)
 
+    def _rows_in_place(self, n: int) -> dict[int, int]:
+        """``index_set`` steps that update a loop-carried array in place, by step: state
+        ``j``'s next value is its own buffer with a view stored (an append to a stacked
+        list: a row at the count; a backward loop's cotangent of it, the row zeroed), and
+        nothing else reads that result but exit values (then the state itself is none:
+        the row is stored in the last run too, before the exits are copied).  The store is made
+        as the state advances (``loop_emit.Next.update``): after every step of the
+        iteration has read the buffer, and never in the run that finds the loop done
+        (whose exit values may be the buffer) -- so the buffer is neither copied nor
+        swapped per iteration (a copy of ``trips`` rows per append made an appending
+        loop quadratic).  The initial state is copied into the buffer once."""
+        body, specs = self.body, self.body.specs
+        if self.once:
+            return {}
+        state_of = {p: j for j, p in enumerate(body.params[:n])}
+        found: dict[int, int] = {}
+        for si, st in enumerate(body.steps):
+            if st.op != "index_set" or st.guarded or not st.inputs[0][0]:
+                continue
+            j = state_of.get(st.inputs[0][1])
+            exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
+            if j is None or j in found.values() or \
+                    tuple(body.outputs[1 + j]) != (True, st.output) or \
+                    self.readers.get(st.output) != 1 + exits.count(st.output) or \
+                    (st.output in exits and body.params[j] in exits) or \
+                    not isinstance(specs[st.output], AArray) or \
+                    specs[st.output] != specs[body.params[j]]:
+                continue
+            found[si] = j
+        return found
+
     def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
         """Loop-carried arrays whose next value a kernel of the body computes, by that
         kernel output's slot: ``slot -> (state index, (shape, dtype))``.  The kernel
@@ -1769,11 +1836,13 @@ class NativeLoop(NativeRun):
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
-        if kind == "index_set":  # R[i, j] = v: x copied, one element stored
+        if kind == "index_set":  # R[i, j] = v, R[t] = row: x copied, the view stored
+            # (a number into every element of it: a row of an adjoint zeroed)
             d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
             if how not in ("basic", "dynamic") or x.dtype != out.dtype or \
                     out.dtype.kind not in "fi" or not isinstance(d, (AScalar, AArray)) or \
-                    d.dtype != out.dtype or prod(d.shape) != 1 or prod(view[1]) != 1:
+                    d.dtype != out.dtype or (prod(d.shape) != 1 and
+                                             tuple(d.shape) != tuple(view[1])):
                 raise Unsupported("an item assignment of this kind")
 
     def _concat_pieces(self, si: int, ins_: list, out: AArray) -> tuple[list[tuple], Any]:
@@ -1977,13 +2046,15 @@ class NativeLoop(NativeRun):
             return
         how, parts = self._index_parts(si, ins_[1])
         d = None
-        if kind == "index_set":  # x copied, then its element stored (as a scatter's)
+        if kind == "index_set" and si not in self.rows_in_place:  # x copied, then its
+            # element stored (as a scatter's)
             off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
             loop_emit.memcpy(b, dst, value(si, off, *ins_[0]), _nbytes(out))
         if kind == "scatter_add":
             kernel_calls.fill(b, dst, ty, 0, count)
         if kind in ("scatter_add", "index_set"):
             d_slot, d_x = ins_[2]
+            d_shape = tuple(getattr(specs[d_x] if d_slot else abstract_of(d_x), "shape", ()))
             if isinstance(specs[d_x] if d_slot else abstract_of(d_x), AScalar):
                 with native_ops.at_entry(b, entry):  # one element: through a cell
                     cell = b.alloca(ty)
@@ -2001,7 +2072,9 @@ class NativeLoop(NativeRun):
             if kind == "index":
                 strided_copy.copy(b, ty, dst, src, shape, strides, offset=offset)
             else:
-                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True)
+                strided_copy.copy(b, ty, d, src, shape, strides, offset=offset, store=True,
+                                  broadcast=kind == "index_set" and prod(shape) > 1 and
+                                  prod(d_shape) == 1)
             return
         got, n = parts
         idx = [value(sj, k, s_, p) for sj, k, s_, p in got]

@@ -92,7 +92,8 @@ class NativeRun:
                 io[i] = v.ctypes.data
             elif isinstance(a, ATape):
                 tape = (ctypes.c_void_p * (1 + len(v.leaves)))(
-                    v.count, *[leaf.ctypes.data for leaf in v.leaves])
+                    v.count, *[0 if leaf is None else leaf.ctypes.data
+                               for leaf in v.leaves])
                 keep += [tape, v]
                 io[i] = ctypes.addressof(tape)
             else:  # a scalar: this thread's 8-byte cell i
@@ -116,12 +117,17 @@ class NativeRun:
                 io[k] = cells_at + 8 * (base + e)
             results.append(arr)
             k += 1
-        tapes = []
-        if self.tape:
+        tapes: list[Any] = []
+        if self.tape is not None:
             pools = getattr(self._local, "tapes", None)
             if pools is None or pools[0] != self.cap:  # this thread's, at this capacity
                 pools = self._local.tapes = (self.cap, [[] for _ in range(self.nstate)])
             for j in range(self.nstate):
+                if j not in self.tape:  # not stored: its adjoint never reads it
+                    tapes.append(None)
+                    io[k] = None
+                    k += 1
+                    continue
                 a = specs[self.body.params[j]]
                 t = pooled(pools[1][j], (self.cap, *a.shape), memdtype(a.dtype))
                 tapes.append(t)
@@ -158,7 +164,7 @@ class NativeRun:
                 v = bool(v)
             out.append({"f": float, "i": int, "b": bool}[a.dtype.kind](v) if a.weak
                        else a.dtype.type(v))
-        if self.tape:
+        if self.tape is not None:
             n = int(count)
             st = [specs[p] for p in self.body.params[:self.nstate]]
             out += [Tape(tapes, n, st), n]

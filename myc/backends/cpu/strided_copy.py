@@ -73,12 +73,15 @@ def _merged(shape: list[Size], strides: list[Size]) -> tuple[list[Size], list[Si
 
 def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
          shape: list[Size] | tuple, strides: list[Size] | tuple, *, offset: Size = 0,
-         store: bool = False, in_bytes: bool = False, name: str = "ix") -> None:
+         store: bool = False, in_bytes: bool = False, name: str = "ix",
+         broadcast: bool = False) -> None:
     """Copy between the contiguous array ``contiguous`` (``ty`` elements, C order) and the
     strided view ``view[offset + i . strides]`` of ``shape`` (``store``: contiguous ->
     view; else view -> contiguous).  ``strides`` and ``offset`` count ``ty`` elements,
     or bytes with ``in_bytes`` (then nothing is assumed aligned).  Nothing is copied
-    where a size is 0; a 0-d view is one element."""
+    where a size is 0; a 0-d view is one element.  ``broadcast`` (with ``store``): the
+    contiguous side is one element, stored into every element of the view (a row of an
+    adjoint zeroed: ``index_set(dout, t, 0.0)``)."""
     shape, strides = list(shape), list(strides)
     if not in_bytes:
         shape, strides = _merged(shape, strides)
@@ -87,6 +90,8 @@ def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
     inner: list[Size] = [1] * len(shape)  # elements of the contiguous side per index
     for d in range(len(shape) - 2, -1, -1):
         inner[d] = _mul(b, inner[d + 1], shape[d + 1])
+    if broadcast:
+        inner = [0] * len(shape)
 
     def nest(d: int, view_off: Size, flat: Size) -> None:
         if d == len(shape):

@@ -411,21 +411,24 @@ def getitem(x: Any, index: Any) -> Any:
 
 
 def index_set(x: Any, index: Any, value: Any) -> Any:
-    """``x`` with one element set (an item assignment ``R[i, j] = v``): a device copy
-    of ``x`` and a one-element copy of ``value`` into it."""
+    """``x`` with the view ``x[index]`` set (an item assignment ``R[i, j] = v``, a row
+    ``R[t] = h``: a stacked list's append): a device copy of ``x`` and a copy of
+    ``value`` into the view -- one element of ``value`` into each of its elements where
+    ``value`` has one (a row of an adjoint zeroed)."""
     if not (on_device(x) or type(x) is DeviceConst):
         raise NotOnDevice("not an array")
     comps, advanced = _split_index(index)
     xd = as_device(x)
-    off, shape, _strides = _view(xd, tuple(comps) if isinstance(index, tuple) else index)
-    if advanced or prod(shape) != 1:
-        raise NotOnDevice("an item assignment of more than one element")
+    off, shape, strides = _view(xd, tuple(comps) if isinstance(index, tuple) else index)
+    v = as_device(value, dtype=xd.dtype)
+    if advanced or (v.size != 1 and tuple(v.shape) != tuple(shape)):
+        raise NotOnDevice("an item assignment of another shape")
     count("device_copies")
     out = _dev().empty(xd.shape, xd.dtype)
     st = _c_strides(xd.shape)
     copy_into(out, 0, st, xd, 0, st, tuple(xd.shape))
-    v = as_device(value, dtype=xd.dtype)
-    copy_into(out, off, (), v, 0, (), ())
+    vst = (0,) * len(shape) if v.size == 1 else _c_strides(tuple(shape))
+    copy_into(out, off, tuple(strides), v, 0, vst, tuple(shape))
     return out
 
 
