@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from myc.ad.rules import reverse_rule_graph
-from myc.infer.calls import ACALL
+from myc.infer.calls import ACALL, applies
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
 from myc.infer.signature import GraphBreak
 from myc.ir.manager import Manager, schedule
@@ -549,18 +549,7 @@ def _read_states(bw: Graph, reads: list[Any]) -> tuple[int, ...]:
     """The positions in ``reads`` (the backward body's ``tape_get`` nodes, one per state)
     of the nodes that ``bw``'s output depends on: the states its tape must store."""
     want = {n.id: j for j, n in enumerate(reads) if isinstance(n, Apply)}
-    used: set[int] = set()
-    seen: set[int] = set()
-    stack = [bw.output]
-    while stack:
-        n = stack.pop()
-        if not isinstance(n, Apply) or n.id in seen or n.graph is not bw:
-            continue
-        seen.add(n.id)
-        if n.id in want:
-            used.add(want[n.id])
-        stack.extend(n.inputs[1:])
-    return tuple(sorted(used))
+    return tuple(sorted({want[n.id] for n in applies(bw) if n.id in want}))
 
 
 def _new(m: dict[int, Any], src: Node) -> Any:

@@ -217,7 +217,7 @@ class Recursion:
                     raise GraphBreak("a recursive call from a loop or another function, "
                                      "to a function that captures values", n.loc)
                 n.inputs.extend(lifted)
-            for n in _applies(body):
+            for n in applies(body):
                 if n.inputs[0].value is P.invoke and not n.inputs[1].value.done and \
                         n.inputs[1].value is not tf:
                     raise GraphBreak("mutually recursive functions that capture values",
@@ -256,7 +256,8 @@ def _same_leaf(v: Any, old: Any) -> bool:
     return old[0] == "c" and _leaf_key(v) == old
 
 
-def _applies(g: Graph):
+def applies(g: Graph):
+    """The applications ``g``'s output depends on, within ``g`` itself."""
     seen: set[int] = set()
     stack = [g.output]
     while stack:
