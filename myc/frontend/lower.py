@@ -772,15 +772,21 @@ class FunctionLowerer:
         name = v.args[0].id
         args, kwargs = self._args(v, block)
         g = _library_graph("fill_diagonal_value")
+        self._write_into(name, v, lambda cur: self.call_graph(
+            g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), block)
+        return block
+
+    def _write_into(self, name: str, v: ast.Call, build, block: Block) -> None:
+        """A NumPy call writing into array ``name`` (its first argument): ``name``
+        rebound to ``build(current value)``; the names sharing its memory (views: CPython
+        would show them the write) are refused as arrays if read afterwards."""
         current = self.read_name(name, v.args[0], block)
-        others = _sharing(name, current, block.env)  # a view: the write shows through
-        self.mutate(name, lambda cur: self.call_graph(
-            g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), v, block)
+        others = _sharing(name, current, block.env)
+        self.mutate(name, build, v, block)
         line = v.lineno + self.info.line_offset
-        for other in others:  # CPython would show them the new diagonal
+        for other in others:
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                       current, name)
-        return block
 
     def stmt_ufunc_at(self, v: ast.Call, block: Block) -> Block:
         """``np.add.at(a, idx, v)`` adds ``v`` into ``a`` at ``idx``, repeated indices
@@ -801,14 +807,8 @@ class FunctionLowerer:
         value = self.expr(v.args[2], block)
         if name == "subtract":
             value = self.apply(block, P.neg, value, node=v.args[2])
-        current = self.read_name(target, v.args[0], block)
-        others = _sharing(target, current, block.env)  # a view: the write shows through
-        self.mutate(target, lambda cur: self.apply(block, P.index_add, cur, index, value,
-                                                   node=v), v, block)
-        line = v.lineno + self.info.line_offset
-        for other in others:
-            block.env.stale[other] = (f"'{target}' was updated in place (line {line})",
-                                      current, target)
+        self._write_into(target, v, lambda cur: self.apply(block, P.index_add, cur, index,
+                                                           value, node=v), block)
         return block
 
     def stmt_Return(self, s: ast.Return, block: Block) -> None:

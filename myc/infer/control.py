@@ -531,6 +531,10 @@ class ControlFlow:
 
     path: Any = None
 
+    def in_loop_body(self) -> bool:
+        """Is a loop node's body being traced (at any depth)?"""
+        return any(c.mode == "body" for c in self.loops)
+
     def run_time_range_len(self, args: list[Any], loc) -> Any:
         """``len(range(start, stop, step))`` of ints known only at run time -- an outer
         loop's counter in its body: ``for j in range(i)`` -- as int arithmetic, with a
@@ -547,7 +551,7 @@ class ControlFlow:
 
         start, stop, step = args
         if not all(is_int(v) for v in args) or isinstance(step, Node) or step == 0 or \
-                not any(c.mode == "body" for c in self.loops):
+                not self.in_loop_body():
             return None
         k = int(step)
         span = self.call_prim(P.sub, [stop, start] if k > 0 else [start, stop], loc)
@@ -582,8 +586,7 @@ class ControlFlow:
     # -- loops ---------------------------------------------------------------------------
     def enter_loop(self, fn: Closure, args: list[Any], loc, scope: Scope | None):
         """Trace a loop from its entry: unrolled, or as a loop node when it must be."""
-        ctx = LoopCtx(fn.graph, fn.frame, self.count,
-                      nested=any(c.mode == "body" for c in self.loops))
+        ctx = LoopCtx(fn.graph, fn.frame, self.count, nested=self.in_loop_body())
         ctx.entry = (fn, list(args), self.count, self.marks())
         self.loops.append(ctx)
         try:
