@@ -2288,7 +2288,10 @@ class FunctionLowerer:
                 args = [self.apply(block, P.as_operand, a, node=e) if k < n_ops and
                         _may_be_sequence(e.args[k]) else a for k, a in enumerate(args)]
                 return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
-            return self.call_node(Constant(g, self.loc(e)), e, block)
+            args, kwargs = self._args(e, block)
+            if "dtype" in kwargs:  # np.eye(n, dtype=bool): the dtype, not bool's primitive
+                kwargs["dtype"] = _dtype_constant(kwargs["dtype"])  # (which J would lift)
+            return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is P.where and len(e.args) == 1 and not e.keywords:
             raise self.error(MycTypeError, "np.where(condition) with one argument (the "

@@ -1,0 +1,37 @@
+"""What the sixth corpus (tests/realworld/wild6) found: ``dtype=bool`` handed to a NumPy
+function written in the subset (``np.eye(2 * n, dtype=bool)`` in SimCLR's loss) under
+``grad``/``jvp``, where the builtin ``bool`` had become its differentiated image and
+``astype`` refused it; values against NumPy on every backend, derivatives against finite
+differences."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import myc
+from tests.backends import BACKENDS
+
+R = np.random.default_rng(0)
+M = R.standard_normal((4, 4))
+
+
+def _mask(n, dt):
+    return np.eye(n, dtype=dt)   # a dtype passed on through a user function
+
+
+def masked(x):
+    m = np.eye(4, dtype=bool)
+    off = np.where(_mask(4, bool), 0.0, x)
+    return np.sum(np.where(m, x ** 2, 0.0)) + np.sum(off * np.identity(4, dtype=int)) + \
+        np.sum(off * np.tri(4, dtype=float))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_dtype_bool_into_library_functions_under_grad_and_jvp(backend):
+    assert myc.jit(masked, backend=backend)(M) == pytest.approx(masked(M), rel=1e-15)
+    want = np.where(np.eye(4, dtype=bool), 2 * M, np.tri(4))
+    np.testing.assert_allclose(myc.grad(masked, backend=backend)(M), want, rtol=1e-15)
+    t = R.standard_normal((4, 4))
+    _, dy = myc.jvp(masked, (M,), (t,), backend=backend)
+    assert dy == pytest.approx(np.sum(want * t), rel=1e-13)
