@@ -932,9 +932,37 @@ def array_split(ary, indices_or_sections, axis=0):
     return _split(ary, indices_or_sections, axis, False)
 
 
+def _pad_index(n, before, after, mode):
+    """Where each place of an axis padded by ``mode`` reads the array (NumPy's periodic
+    extensions: 'reflect' does not repeat the edge, 'symmetric' does)."""
+    i = np.arange(-before, n + after)
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "symmetric":
+        j = i % (2 * n)
+        return np.where(j >= n, 2 * n - 1 - j, j)
+    if n == 1:  # reflect of one element: itself
+        return i * 0
+    j = np.abs(i) % (2 * n - 2)
+    return np.where(j >= n, 2 * n - 2 - j, j)
+
+
 def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode in ("edge", "wrap", "reflect", "symmetric"):
+        x = np.asarray(array)
+        ax = 0
+        for before, after in P.pad_widths(np.ndim(x), pad_width):
+            if before > 0 or after > 0:
+                if np.shape(x)[ax] == 0:
+                    return P.lib_error(f"np.pad: can't extend an empty axis with mode={mode!r}")
+                x = np.take(x, _pad_index(np.shape(x)[ax], before, after, mode), axis=ax)
+            ax = ax + 1
+        return x
     if mode != "constant":
-        return P.lib_error("np.pad: only mode='constant' is supported")
+        return P.lib_error("np.pad: the supported modes are 'constant', 'edge', 'wrap', "
+                           "'reflect' and 'symmetric'")
     x = np.asarray(array)
     nd = np.ndim(x)
     ax = 0

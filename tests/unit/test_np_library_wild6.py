@@ -12,6 +12,11 @@ import pytest
 import myc
 from tests.backends import BACKENDS
 
+try:
+    from tests.gradcheck import check_grads
+except ModuleNotFoundError:  # plain `pytest` puts tests/, not the repo root, on sys.path
+    from gradcheck import check_grads
+
 R = np.random.default_rng(0)
 M = R.standard_normal((4, 4))
 
@@ -35,3 +40,31 @@ def test_dtype_bool_into_library_functions_under_grad_and_jvp(backend):
     t = R.standard_normal((4, 4))
     _, dy = myc.jvp(masked, (M,), (t,), backend=backend)
     assert dy == pytest.approx(np.sum(want * t), rel=1e-13)
+
+
+def pads(x):
+    return tuple(np.pad(x, w, mode=m) for m in ("edge", "wrap", "reflect", "symmetric")
+                 for w in (1, ((0, 1), (0, 0)), ((2, 0), (1, 3)), ((0, 0), (0, 7))))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_pad_edge_wrap_reflect_symmetric(backend):
+    x = R.standard_normal((3, 4))
+    for got, want in zip(myc.jit(pads, backend=backend)(x), pads(x), strict=True):
+        np.testing.assert_array_equal(got, want)
+    one = np.ones((1, 2))
+    np.testing.assert_array_equal(myc.jit(lambda a: np.pad(a, 2, mode="reflect"),
+                                          backend=backend)(one), np.pad(one, 2, "reflect"))
+    w = R.standard_normal((5, 11))
+
+    def f(a):
+        return sum(np.sum(p * w[:p.shape[0], :p.shape[1]]) for p in pads(a)[::4])
+
+    if backend == "cpu":
+        check_grads(f, (x,))
+
+
+def test_pad_unsupported_mode_is_refused_at_the_call():
+    with pytest.raises(myc.MycValueError, match="supported modes are") as info:
+        myc.jit(lambda a: np.pad(a, 1, mode="linear_ramp"))(np.ones(3))
+    assert "test_np_library_wild6.py" in str(info.value)
