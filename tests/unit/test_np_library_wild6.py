@@ -68,3 +68,42 @@ def test_pad_unsupported_mode_is_refused_at_the_call():
     with pytest.raises(myc.MycValueError, match="supported modes are") as info:
         myc.jit(lambda a: np.pad(a, 1, mode="linear_ramp"))(np.ones(3))
     assert "test_np_library_wild6.py" in str(info.value)
+
+
+def draws_integers(x, rng):
+    idx = rng.integers(0, x.shape[0], size=5)   # an RBM's flipped bits, a minibatch
+    j = rng.integers(3)
+    k = rng.integers(2, 6, size=(2, 2), endpoint=True)
+    return np.sum(x[idx] ** 2) + x[j] + np.sum(k)
+
+
+def draws_randint(x, rs):
+    return np.sum(x[rs.randint(0, 4, size=3)] ** 2) + x[np.random.randint(4, size=None)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make", [(draws_integers, np.random.default_rng),
+                                      (draws_randint, np.random.RandomState)])
+def test_integer_draws_are_numpys(backend, fn, make):
+    x = R.standard_normal(6)
+    np.random.seed(0)
+    want, g_want = fn(x, make(4)), make(4)
+    np.random.seed(0)
+    got = myc.jit(fn, backend=backend)(x, g_want)
+    assert got == want
+    np.random.seed(0)
+    g = myc.grad(fn, backend=backend)(x, make(4))
+    eps = 1e-6
+    for i in range(6):
+        d = np.zeros(6)
+        d[i] = eps
+        np.random.seed(0)
+        up = fn(x + d, make(4))
+        np.random.seed(0)
+        dn = fn(x - d, make(4))
+        assert g[i] == pytest.approx((up - dn) / (2 * eps), abs=1e-6)
+
+
+def test_integer_draw_with_float_bounds_is_refused():
+    with pytest.raises(myc.MycTypeError, match="must be an int"):
+        myc.jit(lambda x, rng: x[rng.integers(0.0, 3.0)])(np.ones(3), np.random.default_rng())
