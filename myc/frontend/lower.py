@@ -1941,6 +1941,13 @@ class FunctionLowerer:
             self.check_subset(a.value if isinstance(a, ast.Starred) else a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
+            if isinstance(static_base, np.ufunc) and e.func.attr in ("accumulate", "reduce"):
+                # np.logaddexp.accumulate(eta): NumPy's scan (myc/frontend/np_library.py)
+                g = _library_graph(f"ufunc_{e.func.attr}")
+                args, kwargs = self._args(e, block)
+                return self.call_graph(g, Constant(g, self.loc(e)),
+                                       [Constant(static_base.__name__), *args], kwargs, e,
+                                       block)
             if not _is_namespace(static_base):
                 return self.method_call(e, block)
         callee = self._static_callee(e.func, block)

@@ -383,6 +383,68 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return P.cumsum(a, axis)
 
 
+def _ufunc2(name, x, y):
+    """The binary ufunc ``np.<name>`` of the scans below (a static name)."""
+    if name == "logaddexp":
+        return logaddexp(x, y)
+    if name == "logaddexp2":
+        m = np.maximum(x, y)
+        return m + np.log2(1.0 + np.exp2(-np.abs(x - y)))
+    if name == "maximum":
+        return np.maximum(x, y)
+    if name == "minimum":
+        return np.minimum(x, y)
+    if name == "add":
+        return x + y
+    if name == "multiply":
+        return x * y
+    return P.lib_error(f"np.{name}.accumulate/reduce: not supported (np.add, multiply, "
+                       "maximum, minimum, logaddexp and logaddexp2 are)")
+
+
+def ufunc_accumulate(name, array, axis=0, dtype=None, out=None):
+    """``np.<name>.accumulate(array, axis)``: a running ``name`` along ``axis`` in NumPy's
+    order (each result the ufunc of the previous one and the next element)."""
+    if not (P.is_none(dtype) and P.is_none(out)):
+        return P.lib_error(f"np.{name}.accumulate: dtype= and out= are not supported")
+    a = np.asarray(array)
+    if np.ndim(a) == 0:
+        return P.lib_error(f"np.{name}.accumulate: cannot accumulate a 0-d array")
+    if name == "add":
+        return np.cumsum(a, axis=axis)
+    if name == "multiply":
+        return np.cumprod(a, axis=axis)
+    a = np.moveaxis(a, axis, 0)
+    acc = a[0]
+    parts = [acc]
+    for i in range(1, np.shape(a)[0]):
+        acc = _ufunc2(name, acc, a[i])
+        parts.append(acc)
+    if np.shape(a)[0] == 0:
+        return np.moveaxis(a, 0, axis)
+    return np.moveaxis(np.stack(parts), 0, axis)
+
+
+def ufunc_reduce(name, array, axis=0, dtype=None, out=None, keepdims=False):
+    """``np.<name>.reduce(array, axis, keepdims=)`` (an int axis)."""
+    if not (P.is_none(dtype) and P.is_none(out)):
+        return P.lib_error(f"np.{name}.reduce: dtype= and out= are not supported")
+    if P.is_none(axis):
+        return P.lib_error(f"np.{name}.reduce: axis=None is not supported (an int axis is)")
+    if name == "add":
+        return np.sum(array, axis=axis, keepdims=keepdims)
+    if name == "multiply":
+        return np.prod(array, axis=axis, keepdims=keepdims)
+    if name == "maximum":
+        return np.max(array, axis=axis, keepdims=keepdims)
+    if name == "minimum":
+        return np.min(array, axis=axis, keepdims=keepdims)
+    r = np.take(ufunc_accumulate(name, array, axis), -1, axis=axis)
+    if keepdims:
+        return np.expand_dims(r, axis)
+    return _scalar_if_0d(r)
+
+
 def flip(m, axis=None):
     return m[P.flip_index(np.ndim(m), axis)]
 

@@ -107,3 +107,34 @@ def test_integer_draws_are_numpys(backend, fn, make):
 def test_integer_draw_with_float_bounds_is_refused():
     with pytest.raises(myc.MycTypeError, match="must be an int"):
         myc.jit(lambda x, rng: x[rng.integers(0.0, 3.0)])(np.ones(3), np.random.default_rng())
+
+
+def scans(x, m):
+    return (np.logaddexp.accumulate(x), np.logaddexp.accumulate(m, axis=1),
+            np.maximum.accumulate(m, axis=0), np.add.accumulate(x),
+            np.logaddexp.reduce(m, axis=1), np.maximum.reduce(m, axis=0, keepdims=True),
+            np.logaddexp2.accumulate(x), np.minimum.accumulate(x), np.add.reduce(m, 1))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ufunc_accumulate_and_reduce(backend):
+    """Cox regression's risk sets ``np.logaddexp.accumulate(eta)``: NumPy's scan order,
+    so the same values bit for bit on the CPU (the running log-sum-exp one element at a
+    time)."""
+    x = R.standard_normal(7) * 30
+    m = R.standard_normal((3, 5))
+    for got, want in zip(myc.jit(scans, backend=backend)(x, m), scans(x, m), strict=True):
+        assert np.shape(got) == want.shape
+        if backend == "opencl":  # (its exp/log1p round differently in the last place)
+            np.testing.assert_allclose(got, want, rtol=1e-14)
+        else:
+            np.testing.assert_array_equal(got, want)
+    if backend == "cpu":
+        w = [R.standard_normal(r.shape) for r in scans(x, m)]
+        check_grads(lambda x, m: sum(np.sum(r * c) for r, c in zip(scans(x, m), w)),
+                    (x / 10, m))
+
+
+def test_ufunc_scan_of_an_unsupported_ufunc_is_refused():
+    with pytest.raises(myc.MycValueError, match=r"np\.hypot\.accumulate/reduce: not supp"):
+        myc.jit(lambda a: np.hypot.accumulate(a))(np.ones(3))
