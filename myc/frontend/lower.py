@@ -859,7 +859,7 @@ class FunctionLowerer:
                 raise self.error(MycSyntaxError,
                                  f"operator '{type(s.op).__name__}=' is not supported", s)
             t = s.target
-            index = self.expr(t.slice, block)
+            index = self.subscript_index(t.slice, block)
 
             def update(cur: Node) -> Node:
                 old = self.apply(block, P.getitem, cur, index, node=t)
@@ -943,7 +943,7 @@ class FunctionLowerer:
         line = target.lineno + self.info.line_offset
         sharers = [other for other, node in block.env.vars.items()
                    if other != name and _may_hold(node, shared)]
-        index = self.expr(target.slice, block)
+        index = self.subscript_index(target.slice, block)
         item = self.apply(block, P.getitem, current, key, node=outer)
         new_item = self.py_call("setitem", [item, index, value], target, block)
         self.mutate(name, lambda cur: self.py_call("setitem", [cur, key, new_item], target,
@@ -991,7 +991,7 @@ class FunctionLowerer:
             box = target.value.id  # type: ignore[attr-defined]
             self._no_late_binding(value, target, "a dict" if box.startswith("$") else
                                   f"'{box}'")
-            index = self.expr(target.slice, block)
+            index = self.subscript_index(target.slice, block)
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, ast.Subscript) and _item_target(target.value):
@@ -1899,13 +1899,18 @@ class FunctionLowerer:
             return Constant(slice(*(p.value for p in parts)), self.loc(e))
         return self.apply(block, P.make_slice, *parts, node=e)
 
+    def subscript_index(self, index: ast.expr, block: Block) -> Node:
+        """The index of ``x[index]``, read or written: ``x[[0, 2]]`` is an integer-array
+        index, as NumPy reads it (not the tuple ``x[0, 2]``: ``A[[0, 1]] = v`` writes
+        rows 0 and 1)."""
+        if isinstance(index, ast.List):
+            return self.apply(block, P.array, self.numpy_arg(index, block), None,
+                              node=index)
+        return self.expr(index, block)
+
     def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
         value = self.expr(e.value, block)
-        if isinstance(e.slice, ast.List):  # x[[0, 2]]: an integer-array index, as NumPy
-            index = self.apply(block, P.array, self.expr_Tuple(e.slice, block), None,
-                               node=e.slice)
-        else:
-            index = self.expr(e.slice, block)
+        index = self.subscript_index(e.slice, block)
         node = self.apply(block, P.getitem, value, index, node=e)
         if not _slices_only(index):
             self.index_loads.append((block.graph, node))

@@ -138,3 +138,26 @@ def test_ufunc_accumulate_and_reduce(backend):
 def test_ufunc_scan_of_an_unsupported_ufunc_is_refused():
     with pytest.raises(myc.MycValueError, match=r"np\.hypot\.accumulate/reduce: not supp"):
         myc.jit(lambda a: np.hypot.accumulate(a))(np.ones(3))
+
+
+def list_index_writes(A, v):
+    A = A.copy()
+    A[[0, 1]] = 5.0 * v[0]          # rows 0 and 1 (was: the element A[0, 1])
+    A[[0, 2], 1] += v[1]
+    B = A.copy()
+    B[[0, 2]] = B[[2, 0]]           # a row swap by list indices
+    return A, B
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])  # (OpenCL: A[[0, 2], 1] crashes
+def test_list_index_in_an_item_assignment_is_an_index_array(backend):  # there, as before)
+    """``A[[0, 1]] = v`` is NumPy's integer-array index, as ``A[[0, 1]]`` read is; it was
+    lowered as the tuple ``A[0, 1]`` (a silent wrong value)."""
+    A, v = R.standard_normal((3, 2)), R.standard_normal(2)
+    for got, want in zip(myc.jit(list_index_writes, backend=backend)(A, v),
+                         list_index_writes(A, v), strict=True):
+        np.testing.assert_array_equal(got, want)
+    if backend == "cpu":
+        w = R.standard_normal((2, 3, 2))
+        check_grads(lambda A, v: sum(np.sum(r * c) for r, c in
+                                     zip(list_index_writes(A, v), w)), (A, v))
