@@ -54,7 +54,8 @@ RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
 
 # NumPy draws myc does not run: named in the error, with what to do instead
 OTHER_DRAWS = frozenset("""permutation shuffle permuted exponential gamma
-beta binomial poisson multivariate_normal standard_t laplace lognormal random_integers bytes dirichlet multinomial geometric standard_exponential
+beta binomial poisson multivariate_normal standard_t laplace lognormal random_integers
+bytes dirichlet multinomial geometric standard_exponential
 standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
 triangular vonmises wald weibull zipf hypergeometric logseries negative_binomial
 noncentral_chisquare noncentral_f""".split())
