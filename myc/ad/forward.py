@@ -48,6 +48,7 @@ def fprim(prim: Primitive, arity: int) -> Graph:
     key = (prim.name, n)
     if key not in _FPRIM:
         g = Graph(f"F:{prim.name}")
+        g.flags["lifted"] = prim  # (a cast passed as a dtype= value: myc/prims/ops.py _dt)
         names = prim.params if not prim.variadic else tuple(f"x{i}" for i in range(n))
         xs, ts = [], []
         for nm in names:  # interleaved: (x1, t1, x2, t2, ...)

@@ -56,6 +56,7 @@ def jprim(prim: Primitive, arity: int | None = None) -> Graph:
         if rule is None:
             raise MycTypeError(f"primitive '{prim.name}' has no derivative rule")
     jg = Graph(f"J:{prim.name}")
+    jg.flags["lifted"] = prim  # (a cast passed as a dtype= value: myc/prims/ops.py _dt)
     k = jg.add_parameter("$K")
     names = prim.params if not prim.variadic else tuple(f"x{i}" for i in range(n))
     xs = [jg.add_parameter(nm) for nm in names]

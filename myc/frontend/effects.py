@@ -15,6 +15,8 @@ import ast
 import sys
 from typing import Any
 
+import numpy as np
+
 from myc.errors import MycSyntaxError, MycTypeError
 from myc.ir.nodes import Constant, Node
 from myc.prims import P
@@ -42,13 +44,18 @@ RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
     # normalised cumulative sum (the same draws, so the same choices)
     "choice": ((("a", None), ("size", None), ("replace", True), ("p", None)), "random",
                "choice"),
+    # the generator's own bounded-integer algorithm, called with the bounds (int64)
+    "integers": ((("low", None), ("high", None), ("size", None), ("dtype", None),
+                  ("endpoint", False)), "integers", "integers"),
+    "randint": ((("low", None), ("high", None), ("size", None), ("dtype", None)), "randint",
+                "integers"),
 }
 
 
 # NumPy draws myc does not run: named in the error, with what to do instead
-OTHER_DRAWS = frozenset("""integers permutation shuffle permuted exponential gamma
-beta binomial poisson multivariate_normal standard_t laplace lognormal randint
-random_integers bytes dirichlet multinomial geometric standard_exponential
+OTHER_DRAWS = frozenset("""permutation shuffle permuted exponential gamma
+beta binomial poisson multivariate_normal standard_t laplace lognormal random_integers
+bytes dirichlet multinomial geometric standard_exponential
 standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
 triangular vonmises wald weibull zipf hypergeometric logseries negative_binomial
 noncentral_chisquare noncentral_f""".split())
@@ -193,6 +200,8 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
             a, c = (b["loc"], b["scale"]) if form == "normal" else (b["low"], b["high"])
             size = low.apply(block, P.draw_size, size, low.apply(block, P.shape, a, node=e),
                              low.apply(block, P.shape, c, node=e), node=e)
+    if form == "integers":
+        return _integers_call(low, rng, method, b, e, block)
     if form == "choice":
         for k in ("a", "p"):
             if isinstance(b[k], Constant) and b[k].value is None:
@@ -214,6 +223,25 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
         width = low.apply(block, P.sub, c, a, node=e)
         return low.apply(block, P.add, a, low.apply(block, P.mul, width, z, node=e), node=e)
     return z
+
+
+def _integers_call(low, rng: Node, method: str, b: dict[str, Node], e: ast.Call,
+                   block) -> Node:
+    """``rng.integers(low, high=None, size=None, endpoint=False)`` (``rs.randint``): a
+    host step calling the generator with the bounds, int64 as NumPy's default."""
+    dt = b["dtype"]
+    if not (isinstance(dt, Constant) and (dt.value is None or np.dtype(
+            _DTYPES.get(getattr(dt.value, "name", None), dt.value)) == np.int64)):
+        raise low.error(MycTypeError, f"'.{method}()' inside compiled code draws int64 "
+                        "only (dtype= another type is not supported)", e)
+    endpoint = b.get("endpoint", Constant(False))
+    z = low.apply(block, P.rng_integers, token(block), rng, method, b["low"], b["high"],
+                  b["size"], endpoint, node=e)
+    set_token(block, low.apply(block, P.token_of, z, node=e))
+    return z
+
+
+_DTYPES = {"to_int": np.int64, "to_float": np.float64, "to_bool": np.bool_}
 
 
 def print_call(low, e: ast.Call, block) -> Node:

@@ -859,7 +859,7 @@ class FunctionLowerer:
                 raise self.error(MycSyntaxError,
                                  f"operator '{type(s.op).__name__}=' is not supported", s)
             t = s.target
-            index = self.expr(t.slice, block)
+            index = self.subscript_index(t.slice, block)
 
             def update(cur: Node) -> Node:
                 old = self.apply(block, P.getitem, cur, index, node=t)
@@ -943,7 +943,7 @@ class FunctionLowerer:
         line = target.lineno + self.info.line_offset
         sharers = [other for other, node in block.env.vars.items()
                    if other != name and _may_hold(node, shared)]
-        index = self.expr(target.slice, block)
+        index = self.subscript_index(target.slice, block)
         item = self.apply(block, P.getitem, current, key, node=outer)
         new_item = self.py_call("setitem", [item, index, value], target, block)
         self.mutate(name, lambda cur: self.py_call("setitem", [cur, key, new_item], target,
@@ -991,7 +991,7 @@ class FunctionLowerer:
             box = target.value.id  # type: ignore[attr-defined]
             self._no_late_binding(value, target, "a dict" if box.startswith("$") else
                                   f"'{box}'")
-            index = self.expr(target.slice, block)
+            index = self.subscript_index(target.slice, block)
             self.mutate(target.value.id, lambda cur: self.py_call(
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, ast.Subscript) and _item_target(target.value):
@@ -1899,13 +1899,18 @@ class FunctionLowerer:
             return Constant(slice(*(p.value for p in parts)), self.loc(e))
         return self.apply(block, P.make_slice, *parts, node=e)
 
+    def subscript_index(self, index: ast.expr, block: Block) -> Node:
+        """The index of ``x[index]``, read or written: ``x[[0, 2]]`` is an integer-array
+        index, as NumPy reads it (not the tuple ``x[0, 2]``: ``A[[0, 1]] = v`` writes
+        rows 0 and 1)."""
+        if isinstance(index, ast.List):
+            return self.apply(block, P.array, self.numpy_arg(index, block), None,
+                              node=index)
+        return self.expr(index, block)
+
     def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
         value = self.expr(e.value, block)
-        if isinstance(e.slice, ast.List):  # x[[0, 2]]: an integer-array index, as NumPy
-            index = self.apply(block, P.array, self.expr_Tuple(e.slice, block), None,
-                               node=e.slice)
-        else:
-            index = self.expr(e.slice, block)
+        index = self.subscript_index(e.slice, block)
         node = self.apply(block, P.getitem, value, index, node=e)
         if not _slices_only(index):
             self.index_loads.append((block.graph, node))
@@ -1941,6 +1946,13 @@ class FunctionLowerer:
             self.check_subset(a.value if isinstance(a, ast.Starred) else a)
         if isinstance(e.func, ast.Attribute):
             static_base = self._static_callee(e.func.value, block)
+            if isinstance(static_base, np.ufunc) and e.func.attr in ("accumulate", "reduce"):
+                # np.logaddexp.accumulate(eta): NumPy's scan (myc/frontend/np_library.py)
+                g = _library_graph(f"ufunc_{e.func.attr}")
+                args, kwargs = self._args(e, block)
+                return self.call_graph(g, Constant(g, self.loc(e)),
+                                       [Constant(static_base.__name__), *args], kwargs, e,
+                                       block)
             if not _is_namespace(static_base):
                 return self.method_call(e, block)
         callee = self._static_callee(e.func, block)
@@ -2288,7 +2300,10 @@ class FunctionLowerer:
                 args = [self.apply(block, P.as_operand, a, node=e) if k < n_ops and
                         _may_be_sequence(e.args[k]) else a for k, a in enumerate(args)]
                 return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
-            return self.call_node(Constant(g, self.loc(e)), e, block)
+            args, kwargs = self._args(e, block)
+            if "dtype" in kwargs:  # np.eye(n, dtype=bool): the dtype, not bool's primitive
+                kwargs["dtype"] = _dtype_constant(kwargs["dtype"])  # (which J would lift)
+            return self.call_graph(g, Constant(g, self.loc(e)), args, kwargs, e, block)
         prim = B.PRIMITIVE_OF.get(id(callee))
         if prim is P.where and len(e.args) == 1 and not e.keywords:
             raise self.error(MycTypeError, "np.where(condition) with one argument (the "

@@ -383,6 +383,68 @@ def cumsum(a, axis=None, dtype=None, out=None):
     return P.cumsum(a, axis)
 
 
+def _ufunc2(name, x, y):
+    """The binary ufunc ``np.<name>`` of the scans below (a static name)."""
+    if name == "logaddexp":
+        return logaddexp(x, y)
+    if name == "logaddexp2":
+        m = np.maximum(x, y)
+        return m + np.log2(1.0 + np.exp2(-np.abs(x - y)))
+    if name == "maximum":
+        return np.maximum(x, y)
+    if name == "minimum":
+        return np.minimum(x, y)
+    if name == "add":
+        return x + y
+    if name == "multiply":
+        return x * y
+    return P.lib_error(f"np.{name}.accumulate/reduce: not supported (np.add, multiply, "
+                       "maximum, minimum, logaddexp and logaddexp2 are)")
+
+
+def ufunc_accumulate(name, array, axis=0, dtype=None, out=None):
+    """``np.<name>.accumulate(array, axis)``: a running ``name`` along ``axis`` in NumPy's
+    order (each result the ufunc of the previous one and the next element)."""
+    if not (P.is_none(dtype) and P.is_none(out)):
+        return P.lib_error(f"np.{name}.accumulate: dtype= and out= are not supported")
+    a = np.asarray(array)
+    if np.ndim(a) == 0:
+        return P.lib_error(f"np.{name}.accumulate: cannot accumulate a 0-d array")
+    if name == "add":
+        return np.cumsum(a, axis=axis)
+    if name == "multiply":
+        return np.cumprod(a, axis=axis)
+    a = np.moveaxis(a, axis, 0)
+    acc = a[0]
+    parts = [acc]
+    for i in range(1, np.shape(a)[0]):
+        acc = _ufunc2(name, acc, a[i])
+        parts.append(acc)
+    if np.shape(a)[0] == 0:
+        return np.moveaxis(a, 0, axis)
+    return np.moveaxis(np.stack(parts), 0, axis)
+
+
+def ufunc_reduce(name, array, axis=0, dtype=None, out=None, keepdims=False):
+    """``np.<name>.reduce(array, axis, keepdims=)`` (an int axis)."""
+    if not (P.is_none(dtype) and P.is_none(out)):
+        return P.lib_error(f"np.{name}.reduce: dtype= and out= are not supported")
+    if P.is_none(axis):
+        return P.lib_error(f"np.{name}.reduce: axis=None is not supported (an int axis is)")
+    if name == "add":
+        return np.sum(array, axis=axis, keepdims=keepdims)
+    if name == "multiply":
+        return np.prod(array, axis=axis, keepdims=keepdims)
+    if name == "maximum":
+        return np.max(array, axis=axis, keepdims=keepdims)
+    if name == "minimum":
+        return np.min(array, axis=axis, keepdims=keepdims)
+    r = np.take(ufunc_accumulate(name, array, axis), -1, axis=axis)
+    if keepdims:
+        return np.expand_dims(r, axis)
+    return _scalar_if_0d(r)
+
+
 def flip(m, axis=None):
     return m[P.flip_index(np.ndim(m), axis)]
 
@@ -932,9 +994,37 @@ def array_split(ary, indices_or_sections, axis=0):
     return _split(ary, indices_or_sections, axis, False)
 
 
+def _pad_index(n, before, after, mode):
+    """Where each place of an axis padded by ``mode`` reads the array (NumPy's periodic
+    extensions: 'reflect' does not repeat the edge, 'symmetric' does)."""
+    i = np.arange(-before, n + after)
+    if mode == "edge":
+        return np.clip(i, 0, n - 1)
+    if mode == "wrap":
+        return i % n
+    if mode == "symmetric":
+        j = i % (2 * n)
+        return np.where(j >= n, 2 * n - 1 - j, j)
+    if n == 1:  # reflect of one element: itself
+        return i * 0
+    j = np.abs(i) % (2 * n - 2)
+    return np.where(j >= n, 2 * n - 2 - j, j)
+
+
 def pad(array, pad_width, mode="constant", constant_values=0):
+    if mode in ("edge", "wrap", "reflect", "symmetric"):
+        x = np.asarray(array)
+        ax = 0
+        for before, after in P.pad_widths(np.ndim(x), pad_width):
+            if before > 0 or after > 0:
+                if np.shape(x)[ax] == 0:
+                    return P.lib_error(f"np.pad: can't extend an empty axis with mode={mode!r}")
+                x = np.take(x, _pad_index(np.shape(x)[ax], before, after, mode), axis=ax)
+            ax = ax + 1
+        return x
     if mode != "constant":
-        return P.lib_error("np.pad: only mode='constant' is supported")
+        return P.lib_error("np.pad: the supported modes are 'constant', 'edge', 'wrap', "
+                           "'reflect' and 'symmetric'")
     x = np.asarray(array)
     nd = np.ndim(x)
     ax = 0

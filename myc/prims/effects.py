@@ -242,6 +242,37 @@ register("draw_size", "size shape_a shape_b", _draw_size,
          differentiable=False).infer = _draw_size_infer
 
 
+def _integers(token, rng, method, low, high, size, endpoint):
+    """``rng.integers(low, high, size, endpoint=)`` / ``rs.randint(low, high, size)``:
+    the generator's own bounded-integer algorithm (so NumPy's draws), int64."""
+    gen = resolve(rng)
+    if method == "randint":
+        return gen.randint(low, high, size=_size(size), dtype=np.int64)
+    return gen.integers(low, high, size=_size(size), dtype=np.int64, endpoint=endpoint)
+
+
+def _integers_infer(token, rng, method, low, high, size, endpoint):
+    from myc.errors import MycTypeError
+
+    for name, b in (("low", low), ("high", high)):
+        if isinstance(b, AArray) or (isinstance(b, AScalar) and b.dtype.kind not in "iub") \
+                or isinstance(b, (float, np.floating)):
+            raise MycTypeError(f"'.{method}()': {name} must be an int inside compiled code "
+                               "(array or float bounds are not supported)")
+    if low is None:
+        raise MycTypeError(f"'.{method}()' needs low")
+    _draw_infer(token, rng, method, size, None)
+    shape = _size(size)
+    return AScalar(np.dtype(np.int64), False) if shape is None else \
+        AArray(np.dtype(np.int64), shape)
+
+
+integers = register("rng_integers", "token rng method low high size endpoint", _integers,
+                    differentiable=False)
+integers.infer = _integers_infer
+integers.pure = False
+
+
 # ---------------------------------------------------------------- making and seeding
 def _make(token, site, kind, seed):
     if not hasattr(_MADE, "gens"):

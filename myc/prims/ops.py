@@ -100,6 +100,9 @@ def _dt(dtype):
     if dtype is None:
         return None
     name = getattr(dtype, "name", None)
+    lifted = getattr(getattr(dtype, "graph", None), "flags", {}).get("lifted")
+    if lifted is not None:  # bool passed on as a value under grad: its J image
+        name = lifted.name
     if not isinstance(dtype, (type, str, np.dtype)) and name in _BUILTIN_CASTS:
         dtype = _BUILTIN_CASTS[name]  # the builtins float/int/bool, seen as primitives
     return np.dtype(dtype)

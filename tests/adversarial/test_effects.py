@@ -428,8 +428,8 @@ def test_print_in_recursion_whose_depth_depends_on_data(capsys, backend):
     assert capsys.readouterr().out == want
 
 
-def e_integers(rng):
-    return rng.integers(0, 3, 4)
+def e_permutation(rng):
+    return rng.permutation(4)
 
 
 def e_global_choice(x):
@@ -461,7 +461,7 @@ def test_choice_with_probabilities_draws_as_numpy(make_rng):
 
 
 def test_unsupported_draws_say_what_to_do():
-    for fn, args, what in ((e_integers, (np.random.default_rng(0),), ".integers()"),
+    for fn, args, what in ((e_permutation, (np.random.default_rng(0),), ".permutation()"),
                            (e_global_choice, (np.ones(3),), ".choice()")):
         with pytest.raises(MycError, match="pass the array as an argument") as e:
             myc.jit(fn)(*args)
