@@ -239,19 +239,17 @@ def _j_lift(x: object, default: object, image: object) -> object:
     """A parameter of ``grad(f)`` with a function default (``def loss(w, X,
     act=np.tanh)``) enters ``J(f)`` as that function's ``J`` image ``image`` (built with
     the gradient's graph: a function constant inside ``f`` is lifted the same way,
-    ``ReverseAD.j_const``); any other function passed there is refused by name."""
+    ``ReverseAD.j_const``); any other function passed in is lifted likewise
+    (``myc.ad.passed``)."""
     from myc.ir.nodes import Closure
 
     same = x is default or (isinstance(x, Closure) and isinstance(default, Closure) and
                             x.graph is default.graph)
     if same:
         return image
-    if isinstance(x, (Primitive, Closure)):
-        raise MycTypeError("a function passed as an argument of a differentiated function "
-                           "is supported only as the parameter's own default",
-                           hint="bind it with functools.partial(f, act=...) (compiled in), "
-                                "or call a function that captures it")
-    return x
+    from myc.ad.passed import lift
+
+    return lift(x, reverse_transform, jprim)
 
 
 J_LIFT = register("j_lift", "x default image", _j_lift, differentiable=False,
