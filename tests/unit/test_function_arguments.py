@@ -101,3 +101,10 @@ def test_a_function_myc_cannot_compile_is_named():
         myc.jit(apply_sum)(reads_a_file, X)
     with pytest.raises(MycTypeError, match="unsupported type"):
         myc.jit(apply_sum)(print, X)  # a builtin myc does not know
+
+
+def test_a_new_lambda_per_call_compiles_per_call_and_says_so():
+    jf = myc.jit(apply_sum)
+    with pytest.warns(RuntimeWarning, match="argument 'f' took 8 functions"):
+        for k in range(8):
+            assert jf(lambda v, k=k: v * k, X) == pytest.approx(np.sum(X) * k)
