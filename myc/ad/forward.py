@@ -145,7 +145,15 @@ def _f_lift(x: object) -> object:
     return lift(x, forward_transform, lambda p: fprim(p, len(p.params)))
 
 
-F_LIFT = register("f_lift", "x", _f_lift, differentiable=False,
+def _bprop_f_lift(x, out, dout):  # noqa: ARG001 - the rule's signature
+    return (dout,)  # data passes through (a gradient of a jvp differentiates it)
+
+
+def _jvp_f_lift(x, tx, out):  # noqa: ARG001
+    return tx
+
+
+F_LIFT = register("f_lift", "x", _f_lift, bprop=_bprop_f_lift, jvp=_jvp_f_lift,
                   doc="A parameter of jvp(f) holding functions, as their F images.")
 
 

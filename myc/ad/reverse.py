@@ -252,9 +252,17 @@ def _j_lift(x: object, default: object, image: object) -> object:
     return lift(x, reverse_transform, jprim)
 
 
-J_LIFT = register("j_lift", "x default image", _j_lift, differentiable=False,
-                  doc="A parameter of grad(f) left to its function default, as the "
-                      "default's J image.")
+def _bprop_j_lift(x, default, image, out, dout):  # noqa: ARG001 - the rule's signature
+    return (dout, ZERO, ZERO)  # data passes through (grad of grad differentiates it)
+
+
+def _jvp_j_lift(x, default, image, tx, tdefault, timage, out):  # noqa: ARG001
+    return tx
+
+
+J_LIFT = register("j_lift", "x default image", _j_lift, bprop=_bprop_j_lift, jvp=_jvp_j_lift,
+                  doc="A parameter of grad(f): the functions it holds (a default's, "
+                      "or passed in) as their J images.")
 
 
 @timed("ad")
