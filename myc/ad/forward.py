@@ -17,6 +17,7 @@ from myc.ad.rules import forward_rule_graph
 from myc.ir.manager import schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node
 from myc.prims import UNDEF, ZERO, P, Primitive
+from myc.prims.registry import register
 from myc.timings import timed
 
 _FPRIM: dict[tuple[str, int], Graph] = {}
@@ -137,6 +138,26 @@ def _interleave(xs: list, ts: list) -> list:
     return [v for pair in zip(xs, ts, strict=True) for v in pair]
 
 
+def _f_lift(x: object) -> object:
+    """A function passed as an argument (``myc.ad.passed``), as ``F`` lifts a function
+    constant."""
+    from myc.ad.passed import lift
+
+    return lift(x, forward_transform, lambda p: fprim(p, len(p.params)))
+
+
+def _bprop_f_lift(x, out, dout):  # noqa: ARG001 - the rule's signature
+    return (dout,)  # data passes through (a gradient of a jvp differentiates it)
+
+
+def _jvp_f_lift(x, tx, out):  # noqa: ARG001
+    return tx
+
+
+F_LIFT = register("f_lift", "x", _f_lift, bprop=_bprop_f_lift, jvp=_jvp_f_lift,
+                  doc="A parameter of jvp(f) holding functions, as their F images.")
+
+
 # weak: a transformed program lives as long as the program it came from
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -168,7 +189,7 @@ def jvp_graph(f: Graph) -> Graph:
     xs = [g.apply(P.getitem, g.apply(P.unpack, prim, n), i) for i in range(n)]
     ts = [g.apply(P.getitem, g.apply(P.unpack, tan, n), i) for i in range(n)]
     ts = [g.apply(P.cast_grad, t, x) for t, x in zip(ts, xs, strict=True)]
-    r = g.apply(Constant(fg), *_interleave(xs, ts))
+    r = g.apply(Constant(fg), *_interleave([g.apply(F_LIFT, x) for x in xs], ts))
     y = g.apply(P.getitem, r, 0)
     g.output = g.apply(P.make_tuple, y, g.apply(P.tangent_out, g.apply(P.getitem, r, 1), y))
     return g

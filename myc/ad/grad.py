@@ -56,14 +56,13 @@ def lift_parameter(g: Graph, f: Graph, i: int, x: Node) -> Node:
     (the binding passes the default's value), as ``J`` lifts a function constant."""
     sig = f.flags.get("signature")
     d = sig.defaults.get(f.parameters[i].name) if sig is not None else None
-    if not isinstance(d, Constant):
-        return x
-    if isinstance(d.value, Primitive) and not d.value.variadic:
+    image = None
+    if isinstance(d, Constant) and isinstance(d.value, Primitive) and not d.value.variadic:
         image = jprim(d.value)
-    elif isinstance(d.value, Graph) and d.value.parent is None:
+    elif isinstance(d, Constant) and isinstance(d.value, Graph) and d.value.parent is None:
         image = reverse_transform(d.value)
-    else:
-        return x
+    if image is None:  # a function passed in (or data: left as it is)
+        return g.apply(J_LIFT, x, Constant(None), Constant(None))
     return g.apply(J_LIFT, x, d, Constant(image))
 
 
@@ -87,7 +86,7 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False,
     for flag in ("signature", "defaults"):
         if flag in f.flags:
             g.flags[flag] = f.flags[flag]
-    lifted = [lift_parameter(g, f, i, x) if i not in nums else x for i, x in enumerate(xs)]
+    lifted = [lift_parameter(g, f, i, x) for i, x in enumerate(xs)]
     r = g.apply(Constant(jf), Constant(tuple_k(len(xs) + 1)), *lifted)
     out = g.apply(P.getitem, r, 0)
     back = g.apply(P.getitem, r, 1)

@@ -240,24 +240,30 @@ def _j_lift(x: object, default: object, image: object) -> object:
     """A parameter of ``grad(f)`` with a function default (``def loss(w, X,
     act=np.tanh)``) enters ``J(f)`` as that function's ``J`` image ``image`` (built with
     the gradient's graph: a function constant inside ``f`` is lifted the same way,
-    ``ReverseAD.j_const``); any other function passed there is refused by name."""
+    ``ReverseAD.j_const``); any other function passed in is lifted likewise
+    (``myc.ad.passed``)."""
     from myc.ir.nodes import Closure
 
     same = x is default or (isinstance(x, Closure) and isinstance(default, Closure) and
                             x.graph is default.graph)
     if same:
         return image
-    if isinstance(x, (Primitive, Closure)):
-        raise MycTypeError("a function passed as an argument of a differentiated function "
-                           "is supported only as the parameter's own default",
-                           hint="bind it with functools.partial(f, act=...) (compiled in), "
-                                "or call a function that captures it")
-    return x
+    from myc.ad.passed import lift
+
+    return lift(x, reverse_transform, jprim)
 
 
-J_LIFT = register("j_lift", "x default image", _j_lift, differentiable=False,
-                  doc="A parameter of grad(f) left to its function default, as the "
-                      "default's J image.")
+def _bprop_j_lift(x, default, image, out, dout):  # noqa: ARG001 - the rule's signature
+    return (dout, ZERO, ZERO)  # data passes through (grad of grad differentiates it)
+
+
+def _jvp_j_lift(x, default, image, tx, tdefault, timage, out):  # noqa: ARG001
+    return tx
+
+
+J_LIFT = register("j_lift", "x default image", _j_lift, bprop=_bprop_j_lift, jvp=_jvp_j_lift,
+                  doc="A parameter of grad(f): the functions it holds (a default's, "
+                      "or passed in) as their J images.")
 
 
 @timed("ad")

@@ -461,6 +461,39 @@ def _unwrap(fn: Any) -> Any:
     return fn
 
 
+_IN_PLACE_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort",
+                               "reverse", "update", "setdefault", "popitem", "fill", "put",
+                               "resize", "itemset"})
+
+
+def _mutated_in_place(tree: ast.AST, name: str) -> ast.AST | None:
+    """Where the function ``tree`` first changes the object parameter ``name`` holds (a
+    method such as ``append``, an item assignment or deletion, an augmented assignment),
+    unless the name was rebound before (``name = list(name)``): ``None`` if nowhere."""
+    rebound = min((t.lineno for t in ast.walk(tree) if isinstance(t, ast.Name) and
+                   t.id == name and isinstance(t.ctx, ast.Store)), default=None)
+    found = None
+    for sub in ast.walk(tree):
+        hit = None
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and \
+                sub.func.attr in _IN_PLACE_METHODS and isinstance(sub.func.value, ast.Name) \
+                and sub.func.value.id == name:
+            hit = sub
+        elif isinstance(sub, (ast.Assign, ast.AugAssign, ast.Delete)):
+            targets = sub.targets if isinstance(sub, (ast.Assign, ast.Delete)) else \
+                [sub.target]
+            for t in targets:
+                base = t.value if isinstance(t, ast.Subscript) else \
+                    t if isinstance(sub, ast.AugAssign) else None
+                if isinstance(base, ast.Name) and base.id == name:
+                    hit = sub
+        if hit is not None and (found is None or hit.lineno < found.lineno):
+            found = hit
+    if found is None or (rebound is not None and rebound < found.lineno):
+        return None
+    return found
+
+
 class FunctionLowerer:
     """Lowers one Python function (top-level, nested ``def`` or ``lambda``)."""
 
@@ -571,6 +604,15 @@ class FunctionLowerer:
             if isinstance(fn, Constant) and isinstance(fn.value, (Graph, Primitive)):
                 return fn
         self._check_constant_value(value, name, self.info.tree)
+        if isinstance(value, (list, dict, np.ndarray)):
+            where = _mutated_in_place(self.info.tree, name)
+            if where is not None:
+                raise self.error(
+                    MycSyntaxError, f"'{name}' is changed in place, and its default is a "
+                    f"{type(value).__name__} made once, when the def ran: CPython keeps the "
+                    "change for the next call that uses the default, myc does not",
+                    where, hint=f"default to None and make a new one in the body: "
+                    f"'if {name} is None: {name} = ...' (or copy it first)")
         return Constant(_as_value(value), self.loc(node))
 
     def _check_constant_value(self, value: Any, name: str, node: ast.AST) -> None:
@@ -615,9 +657,13 @@ class FunctionLowerer:
         return block
 
     def check_subset(self, node: ast.AST) -> None:
-        # ``f(*xs)`` nested in an expression is a call's business (``star_call``)
-        call_stars = {id(a) for sub in ast.walk(node) if isinstance(sub, ast.Call)
-                      for a in sub.args if isinstance(a, ast.Starred)}
+        # ``f(*xs)`` nested in an expression is a call's business (``star_call``), ``(*a,
+        # b)`` in a tuple or list display a display's (``_starred_display``); a starred
+        # assignment target (``a, *rest = xs``) is checked where it is unpacked
+        call_stars = {id(a) for sub in ast.walk(node)
+                      if isinstance(sub, (ast.Call, ast.Tuple, ast.List))
+                      for a in (sub.args if isinstance(sub, ast.Call) else sub.elts)
+                      if isinstance(a, ast.Starred)}
         for sub in ast.walk(node):
             name = type(sub).__name__
             if id(sub) in call_stars:
@@ -1557,9 +1603,8 @@ class FunctionLowerer:
         return self.read_name(e.id, e, block)
 
     def expr_Tuple(self, e: ast.Tuple | ast.List, block: Block) -> Node:
-        for elt in e.elts:
-            if isinstance(elt, ast.Starred):
-                raise self.error(MycSyntaxError, "star-args (*x) are not supported", elt)
+        if any(isinstance(elt, ast.Starred) for elt in e.elts):
+            return self._starred_display(e, block)
         elems = [self.expr(x, block) for x in e.elts]
         for x, elt in zip(elems, e.elts, strict=True):
             self._no_late_binding(x, elt, "a tuple" if isinstance(e, ast.Tuple) else "a list")
@@ -1567,6 +1612,22 @@ class FunctionLowerer:
                for x in elems):
             return Constant(tuple(x.value for x in elems), self.loc(e))
         return self.apply(block, P.make_tuple, *elems, node=e)
+
+    def _starred_display(self, e: ast.Tuple | ast.List, block: Block) -> Node:
+        """``(*a, b, *c)``, ``[*xs, y]``: the items of each starred sequence (a tuple, a
+        list, an array's rows: its length known when the program is specialized) joined
+        with the others, as a tuple (``expr_List`` makes it a list)."""
+        out: Node = Constant((), self.loc(e))
+        for elt in e.elts:
+            if isinstance(elt, ast.Starred):
+                part = self.py_call("to_tuple", [self.expr(elt.value, block)], elt, block)
+            else:
+                x = self.expr(elt, block)
+                self._no_late_binding(x, elt, "a tuple" if isinstance(e, ast.Tuple) else
+                                      "a list")
+                part = self.apply(block, P.make_tuple, x, node=elt)
+            out = self.apply(block, P.add, out, part, node=e)
+        return out
 
     def _no_late_binding(self, x: Node, e: ast.AST, where: str) -> None:
         """Refuse storing a closure made in a loop (a comprehension is one) that reads a
@@ -2347,13 +2408,17 @@ class FunctionLowerer:
             except MycError as exc:
                 raise exc.with_loc(self.loc(e)) from None
         values = []
+        passed = None  # a function known only when the program is specialized
         for k, a in enumerate(e.args):
             lam = self._method_lambda(a, block) if k == 0 else None
             fn = self.expr(a if lam is None else lam, block)
             if k == 0 and not (isinstance(fn, Constant) and
                                isinstance(fn.value, (Graph, Primitive))):
-                raise self.error(MycTypeError, "the function passed to a myc transform inside "
-                                 "a program must be known where it is written", a)
+                if isinstance(fn, Constant):
+                    raise self.error(MycTypeError, "a myc transform needs a function", a)
+                passed = fn  # (a parameter: a function passed in, myc/runtime/static_args)
+                values.append(None)
+                continue
             if not isinstance(fn, Constant):
                 raise self.error(MycTypeError, "the options of a myc transform inside a "
                                  "program must be constants", a)
@@ -2364,6 +2429,10 @@ class FunctionLowerer:
             if not isinstance(v, Constant):
                 raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
             kwargs[k.arg] = v.value
+        if passed is not None:
+            spec = (transform, tuple(values[1:]), tuple(kwargs.items()))
+            return self.apply(block, P.transform_value, passed, Constant(spec, self.loc(e)),
+                              node=e)
         if values and isinstance(values[0], Graph) and _still_building(values[0]):
             raise self.error(MycSyntaxError, "a function that applies a myc transform to "
                              "itself (directly or through recursion) is not supported", e,

@@ -125,10 +125,17 @@ class Interpreter:
             params = [p.id for p in g.parameters]
             self.plans[g] = (params, steps, tail, out_plan)
 
+    def add_passed(self, value: Any) -> None:
+        """The graphs of the functions an argument holds (itself, or in a structure)."""
+        if isinstance(value, Closure):
+            self.add_graphs(value.graph)
+        elif isinstance(value, tuple):
+            for v in tuple.__iter__(value):
+                self.add_passed(v)
+
     def run(self, *args: Any) -> Any:
-        for a in args:  # a function passed in (a default such as act=relu): its graphs
-            if isinstance(a, Closure):
-                self.add_graphs(a.graph)
+        for a in args:  # functions passed in (act=relu, an object's methods): their graphs
+            self.add_passed(a)
         return self.call_value(Closure(self.root, None), list(args))
 
     def call_value(self, fn: Any, args: list[Any]) -> Any:
@@ -185,7 +192,11 @@ class Interpreter:
         """Run ``fn``'s graph up to its output: (frame, is the output a tail call, plan)."""
         fetch = self.fetch
         g = fn.graph
-        params, steps, tail, out_plan = self.plans[g]
+        plan = self.plans.get(g)
+        if plan is None:  # a function made while running (a J image of one passed in)
+            self.add_graphs(g)
+            plan = self.plans[g]
+        params, steps, tail, out_plan = plan
         if len(args) != len(params):
             args = self.bind(g, args, loc)
         frame = Frame(g, fn.frame)

@@ -11,6 +11,7 @@ closure.  Every node carries the ``Location`` of the user's code it came from.
 from __future__ import annotations
 
 import itertools
+import weakref
 from typing import Any
 
 from myc.errors import Location
@@ -169,3 +170,17 @@ class Closure:
 
     def __repr__(self) -> str:
         return f"<closure {self.graph.name}>"
+
+
+_TOP: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def top_closure(graph: Graph) -> Closure:
+    """The one closure of a top-level graph made outside a program's own code (a function
+    passed as an argument, its transform): values compared by identity -- a call's
+    signature, a loop's state -- stay equal from call to call."""
+    c = _TOP.get(graph)
+    if c is None:
+        c = _TOP[graph] = Closure(graph, None)
+    return c
+

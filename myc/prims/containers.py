@@ -405,11 +405,12 @@ def _no_attribute(x: ObjectValue, name: str) -> Any:
     meta = x.meta_
     if meta.origin is None and hasattr(meta.cls, name):
         raise MycSyntaxError(
-            f"'{meta.cls.__name__}.{name}' of an object passed as an argument: myc calls "
-            "the methods and properties of objects it reads from a global or a closure, "
-            "not of arguments (an argument's class is known only when it is called)",
-            hint="capture the object in a closure (or a global) and pass the arrays it "
-                 "holds as arguments, or call a function with the object: f(obj, ...)")
+            f"'{meta.cls.__name__}.{name}' of an object passed as an argument: myc reads "
+            "the data attributes of an argument and calls its methods, but computes "
+            "properties (and class attributes) only of objects it reads from a global or "
+            "a closure",
+            hint=f"call a method instead (def {name}(self): ...; obj.{name}()), or capture "
+                 "the object in a closure (or a global)")
     raise MycTypeError(f"'{meta.cls.__name__}' object has no attribute '{name}'")
 
 
@@ -424,7 +425,7 @@ def _method_field(x: Any, name: str) -> int:
                          f"'{kind_of(x)}')",
                          hint="supported: the methods of arrays, lists and dicts listed in "
                               "docs/numpy.md and docs/python.md, and those of objects of "
-                              "your classes read from a global or a closure")
+                              "your classes")
 
 
 register("method_field", "x name", _method_field, differentiable=False,
@@ -519,7 +520,8 @@ register("iter_seq", "x", _iter_seq,
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
-                        "j_lift"])  # (j_lift: registered by myc.ad.reverse)
+                        "j_lift", "f_lift",  # (registered by myc.ad.reverse, .forward)
+                        "transform_value"])
 
 
 def container_meta(x: Any) -> Any:

@@ -31,6 +31,7 @@ from myc.prims.containers import (
     like,
     to_python,
 )
+from myc.runtime import static_args
 
 
 def is_generator(v: Any) -> bool:
@@ -158,6 +159,8 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
         return value
     if is_generator(value):
         return value  # used by reference by the draws (myc/prims/effects.py)
+    if static_args.is_function(value):  # compiled in (myc/runtime/static_args.py)
+        return static_args.function_value(value, _describe(path))
     host = _host_dlpack(value, path)
     if host is not None:  # a torch CPU tensor, a JAX CPU array: NumPy's view of it
         return check_arg(host, path, depth)
@@ -176,7 +179,8 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
             except MycTypeError as exc:  # an error only if the program reads it
                 items.append(Unsupported(f"{exc.message} (an attribute of an object "
                                          "passed as an argument)"))
-        return ObjectValue(ObjMeta(type(value), tuple(fields)), items)
+        methods, graphs = static_args.method_values(type(value))
+        return ObjectValue(ObjMeta(type(value), tuple(fields), methods), items + graphs)
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
                        "accepts numbers, NumPy arrays (and host arrays with __dlpack__, such as a "
                        "torch CPU tensor) and tuples, lists, dicts and namedtuples of these")
@@ -312,6 +316,11 @@ def check_like(value: Any, like: Any, path: str, what: str) -> None:
         raise MycTypeError(f"{path} is a tuple but {what} is not")
     if is_generator(like) and value is like:
         return  # a generator's "tangent": itself (myc/prims/effects.py)
+    if isinstance(like, (Closure, Primitive)):  # a function passed in: static
+        if value is not None and value is not like:
+            raise MycTypeError(f"{path} is {type(value).__name__} but {what} is a function, "
+                               "a static value: its tangent is None")
+        return
     if like is None or isinstance(like, str):  # a static value: its tangent is None
         if value is not None:
             raise MycTypeError(f"{path} is {type(value).__name__} but {what} is "
@@ -342,5 +351,6 @@ def _shape_of_tree(v: Any) -> str:
             + "}"
     if kind is ListValue:
         return "[" + ", ".join(inner) + "]"
-    name = kind.__name__ if kind is not tuple else ""
+    name = "" if kind is tuple else kind.cls.__name__ if isinstance(kind, ObjMeta) else \
+        getattr(kind, "__name__", str(kind))
     return name + "(" + ", ".join(inner) + ("," if len(inner) == 1 and not name else "") + ")"

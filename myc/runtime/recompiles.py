@@ -57,7 +57,11 @@ class Recompiles:
             kinds = {k[0] if isinstance(k, tuple) and k else None for k in self.seen[i]}
             n = len(self.seen[i])
             more = "+" if n > RECOMPILE_WARN else ""
-            if kinds == {"c"}:
+            if kinds == {"c"} and all(k[2] == "Closure" for k in self.seen[i]):
+                parts.append(f"argument '{name}' took {n}{more} functions (a function "
+                             "argument is compiled in, known by identity: make it once, "
+                             "outside the loop, instead of a new lambda or def per call)")
+            elif kinds == {"c"}:
                 parts.append(f"argument '{name}' took {n}{more} values (an int or bool is "
                              "specialized by value where it decides a shape, a trip "
                              "count, an index or a branch)")

@@ -31,7 +31,7 @@ from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.evaluator import Interpreter
 from myc.ir.nodes import Graph, Node
 from myc.prims.containers import leaves_of
-from myc.runtime import tiering, variants
+from myc.runtime import static_args, tiering, variants
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.runtime.variants import FALLBACK as _FALLBACK
 from myc.support.lru import LRU
@@ -167,7 +167,8 @@ class SpecializedFunction:
         from myc.support import diskcache
 
         disk_key = src_key = None
-        if diskcache.cache_dir() is not None:
+        # (a function argument's closure is known by identity only: myc/runtime/static_args)
+        if diskcache.cache_dir() is not None and not static_args.holds_closure(key):
             env = _env_key() + backend_named(self.backend).cache_tag
             skey = self.source.skey if self.source is not None else None
             if skey is not None:  # no parse, no AD: the source says which program
@@ -242,7 +243,8 @@ class SpecializedFunction:
         the stepped one under both of its keys)."""
         from myc.support import diskcache
 
-        if diskcache.cache_dir() is None or os.environ.get("MYC_NO_SPECIALIZE"):
+        if diskcache.cache_dir() is None or os.environ.get("MYC_NO_SPECIALIZE") or \
+                static_args.holds_closure(key):
             return
         env = _env_key() + backend_named(self.backend).cache_tag
         skey = self.source.skey if self.source is not None else None

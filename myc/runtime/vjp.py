@@ -13,7 +13,7 @@ import numpy as np
 from myc.ad.forward import jvp_graph
 from myc.ad.grad import lift_parameter
 from myc.ad.reverse import reverse_transform, tuple_k
-from myc.ir.nodes import Constant, Graph
+from myc.ir.nodes import Closure, Constant, Graph
 from myc.prims import ZERO, P
 from myc.prims.containers import like, positional
 from myc.prims.effects import is_rng
@@ -26,7 +26,7 @@ def _cotangent(d: Any, x: Any) -> Any:
     if isinstance(x, tuple):
         ds = (None,) * len(x) if not isinstance(d, tuple) else d
         return like(x, [_cotangent(a, b) for a, b in zip(ds, x, strict=True)])
-    if is_rng(x) or x is None or isinstance(x, str) or callable(x):
+    if is_rng(x) or x is None or isinstance(x, (str, Closure)) or callable(x):
         return None  # a generator, None, a string or a function (static values) has no
         # cotangent
     kind = np.result_type(x).kind if not isinstance(x, (bool, int)) else "i"

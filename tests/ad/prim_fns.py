@@ -10,6 +10,8 @@ import math
 
 import numpy as np
 
+from myc.ad.forward import F_LIFT
+from myc.ad.reverse import J_LIFT
 from myc.prims import ZERO, P
 
 # ---------------------------------------------------------------- arithmetic
@@ -712,3 +714,12 @@ def iter_rows(x, y):
     for v in (x, y):
         acc = acc + np.sum(v)
     return acc
+
+
+# ---------------------------------------------------------------- j_lift, f_lift
+def j_lift(x):  # a parameter of grad(f) passes through j_lift: its gradient, grad of grad
+    return J_LIFT(np.sin(x) * x, None, None) * 2.0
+
+
+def f_lift(x):
+    return F_LIFT(np.sin(x) * x) * 2.0

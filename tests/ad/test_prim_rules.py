@@ -302,6 +302,8 @@ CASES: dict[str, list[Case]] = {
     "mod": [Case(F.mod, binary("any", "nonzero"))],
     "neg": [Case(F.neg, unary())],
     "pos": [Case(F.pos, unary())],
+    "j_lift": [Case(F.j_lift, unary())],  # (grad of grad: tests/ad/test_ad_programs.py)
+    "f_lift": [Case(F.f_lift, unary())],
     "matmul": [Case(F.matmul, matmul_args()), Case(F.np_matmul, matmul_args())],
     "dot": [Case(F.dot, matmul_args(dot=True)), Case(F.dot_method, matmul_args(dot=True, scalars=False))],
     "exp": [Case(F.exp, unary())],

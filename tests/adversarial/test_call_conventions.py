@@ -71,8 +71,16 @@ def kwonly_loss(w, x, *, l2=0.1):
     return np.sum((x @ w) ** 2) + l2 * np.sum(w ** 2)
 
 
+def p_star_displays(xs, ys, m):
+    t = (*xs, 2.0, *ys)
+    rows = [*m, m[0] * 2.0]  # an array's rows
+    keys = [*{"b": 1.0, "a": 2.0}]
+    return len(t), t[-1] + t[0], np.stack((*rows, *xs)), keys, sum([*ys, *xs])
+
+
 X = np.array([0.3, -1.2, 2.0])
 CASES = {
+    "p_star_displays": ([X, 2.0 * X], (X - 1.0,), np.arange(6.0).reshape(2, 3)),
     "p_star_calls": (X, [1.0, 2.0], {"k": 4.0, "q": 1.0}),
     "p_function_defaults": (X,),
     "p_nested_defaults": (X,),
@@ -109,6 +117,32 @@ def test_gradients_through_star_parameters():
     g = myc.grad(kwonly_loss)(w, A, l2=0.5)
     np.testing.assert_allclose(g, 2 * A.T @ (A @ w) + 2 * 0.5 * w, rtol=1e-12)
     check_grads(lambda w, x: p_function_defaults(w * x), (w, X))
+
+
+def e_mutated_list_default(x, seen=[]):  # noqa: B006 - the point of the test
+    seen.append(x)  # CPython keeps it for the next call
+    return len(seen) * x
+
+
+def e_mutated_dict_default(x, cache={}):  # noqa: B006
+    if x > 0:
+        cache["last"] = x
+    return x
+
+
+def p_rebound_list_default(x, seen=[]):  # noqa: B006 - rebound first: fine
+    seen = seen + [x]
+    seen.append(x)
+    return len(seen) * x
+
+
+def test_a_default_changed_in_place_is_refused():
+    for fn, offset in ((e_mutated_list_default, 1), (e_mutated_dict_default, 2)):
+        with pytest.raises(MycSyntaxError, match="changed in place") as info:
+            myc.jit(fn)(1.0)
+        assert info.value.loc.filename == __file__
+        assert info.value.loc.line == fn.__code__.co_firstlineno + offset
+    assert myc.jit(p_rebound_list_default)(1.5) == p_rebound_list_default(1.5)
 
 
 def e_star_into_numpy(x):

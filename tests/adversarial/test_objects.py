@@ -141,9 +141,41 @@ def test_object_argument_is_a_tree_and_its_gradient_an_object(backend):
     assert layer.scale == 2 and layer.label == "affine"
 
 
-def test_a_method_of_an_argument_is_refused_at_its_line():
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_methods_of_an_argument_are_called_and_differentiated(backend):
+    def f(layer, x):
+        return np.sum(layer(x) ** 2)  # __call__ -> self.activate(self.pre(x))
+
+    for layer in (Affine(RS.randn(3, 2), RS.randn(2)),
+                  TanhAffine(RS.randn(3, 2), RS.randn(2), 0.5)):  # inherited too
+        np.testing.assert_allclose(myc.jit(f, backend=backend)(layer, X), f(layer, X),
+                                   rtol=1e-12)
+        g = myc.grad(f, backend=backend)(layer, X)
+        assert type(g) is type(layer)
+
+        def of_w(W, layer=layer):
+            return f(type(layer)(W, layer.b, layer.scale), X)
+
+        np.testing.assert_allclose(g.W, fd_grad(of_w, (layer.W,), 0), rtol=1e-6, atol=1e-8)
+        dx = myc.grad(f, argnums=1, backend=backend)(layer, X)
+        np.testing.assert_allclose(dx, fd_grad(lambda x, layer=layer: f(layer, x), (X,), 0),
+                                   rtol=1e-6, atol=1e-8)
+
+
+def test_new_arrays_in_an_argument_object_reuse_its_program():
     def f(layer, x):
         return np.sum(layer(x))
+
+    jf = myc.jit(f)
+    for k in range(3):
+        layer = Affine(RS.randn(3, 2), RS.randn(2))
+        np.testing.assert_allclose(jf(layer, X), f(layer, X), rtol=1e-12)
+    assert jf.stats().compiles == 1
+
+
+def test_a_property_of_an_argument_is_refused_at_its_line():
+    def f(layer, x):
+        return np.sum(x) * layer.width
 
     with pytest.raises(MycSyntaxError, match="passed as an argument") as info:
         myc.jit(f)(L2, X)

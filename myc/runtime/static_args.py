@@ -1,0 +1,75 @@
+"""Functions, and the methods of objects, passed as arguments: static values compiled in.
+
+A higher-order function (``def fit(loss, w, x): ... loss(w, x) ...``) and a model object
+whose methods the program calls (``def step(model, x): return model.loss(x)``) are how
+real code is written.  JAX needs ``static_argnums`` for the first and a pytree
+registration for the second; myc reads both the way it reads a function or an object in
+a global: a function argument is its parsed graph (a closure with no frame), part of the
+call's signature by identity, as a function default (``act=np.tanh``) already is; an
+object argument keeps its data attributes as data (new arrays each call reuse the
+program) and carries its class's methods as such graphs.
+
+The graphs come from the frontend's parse cache, so the same function gives the same
+closure each call (one compile); a function that a rebound global made stale is parsed
+again, and with it the signature changes.  A program whose signature holds such a
+closure is not put in the disk cache: a closure is known by identity only in this
+process (two functions called ``loss`` in two modules would share a key).
+"""
+
+from __future__ import annotations
+
+import types
+from typing import Any
+
+from myc.errors import MycError, MycTypeError
+from myc.ir.nodes import Closure, top_closure
+
+
+def is_function(value: Any) -> bool:
+    """A Python function, a ``myc.jit``/``grad`` object, or a NumPy/SciPy function myc
+    knows by name (a ufunc such as ``np.tanh``)."""
+    from myc.frontend.builtins import PRIMITIVE_OF
+    from myc.frontend.libraries import library_function
+
+    if isinstance(value, types.FunctionType) or hasattr(value, "__myc_function__") or \
+            hasattr(value, "__myc_graph__"):
+        return True
+    if isinstance(value, (type, types.ModuleType)):
+        return False
+    return id(value) in PRIMITIVE_OF or library_function(value) is not None
+
+
+def function_value(value: Any, path: str) -> Any:
+    """The program's value for a function argument: a primitive or a closure."""
+    from myc.frontend.builtins import PRIMITIVE_OF
+    from myc.pipeline import graph_of
+
+    prim = PRIMITIVE_OF.get(id(value))
+    if prim is not None:
+        return prim
+    try:
+        return top_closure(graph_of(value))
+    except MycError as exc:
+        name = getattr(value, "__qualname__", type(value).__name__)
+        raise MycTypeError(f"{path} is the function '{name}', which myc cannot compile: "
+                           f"{exc.message}", loc=exc.loc) from None
+
+
+def method_values(cls: type) -> tuple[tuple[str, ...], list[Closure]]:
+    """The methods of a user's class as closures, in ``class_members``' order (a method
+    myc cannot compile raises only when it is called, as for an object in a global)."""
+    from myc.frontend.lower import parse
+    from myc.frontend.objects import class_members, method_graph
+
+    methods, _ = class_members(cls)
+    return tuple(methods), [top_closure(method_graph(cls, m, fn, parse))
+                            for m, fn in methods.items()]
+
+
+def holds_closure(key: Any) -> bool:
+    """Does a signature key hold a closure (see the module's note on the disk cache)?"""
+    if isinstance(key, Closure):
+        return True
+    if isinstance(key, tuple):
+        return any(holds_closure(k) for k in key)
+    return False

@@ -1,0 +1,110 @@
+"""Functions passed as arguments (``myc/runtime/static_args.py``): compiled in, part of
+the signature by identity, never differentiated; and lifted for gradients (``J``/``F``
+images, ``myc/ad/passed.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special
+
+import myc
+from myc.errors import MycTypeError
+from tests.adversarial.common import fd_grad
+from tests.backends import BACKENDS
+
+X = np.linspace(-1.2, 1.5, 5)
+
+
+def apply_sum(f, x):
+    return np.sum(f(x))
+
+
+def cube(v):
+    return v * v * v
+
+
+def fit(loss, w, x, steps):
+    for _ in range(steps):
+        w = w - 0.1 * myc.grad(loss)(w, x)
+    return w
+
+
+def quad(w, x):
+    return np.sum((w - x) ** 2)
+
+
+def shifted(w, x):
+    return np.sum(np.tanh(w - x) ** 2)
+
+
+FUNCTIONS = [np.tanh, np.sin, cube, lambda v: np.exp(v) - v, myc.jit(cube),
+             scipy.special.expit]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_function_argument_runs_compiled_and_is_differentiated_through(backend):
+    jf = myc.jit(apply_sum, backend=backend)
+    gf = myc.grad(apply_sum, argnums=1, backend=backend)
+    for f in FUNCTIONS:
+        np.testing.assert_allclose(jf(f, X), apply_sum(f, X), rtol=1e-12)
+        np.testing.assert_allclose(gf(f, X), fd_grad(lambda x, f=f: apply_sum(f, x), (X,), 0),
+                                   rtol=1e-6, atol=1e-8)
+    if backend != "interp":
+        # one per function, none mixed up (cube and myc.jit(cube): one graph)
+        assert jf.stats().compiles == len(FUNCTIONS) - 1
+
+
+def test_each_transform_takes_a_function_argument():
+    fd = fd_grad(lambda x: apply_sum(cube, x), (X,), 0)
+    value, g = myc.value_and_grad(apply_sum, argnums=1)(cube, X)
+    np.testing.assert_allclose(value, apply_sum(cube, X), rtol=1e-12)
+    np.testing.assert_allclose(g, fd, rtol=1e-6)
+    both = myc.grad(apply_sum, argnums=(0, 1))(cube, X)
+    assert both[0] is None  # a function gets no gradient
+    out, pull = myc.vjp(apply_sum, cube, X)
+    assert pull(1.0)[0] is None
+    np.testing.assert_allclose(pull(1.0)[1], fd, rtol=1e-6)
+    t = np.linspace(0.1, 0.5, 5)
+    for f in (cube, np.sin):
+        y, ty = myc.jvp(apply_sum, (f, X), (None, t))
+        np.testing.assert_allclose(y, apply_sum(f, X), rtol=1e-12)
+        fdf = fd_grad(lambda x, f=f: apply_sum(f, x), (X,), 0)
+        np.testing.assert_allclose(ty, fdf @ t, rtol=1e-6)
+
+
+def test_a_transform_of_a_function_argument_inside_a_program():
+    w0 = np.zeros(5)
+    for loss in (quad, shifted):
+        np.testing.assert_allclose(myc.jit(fit)(loss, w0, X, 3), fit(loss, w0, X, 3),
+                                   rtol=1e-12)
+
+
+def test_the_same_name_in_two_places_is_two_functions(tmp_path, monkeypatch):
+    # two functions both called ``g``: the signature (and the disk cache) tells them apart
+    monkeypatch.setenv("MYC_CACHE_DIR", str(tmp_path))
+
+    def make(k):
+        def g(v):
+            return v * k
+        return g
+
+    for k in (2.0, 3.0, 2.0):
+        assert myc.jit(apply_sum)(make(k), X) == pytest.approx(apply_sum(make(k), X))
+
+
+def test_a_function_myc_cannot_compile_is_named():
+    def reads_a_file(v):
+        return open(v)
+
+    with pytest.raises(MycTypeError, match="argument 1 .'f'. is the function 'test_a_"):
+        myc.jit(apply_sum)(reads_a_file, X)
+    with pytest.raises(MycTypeError, match="unsupported type"):
+        myc.jit(apply_sum)(print, X)  # a builtin myc does not know
+
+
+def test_a_new_lambda_per_call_compiles_per_call_and_says_so():
+    jf = myc.jit(apply_sum)
+    with pytest.warns(RuntimeWarning, match="argument 'f' took 8 functions"):
+        for k in range(8):
+            assert jf(lambda v, k=k: v * k, X) == pytest.approx(np.sum(X) * k)
