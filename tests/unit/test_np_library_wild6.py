@@ -149,8 +149,8 @@ def list_index_writes(A, v):
     return A, B
 
 
-@pytest.mark.parametrize("backend", ["interp", "cpu"])  # (OpenCL: A[[0, 2], 1] crashes
-def test_list_index_in_an_item_assignment_is_an_index_array(backend):  # there, as before)
+@pytest.mark.parametrize("backend", BACKENDS)  # (OpenCL read A[[0, 2], 1]'s list as a
+def test_list_index_in_an_item_assignment_is_an_index_array(backend):  # basic index: a crash)
     """``A[[0, 1]] = v`` is NumPy's integer-array index, as ``A[[0, 1]]`` read is; it was
     lowered as the tuple ``A[0, 1]`` (a silent wrong value)."""
     A, v = R.standard_normal((3, 2)), R.standard_normal(2)

@@ -333,7 +333,10 @@ def _is_array(c: Any) -> bool:
 
 
 def _split_index(index: Any) -> tuple[list[Any], bool]:
-    comps = list(index) if isinstance(index, tuple) else [index]
+    comps = list(index) if type(index) is tuple else [index]
+    # a list inside the index (A[[0, 2], 1]: a ListValue) is an integer array, as NumPy
+    # reads it -- never a basic index (its items taken as offsets read out of bounds)
+    comps = [np.asarray(tuple(c)) if isinstance(c, (tuple, list)) else c for c in comps]
     return comps, any(_is_array(c) for c in comps)
 
 
