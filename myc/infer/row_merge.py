@@ -56,25 +56,55 @@ def _safe_index(t: Any, index: Any, path: Any, loc: Any) -> Any:
 
 def merge_row_store(t: Any, c: Node, x: Any, y: Any, loc: Any) -> Node | None:
     """The value that is ``x`` where ``c`` holds and ``y`` elsewhere, as one row store,
-    where one of them is the other with a row stored; else None (a ``select``)."""
-    for stored, base, taken in ((x, y, True), (y, x, False)):
-        found = _row_store(stored, base)
-        if found is None or not isinstance(base, Node):
-            continue
-        a = base.abstract
-        if not isinstance(a, AArray) or a.ndim == 0 or 0 in a.shape:
+    where one of them is the other with a row stored, or both are the same array with
+    the same row stored (``if c: H[t] = a`` ``else: H[t] = b``); else None (a
+    ``select``)."""
+    fx, fy = _row_store(x, y), _row_store(y, x)
+    if fx is not None:
+        base, stores = y, [(fx, True)]
+    elif fy is not None:
+        base, stores = x, [(fy, False)]
+    else:
+        into = _stored_into(x)
+        sx, sy = _row_store(x, into), _row_store(y, into)
+        if into is None or sx is None or sy is None or _parts(sx[1]) != _parts(sy[1]):
             return None
-        path, index, value = found
-        if isinstance(index, Constant):
-            index = index.value
+        base, stores = _stored_into(x), [(sx, True), (sy, False)]
+    a = getattr(base, "abstract", None)
+    if not isinstance(base, Node) or not isinstance(a, AArray) or a.ndim == 0 or \
+            0 in a.shape:
+        return None
+    conds = []
+    for (path, _index, _value), taken in stores:  # where each store happened
         side = c if taken else t.emit(P.eq, [c, False], loc)
-        q = side if path is None else t.emit(P.and_, [path, side], loc)
-        at = _safe_index(t, index, path, loc)
-        old = t.emit(P.getitem, [base, at], loc)
-        if old.abstract != getattr(value, "abstract", None):
+        conds.append(side if path is None else t.emit(P.and_, [path, side], loc))
+    guards = [path for (path, _i, _v), _taken in stores]
+    index = stores[0][0][1]
+    if isinstance(index, Constant):
+        index = index.value
+    either = None
+    if any(g is not None for g in guards):  # the index is valid where a store happened
+        either = conds[0] if len(conds) == 1 else t.emit(P.or_, conds, loc)
+    at = _safe_index(t, index, either, loc)
+    row = t.emit(P.getitem, [base, at], loc)
+    for q, ((_path, _index, value), _taken) in reversed(list(zip(conds, stores,
+                                                                   strict=True))):
+        if row.abstract != getattr(value, "abstract", None):
             return None
-        row = t.emit(P.select, [q, value, old], loc, abstract=value.abstract)
-        return t.emit(P.index_set, [base, at, row], loc, abstract=a)
+        row = t.emit(P.select, [q, value, row], loc, abstract=value.abstract)
+    return t.emit(P.index_set, [base, at, row], loc, abstract=a)
+
+
+def _stored_into(n: Any) -> Any:
+    """The array a row store ``n`` stores into (``index_set``, guarded or not), or None."""
+    if not isinstance(n, Apply) or not isinstance(n.inputs[0], Constant):
+        return None
+    prim = n.inputs[0].value
+    if prim is P.index_set and len(n.inputs) == 4:
+        return n.inputs[1]
+    if prim is P.guarded and len(n.inputs) == 7 and isinstance(n.inputs[2], Constant) \
+            and n.inputs[2].value is P.index_set:
+        return n.inputs[4]
     return None
 
 
