@@ -82,20 +82,24 @@ def array_setitem(x, key, value):
     """``x[key] = value`` on an array (ints, slices, ``None``, ``...``; run-time ints
     too) as a new array, as JAX's ``x.at[key].set(value)``: ``value`` broadcast to
     ``x[key]``'s shape in ``x``'s dtype, placed where ``x[key]`` reads and ``x`` kept
-    elsewhere.  One element at a run-time place (``R[i, j] = v`` in a loop node,
-    dynamic programming's write) is ``P.index_set``: a copy and a store, whose adjoint
-    reads the cotangent there and zeroes it (not a scatter and a select over the whole
-    table, per write); at a static place, a ``where`` by a constant mask (it fuses with
-    its neighbours, and ahead-of-time libraries take it).  Several elements are placed
+    elsewhere.  An element or a row at a run-time place (``R[i, j] = v`` in a loop
+    node, dynamic programming's write; ``H[t] = h``) is ``P.index_set``: a copy and a
+    store, whose adjoint reads the cotangent there and zeroes it (not a scatter and a
+    select over the whole table, per write); one element at a static place, a ``where``
+    by a constant mask (it fuses with its neighbours, and ahead-of-time libraries take
+    it).  Several elements are placed
     by the scatter that is ``getitem``'s adjoint, so their gradients (``x``'s cotangent
     zero where it was overwritten, ``value``'s the cotangent at ``key``) need no rule of
     their own.  With index arrays (``dx[np.arange(N), y] -= 1``), ``_indexed_setitem``."""
     if not P.basic_index(key):
         return _indexed_setitem(x, key, value)
     new = np.broadcast_to(np.asarray(value), np.shape(x[key]))
-    if np.ndim(new) == 0 and P.computed_index(key):
-        # one element at a run-time place (a table's cell by a loop's counter): a copy
-        # and a store, any dtype
+    if P.computed_index(key):
+        # an element or a row at a run-time place (a table's cell, a preallocated
+        # array's row ``H[t] = h``, a column ``H[:, t]``, by a loop's counter): a copy and
+        # a store, any dtype -- in a native loop the store goes into the state's buffer
+        # in place (``loopgen.NativeLoop._rows_in_place``), so a loop writing a row per
+        # iteration is linear in its trip count
         return P.index_set(x, key, new.astype(x.dtype))
     if np.ndim(new) == 0:  # at a static place: selected by a constant mask (fusible)
         hit = P.getitem_grad(np.zeros(np.shape(x)), key, 1.0)

@@ -27,6 +27,7 @@ import numpy as np
 from myc.ad.rules import reverse_rule_graph
 from myc.infer.calls import ACALL, applies
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
+from myc.infer.row_merge import read_row, zeroed_row
 from myc.infer.signature import GraphBreak
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
@@ -210,6 +211,8 @@ class Adjoint:
             if n.id in self.maybe_zero:
                 self.maybe_zero.update(i.id for i in n.inputs[1:]
                                        if isinstance(i, (Apply, Parameter)))
+            if prim in (P.getitem, P.guarded) and self.row_read(n, ct, mask, cts, loc):
+                continue
             if prim is P.select:
                 c, x, y = n.inputs[1:]
                 z = _zeros_of(n.abstract)
@@ -260,6 +263,38 @@ class Adjoint:
                         a = getattr(d, "abstract", None) or i.abstract
                         d = self.t.emit(P.select, [side, d, _zeros_of(a)], loc, a)
                     self.add(cts, i, d, loc, mask)
+
+    def row_read(self, n: Apply, ct: Any, mask: tuple, cts: dict[int, Any], loc) -> bool:
+        """The adjoint of a row read ``x[i]`` whose array's cotangent so far is that of
+        ``x`` with row ``i`` overwritten (``index_set``'s adjoint zeroed it: ``H[t] +=
+        v``, or ``if c: H[t] = h`` merged as a row store, ``myc.infer.row_merge``): the
+        row's cotangent is stored there -- one row, not a scatter into zeros summed over
+        the whole array per iteration, and nothing of ``x`` read (so a taped loop does
+        not store ``x``).  False where the pattern does not hold (the generic rule)."""
+        found = read_row(n)
+        if found is None:
+            return False
+        path, x, index = found
+        if not isinstance(x, (Apply, Parameter)) or x.id in self.inactive or \
+                not _is_float(x.abstract) or getattr(ct, "abstract", None) != n.abstract:
+            return False
+        old = cts.get(x.id)
+        base = None if old is None else zeroed_row(old, path, index)
+        if base is None:
+            return False
+        side = self.side_path(mask, None, loc)
+        if side is not None:
+            ct = self.t.emit(P.select, [side, ct, _zeros_of(n.abstract)], loc, n.abstract)
+        saved, self.t.path = self.t.path, None
+        try:  # (guarded as the read was: its index may be out of range off its path)
+            cts[x.id] = self.t.emit(P.index_set, [base, _value(index), ct], loc,
+                                    x.abstract) if path is None else \
+                self.t.emit(P.guarded, [path, P.index_set, x.abstract, base,
+                                        _value(index), ct], loc, x.abstract)
+        finally:
+            self.t.path = saved
+        self.masks[x.id] = _either(self.masks.get(x.id, ALWAYS), mask)
+        return True
 
     def zero_safe(self, d: Any, ct: Any, loc) -> Any:
         """``d`` where ``ct`` is nonzero, else 0 (elementwise, where their shapes agree)."""

@@ -36,6 +36,7 @@ from myc.errors import MycError
 from myc.infer import stacked
 from myc.infer.masked import WHY as MASK_WHY
 from myc.infer.masked import Masked, MaskedLen
+from myc.infer.row_merge import merge_row_store
 from myc.infer.signature import GraphBreak
 from myc.infer.stacked import StackList
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
@@ -381,6 +382,9 @@ class ControlFlow:
             ax, ay = abstract_leaf(x), abstract_leaf(y)
             if ax is None or ax != ay:
                 raise NoMerge(f"a value has type {ax} on one side and {ay} on the other")
+            stored = merge_row_store(self, c, x, y, loc)  # ``if c: H[t] = h``: one row
+            if stored is not None:
+                return stored
             return self.emit(P.select, [c, x, y], loc, abstract=ax)
         if isinstance(x, (tuple, list)) and type(x) is type(y) and len(x) == len(y):
             return type(x)(self.merge_value(c, a, b, loc) for a, b in zip(x, y, strict=True))

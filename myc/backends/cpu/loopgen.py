@@ -925,8 +925,15 @@ class NativeLoop(NativeRun):
 
         def store_row(si: int, dst: ir.Value) -> None:  # (``_rows_in_place``)
             st = body.steps[si]
-            self._array_step(b, entry, si, st.op, st.name, list(st.inputs),
-                             specs[st.output], dst, bail_if, value)
+            _name, ins_, _off, guard = _unwrap(st)
+            if not guard:
+                self._array_step(b, entry, si, st.op, st.name, list(ins_),
+                                 specs[st.output], dst, bail_if, value)
+                return
+            # only where its path holds (there an index out of range fails)
+            with b.if_then(value(si, 0, *st.inputs[0], want=I1)):
+                self._array_step(b, entry, si, st.op, st.name, list(ins_),
+                                 specs[st.output], dst, bail_if, value)
 
         # next state: arrays copied into the buffer not being read (unless a kernel wrote
         # it there), then all slots set
@@ -1474,9 +1481,14 @@ class NativeLoop(NativeRun):
         state_of = {p: j for j, p in enumerate(body.params[:n])}
         found: dict[int, int] = {}
         for si, st in enumerate(body.steps):
-            if st.op != "index_set" or st.guarded or not st.inputs[0][0]:
+            _name, ins_, _off, guard = _unwrap(st)
+            # (a guarded one -- ``H[t] = h`` on the loop's own ``t < n``, or under an
+            # ``if`` -- is stored only where its path holds: elsewhere its value is
+            # discarded by a select, so the state left as it was serves as well)
+            if st.op != "index_set" or (guard and si not in self.guarded_dynamic) or \
+                    not ins_[0][0]:
                 continue
-            j = state_of.get(st.inputs[0][1])
+            j = state_of.get(ins_[0][1])
             exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
             if j is None or j in found.values() or \
                     tuple(body.outputs[1 + j]) != (True, st.output) or \
