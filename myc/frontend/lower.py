@@ -972,7 +972,9 @@ class FunctionLowerer:
                     if found else set()
                 line = s.lineno + self.info.line_offset
                 for other, node in list(block.env.vars.items()):
-                    if other != name and held and _may_hold(node, held):
+                    fam = _view_family(node, block.env.views)  # (W, b = ...: W itself)
+                    if other != name and held and (any(f.id in held for f in fam) or
+                                                   _may_hold(fam[-1], held)):
                         block.env.stale[other] = (
                             f"'{ast.unparse(t)}' was updated in place (line {line})",
                             olds[-1], name)
@@ -1206,8 +1208,8 @@ class FunctionLowerer:
         if line is None:
             return
         for other, node in list(block.env.vars.items()):
-            if other in targets or not _may_hold(source, {f.id for f in _view_family(
-                    node, block.env.views)}):
+            fam = _view_family(node, block.env.views)
+            if other in targets or not (_may_hold(source, {f.id for f in fam})):
                 continue
             block.env.stale.setdefault(other, (
                 f"'{name}', a loop variable over a sequence holding it, is updated in place "
