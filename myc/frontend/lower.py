@@ -212,8 +212,14 @@ def _disjoint(a: Node, b: Node) -> bool:
     if i is None or j is None or i == j:
         return False
     box_a, box_b = a.inputs[1], b.inputs[1]
-    return box_a is box_b or (_made_by(box_a) == _made_by(box_b) == "unpack" and
+    same = box_a is box_b or (_made_by(box_a) == _made_by(box_b) == "unpack" and
                               box_a.inputs[1] is box_b.inputs[1])
+    tup = box_a.inputs[1] if _made_by(box_a) == "unpack" else box_a
+    if same and _made_by(tup) == "make_tuple" and max(i, j) < len(tup.inputs) - 1 and \
+            min(i, j) >= 0:  # a tuple made here: its items may be one array (h, c = x, x)
+        mine = {n.id for n in _view_family(tup.inputs[1 + i])}
+        return not any(n.id in mine for n in _view_family(tup.inputs[1 + j]))
+    return same
 
 
 def _merged_stale(stales: list[dict]) -> dict:
@@ -309,6 +315,43 @@ def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
             continue
         todo.extend(m.inputs)
     return len(seen) >= limit  # too far to follow: assume it may
+
+
+def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node], list[Node]]:
+    """What may be the item at ``key`` of container ``current``, followed back through
+    the writes to it in this straight-line block (``setitem``s, then the display that
+    made it: all its items, conservatively): (found, the writes, the values stored).
+    Not found: an item stored before the block began (before a branch or a loop, or by
+    the caller) may be held by names that cannot be followed."""
+    setitem = _py_library_graph("setitem")
+    chain: list[Node] = []
+    stored: list[Node] = []
+    n = current
+    found = False
+    while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
+            n.inputs[0].value is setitem and len(chain) < 256:
+        chain.append(n)
+        stored.append(n.inputs[3])
+        k = n.inputs[2]
+        if k is key or (isinstance(k, Constant) and isinstance(key, Constant) and
+                        type(k.value) is type(key.value) and k.value == key.value):
+            found = True
+            break
+        n = n.inputs[1]
+    if not found and _made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple":
+        chain.append(n)  # a list or dict display of this function, [np.zeros(2), ...]
+        items = n.inputs[2].inputs[1:]
+        meta = n.inputs[1].value if isinstance(n.inputs[1], Constant) else None
+        at = key.value if isinstance(key, Constant) else None
+        if isinstance(meta, tuple) and _static_key(at) and at in meta:  # {"W": W, ...}
+            items = [items[meta.index(at)]]
+        elif meta is ListValue and type(at) is int and -len(items) <= at < len(items):
+            items = [items[at]]
+        stored.extend(items)  # (else any of them)
+        found = True
+    found = found and all(getattr(c, "graph", None) is block.graph for c in chain) and \
+        all(not isinstance(v, Apply) or v.graph is block.graph for v in stored)
+    return found, chain, stored
 
 
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
@@ -907,14 +950,34 @@ class FunctionLowerer:
             t = s.target
             index = self.subscript_index(t.slice, block)
 
+            olds: list[Node] = []
+
             def update(cur: Node) -> Node:
                 old = self.apply(block, P.getitem, cur, index, node=t)
+                olds.append(old)
                 new = self.apply(block, getattr(P, op), old, self.expr(s.value, block),
                                  node=s)
                 new = self.apply(block, P.aug_assign, old, new, node=s)
                 return self.py_call("setitem", [cur, index, new], t, block)
 
-            self.mutate(t.value.id, update, t, block)
+            name = t.value.id
+            before = block.env.vars.get(name)
+            self.mutate(name, update, t, block)
+            # CPython's ``d[k] -= g`` updates the array at d[k] in place: the names that
+            # may hold it (``d = {"W": W}``) see the change, so reading them afterwards
+            # is refused when it is an array (as for ``y = x; y += g``)
+            if before is not None and olds:
+                found, _, stored = _stored_at(before, index, block)
+                held = {f.id for v in stored for f in _view_family(v, block.env.views)} \
+                    if found else set()
+                line = s.lineno + self.info.line_offset
+                for other, node in list(block.env.vars.items()):
+                    fam = _view_family(node, block.env.views)  # (W, b = ...: W itself)
+                    if other != name and held and (any(f.id in held for f in fam) or
+                                                   _may_hold(fam[-1], held)):
+                        block.env.stale[other] = (
+                            f"'{ast.unparse(t)}' was updated in place (line {line})",
+                            olds[-1], name)
             return block
         if not isinstance(s.target, ast.Name):
             self._reject_target(s.target)
@@ -951,29 +1014,7 @@ class FunctionLowerer:
         name = outer.value.id  # type: ignore[attr-defined]
         key = self.expr(outer.slice, block)
         current = self.read_name(name, outer, block)
-        setitem = _py_library_graph("setitem")
-        chain: list[Node] = []
-        stored: list[Node] = []
-        n = current
-        found = False
-        while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
-                n.inputs[0].value is setitem and len(chain) < 256:
-            chain.append(n)
-            stored.append(n.inputs[3])
-            k = n.inputs[2]
-            if k is key or (isinstance(k, Constant) and isinstance(key, Constant) and
-                            type(k.value) is type(key.value) and k.value == key.value):
-                found = True
-                break
-            n = n.inputs[1]
-        if not found and _made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple":
-            chain.append(n)  # a list display of this function, [np.zeros(2), ...]
-            stored.extend(n.inputs[2].inputs[1:])
-            found = True
-        # an object stored before this straight-line block began (before a branch or a
-        # loop) may be held by the block's parameters, which cannot be followed
-        found = found and all(getattr(c, "graph", None) is block.graph for c in chain) and \
-            all(not isinstance(v, Apply) or v.graph is block.graph for v in stored)
+        found, chain, stored = _stored_at(current, key, block)
         if not found:
             inner = ast.unparse(outer)
             raise self.error(MycSyntaxError,
@@ -1142,7 +1183,37 @@ class FunctionLowerer:
             seq = self.apply(block, P.iter_seq, self.expr(it, block), node=it)
             count = self.apply(block, P.len, seq, node=it)
             start = step = None
+        if seq is not None:
+            self._mark_target_writes(s, seq.inputs[1], block)
         return self._loop(s, block, None, (count, seq, start, step))
+
+    def _mark_target_writes(self, s: ast.For, source: Node, block: Block) -> None:
+        """``for p, g in zip([W, b], grads): p -= lr * g``: CPython updates each array
+        the loop variable takes in place, so ``W`` and ``b`` (and the lists holding them)
+        change.  The loop variable is rebound in myc, so the names whose arrays the
+        iterated sequence may hold are refused if read as arrays afterwards (all the
+        names it may hold: zip's other sequences too, conservatively)."""
+        targets = assigned_names([ast.Assign(targets=[s.target])])
+        line = None
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            t = n.target if isinstance(n, ast.AugAssign) else \
+                next((x for x in n.targets if isinstance(x, ast.Subscript)), None) \
+                if isinstance(n, ast.Assign) else inplace_target(n)
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if isinstance(t, ast.Name) and t.id in targets and not _fresh_first(t.id, s.body):
+                line = n.lineno + self.info.line_offset
+                name = t.id
+                break
+        if line is None:
+            return
+        for other, node in list(block.env.vars.items()):
+            fam = _view_family(node, block.env.views)
+            if other in targets or not (_may_hold(source, {f.id for f in fam})):
+                continue
+            block.env.stale.setdefault(other, (
+                f"'{name}', a loop variable over a sequence holding it, is updated in place "
+                f"in the loop (line {line})", node, other))
 
     def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
         """A loop that writes into an array (``R[i, j] = v``, ``R += v``,

@@ -981,9 +981,12 @@ def test_math_function_as_value_on_float32(fn):
     assert type(v) is float
 
 
-def test_function_as_runtime_argument_refused():
+def test_function_as_runtime_argument_is_compiled_in():
+    # (was refused: a function argument is now a static value, myc/runtime/static_args)
+    g = myc.grad(h_apply_twice, argnums=1)(np.sin, 0.3)
+    np.testing.assert_allclose(g, np.cos(np.sin(0.3)) * np.cos(0.3), rtol=1e-12)
     with pytest.raises(MycTypeError, match="unsupported type") as info:
-        myc.grad(h_apply_twice, argnums=1)(np.sin, 0.3)
+        myc.grad(h_apply_twice, argnums=1)(print, 0.3)  # a builtin myc does not know
     assert_good_error(info.value)
 
 

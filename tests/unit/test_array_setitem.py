@@ -378,8 +378,52 @@ def w_ravel_then_write(x):
     return flat * 1.0
 
 
+def w_dict_item_updated(x):
+    params = {"W": x * 1.0, "b": x + 1.0}
+    W = params["W"]
+    params["W"] -= 0.5  # CPython: the array W names, in place
+    return W * 1.0
+
+
+def w_display_item_updated(x):
+    W = x * 1.0
+    params = {"W": W}
+    params["W"] *= 2.0
+    return W * 1.0
+
+
+def w_list_item_updated(x):
+    W, b = x * 1.0, x + 1.0
+    ps = [W, b]
+    ps[1] += 1.0
+    return b * 1.0
+
+
+def w_loop_variable_updated(x):
+    W, b = x * 1.0, x + 1.0
+    for p, g in zip([W, b], [x, x]):
+        p -= 0.1 * g  # min-char-rnn's parameter update
+    return W + b
+
+
+def w_loop_variable_written(x):
+    W = x * 1.0
+    for p in [W]:
+        p[0] = 9.0
+    return W * 1.0
+
+
+def w_one_array_twice(x):
+    y = x * 1.0
+    h, c = (y, y)
+    h += 1.0
+    return c * 1.0
+
+
 VIEW_WRITES = [w_reshape_method, w_reshape_in_branch, w_np_reshape, w_view_made_in_loop,
-               w_ravel_then_write]
+               w_ravel_then_write, w_dict_item_updated, w_display_item_updated,
+               w_list_item_updated, w_loop_variable_updated, w_loop_variable_written,
+               w_one_array_twice]
 
 
 @pytest.mark.parametrize("fn", VIEW_WRITES, ids=[f.__name__ for f in VIEW_WRITES])
@@ -410,7 +454,39 @@ def k_copy_of_view(x):
     return y.sum() + x.sum()
 
 
-KEPT = [k_rebound_before_update, k_scalar_alias, k_copy_of_view]
+def k_other_item_updated(x):
+    W, b = x * 1.0, x + 1.0
+    ps = [W, b]
+    ps[1] += 1.0  # b's array: W is not it
+    return W + ps[1]
+
+
+def k_loop_variable_rebound(x):
+    W, b = x * 1.0, x + 1.0
+    out = []
+    for p in [W, b]:
+        p = p * 2.0  # a new array first
+        p += 1.0
+        out.append(p)
+    return W + b + out[0] + out[1]
+
+
+def k_two_arrays_in_a_tuple(x):
+    h, c = (x * 1.0, x * 2.0)
+    h += 1.0
+    return h + c
+
+
+def k_scalar_loop_variable(x):
+    tot = 0.0
+    for s in [1.0, 2.0]:
+        s += 1.0
+        tot += s
+    return x * tot
+
+
+KEPT = [k_rebound_before_update, k_scalar_alias, k_copy_of_view, k_other_item_updated,
+        k_loop_variable_rebound, k_two_arrays_in_a_tuple, k_scalar_loop_variable]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
