@@ -217,6 +217,8 @@ def exp_family_f32_grid(fn: str) -> np.ndarray:
     edges = [P32.exp_lo, P32.exp_hi, P32.expm1_lo, P32.tanh_hi, 2.0**-12, 2.0**-25,
              2.0**-126, math.log(np.finfo(np.float32).max), -87.33654]
     edges += [scale * (j + 0.5) * math.log(2) for j in range(-150, 130)]
+    # the worst arguments of exhaustive runs over all floats (and sigmoid's old worst)
+    edges += [0.0077671754, 1.9542445, 4.1572938, 59.275005, 17.001972]
     near = np.arange(-256, 256)
     around = [np.nextafter(np.float32(abs(v)), np.float32(np.inf)).view(np.int32) + near
               for v in edges]

@@ -15,8 +15,12 @@ and underflow give NumPy's answers.
 Argument reduction, in brief:
 
 * exp, expm1, sigmoid, tanh: ``x = k ln2 + r``, ``|r| <= ln2/2``, Cody-Waite with a
-  short ``ln2_hi`` so ``k * ln2_hi`` is exact; ``2^k`` built from exponent bits, in two
-  halves so results in the subnormal range and overflow to inf come out right.
+  short ``ln2_hi`` so ``k * ln2_hi`` is exact, ``k`` rounded by an FMA against a
+  ``1.5 2^mbits`` shifter (:func:`round_log2`); ``2^k`` built from exponent bits, in two
+  halves so results in the subnormal range and overflow to inf come out right.  The
+  clamps keep NaN, which then flows through the arithmetic: no NaN selects.  Worst
+  float32 errors of exhaustive runs (all 2^32 inputs): exp 0.99, expm1 1.44, tanh 2.42,
+  sigmoid 2.40 ulp.
 * log, log1p: ``x = 2^k m``, ``m`` in ``[sqrt(1/2), sqrt(2))``, fdlibm's
   ``log(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``s = f/(2+f)``; subnormals are
   scaled up first.  log1p adds the rounding error of ``1 + x`` back as ``c/(1+x)``.
@@ -253,11 +257,12 @@ def tanh(e: Emitter, x: V) -> V:
 
 
 def sigmoid(e: Emitter, x: V) -> V:
-    """``1/(1+exp(-x))``, as ``exp(x)/(1+exp(x))`` for negative ``x`` (no overflow); NaN
-    through the arithmetic."""
+    """``1/(1+exp(-x))``, as ``exp(x)/(1+exp(x))`` for negative ``x`` (no overflow): one
+    division of a selected numerator (``en * (1/(1+en))`` rounded twice: 2.83 ulp at
+    -1.9542445 in an exhaustive float32 run, now 2.40 at -4.1572938); NaN through the
+    arithmetic."""
     en = exp_core(e, -x.abs())
-    s = 1.0 / (en + 1.0)
-    return e.select(x.ge(0.0), s, en * s)
+    return e.select(x.ge(0.0), 1.0, en) / (en + 1.0)
 
 
 # ---------------------------------------------------------------- log family
