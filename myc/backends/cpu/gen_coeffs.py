@@ -49,7 +49,7 @@ F32_IN_F64 = {"SIN", "COS"}
 def _nonzero(fn):
     """The remainders are 0/0 at the origin: evaluate just beside it (80 digits absorb
     the cancellation)."""
-    return lambda x: fn(x if x != 0 else mp.mpf("1e-20"))
+    return lambda x: fn(x if abs(x) > mp.mpf("1e-30") else mp.mpf("1e-20"))
 
 
 def fit(name: str, prec: str) -> tuple[list[float], float]:

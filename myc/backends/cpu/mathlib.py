@@ -15,8 +15,12 @@ and underflow give NumPy's answers.
 Argument reduction, in brief:
 
 * exp, expm1, sigmoid, tanh: ``x = k ln2 + r``, ``|r| <= ln2/2``, Cody-Waite with a
-  short ``ln2_hi`` so ``k * ln2_hi`` is exact; ``2^k`` built from exponent bits, in two
-  halves so results in the subnormal range and overflow to inf come out right.
+  short ``ln2_hi`` so ``k * ln2_hi`` is exact, ``k`` rounded by an FMA against a
+  ``1.5 2^mbits`` shifter (:func:`round_log2`); ``2^k`` built from exponent bits, in two
+  halves so results in the subnormal range and overflow to inf come out right.  The
+  clamps keep NaN, which then flows through the arithmetic: no NaN selects.  Worst
+  float32 errors of exhaustive runs (tanh: all 2^32 inputs; the others: every float
+  with ``2^-26 <= |x| < 256``): exp 0.99, expm1 1.44, tanh 2.42, sigmoid 2.40 ulp.
 * log, log1p: ``x = 2^k m``, ``m`` in ``[sqrt(1/2), sqrt(2))``, fdlibm's
   ``log(1+f) = f - f^2/2 + s (f^2/2 + R(s^2))`` with ``s = f/(2+f)``; subnormals are
   scaled up first.  log1p adds the rounding error of ``1 + x`` back as ``c/(1+x)``.
@@ -136,9 +140,42 @@ def two_prod(e: Emitter, a: V, b: V) -> tuple[V, V]:
 
 
 def clamp(e: Emitter, x: V, lo: float, hi: float) -> V:
-    """``x`` limited to ``[lo, hi]``; NaN becomes ``lo`` (callers select NaN back)."""
-    x = e.select(x.gt(lo), x, lo)
-    return e.select(x.lt(hi), x, hi)
+    """``x`` limited to ``[lo, hi]``; NaN stays NaN (each select keeps ``x`` unless a
+    comparison holds, one ``vmaxps``/``vminps`` each on x86), so the exp family needs
+    no NaN select: NaN goes through the arithmetic to the result."""
+    x = e.select(x.lt(lo), lo, x)
+    return e.select(x.gt(hi), hi, x)
+
+
+def round_log2(e: Emitter, x: V, scale: float = LOG2E) -> tuple[V, V, V]:
+    """``(kk, k, r)``: ``k = rint(x scale)`` as a float, ``r = x - k ln2`` (Cody-Waite,
+    fused: ``k ln2_hi`` is exact and so, by Sterbenz, is ``x - k ln2_hi``; the low part
+    rounds once), and ``kk = k + SHIFT``, whose low integer bits are ``k``
+    (:func:`k_bits`, :func:`pow2_bits`).  One FMA against a ``1.5 2^mbits`` shifter
+    rounds instead of ``rint`` and ``fptosi`` (which is poison on NaN in LLVM: the bits
+    of ``kk`` are defined for every input), for ``|x scale| < 2^(mbits-1)``, which the
+    callers' clamps ensure."""
+    P = prec(x.ty)
+    shift = 1.5 * 2.0**P.mbits
+    kk = e.fma(x, e.c(x.ty, scale), e.c(x.ty, shift))
+    k = kk - shift
+    r = e.fma(-k, e.c(x.ty, P.ln2[0]), x)
+    return kk, k, e.fma(-k, e.c(x.ty, P.ln2[1]), r)
+
+
+def k_bits(e: Emitter, kk: V) -> V:
+    """The integer ``k`` of :func:`round_log2`'s ``kk``."""
+    P = prec(kk.ty)
+    return e.bitcast(kk, P.ity) - float_bits(1.5 * 2.0**P.mbits, P.ty)
+
+
+def pow2_bits(e: Emitter, kk: V, offset: int = 0) -> V:
+    """``2^(k + offset)`` from :func:`round_log2`'s ``kk``, for ``k + offset`` in the
+    normal exponent range: ``kk``'s bits shifted into the exponent field (the shifter's
+    own bits all shift out), plus the bias."""
+    P = prec(kk.ty)
+    return e.bitcast((e.bitcast(kk, P.ity) << P.mbits) + ((P.bias + offset) << P.mbits),
+                     P.ty)
 
 
 def ldexp(e: Emitter, p: V, k: V) -> V:
@@ -162,42 +199,38 @@ def ldexp(e: Emitter, p: V, k: V) -> V:
     return p * s1 * s2
 
 
-def pow2(e: Emitter, k: V, ty: ir.Type) -> V:
-    """``2^k`` for ``k`` in the normal exponent range."""
-    P = prec(ty)
-    return e.bitcast((k + P.bias) << P.mbits, ty)
-
-
 # ---------------------------------------------------------------- exp family
 
 
 def exp_core(e: Emitter, x: V, x_lo: V | None = None) -> V:
-    """``exp(x + x_lo)``; NaN comes out as ``exp(lo)`` (callers fix it)."""
+    """``exp(x + x_lo)``, NaN for NaN ``x``."""
     P = prec(x.ty)
     x = clamp(e, x, P.exp_lo, P.exp_hi)
-    k = (x * LOG2E).rint()
-    # x - k ln2_hi is exact (Sterbenz); the fused low part rounds once instead of twice
-    r = e.fma(-k, e.c(x.ty, P.ln2[1]), x - k * P.ln2[0])
+    kk, _, r = round_log2(e, x)
     if x_lo is not None:
         r = r + x_lo
     p = e.muladd(r * r, e.poly(r, P.exp_poly), r) + 1.0
-    return ldexp(e, p, e.fptosi(k, P.ity))
+    return ldexp(e, p, k_bits(e, kk))
 
 
 def exp(e: Emitter, x: V) -> V:
-    return e.select(x.isnan(), x, exp_core(e, x))
+    return exp_core(e, x)
+
+
+def expm1_half(e: Emitter, x: V) -> V:
+    """``expm1(x) / 2`` for ``x`` in ``[expm1_lo, exp_hi]`` (NaN for NaN):
+    ``t expm1(r) + (t - 1/2)``, ``t = 2^(k-1)``, so ``2^k`` never overflows and ``k = 0``
+    gives ``expm1(r) / 2`` exactly (the doubling is left to the callers)."""
+    P = prec(x.ty)
+    kk, _, r = round_log2(e, x)
+    er = e.muladd(r * r, e.poly(r, P.exp_poly), r)
+    t = pow2_bits(e, kk, -1)
+    return e.muladd(t, er, t - 0.5)
 
 
 def expm1_core(e: Emitter, x: V) -> V:
-    """``expm1(x)`` for ``x`` in ``[expm1_lo, exp_hi]``: ``2^k expm1(r) + (2^k - 1)``,
-    written as ``2 (t expm1(r) + (t - 1/2))``, ``t = 2^(k-1)``, so ``2^k`` never overflows
-    before the final doubling and ``k = 0`` returns ``expm1(r)`` exactly."""
-    P = prec(x.ty)
-    k = (x * LOG2E).rint()
-    r = (x - k * P.ln2[0]) - k * P.ln2[1]
-    er = e.muladd(r * r, e.poly(r, P.exp_poly), r)
-    t = pow2(e, e.fptosi(k, P.ity) - 1, P.ty)
-    return e.muladd(t, er, t - 0.5) * 2.0
+    """``expm1(x)`` for ``x`` in ``[expm1_lo, exp_hi]``."""
+    return expm1_half(e, x) * 2.0
 
 
 def expm1(e: Emitter, x: V) -> V:
@@ -205,26 +238,31 @@ def expm1(e: Emitter, x: V) -> V:
     res = expm1_core(e, clamp(e, x, P.expm1_lo, P.exp_hi))
     # expm1(x) rounds to x below 2^-(mbits+2): keeps -0 and subnormals (which the
     # halving by t = 2^(k-1) would flush)
-    res = e.select(x.abs().lt(2.0 ** -(P.mbits + 2)), x, res)
-    return e.select(x.isnan(), x, res)
+    return e.select(x.abs().lt(2.0 ** -(P.mbits + 2)), x, res)
 
 
 def tanh(e: Emitter, x: V) -> V:
-    """``sign(x) * em / (em + 2)``, ``em = expm1(2|x|)``: relative accuracy at any size."""
+    """``sign(x) em / (em + 2)``, ``em = expm1(2|x|)``, as ``w / (w + 1)`` with ``w = em /
+    2`` (:func:`expm1_half`; the same quotient, one multiply fewer): relative accuracy
+    at any size, ``-0`` and subnormals kept (``k = 0`` there: ``w = |x|`` exactly), NaN
+    through the arithmetic.  The sign goes back by an OR of ``x``'s sign bit (the
+    quotient is ``+0`` or positive)."""
     P = prec(x.ty)
     a = x.abs()
-    a = e.select(a.lt(P.tanh_hi), a, P.tanh_hi)
-    em = expm1_core(e, a * 2.0)
-    res = (em / (em + 2.0)).copysign(x)
-    return e.select(x.isnan(), x, res)
+    a = e.select(a.gt(P.tanh_hi), P.tanh_hi, a)
+    w = expm1_half(e, a + a)
+    q = e.bitcast(w / (w + 1.0), P.ity)
+    sign = e.bitcast(x, P.ity) & -(1 << (P.ity.width - 1))
+    return e.bitcast(q | sign, P.ty)
 
 
 def sigmoid(e: Emitter, x: V) -> V:
-    """``1/(1+exp(-x))``, as ``exp(x)/(1+exp(x))`` for negative ``x`` (no overflow)."""
+    """``1/(1+exp(-x))``, as ``exp(x)/(1+exp(x))`` for negative ``x`` (no overflow): one
+    division of a selected numerator (``en * (1/(1+en))`` rounded twice: 2.83 ulp at
+    -1.9542445 in an exhaustive float32 run, now 2.40 at -4.1572938); NaN through the
+    arithmetic."""
     en = exp_core(e, -x.abs())
-    s = 1.0 / (en + 1.0)
-    res = e.select(x.ge(0.0), s, en * s)
-    return e.select(x.isnan(), x, res)
+    return e.select(x.ge(0.0), 1.0, en) / (en + 1.0)
 
 
 # ---------------------------------------------------------------- log family

@@ -101,8 +101,7 @@ inline {t} myc_tanh_{s}({t} x) {{
 }}
 inline {t} myc_sigmoid_{s}({t} x) {{
     {t} en = myc_expcore_{s}(-myc_fabs_{s}(x));
-    {t} q = {one} / (en + {one});
-    {t} y = x >= {L(0.0)} ? q : en * q;
+    {t} y = (x >= {L(0.0)} ? {one} : en) / (en + {one});
     return x != x ? x : y;
 }}
 inline {t} myc_logcore_{s}({t} x) {{
