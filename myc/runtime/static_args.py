@@ -22,7 +22,7 @@ import types
 from typing import Any
 
 from myc.errors import MycError, MycTypeError
-from myc.ir.nodes import Closure, top_closure
+from myc.ir.nodes import Closure, Graph, top_closure
 
 
 def is_function(value: Any) -> bool:
@@ -58,12 +58,38 @@ def function_value(value: Any, path: str) -> Any:
 def method_values(cls: type) -> tuple[tuple[str, ...], list[Closure]]:
     """The methods of a user's class as closures, in ``class_members``' order (a method
     myc cannot compile raises only when it is called, as for an object in a global)."""
-    from myc.frontend.lower import parse
-    from myc.frontend.objects import class_members, method_graph
+    from myc.frontend.objects import class_members
 
     methods, _ = class_members(cls)
-    return tuple(methods), [top_closure(method_graph(cls, m, fn, parse))
+    return tuple(methods), [top_closure(_method_graph(cls, m, fn))
                             for m, fn in methods.items()]
+
+
+_WRAPPERS: dict[int, tuple[Any, Any, Graph]] = {}  # id(method) -> (method, inner, graph)
+
+
+def _method_graph(cls: type, name: str, fn: Any) -> Graph:
+    """``method_graph``, the same graph from call to call while the method's own graph
+    is (a plain method's is the parse cache's; a static method's wrapper and a refusing
+    stand-in are built anew by ``method_graph``, so they are kept here: a new graph per
+    call would be a new signature, a compile per call)."""
+    from myc.frontend.lower import parse
+    from myc.frontend.objects import method_graph
+
+    if isinstance(fn, types.FunctionType):
+        return method_graph(cls, name, fn, parse)
+    inner: Any = None
+    if isinstance(fn, staticmethod) and isinstance(fn.__func__, types.FunctionType):
+        try:
+            inner = parse(fn.__func__)
+        except MycError:
+            inner = None
+    kept = _WRAPPERS.get(id(fn))
+    if kept is not None and kept[0] is fn and kept[1] is inner:
+        return kept[2]
+    g = method_graph(cls, name, fn, parse)
+    _WRAPPERS[id(fn)] = (fn, inner, g)
+    return g
 
 
 def holds_closure(key: Any) -> bool:

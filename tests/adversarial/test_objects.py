@@ -173,6 +173,33 @@ def test_new_arrays_in_an_argument_object_reuse_its_program():
     assert jf.stats().compiles == 1
 
 
+class WithStatics:
+    def __init__(self, w):
+        self.w = w
+
+    @staticmethod
+    def act(v):
+        return np.tanh(v)
+
+    @classmethod
+    def make(cls):  # myc refuses classmethods only if called
+        return cls(1.0)
+
+    def loss(self, x):
+        return np.sum(self.act(self.w * x))
+
+
+def test_static_methods_of_an_argument_compile_once():
+    def f(m, x):
+        return m.loss(x)
+
+    jf = myc.jit(f)
+    for k in range(4):
+        m = WithStatics(RS.randn(3))
+        np.testing.assert_allclose(jf(m, X[0]), f(m, X[0]), rtol=1e-12)
+    assert jf.stats().compiles == 1  # (a new wrapper graph per call was a compile per call)
+
+
 def test_a_property_of_an_argument_is_refused_at_its_line():
     def f(layer, x):
         return np.sum(x) * layer.width
