@@ -2479,17 +2479,13 @@ class FunctionLowerer:
             except MycError as exc:
                 raise exc.with_loc(self.loc(e)) from None
         values = []
-        passed = None  # a function known only when the program is specialized
         for k, a in enumerate(e.args):
             lam = self._method_lambda(a, block) if k == 0 else None
             fn = self.expr(a if lam is None else lam, block)
             if k == 0 and not (isinstance(fn, Constant) and
                                isinstance(fn.value, (Graph, Primitive))):
-                if isinstance(fn, Constant):
-                    raise self.error(MycTypeError, "a myc transform needs a function", a)
-                passed = fn  # (a parameter: a function passed in, myc/runtime/static_args)
-                values.append(None)
-                continue
+                raise self.error(MycTypeError, "the function passed to a myc transform inside "
+                                 "a program must be known where it is written", a)
             if not isinstance(fn, Constant):
                 raise self.error(MycTypeError, "the options of a myc transform inside a "
                                  "program must be constants", a)
@@ -2500,10 +2496,6 @@ class FunctionLowerer:
             if not isinstance(v, Constant):
                 raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
             kwargs[k.arg] = v.value
-        if passed is not None:
-            spec = (transform, tuple(values[1:]), tuple(kwargs.items()))
-            return self.apply(block, P.transform_value, passed, Constant(spec, self.loc(e)),
-                              node=e)
         if values and isinstance(values[0], Graph) and _still_building(values[0]):
             raise self.error(MycSyntaxError, "a function that applies a myc transform to "
                              "itself (directly or through recursion) is not supported", e,

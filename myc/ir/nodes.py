@@ -163,6 +163,7 @@ class Closure:
     """A graph together with the frame of its lexical parent (an evaluator value)."""
 
     __slots__ = ("graph", "frame")
+    myc_static = True  # a function value: static, no gradient (myc.prims.adprims)
 
     def __init__(self, graph: Graph, frame: Any):
         self.graph = graph

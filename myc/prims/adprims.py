@@ -13,7 +13,6 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycTypeError
-from myc.ir.nodes import Closure, top_closure
 from myc.prims.containers import DictValue, Unsupported, is_container, is_object, like
 from myc.prims.effects import is_rng
 from myc.prims.registry import Primitive, register
@@ -68,7 +67,8 @@ def _dtype(x) -> np.dtype:
 
 
 def _is_float(x) -> bool:
-    if x is None or isinstance(x, (bool, int, str, Closure)) or is_rng(x) or callable(x):
+    if x is None or isinstance(x, (bool, int, str)) or is_rng(x) or callable(x) or \
+            getattr(x, "myc_static", False):
         return False  # (a generator, None, a string, a function: static, no gradient)
     return _dtype(x).kind == "f"
 
@@ -106,7 +106,8 @@ def not_float_attribute(b: Any) -> bool:
 
 def grad_cast(d, x):
     """A gradient materialized in the structure and dtype of its argument ``x``."""
-    if is_rng(x) or x is None or isinstance(x, (str, Closure, Primitive)):
+    if is_rng(x) or x is None or isinstance(x, (str, Primitive)) or \
+            getattr(x, "myc_static", False):
         return None  # a generator, None, a string or a function: static, no gradient
     if isinstance(x, tuple):
         if d is ZERO:
@@ -323,27 +324,4 @@ register("is_float", "x",
          lambda x: isinstance(x, float) or (not isinstance(x, (bool, int, tuple, dict)) and
                                             np.result_type(x).kind == "f"),
          differentiable=False)
-
-
-def transform_value(fn: Any, spec: tuple) -> Closure:
-    """``myc.grad(loss)`` inside a program where ``loss`` is a function passed in
-    (``myc.runtime.static_args``): the transform made when the program is specialized,
-    once the function is known.  ``spec``: the transform, its other positional options
-    and its keyword options, all constants."""
-    transform, rest, kwargs = spec
-    if isinstance(fn, Closure) and fn.frame is None:
-        target: Any = fn.graph
-    elif isinstance(fn, Primitive):
-        target = fn
-    elif isinstance(fn, Closure):
-        raise MycTypeError(f"a myc transform of '{fn.graph.name}', a function that captures "
-                           "the variables of another: transform a function known where it "
-                           "is written, or one passed in as an argument")
-    else:
-        raise MycTypeError(f"a myc transform needs a function, got {type(fn).__name__}")
-    return top_closure(transform(target, *rest, **dict(kwargs)))
-
-
-register("transform_value", "fn spec", transform_value, differentiable=False,
-         doc="myc.grad/value_and_grad/jit of a function passed in as an argument.")
 

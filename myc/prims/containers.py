@@ -520,8 +520,7 @@ register("iter_seq", "x", _iter_seq,
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
-                        "j_lift", "f_lift",  # (registered by myc.ad.reverse, .forward)
-                        "transform_value"])
+                        "j_lift", "f_lift"])  # (registered by myc.ad.reverse, .forward)
 
 
 def container_meta(x: Any) -> Any:

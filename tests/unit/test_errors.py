@@ -445,7 +445,6 @@ def test_runtime_error_then_good_call():
     (np.array(["a"]), ("dtype",)),
     (np.int32(1), ("int32",)),
     (np.complex64(1), ("complex64",)),
-    (F.a_top, ("function",)),
 ])
 def test_bad_argument_type(value, words):
     def f(a, x):

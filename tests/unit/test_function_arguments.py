@@ -73,11 +73,12 @@ def test_each_transform_takes_a_function_argument():
         np.testing.assert_allclose(ty, fdf @ t, rtol=1e-6)
 
 
-def test_a_transform_of_a_function_argument_inside_a_program():
-    w0 = np.zeros(5)
-    for loss in (quad, shifted):
-        np.testing.assert_allclose(myc.jit(fit)(loss, w0, X, 3), fit(loss, w0, X, 3),
-                                   rtol=1e-12)
+def test_a_transform_of_a_function_argument_inside_a_program_is_refused_at_its_line():
+    # (myc.grad(loss) with loss a parameter: the function must be known where it is
+    # written; calling the passed function itself works)
+    with pytest.raises(MycTypeError, match="must be known") as info:
+        myc.jit(fit)(quad, np.zeros(5), X, 3)
+    assert info.value.loc.line == fit.__code__.co_firstlineno + 2
 
 
 def test_the_same_name_in_two_places_is_two_functions(tmp_path, monkeypatch):
