@@ -41,4 +41,3 @@ def holds_function(x: object) -> bool:
     if isinstance(x, (Closure, Primitive)):
         return True
     return isinstance(x, tuple) and any(holds_function(v) for v in tuple.__iter__(x))
-

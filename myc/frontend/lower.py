@@ -1194,19 +1194,11 @@ class FunctionLowerer:
         iterated sequence may hold are refused if read as arrays afterwards (all the
         names it may hold: zip's other sequences too, conservatively)."""
         targets = assigned_names([ast.Assign(targets=[s.target])])
-        line = None
-        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
-            t = n.target if isinstance(n, ast.AugAssign) else \
-                next((x for x in n.targets if isinstance(x, ast.Subscript)), None) \
-                if isinstance(n, ast.Assign) else inplace_target(n)
-            while isinstance(t, ast.Subscript):
-                t = t.value
-            if isinstance(t, ast.Name) and t.id in targets and not _fresh_first(t.id, s.body):
-                line = n.lineno + self.info.line_offset
-                name = t.id
-                break
-        if line is None:
+        written = [(n, line) for n, line in self._written_in_place(s).items()
+                   if n in targets and not _fresh_first(n, s.body)]
+        if not written:
             return
+        name, line = written[0]
         for other, node in list(block.env.vars.items()):
             fam = _view_family(node, block.env.views)
             if other in targets or not (_may_hold(source, {f.id for f in fam})):
@@ -1215,14 +1207,10 @@ class FunctionLowerer:
                 f"'{name}', a loop variable over a sequence holding it, is updated in place "
                 f"in the loop (line {line})", node, other))
 
-    def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
-        """A loop that writes into an array (``R[i, j] = v``, ``R += v``,
-        ``np.fill_diagonal(R, v)``) would show the writes, in CPython, through views of
-        it made before the loop (``row = R[0]``); inside the loop the array is the loop's
-        own variable, no longer the node those views were made from, so they are marked
-        here, from the loop's start: reading one as an array is refused."""
+    def _written_in_place(self, s: ast.While | ast.For) -> dict[str, int]:
+        """The variables a loop writes into in place (``R[i, j] = v``, ``R += v``,
+        ``np.fill_diagonal(R, v)``), each with the line of its first such write."""
         written: dict[str, int] = {}
-        listed: dict[str, int] = {}  # lists mutated by a method (``hs.append(x)``)
         for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
             targets: list[ast.AST] = []
             if isinstance(n, ast.Assign):
@@ -1231,14 +1219,26 @@ class FunctionLowerer:
                 targets = [n.target]
             elif inplace_target(n) is not None:  # np.fill_diagonal(R, v), np.add.at
                 targets = [n.args[0]]  # type: ignore[attr-defined]
-            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                    n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name):
-                listed.setdefault(n.func.value.id, n.lineno + self.info.line_offset)
             for t in targets:
                 while isinstance(t, ast.Subscript):
                     t = t.value
                 if isinstance(t, ast.Name):
                     written.setdefault(t.id, n.lineno + self.info.line_offset)
+        return written
+
+    def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
+        """A loop that writes into an array (``R[i, j] = v``, ``R += v``,
+        ``np.fill_diagonal(R, v)``) would show the writes, in CPython, through views of
+        it made before the loop (``row = R[0]``); inside the loop the array is the loop's
+        own variable, no longer the node those views were made from, so they are marked
+        here, from the loop's start: reading one as an array is refused."""
+        written = self._written_in_place(s)
+        listed: dict[str, int] = {}  # lists mutated by a method (``hs.append(x)``)
+        for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name) and \
+                    inplace_target(n) is None:
+                listed.setdefault(n.func.value.id, n.lineno + self.info.line_offset)
         for name, line in written.items():
             current = block.env.vars.get(name)
             if current is None or _fresh_first(name, s.body):

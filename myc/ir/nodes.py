@@ -184,4 +184,3 @@ def top_closure(graph: Graph) -> Closure:
     if c is None:
         c = _TOP[graph] = Closure(graph, None)
     return c
-

@@ -324,4 +324,3 @@ register("is_float", "x",
          lambda x: isinstance(x, float) or (not isinstance(x, (bool, int, tuple, dict)) and
                                             np.result_type(x).kind == "f"),
          differentiable=False)
-
