@@ -526,6 +526,22 @@ def parse(fn: Any) -> Graph:
         return g
 
 
+_WRITE_BACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
+    """``fn`` lowered again to return ``(result, *final values of names)``: the
+    parameters it changes in place, for a caller that reads its arguments again."""
+    with _PARSE_LOCK:
+        g = _WRITE_BACKS.get(fn)
+        if g is None or globals_watch.parsed_is_stale(fn):
+            info = read_function(fn)
+            g = Graph(fn.__name__, None, info.loc(info.tree))
+            FunctionLowerer(info, fn, None, write_back=names).lower_into(g)
+            _WRITE_BACKS[fn] = g
+        return g
+
+
 def _parse_new(fn: types.FunctionType) -> Graph:
     """Lower ``fn`` into a new graph, entered in ``_GRAPHS`` first (for recursion); on
     failure, it and every graph entered since are forgotten.  Holds ``_PARSE_LOCK``."""
@@ -619,6 +635,24 @@ def _loop_writes(s: ast.While | ast.For) -> list[tuple[str, ast.AST]]:
     return sorted(out, key=lambda w: (w[1].lineno, w[1].col_offset))
 
 
+def _rebound_names(tree: ast.AST) -> set[str]:
+    """The names a function binds to another object somewhere (``a = ...``, a loop or
+    ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)."""
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            out.add(n.name)
+    for n in ast.walk(tree):  # ``a += v`` is a Store of a: an update, not a rebinding
+        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and not any(
+                isinstance(m, ast.Name) and m.id == n.target.id and
+                isinstance(m.ctx, (ast.Store, ast.Del)) and m is not n.target
+                for m in ast.walk(tree)):
+            out.discard(n.target.id)
+    return out
+
+
 def _first_write(s: ast.While | ast.For, name: str) -> ast.AST | None:
     return next((n for v, n in _loop_writes(s) if v == name), None)
 
@@ -634,8 +668,13 @@ class FunctionLowerer:
     """Lowers one Python function (top-level, nested ``def`` or ``lambda``)."""
 
     def __init__(self, info: SourceInfo, py_fn: types.FunctionType,
-                 outer: tuple[FunctionLowerer, Env] | None):
+                 outer: tuple[FunctionLowerer, Env] | None,
+                 write_back: tuple[str, ...] = ()):
         self.info = info
+        # the parameters whose final values this lowering returns after the result (a
+        # function changing its arguments in place, called where the caller reads them
+        # again: ``_call_writing_back``)
+        self.write_back = write_back
         self.py_fn = py_fn
         self.outer = outer
         tree = info.tree
@@ -656,6 +695,7 @@ class FunctionLowerer:
         # that reads its argument again would see the change in CPython (``call_graph``)
         self.params: dict[int, str] = {}
         self.param_writes: dict[str, tuple[int, str, bool]] = {}
+        self.stale_at_return: set[str] = set()  # (those cannot be written back)
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -728,12 +768,17 @@ class FunctionLowerer:
             return
         end = self.stmts(tree.body, block)
         if end is not None:
-            end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
-                                                tree)
+            end.graph.output = effects.returned(
+                self, end, self.returning(Constant(None, self.loc(tree)), end, tree), tree)
         keep_index_checks(self.index_loads)
         if self.param_writes:
             g.flags["param_writes"] = {names.index(n) if n in names else -1: w
                                        for n, w in self.param_writes.items()}
+            rebound = _rebound_names(tree)
+            back = tuple(n for n in names if n in self.param_writes and n not in rebound
+                         and n not in self.stale_at_return)
+            if back and self.outer is None and not self.write_back:
+                g.flags["write_back"] = (self.py_fn, back)
 
     def _top_default(self, name: str, node: ast.AST, block: Block) -> Node:
         """The default of a top-level function's parameter: its value when the ``def``
@@ -1018,8 +1063,18 @@ class FunctionLowerer:
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
         value = (self.expr(s.value, block) if s.value is not None
                  else Constant(None, self.loc(s)))
-        block.graph.output = effects.returned(self, block, value, s)
+        block.graph.output = effects.returned(self, block, self.returning(value, block, s),
+                                              s)
         return None
+
+    def returning(self, value: Node, block: Block, node: ast.AST) -> Node:
+        """What a ``return`` gives: the value, and in a write-back lowering the final
+        values of the parameters changed in place (``write_back``)."""
+        self.stale_at_return.update(n for n in self.params.values() if n in block.env.stale)
+        if not self.write_back:
+            return value
+        return self.apply(block, P.make_tuple, value,
+                          *[block.env.vars[n] for n in self.write_back], node=node)
 
     def stmt_Raise(self, s: ast.Raise, block: Block) -> None:
         """``raise Error(msg)``: the path ends in Python's exception, reported as a
@@ -2322,12 +2377,52 @@ class FunctionLowerer:
         if sig.varkw is not None:
             full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
                 block, P.make_tuple, *extra_kw.values(), node=e), node=e))
-        out = self.apply(block, fn, *full, node=e)
-        self._mark_changed_arguments(g, full, e, block)
+        back = self._written_back(g, e, block)
+        if not back:
+            out = self.apply(block, fn, *full, node=e)
+            self._mark_changed_arguments(g, full, e, block, set())
+            return out
+        py_fn, names = g.flags["write_back"]
+        g2 = parse_writing_back(py_fn, names)
+        both = self.apply(block, Constant(g2, self.loc(e)), *full, node=e)
+        out = self.apply(block, P.getitem, both, 0, node=e)
+        bare = g.flags["param_writes"]
+        sig_names: list[str] = g.flags["signature"].names
+        self._mark_changed_arguments(g, full, e, block, set(back.values()))
+        for k, pname in enumerate(names):
+            var = back.get(pname)
+            if var is None:
+                continue
+            new = self.apply(block, P.getitem, both, k + 1, node=e)
+            if bare[sig_names.index(pname)][2]:  # ``a += v`` only: numbers are rebound
+                new = self.py_call("kept_if_number", [new, block.env.vars[var]], e, block)
+            block.env.vars[var] = new
+            block.env.stale.pop(var, None)
         return out
 
+    def _written_back(self, g: Graph, e: ast.Call, block: Block) -> dict[str, str]:
+        """For a call of a function that changes parameters in place, which of them
+        can be written back to the caller's variable passed there (``set_bnd(x)``: ``x``
+        gets the changed array, as CPython's ``x`` shows it): parameter -> variable.
+        Arguments that are not a local variable (``h(u[0])``, ``h(a * 2)``), or a
+        variable passed twice, are not: reading what may hold them is refused."""
+        info = g.flags.get("write_back")
+        if not info or any(isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords):
+            return {}
+        sig: Signature = g.flags["signature"]
+        given = dict(zip(sig.names[:sig.n_positional], e.args, strict=False))
+        given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
+        out = {}
+        for pname in info[1]:
+            a = given.get(pname)
+            if isinstance(a, ast.Name) and a.id in self.locals and a.id in block.env.vars:
+                out[pname] = a.id
+        counts = [v for v in out.values()]
+        return {p: v for p, v in out.items() if counts.count(v) == 1}
+
     def _mark_changed_arguments(self, g: Graph, args: list[Node], e: ast.Call,
-                                block: Block) -> None:
+                                block: Block, written_back: set[str]) -> None:
         """``h(a)`` where ``h`` changes its parameter in place (``a[0] = 0``,
         ``a += v``, ``ps.append(p)``): CPython's ``a`` shows the change after the call;
         myc's call cannot change the caller's values, so the variables that may hold
@@ -2341,11 +2436,12 @@ class FunctionLowerer:
         for i, (at, text, bare) in writes.items():
             if not 0 <= i < len(args) or isinstance(args[i], Constant):
                 continue
+            self.note_param_write(args[i], e, bare)  # this function's parameter, changed
             family = {f.id for f in _view_family(args[i], block.env.views)}
             why = (f"the call of {g.name}() (line {line}) changes its argument "
                    f"'{sig.names[i]}' in place ({text}, line {at})")
             for other, node in list(block.env.vars.items()):
-                if other in block.env.stale or not (
+                if other in written_back or other in block.env.stale or not (
                         any(f.id in family for f in _view_family(node, block.env.views))
                         or _holds(node, family)):
                     continue
