@@ -382,31 +382,45 @@ def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node]
     return found, chain, stored
 
 
-def _held_elsewhere(container: Node, key: Node, held: set[int]) -> Any:
+def _held_elsewhere(container: Node, key: Node) -> Any:
     """A key, other than ``key``, at which the list or dict ``container`` (followed back
-    through its writes in this function to its display) may hold or view one of the
-    arrays ``held`` (``acc = [W, W]; acc[0] += g``: CPython's ``acc[1]`` is that array
-    too), or None."""
+    through its writes in this function to its display) holds the array it holds at
+    ``key``, or a view of it or of what that views (``acc = [W, W]; acc[0] += g``:
+    CPython's ``acc[1]`` is that array too), or None when there is none or the items
+    are not known here.  (An item read from a container and stored again, ``acc[1] =
+    acc[0]``, is not followed.)"""
     setitem = _py_library_graph("setitem")
     at = key.value if isinstance(key, Constant) else None
-    seen: set = {at}
+    if not _static_key(at):
+        return None
+    writes: list[tuple[Any, Node]] = []  # (key, item stored), latest first
     n = container
     while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
-            n.inputs[0].value is setitem and len(seen) < 256:
+            n.inputs[0].value is setitem and len(writes) < 256:
         k = n.inputs[2].value if isinstance(n.inputs[2], Constant) else None
-        if k not in seen and _holds(n.inputs[3], held):
-            return k
-        seen.add(k)
+        if not _static_key(k):
+            return None
+        writes.append((k, n.inputs[3]))
         n = n.inputs[1]
-    if _made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple":
-        items = n.inputs[2].inputs[1:]
-        meta = n.inputs[1].value if isinstance(n.inputs[1], Constant) else None
-        keys = list(meta) if isinstance(meta, tuple) else list(range(len(items)))
-        for k, v in zip(keys, items, strict=False):
-            negative = type(k) is int and type(at) is int and k - len(items) == at
-            if k not in seen and not negative and any(
-                    f.id in held for f in _view_family(v)):
-                return k
+    if not (_made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple"):
+        return None
+    shown = n.inputs[2].inputs[1:]
+    meta = n.inputs[1].value if isinstance(n.inputs[1], Constant) else None
+    keys = list(meta) if isinstance(meta, tuple) else list(range(len(shown)))
+
+    def place(k: Any) -> Any:  # a list's negative index, as the position it names
+        return k + len(shown) if type(k) is int and k < 0 and meta is ListValue else k
+
+    items: dict = {}  # key -> the item stored there last
+    for k, v in [*writes, *zip(keys, shown, strict=False)]:
+        items.setdefault(place(k), v)
+    at = place(at)
+    if at not in items:
+        return None
+    mine = {f.id for f in _view_family(items[at])}
+    for k, v in items.items():
+        if k != at and any(f.id in mine for f in _view_family(v)):
+            return k
     return None
 
 
@@ -1141,7 +1155,7 @@ class FunctionLowerer:
                 held = {f.id for v in stored for f in _view_family(v, block.env.views)} \
                     if found else set()
                 line = s.lineno + self.info.line_offset
-                twice = _held_elsewhere(before, index, held) if held else None
+                twice = _held_elsewhere(before, index) if found else None
                 if twice is not None:
                     block.env.stale[name] = (
                         f"'{ast.unparse(t)}' was updated in place (line {line}), an array "
