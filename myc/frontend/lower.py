@@ -541,6 +541,7 @@ def parse(fn: Any) -> Graph:
 
 
 _WRITE_BACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+globals_watch.CACHES.append(_WRITE_BACKS)
 
 
 def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
@@ -548,7 +549,7 @@ def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
     parameters it changes in place, for a caller that reads its arguments again."""
     with _PARSE_LOCK:
         g = _WRITE_BACKS.get(fn)
-        if g is None or globals_watch.parsed_is_stale(fn):
+        if g is None:
             info = read_function(fn)
             g = Graph(fn.__name__, None, info.loc(info.tree))
             FunctionLowerer(info, fn, None, write_back=names).lower_into(g)

@@ -365,3 +365,28 @@ def test_real_swaps_run(backend):
     np.testing.assert_allclose(myc.jit(swap_elements, backend=backend)(v), swap_elements(v))
     np.testing.assert_allclose(myc.jit(swap_copies, backend=backend)(a), swap_copies(a))
     np.testing.assert_allclose(myc.jit(swap_fancy, backend=backend)(a), swap_fancy(a))
+
+
+SCALE = 2.0
+
+
+def scale_in_place(x):
+    x *= SCALE
+
+
+def uses_scale(x):
+    y = x * 1.0
+    scale_in_place(y)
+    return y
+
+
+def test_written_back_callee_reads_a_rebound_global_again():
+    global SCALE
+    x = np.arange(3.0)
+    f = myc.jit(uses_scale)
+    try:
+        np.testing.assert_allclose(f(x), 2.0 * x)
+        SCALE = 3.0
+        np.testing.assert_allclose(f(x), 3.0 * x)
+    finally:
+        SCALE = 2.0
