@@ -318,12 +318,14 @@ def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
     return len(seen) >= limit  # too far to follow: assume it may
 
 
-def _holds(n: Node, ids: set[int], limit: int = 256) -> bool:
+def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None,
+           limit: int = 256) -> bool:
     """Does the value of ``n`` hold, contain or view one of the nodes ``ids``, followed
     through views, items, containers and myc's own library functions (``setitem``,
     ``append``) but not through the user's functions, whose results are taken as new
     (their own writes into their parameters are theirs to report: ``param_writes``)?
-    Where the walk runs too long, no (a call's writes are then not reported)."""
+    ``links``: a loop's state parameters, followed to the value they start from.  Where
+    the walk runs too long, no (a call's writes are then not reported)."""
     todo, seen = [n], set()
     while todo and len(seen) < limit:
         m = todo.pop()
@@ -332,6 +334,8 @@ def _holds(n: Node, ids: set[int], limit: int = 256) -> bool:
         seen.add(m.id)
         if m.id in ids:
             return True
+        if links and m.id in links:
+            todo.append(links[m.id])
         if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
             continue
         fn = m.inputs[0].value
@@ -653,18 +657,14 @@ def _loop_writes(s: ast.While | ast.For) -> list[tuple[str, ast.AST]]:
 def _rebound_names(tree: ast.AST) -> set[str]:
     """The names a function binds to another object somewhere (``a = ...``, a loop or
     ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)."""
+    updates = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}
     out = set()
     for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and \
+                id(n) not in updates:
             out.add(n.id)
         elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
             out.add(n.name)
-    for n in ast.walk(tree):  # ``a += v`` is a Store of a: an update, not a rebinding
-        if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name) and not any(
-                isinstance(m, ast.Name) and m.id == n.target.id and
-                isinstance(m.ctx, (ast.Store, ast.Del)) and m is not n.target
-                for m in ast.walk(tree)):
-            out.discard(n.target.id)
     return out
 
 
@@ -688,7 +688,7 @@ class FunctionLowerer:
         self.info = info
         # the parameters whose final values this lowering returns after the result (a
         # function changing its arguments in place, called where the caller reads them
-        # again: ``_call_writing_back``)
+        # again: ``call_graph``, ``_written_back``)
         self.write_back = write_back
         self.py_fn = py_fn
         self.outer = outer
@@ -711,6 +711,9 @@ class FunctionLowerer:
         self.params: dict[int, str] = {}
         self.param_writes: dict[str, tuple[int, str, bool]] = {}
         self.stale_at_return: set[str] = set()  # (those cannot be written back)
+        # a loop's state parameter (node id) -> the value it starts from: a write into
+        # it in the body is a write into that value's object
+        self.loop_inits: dict[int, Node] = {}
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -959,7 +962,7 @@ class FunctionLowerer:
         """Record that the statement ``node`` changes ``current`` in place, when that
         may be (part of) one of this function's parameters: the caller's object."""
         for pid, pname in self.params.items():
-            if pname not in self.param_writes and _holds(current, {pid}):
+            if pname not in self.param_writes and _holds(current, {pid}, self.loop_inits):
                 text = ast.unparse(node).split("\n")[0] + (
                     " = ..." if isinstance(node, ast.Subscript) else "")
                 self.param_writes[pname] = (
@@ -1477,7 +1480,8 @@ class FunctionLowerer:
         g = block.graph
         self.n_loops += 1
         counter = f"$i{self.n_loops}"
-        names = sorted(assigned_names(s.body) & self.locals)
+        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block)) &
+                       self.locals)
         if for_info is not None:
             names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
             names.append(counter)
@@ -1495,6 +1499,7 @@ class FunctionLowerer:
                 init.append(Constant(UNDEF, self.loc(s)))
                 henv.maybe_undef.add(name)
             henv.vars[name] = header.add_parameter(name, self.loc(s))
+            self.loop_inits[henv.vars[name].id] = init[-1]
         g.output = self.apply(block, header, *init, node=s)
         hblock = Block(header, henv)
         if for_info is None:
@@ -2415,6 +2420,35 @@ class FunctionLowerer:
             block.env.stale.pop(var, None)
         return out
 
+    def _changed_by_calls(self, s: ast.While | ast.For, block: Block) -> set[str]:
+        """The variables loop ``s`` passes to functions that change them in place
+        (``for k in range(n): set_bnd(b, x)``): the loop carries them, as it carries
+        the ones it assigns (``_written_back`` rebinds them after each call)."""
+        out: set[str] = set()
+        todo: list[ast.AST] = list(s.body) + list(s.orelse)
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                              ast.ClassDef)):
+                continue
+            todo.extend(ast.iter_child_nodes(n))
+            if not (isinstance(n, ast.Call) and any(isinstance(a, ast.Name)
+                                                    for a in n.args)):
+                continue
+            try:
+                callee = self._static_callee(n.func, block)
+            except MycError:
+                continue
+            if not isinstance(callee, types.FunctionType) or \
+                    in_library(callee.__code__.co_filename):
+                continue
+            try:
+                g = parse(callee)
+            except MycError:
+                continue  # (refused where the call is lowered)
+            out.update(self._written_back(g, n, block).values())
+        return out
+
     def _written_back(self, g: Graph, e: ast.Call, block: Block) -> dict[str, str]:
         """For a call of a function that changes parameters in place, which of them
         can be written back to the caller's variable passed there (``set_bnd(x)``: ``x``
@@ -2422,7 +2456,8 @@ class FunctionLowerer:
         Arguments that are not a local variable (``h(u[0])``, ``h(a * 2)``), or a
         variable passed twice, are not: reading what may hold them is refused."""
         info = g.flags.get("write_back")
-        if not info or any(isinstance(a, ast.Starred) for a in e.args) or any(
+        if not info or g.flags.get("signature") is None or any(
+                isinstance(a, ast.Starred) for a in e.args) or any(
                 k.arg is None for k in e.keywords):
             return {}
         sig: Signature = g.flags["signature"]

@@ -106,9 +106,45 @@ def test_argument_changed_by_a_call_is_refused_where_read(fn, match):
     assert info.value.loc is not None and info.value.loc.line > 0
 
 
+def relax(x):
+    for _ in range(3):
+        set_first(x)  # the loop changes x only through the call
+
+
+def calls_relax(a):
+    y = a * 1.0
+    relax(y)
+    return y
+
+
+def add_twice(a):
+    a += 1.0
+    a += 2.0
+
+
+def calls_add_twice(a):
+    y = a * 1.0
+    add_twice(y)
+    return y
+
+
+def fill_while(x, n):
+    i = 0
+    while i < n:
+        x[i] = i * 2.0
+        i += 1
+
+
+def calls_fill_while(a):
+    y = a * 1.0
+    fill_while(y, 2)
+    return y
+
+
 # a variable passed to a function that changes it in place gets the changed value, as
 # CPython's shows it (the callee is lowered once more, returning its final parameters)
-WRITTEN_BACK = [reads_after_augassign, reads_after_item_write, stam_boundary, list_by_call]
+WRITTEN_BACK = [reads_after_augassign, reads_after_item_write, stam_boundary, list_by_call,
+                calls_relax, calls_add_twice, calls_fill_while]
 
 
 @pytest.mark.parametrize("fn", WRITTEN_BACK, ids=[f.__name__ for f in WRITTEN_BACK])
