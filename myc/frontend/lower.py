@@ -349,6 +349,48 @@ def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None,
     return False
 
 
+# myc's library functions that return their first argument changed (a list or dict
+# mutated, ``np.asarray`` of an array): the object itself, for ``_part_of``
+_SAME_OBJECT = frozenset({"setitem", "append", "extend", "insert", "pop", "remove", "clear",
+                          "sort", "reverse", "update", "setdefault", "popitem", "asarray",
+                          "asanyarray"})
+_SAME_OBJECT_PRIMS = frozenset({"aug_assign", "default_if_undef", "check_defined",
+                                "alias_guard"})
+
+
+def _part_of(n: Node, ids: set[int], links: dict[int, Node] | None = None,
+             limit: int = 256) -> bool:
+    """Is ``n`` one of the objects ``ids``, or a view or an item of one, followed back
+    through in-place updates (``a += v``, ``xs.append(v)``, ``d[k] = v``) and a loop's
+    state parameters (``links``) -- the object a write into ``n`` changes?  (Not what
+    ``n`` merely holds: ``parts = [x[0]]; parts.append(v)`` changes ``parts`` only.)"""
+    todo, seen = [n], set()
+    while todo and len(seen) < limit:
+        m = todo.pop()
+        if m.id in seen:
+            continue
+        seen.add(m.id)
+        if m.id in ids:
+            return True
+        if links and m.id in links:
+            todo.append(links[m.id])
+            continue
+        base = _view_base(m)
+        if base is not None:
+            todo.append(base)
+            continue
+        if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant) or \
+                len(m.inputs) < 2:
+            continue
+        fn = m.inputs[0].value
+        if isinstance(fn, Primitive) and fn.name in _SAME_OBJECT_PRIMS:
+            todo.extend(m.inputs[1:3] if fn.name == "default_if_undef" else m.inputs[1:2])
+        elif isinstance(fn, Graph) and fn.name in _SAME_OBJECT and fn.loc is not None and \
+                in_library(fn.loc.filename):
+            todo.append(m.inputs[1])
+    return False
+
+
 def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node], list[Node]]:
     """What may be the item at ``key`` of container ``current``, followed back through
     the writes to it in this straight-line block (``setitem``s, then the display that
@@ -750,7 +792,8 @@ class FunctionLowerer:
         for star in (args.vararg, args.kwarg):
             if star is not None:
                 env.vars[star.arg] = g.add_parameter(star.arg, self.loc(star))
-        self.params = {p.id: p.name for p in g.parameters}
+        if not in_library(self.info.filename):  # (myc's library writes only its own)
+            self.params = {p.id: p.name for p in g.parameters}
         sig.varargs = args.vararg.arg if args.vararg else None
         sig.varkw = args.kwarg.arg if args.kwarg else None
         pos = self._all_args(args)
@@ -958,11 +1001,16 @@ class FunctionLowerer:
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
 
-    def note_param_write(self, current: Node, node: ast.AST, bare: bool) -> None:
+    def note_param_write(self, current: Node, node: ast.AST, bare: bool,
+                         held: bool = False) -> None:
         """Record that the statement ``node`` changes ``current`` in place, when that
-        may be (part of) one of this function's parameters: the caller's object."""
+        is (part of) one of this function's parameters: the caller's object.  ``held``:
+        the change is to the arrays ``current`` holds (a loop variable over it updated
+        in place, a call changing them), not to ``current`` itself (``xs.append(v)``
+        changes the list, not the arrays in it)."""
+        walk = _holds if held else _part_of
         for pid, pname in self.params.items():
-            if pname not in self.param_writes and _holds(current, {pid}, self.loop_inits):
+            if pname not in self.param_writes and walk(current, {pid}, self.loop_inits):
                 text = ast.unparse(node).split("\n")[0] + (
                     " = ..." if isinstance(node, ast.Subscript) else "")
                 self.param_writes[pname] = (
@@ -1428,7 +1476,7 @@ class FunctionLowerer:
         if not written:
             return
         name, line = written[0]
-        self.note_param_write(source, _first_write(s, name) or s, False)
+        self.note_param_write(source, _first_write(s, name) or s, False, held=True)
         for other, node in list(block.env.vars.items()):
             fam = _view_family(node, block.env.views)
             if other in targets or not (_may_hold(source, {f.id for f in fam})):
@@ -2486,7 +2534,7 @@ class FunctionLowerer:
         for i, (at, text, bare) in writes.items():
             if not 0 <= i < len(args) or isinstance(args[i], Constant):
                 continue
-            self.note_param_write(args[i], e, bare)  # this function's parameter, changed
+            self.note_param_write(args[i], e, bare, held=True)  # (ours, changed)
             family = {f.id for f in _view_family(args[i], block.env.views)}
             why = (f"the call of {g.name}() (line {line}) changes its argument "
                    f"'{sig.names[i]}' in place ({text}, line {at})")
