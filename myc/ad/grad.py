@@ -83,7 +83,7 @@ def grad_graph(f: Graph | Primitive, argnums=0, has_value: bool = False,
     label = "value_and_grad" if has_value else "grad"
     g = Graph(f"{label}({f.name})", f.parent, f.loc)
     xs = [g.add_parameter(p.name, p.loc) for p in f.parameters]
-    for flag in ("signature", "defaults"):
+    for flag in ("signature", "defaults", "param_writes"):
         if flag in f.flags:
             g.flags[flag] = f.flags[flag]
     lifted = [lift_parameter(g, f, i, x) for i, x in enumerate(xs)]

@@ -426,3 +426,16 @@ def test_written_back_callee_reads_a_rebound_global_again():
         np.testing.assert_allclose(f(x), 3.0 * x)
     finally:
         SCALE = 2.0
+
+
+def loss_changing_argument(a, b):
+    a *= 2.0
+    return np.sum(a * b)
+
+
+def test_gradient_of_a_function_changing_an_argument_shared_with_another_is_refused():
+    W = np.linspace(0.1, 0.9, 4)
+    with pytest.raises(MycValueError, match="shares memory with b"):
+        myc.grad(loss_changing_argument)(W, W)
+    V = W.copy()
+    np.testing.assert_allclose(myc.grad(loss_changing_argument)(W, V), 2.0 * V)
