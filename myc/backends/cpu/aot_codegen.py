@@ -209,7 +209,7 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
                 got = ptr_of[id(v)] = self.at(v)
                 kernel_calls.fill(self.b, got, MEMTYPE[v.dtype],
                                   self.size_value(v.const.item(), v.dtype),
-                                  self.count(prod(v.shape)))
+                                  self.size(prod(v.shape)))
             elif is_size_const(v):
                 got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
             else:
