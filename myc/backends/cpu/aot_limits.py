@@ -24,11 +24,10 @@ from math import prod
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu.codegen import ITEMSIZE
 from myc.backends.cpu.emit import I1, I64, checked
 from myc.errors import MycError
 from myc.lower.dims import Dim, SymFloat
-from myc.lower.hostplan import MAX_BYTES, KernelOp, Value
+from myc.lower.hostplan import ITEMSIZE, MAX_BYTES, KernelOp, Value
 
 WIDEST = 8  # bytes: the widest element; strides and offsets are at most this per element
 
