@@ -1,9 +1,10 @@
 """Fused kernels called from an ahead-of-time library's entry point.
 
-The call itself is :func:`myc.backends.cpu.kernel_calls.call_kernel`, the JIT's too; a
-library's policy is :class:`~myc.backends.cpu.kernel_calls.ForkJoin`: a kernel runs on the
-calling thread when it is small, else split into one chunk per thread as the JIT splits
-it (``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), the threads started for the
+The launch itself is :func:`myc.backends.cpu.kernel_calls.launch` (its outputs described
+by ``kernel_calls.output``), the JIT's too; a library's policy is
+:class:`~myc.backends.cpu.kernel_calls.ForkJoin`: a kernel runs on the calling thread
+when it is small, else split into one chunk per thread as the JIT splits it
+(``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), the threads started for the
 call and joined before the next step (a library keeps no threads between calls: it may be
 unloaded).  Reduction outputs the kernel reads first -- or that a kernel of dynamic or no
 size might not write -- are filled with the identity before, as ``runtime.py`` does, and a
