@@ -23,7 +23,7 @@ import numpy as np
 
 from myc.ir.nodes import Apply, Constant, Node
 from myc.prims import P
-from myc.prims.abstract import AArray
+from myc.prims.abstract import AArray, AScalar
 
 
 def _row_store(n: Any, base: Any) -> tuple[Any, Any, Any] | None:
@@ -116,7 +116,16 @@ def _parts(index: Any) -> Any:
         return tuple(_parts(p) for p in index.inputs[1:])
     if isinstance(index, Constant):
         return ("const", repr(index.value))
+    if isinstance(index, Apply) and isinstance(index.inputs[0], Constant) and \
+            index.inputs[0].value in _INT_ARITHMETIC and \
+            isinstance(index.abstract, AScalar) and index.abstract.dtype.kind in "iu":
+        # the same int computed twice (``H[t + 1]`` on both sides of an ``if``): equal
+        return ("apply", index.inputs[0].value.name, tuple(_parts(i) for i in index.inputs[1:]))
     return ("node", id(index))
+
+
+# pure int arithmetic: two applications on equal operands are equal (``_parts``)
+_INT_ARITHMETIC = frozenset((P.add, P.sub, P.mul, P.neg, P.floordiv, P.mod))
 
 
 def read_row(n: Apply) -> tuple[Any, Any, Any] | None:
