@@ -77,7 +77,6 @@ def undo_body(t: Any, adj: Any, g: Graph, ns: int, undos: list[Undo], loc: Any) 
     *r, *ri)`` -- each undone state's row about to be overwritten and its index, and,
     as extra exit values, the undone states and the log's last entries as the last run
     found them (the backward loop starts from those).  ``adj.inline`` re-emits ``g``."""
-    u = len(undos)
     g2 = Graph(f"{g.name}:undo", None, loc)
     params = []
     for p in g.parameters[:ns]:
@@ -118,7 +117,6 @@ def undo_body(t: Any, adj: Any, g: Graph, ns: int, undos: list[Undo], loc: Any) 
             go, *nexts, *r_next, *ri_next, *exits, *tail)], loc=loc)
     finally:
         t.trace, t.path = saved
-    assert len(g2.parameters) == ns + 2 * u + len(g.parameters) - ns
     return g2
 
 
