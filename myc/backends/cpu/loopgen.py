@@ -868,7 +868,7 @@ class NativeLoop(NativeRun):
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
 
-        for j in self.rows_in_place.values():  # the initial state copied in: the caller's
+        for j in set(self.rows_in_place.values()):  # the initial state copied in: the caller's
             # array is never written
             a = specs[state_slots[j]]
             loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
@@ -955,9 +955,10 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
             if j in self.in_place:
                 return loop_emit.Next(None)
-            for si, jj in self.rows_in_place.items():
-                if jj == j:
-                    return loop_emit.Next(None, update=lambda dst, si=si: store_row(si, dst))
+            chain = [si for si, jj in self.rows_in_place.items() if jj == j]
+            if chain:  # (in step order: a chain of row stores, ``_rows_in_place``)
+                return loop_emit.Next(None, update=lambda dst, chain=chain: [
+                    store_row(si, dst) for si in chain])
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
                                   prod(a.shape) * np.dtype(a.dtype).itemsize)
 
@@ -981,7 +982,8 @@ class NativeLoop(NativeRun):
             return outs
         # an exit value that is a state updated in place: its row stored now, after the
         # other exits are copied (one may be a view of the buffer)
-        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()}
+        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()
+                if body.outputs[1 + j][1] == body.steps[si].output}
         order = sorted(range(len(self.exit_outputs)), key=lambda e: bool(
             self.exit_outputs[e][0] and self.exit_outputs[e][1] in late))
         for e in order:
@@ -990,9 +992,10 @@ class NativeLoop(NativeRun):
             if not is_slot:
                 continue  # a constant: filled in by the caller
             if x in late:
-                si, j = late.pop(x)
+                _si, j = late.pop(x)
                 buf = b.load(slot_var(state_slots[j]), typ=PTR)
-                store_row(si, buf)
+                for si in [si for si, jj in self.rows_in_place.items() if jj == j]:
+                    store_row(si, buf)
                 b.store(buf, slot_var(x))
             if isinstance(a, AArray) and direct.get(x) == e:
                 continue  # written in place
@@ -1481,30 +1484,40 @@ class NativeLoop(NativeRun):
         iteration has read the buffer, and never in the run that finds the loop done
         (whose exit values may be the buffer) -- so the buffer is neither copied nor
         swapped per iteration (a copy of ``trips`` rows per append made an appending
-        loop quadratic).  The initial state is copied into the buffer once."""
+        loop quadratic).  The initial state is copied into the buffer once.  The next
+        value may be a chain of row stores into the state, each read only by the next
+        (a backward loop zeroing the cotangent of the row its primal wrote and adding
+        that of a row it read, ``myc.infer.row_merge.row_of_stores``): stored in step
+        order, their values computed from the state before any is stored."""
         body, specs = self.body, self.body.specs
         if self.once:
             return {}
         state_of = {p: j for j, p in enumerate(body.params[:n])}
-        found: dict[int, int] = {}
+        exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
+        chains: dict[int, tuple[int, list[int]]] = {}  # last store's slot -> (j, steps)
         for si, st in enumerate(body.steps):
             _name, ins_, _off, guard = _unwrap(st)
             # (a guarded one -- ``H[t] = h`` on the loop's own ``t < n``, or under an
             # ``if`` -- is stored only where its path holds: elsewhere its value is
             # discarded by a select, so the state left as it was serves as well)
             if st.op != "index_set" or (guard and si not in self.guarded_dynamic) or \
-                    not ins_[0][0]:
+                    not ins_[0][0] or not isinstance(specs[st.output], AArray):
                 continue
-            j = state_of.get(ins_[0][1])
-            exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
-            if j is None or j in found.values() or \
-                    tuple(body.outputs[1 + j]) != (True, st.output) or \
-                    self.readers.get(st.output) != 1 + exits.count(st.output) or \
-                    (st.output in exits and body.params[j] in exits) or \
-                    not isinstance(specs[st.output], AArray) or \
-                    specs[st.output] != specs[body.params[j]]:
+            base = ins_[0][1]
+            if base in state_of:
+                chains[st.output] = (state_of[base], [si])
+            elif base in chains and self.readers.get(base) == 1 and base not in exits and \
+                    specs[base] == specs[st.output]:
+                j, sis = chains.pop(base)
+                chains[st.output] = (j, [*sis, si])
+        found: dict[int, int] = {}
+        for out, (j, sis) in chains.items():
+            if j in found.values() or tuple(body.outputs[1 + j]) != (True, out) or \
+                    self.readers.get(out) != 1 + exits.count(out) or \
+                    (out in exits and body.params[j] in exits) or \
+                    specs[out] != specs[body.params[j]]:
                 continue
-            found[si] = j
+            found.update((si, j) for si in sis)
         return found
 
     def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
