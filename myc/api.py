@@ -16,7 +16,14 @@ from myc.backends.registry import backend as backend_named
 from myc.errors import MycError, MycTypeError, MycValueError
 from myc.prims.containers import like
 from myc.runtime import bound, fastcall
-from myc.runtime.args import check_arg, check_args, check_like, int_tangents, own_outputs
+from myc.runtime.args import (
+    check_arg,
+    check_args,
+    check_like,
+    check_shared_writes,
+    int_tangents,
+    own_outputs,
+)
 
 if TYPE_CHECKING:
     from myc.runtime.specialize import Source
@@ -130,6 +137,8 @@ def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
     assert source.binding is not None
     b = source.binding
     bound = b.bind(args, kwargs)
+    if getattr(b, "writes", ()):
+        check_shared_writes(b, bound)
     fast = fastcall.lookup(run, bound)
     if fast is not None:  # a host signature seen before (``myc.runtime.fastcall``)
         out = fast.call(bound)

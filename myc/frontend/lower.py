@@ -42,6 +42,7 @@ from myc.errors import (
     MycNameError,
     MycSyntaxError,
     MycTypeError,
+    MycValueError,
     in_library,
 )
 from myc.frontend import builtins as B
@@ -317,6 +318,79 @@ def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
     return len(seen) >= limit  # too far to follow: assume it may
 
 
+def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None,
+           limit: int = 256) -> bool:
+    """Does the value of ``n`` hold, contain or view one of the nodes ``ids``, followed
+    through views, items, containers and myc's own library functions (``setitem``,
+    ``append``) but not through the user's functions, whose results are taken as new
+    (their own writes into their parameters are theirs to report: ``param_writes``)?
+    ``links``: a loop's state parameters, followed to the value they start from.  Where
+    the walk runs too long, no (a call's writes are then not reported)."""
+    todo, seen = [n], set()
+    while todo and len(seen) < limit:
+        m = todo.pop()
+        if m.id in seen:
+            continue
+        seen.add(m.id)
+        if m.id in ids:
+            return True
+        if links and m.id in links:
+            todo.append(links[m.id])
+        if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
+            continue
+        fn = m.inputs[0].value
+        if isinstance(fn, Primitive):
+            if getattr(fn, "elementwise", False) or fn.name in _FRESH:
+                continue
+        elif not (isinstance(fn, Graph) and fn.loc is not None and
+                  in_library(fn.loc.filename)):
+            continue
+        todo.extend(m.inputs[1:])
+    return False
+
+
+# myc's library functions that return their first argument changed (a list or dict
+# mutated, ``np.asarray`` of an array): the object itself, for ``_part_of``
+_SAME_OBJECT = frozenset({"setitem", "append", "extend", "insert", "pop", "remove", "clear",
+                          "sort", "reverse", "update", "setdefault", "popitem", "asarray",
+                          "asanyarray"})
+_SAME_OBJECT_PRIMS = frozenset({"aug_assign", "default_if_undef", "check_defined",
+                                "alias_guard"})
+
+
+def _part_of(n: Node, ids: set[int], links: dict[int, Node] | None = None,
+             limit: int = 256) -> bool:
+    """Is ``n`` one of the objects ``ids``, or a view or an item of one, followed back
+    through in-place updates (``a += v``, ``xs.append(v)``, ``d[k] = v``) and a loop's
+    state parameters (``links``) -- the object a write into ``n`` changes?  (Not what
+    ``n`` merely holds: ``parts = [x[0]]; parts.append(v)`` changes ``parts`` only.)"""
+    todo, seen = [n], set()
+    while todo and len(seen) < limit:
+        m = todo.pop()
+        if m.id in seen:
+            continue
+        seen.add(m.id)
+        if m.id in ids:
+            return True
+        if links and m.id in links:
+            todo.append(links[m.id])
+            continue
+        base = _view_base(m)
+        if base is not None:
+            todo.append(base)
+            continue
+        if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant) or \
+                len(m.inputs) < 2:
+            continue
+        fn = m.inputs[0].value
+        if isinstance(fn, Primitive) and fn.name in _SAME_OBJECT_PRIMS:
+            todo.extend(m.inputs[1:3] if fn.name == "default_if_undef" else m.inputs[1:2])
+        elif isinstance(fn, Graph) and fn.name in _SAME_OBJECT and fn.loc is not None and \
+                in_library(fn.loc.filename):
+            todo.append(m.inputs[1])
+    return False
+
+
 def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node], list[Node]]:
     """What may be the item at ``key`` of container ``current``, followed back through
     the writes to it in this straight-line block (``setitem``s, then the display that
@@ -352,6 +426,48 @@ def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node]
     found = found and all(getattr(c, "graph", None) is block.graph for c in chain) and \
         all(not isinstance(v, Apply) or v.graph is block.graph for v in stored)
     return found, chain, stored
+
+
+def _held_elsewhere(container: Node, key: Node) -> Any:
+    """A key, other than ``key``, at which the list or dict ``container`` (followed back
+    through its writes in this function to its display) holds the array it holds at
+    ``key``, or a view of it or of what that views (``acc = [W, W]; acc[0] += g``:
+    CPython's ``acc[1]`` is that array too), or None when there is none or the items
+    are not known here.  (An item read from a container and stored again, ``acc[1] =
+    acc[0]``, is not followed.)"""
+    setitem = _py_library_graph("setitem")
+    at = key.value if isinstance(key, Constant) else None
+    if not _static_key(at):
+        return None
+    writes: list[tuple[Any, Node]] = []  # (key, item stored), latest first
+    n = container
+    while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
+            n.inputs[0].value is setitem and len(writes) < 256:
+        k = n.inputs[2].value if isinstance(n.inputs[2], Constant) else None
+        if not _static_key(k):
+            return None
+        writes.append((k, n.inputs[3]))
+        n = n.inputs[1]
+    if not (_made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple"):
+        return None
+    shown = n.inputs[2].inputs[1:]
+    meta = n.inputs[1].value if isinstance(n.inputs[1], Constant) else None
+    keys = list(meta) if isinstance(meta, tuple) else list(range(len(shown)))
+
+    def place(k: Any) -> Any:  # a list's negative index, as the position it names
+        return k + len(shown) if type(k) is int and k < 0 and meta is ListValue else k
+
+    items: dict = {}  # key -> the item stored there last
+    for k, v in [*writes, *zip(keys, shown, strict=False)]:
+        items.setdefault(place(k), v)
+    at = place(at)
+    if at not in items:
+        return None
+    mine = {f.id for f in _view_family(items[at])}
+    for k, v in items.items():
+        if k != at and any(f.id in mine for f in _view_family(v)):
+            return k
+    return None
 
 
 def _sharing(name: str, current: Node, env: Env) -> list[str]:
@@ -398,6 +514,12 @@ class Signature:
     @property
     def simple(self) -> bool:
         return self.npos is None and self.varargs is None and self.varkw is None
+
+
+# ``Env.stale``'s variable for names a call changed in place (``_mark_changed_arguments``),
+# and for a list or dict holding one array twice, changed through one item
+CHANGED_BY_CALL = "(changed by a call)"
+HELD_TWICE = "(an array held twice)"
 
 
 @dataclass
@@ -461,6 +583,23 @@ def parse(fn: Any) -> Graph:
             g = None  # a global it read was rebound since: parsed again
         if g is None:
             g = _parse_new(fn)
+        return g
+
+
+_WRITE_BACKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+globals_watch.CACHES.append(_WRITE_BACKS)
+
+
+def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
+    """``fn`` lowered again to return ``(result, *final values of names)``: the
+    parameters it changes in place, for a caller that reads its arguments again."""
+    with _PARSE_LOCK:
+        g = _WRITE_BACKS.get(fn)
+        if g is None:
+            info = read_function(fn)
+            g = Graph(fn.__name__, None, info.loc(info.tree))
+            FunctionLowerer(info, fn, None, write_back=names).lower_into(g)
+            _WRITE_BACKS[fn] = g
         return g
 
 
@@ -537,12 +676,62 @@ def _mutated_in_place(tree: ast.AST, name: str) -> ast.AST | None:
     return found
 
 
+def _loop_writes(s: ast.While | ast.For) -> list[tuple[str, ast.AST]]:
+    """The variables loop ``s`` writes into in place (``R[i, j] = v``, ``R += v``,
+    ``np.fill_diagonal(R, v)``), each with the statement, in source order."""
+    out = []
+    for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
+        targets: list[ast.AST] = []
+        if isinstance(n, ast.Assign):
+            targets = [t for t in n.targets if isinstance(t, ast.Subscript)]
+        elif isinstance(n, ast.AugAssign):
+            targets = [n.target]
+        elif inplace_target(n) is not None:  # np.fill_diagonal(R, v), np.add.at
+            targets = [n.args[0]]  # type: ignore[attr-defined]
+        for t in targets:
+            while isinstance(t, ast.Subscript):
+                t = t.value
+            if isinstance(t, ast.Name):
+                out.append((t.id, n))
+    return sorted(out, key=lambda w: (w[1].lineno, w[1].col_offset))
+
+
+def _rebound_names(tree: ast.AST) -> set[str]:
+    """The names a function binds to another object somewhere (``a = ...``, a loop or
+    ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)."""
+    updates = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and \
+                id(n) not in updates:
+            out.add(n.id)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            out.add(n.name)
+    return out
+
+
+def _first_write(s: ast.While | ast.For, name: str) -> ast.AST | None:
+    return next((n for v, n in _loop_writes(s) if v == name), None)
+
+
+def _bare_writes(s: ast.While | ast.For, name: str) -> bool:
+    """Are all of the loop's in-place writes into ``name`` ``name += v`` (which
+    rebinds a number: only an array shows the change)?"""
+    return all(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+               for v, n in _loop_writes(s) if v == name)
+
+
 class FunctionLowerer:
     """Lowers one Python function (top-level, nested ``def`` or ``lambda``)."""
 
     def __init__(self, info: SourceInfo, py_fn: types.FunctionType,
-                 outer: tuple[FunctionLowerer, Env] | None):
+                 outer: tuple[FunctionLowerer, Env] | None,
+                 write_back: tuple[str, ...] = ()):
         self.info = info
+        # the parameters whose final values this lowering returns after the result (a
+        # function changing its arguments in place, called where the caller reads them
+        # again: ``call_graph``, ``_written_back``)
+        self.write_back = write_back
         self.py_fn = py_fn
         self.outer = outer
         tree = info.tree
@@ -557,6 +746,16 @@ class FunctionLowerer:
         # ``x[i]`` results (indices that can be out of range), per graph: the dead ones
         # are kept for their bounds check (``keep_index_checks``)
         self.index_loads: list[tuple[Graph, Node]] = []
+        # this function's parameters (node id -> name), and those it changes in place
+        # (a[0] = v, d[k] = v, a += v, xs.append(v)): name -> (line, the write, whether
+        # only an array shows it: a bare ``a += v``, which rebinds a number).  A caller
+        # that reads its argument again would see the change in CPython (``call_graph``)
+        self.params: dict[int, str] = {}
+        self.param_writes: dict[str, tuple[int, str, bool]] = {}
+        self.stale_at_return: set[str] = set()  # (those cannot be written back)
+        # a loop's state parameter (node id) -> the value it starts from: a write into
+        # it in the body is a write into that value's object
+        self.loop_inits: dict[int, Node] = {}
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -593,6 +792,8 @@ class FunctionLowerer:
         for star in (args.vararg, args.kwarg):
             if star is not None:
                 env.vars[star.arg] = g.add_parameter(star.arg, self.loc(star))
+        if not in_library(self.info.filename):  # (myc's library writes only its own)
+            self.params = {p.id: p.name for p in g.parameters}
         sig.varargs = args.vararg.arg if args.vararg else None
         sig.varkw = args.kwarg.arg if args.kwarg else None
         pos = self._all_args(args)
@@ -628,9 +829,17 @@ class FunctionLowerer:
             return
         end = self.stmts(tree.body, block)
         if end is not None:
-            end.graph.output = effects.returned(self, end, Constant(None, self.loc(tree)),
-                                                tree)
+            end.graph.output = effects.returned(
+                self, end, self.returning(Constant(None, self.loc(tree)), end, tree), tree)
         keep_index_checks(self.index_loads)
+        if self.param_writes:
+            g.flags["param_writes"] = {names.index(n) if n in names else -1: w
+                                       for n, w in self.param_writes.items()}
+            rebound = _rebound_names(tree)
+            back = tuple(n for n in names if n in self.param_writes and n not in rebound
+                         and n not in self.stale_at_return)
+            if back and self.outer is None and not self.write_back:
+                g.flags["write_back"] = (self.py_fn, back)
 
     def _top_default(self, name: str, node: ast.AST, block: Block) -> Node:
         """The default of a top-level function's parameter: its value when the ``def``
@@ -778,6 +987,7 @@ class FunctionLowerer:
                     "cannot mutate it (its lists and dicts are values)", node,
                     hint=f"copy it into a local first: {name}2 = list({name}) (or dict)")
         current = self.read_name(name, node, block)
+        self.note_param_write(current, node, False)
         value = build(current)
         line = getattr(node, "lineno", 0) + self.info.line_offset
         for other in _sharing(name, current, block.env):
@@ -790,6 +1000,22 @@ class FunctionLowerer:
         block.env.vars[name] = value
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
+
+    def note_param_write(self, current: Node, node: ast.AST, bare: bool,
+                         held: bool = False) -> None:
+        """Record that the statement ``node`` changes ``current`` in place, when that
+        is (part of) one of this function's parameters: the caller's object.  ``held``:
+        the change is to the arrays ``current`` holds (a loop variable over it updated
+        in place, a call changing them), not to ``current`` itself (``xs.append(v)``
+        changes the list, not the arrays in it)."""
+        walk = _holds if held else _part_of
+        for pid, pname in self.params.items():
+            if pname not in self.param_writes and walk(current, {pid}, self.loop_inits):
+                text = ast.unparse(node).split("\n")[0] + (
+                    " = ..." if isinstance(node, ast.Subscript) else "")
+                self.param_writes[pname] = (
+                    getattr(node, "lineno", 0) + self.info.line_offset,
+                    text if len(text) <= 60 else text[:57] + "...", bare)
 
     def _outers(self):
         outer = self.outer
@@ -903,8 +1129,18 @@ class FunctionLowerer:
     def stmt_Return(self, s: ast.Return, block: Block) -> None:
         value = (self.expr(s.value, block) if s.value is not None
                  else Constant(None, self.loc(s)))
-        block.graph.output = effects.returned(self, block, value, s)
+        block.graph.output = effects.returned(self, block, self.returning(value, block, s),
+                                              s)
         return None
+
+    def returning(self, value: Node, block: Block, node: ast.AST) -> Node:
+        """What a ``return`` gives: the value, and in a write-back lowering the final
+        values of the parameters changed in place (``write_back``)."""
+        self.stale_at_return.update(n for n in self.params.values() if n in block.env.stale)
+        if not self.write_back:
+            return value
+        return self.apply(block, P.make_tuple, value,
+                          *[block.env.vars[n] for n in self.write_back], node=node)
 
     def stmt_Raise(self, s: ast.Raise, block: Block) -> None:
         """``raise Error(msg)``: the path ends in Python's exception, reported as a
@@ -971,6 +1207,11 @@ class FunctionLowerer:
                 held = {f.id for v in stored for f in _view_family(v, block.env.views)} \
                     if found else set()
                 line = s.lineno + self.info.line_offset
+                twice = _held_elsewhere(before, index) if found else None
+                if twice is not None:
+                    block.env.stale[name] = (
+                        f"'{ast.unparse(t)}' was updated in place (line {line}), an array "
+                        f"'{name}' also holds at [{twice!r}]", None, HELD_TWICE)
                 for other, node in list(block.env.vars.items()):
                     fam = _view_family(node, block.env.views)  # (W, b = ...: W itself)
                     if other != name and held and (any(f.id in held for f in fam) or
@@ -987,6 +1228,7 @@ class FunctionLowerer:
                              f"operator '{type(s.op).__name__}=' is not supported", s)
         name = s.target.id
         current = self.read_name(name, s.target, block)
+        self.note_param_write(current, s, True)
         value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
         # an array keeps its dtype and shape through an in-place update (NumPy's casting)
         value = self.apply(block, P.aug_assign, current, value, node=s)
@@ -1038,6 +1280,40 @@ class FunctionLowerer:
         for other in sharers:  # reading one afterwards is refused (an array's alias_guard)
             block.env.stale[other] = (f"'{ast.unparse(outer)}' was updated in place "
                                       f"(line {line})", item, name)
+
+    def _views_written_first(self, target: ast.Tuple | ast.List, value: Node,
+                             block: Block) -> Node:
+        """``a[0], a[1] = a[1], a[0]``: CPython makes the right side's items first --
+        views of ``a`` when they are arrays -- then assigns left to right, so ``a[0] =
+        ...`` changes what the view ``a[1]`` (the second item) shows, and NumPy stores
+        row 1 twice: not a swap.  myc's items are values, so such an item is refused
+        when it is an array (an element of a 1-d ``a`` is a number, copied: a swap)."""
+        if _made_by(value) != "make_tuple" or len(value.inputs) - 1 != len(target.elts):
+            return value
+        items = list(value.inputs[1:])
+        changed = False
+        for i, elt in enumerate(target.elts):
+            if not (_item_target(elt) and elt.value.id in block.env.vars):  # type: ignore
+                continue
+            written = block.env.vars[elt.value.id]  # type: ignore[attr-defined]
+            for j in range(i + 1, len(items)):
+                if written.id not in {f.id for f in _view_family(items[j],
+                                                                 block.env.views)}:
+                    continue
+                left = ", ".join(ast.unparse(t) for t in target.elts)
+                lefts = [ast.unparse(t.slice) for t in target.elts]  # type: ignore
+                msg = (f"'{left} = ...' does not store what the right side held: its "
+                       f"item {j + 1} is a view of '{elt.value.id}', which the "  # type: ignore[attr-defined]
+                       f"assignment to {ast.unparse(elt)} changes first, so NumPy stores "
+                       f"the changed values into {ast.unparse(target.elts[j])} (not a "
+                       "swap); myc's items are values. To swap, index with a list "
+                       f"({elt.value.id}[[{', '.join(lefts)}]] = "  # type: ignore[attr-defined]
+                       f"{elt.value.id}[[{', '.join(reversed(lefts))}]]) or copy the "  # type: ignore[attr-defined]
+                       "right side's items (.copy())")
+                items[j] = self.apply(block, P.alias_guard, items[j], items[j], msg,
+                                      node=target)
+                changed = True
+        return self.apply(block, P.make_tuple, *items, node=target) if changed else value
 
     def _reject_target(self, target: ast.AST) -> None:
         if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Subscript):
@@ -1094,6 +1370,7 @@ class FunctionLowerer:
                 checked = self.py_call("star_unpack", [value, Constant(k),
                                                        Constant(n - 1 - k)], target, block)
             else:
+                value = self._views_written_first(target, value, block)
                 checked = self.apply(block, P.unpack, value, n, node=target)
             for i, elt in enumerate(target.elts):
                 if isinstance(elt, ast.Starred):
@@ -1199,6 +1476,7 @@ class FunctionLowerer:
         if not written:
             return
         name, line = written[0]
+        self.note_param_write(source, _first_write(s, name) or s, False, held=True)
         for other, node in list(block.env.vars.items()):
             fam = _view_family(node, block.env.views)
             if other in targets or not (_may_hold(source, {f.id for f in fam})):
@@ -1211,19 +1489,8 @@ class FunctionLowerer:
         """The variables a loop writes into in place (``R[i, j] = v``, ``R += v``,
         ``np.fill_diagonal(R, v)``), each with the line of its first such write."""
         written: dict[str, int] = {}
-        for n in ast.walk(ast.Module(body=s.body + s.orelse, type_ignores=[])):
-            targets: list[ast.AST] = []
-            if isinstance(n, ast.Assign):
-                targets = [t for t in n.targets if isinstance(t, ast.Subscript)]
-            elif isinstance(n, ast.AugAssign):
-                targets = [n.target]
-            elif inplace_target(n) is not None:  # np.fill_diagonal(R, v), np.add.at
-                targets = [n.args[0]]  # type: ignore[attr-defined]
-            for t in targets:
-                while isinstance(t, ast.Subscript):
-                    t = t.value
-                if isinstance(t, ast.Name):
-                    written.setdefault(t.id, n.lineno + self.info.line_offset)
+        for name, n in _loop_writes(s):
+            written.setdefault(name, n.lineno + self.info.line_offset)
         return written
 
     def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
@@ -1243,6 +1510,8 @@ class FunctionLowerer:
             current = block.env.vars.get(name)
             if current is None or _fresh_first(name, s.body):
                 continue
+            self.note_param_write(current, _first_write(s, name) or s,
+                                  _bare_writes(s, name))
             for other in _sharing(name, current, block.env):
                 block.env.stale.setdefault(other, (
                     f"'{name}' is updated in place in the loop (line {line})", current,
@@ -1259,7 +1528,8 @@ class FunctionLowerer:
         g = block.graph
         self.n_loops += 1
         counter = f"$i{self.n_loops}"
-        names = sorted(assigned_names(s.body) & self.locals)
+        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block)) &
+                       self.locals)
         if for_info is not None:
             names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
             names.append(counter)
@@ -1277,6 +1547,7 @@ class FunctionLowerer:
                 init.append(Constant(UNDEF, self.loc(s)))
                 henv.maybe_undef.add(name)
             henv.vars[name] = header.add_parameter(name, self.loc(s))
+            self.loop_inits[henv.vars[name].id] = init[-1]
         g.output = self.apply(block, header, *init, node=s)
         hblock = Block(header, henv)
         if for_info is None:
@@ -1435,6 +1706,18 @@ class FunctionLowerer:
                 self._check_captures(name, value.value, node, block)
             if name in block.env.stale:
                 why, watched, source = block.env.stale[name]
+                if source == CHANGED_BY_CALL:
+                    raise self.error(
+                        MycValueError, f"'{name}' is read after {why}: CPython would show "
+                        "the change here; a call in myc cannot change its caller's values",
+                        node, hint="return the new value from the function and assign it "
+                        f"({name} = ...), or pass a copy if the change is not wanted here")
+                if source == HELD_TWICE:
+                    raise self.error(
+                        MycValueError, f"'{name}' is read after {why}: CPython would show "
+                        "the change through the other item too; myc stores values",
+                        node, hint="store a copy in one of the items (W.copy()), or assign "
+                        f"a new value to each item: {name}[k] = {name}[k] + ...")
                 if watched is None:  # a list or dict mutated through another name
                     raise self.error(
                         MycSyntaxError,
@@ -2162,7 +2445,106 @@ class FunctionLowerer:
         if sig.varkw is not None:
             full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
                 block, P.make_tuple, *extra_kw.values(), node=e), node=e))
-        return self.apply(block, fn, *full, node=e)
+        back = self._written_back(g, e, block)
+        if not back:
+            out = self.apply(block, fn, *full, node=e)
+            self._mark_changed_arguments(g, full, e, block, set())
+            return out
+        py_fn, names = g.flags["write_back"]
+        g2 = parse_writing_back(py_fn, names)
+        both = self.apply(block, Constant(g2, self.loc(e)), *full, node=e)
+        out = self.apply(block, P.getitem, both, 0, node=e)
+        bare = g.flags["param_writes"]
+        sig_names: list[str] = g.flags["signature"].names
+        self._mark_changed_arguments(g, full, e, block, set(back.values()))
+        for k, pname in enumerate(names):
+            var = back.get(pname)
+            if var is None:
+                continue
+            new = self.apply(block, P.getitem, both, k + 1, node=e)
+            if bare[sig_names.index(pname)][2]:  # ``a += v`` only: numbers are rebound
+                new = self.py_call("kept_if_number", [new, block.env.vars[var]], e, block)
+            block.env.vars[var] = new
+            block.env.stale.pop(var, None)
+        return out
+
+    def _changed_by_calls(self, s: ast.While | ast.For, block: Block) -> set[str]:
+        """The variables loop ``s`` passes to functions that change them in place
+        (``for k in range(n): set_bnd(b, x)``): the loop carries them, as it carries
+        the ones it assigns (``_written_back`` rebinds them after each call)."""
+        out: set[str] = set()
+        todo: list[ast.AST] = list(s.body) + list(s.orelse)
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                              ast.ClassDef)):
+                continue
+            todo.extend(ast.iter_child_nodes(n))
+            if not (isinstance(n, ast.Call) and any(isinstance(a, ast.Name)
+                                                    for a in n.args)):
+                continue
+            try:
+                callee = self._static_callee(n.func, block)
+            except MycError:
+                continue
+            if not isinstance(callee, types.FunctionType) or \
+                    in_library(callee.__code__.co_filename):
+                continue
+            try:
+                g = parse(callee)
+            except MycError:
+                continue  # (refused where the call is lowered)
+            out.update(self._written_back(g, n, block).values())
+        return out
+
+    def _written_back(self, g: Graph, e: ast.Call, block: Block) -> dict[str, str]:
+        """For a call of a function that changes parameters in place, which of them
+        can be written back to the caller's variable passed there (``set_bnd(x)``: ``x``
+        gets the changed array, as CPython's ``x`` shows it): parameter -> variable.
+        Arguments that are not a local variable (``h(u[0])``, ``h(a * 2)``), or a
+        variable passed twice, are not: reading what may hold them is refused."""
+        info = g.flags.get("write_back")
+        if not info or g.flags.get("signature") is None or any(
+                isinstance(a, ast.Starred) for a in e.args) or any(
+                k.arg is None for k in e.keywords):
+            return {}
+        sig: Signature = g.flags["signature"]
+        given = dict(zip(sig.names[:sig.n_positional], e.args, strict=False))
+        given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
+        out = {}
+        for pname in info[1]:
+            a = given.get(pname)
+            if isinstance(a, ast.Name) and a.id in self.locals and a.id in block.env.vars:
+                out[pname] = a.id
+        counts = [v for v in out.values()]
+        return {p: v for p, v in out.items() if counts.count(v) == 1}
+
+    def _mark_changed_arguments(self, g: Graph, args: list[Node], e: ast.Call,
+                                block: Block, written_back: set[str]) -> None:
+        """``h(a)`` where ``h`` changes its parameter in place (``a[0] = 0``,
+        ``a += v``, ``ps.append(p)``): CPython's ``a`` shows the change after the call;
+        myc's call cannot change the caller's values, so the variables that may hold
+        the argument are refused if read afterwards (as arrays only, when ``h``'s only
+        change is ``a += v``, which rebinds a number)."""
+        writes = g.flags.get("param_writes")
+        if not writes:
+            return
+        sig: Signature = g.flags["signature"]
+        line = e.lineno + self.info.line_offset
+        for i, (at, text, bare) in writes.items():
+            if not 0 <= i < len(args) or isinstance(args[i], Constant):
+                continue
+            self.note_param_write(args[i], e, bare, held=True)  # (ours, changed)
+            family = {f.id for f in _view_family(args[i], block.env.views)}
+            why = (f"the call of {g.name}() (line {line}) changes its argument "
+                   f"'{sig.names[i]}' in place ({text}, line {at})")
+            for other, node in list(block.env.vars.items()):
+                if other in written_back or other in block.env.stale or not (
+                        any(f.id in family for f in _view_family(node, block.env.views))
+                        or _holds(node, family)):
+                    continue
+                block.env.stale[other] = (why, node, other) if bare else \
+                    (why, None, CHANGED_BY_CALL)
 
     def star_call(self, e: ast.Call, block: Block) -> Node:
         """A call with ``*seq`` or ``**mapping`` arguments: their lengths and keys are

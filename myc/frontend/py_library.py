@@ -369,3 +369,12 @@ def misc_flatten(value):
     """``myc.misc.flatten`` (autograd's ``flatten``) inside compiled code: every leaf
     raveled and concatenated, dict keys sorted."""
     return np.concatenate(_misc_leaves(value)), _misc_unflatten
+
+
+def kept_if_number(new, old):
+    """The caller's value after a call that ran ``a += v`` on the parameter it passed
+    ``old`` to: an array is changed in place (the caller sees ``new``), a number is
+    rebound inside the callee (the caller keeps ``old``)."""
+    if np.ndim(old) > 0:
+        return new
+    return old

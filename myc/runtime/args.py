@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.errors import MycTypeError
+from myc.errors import MycTypeError, MycValueError
 from myc.ir.nodes import Closure
 from myc.prims import Primitive
 from myc.prims.abstract import DEVICE_ARRAY_TYPES
@@ -354,3 +354,43 @@ def _shape_of_tree(v: Any) -> str:
     name = "" if kind is tuple else kind.cls.__name__ if isinstance(kind, ObjMeta) else \
         getattr(kind, "__name__", str(kind))
     return name + "(" + ", ".join(inner) + ("," if len(inner) == 1 and not name else "") + ")"
+
+
+def _array_leaves(value: Any, path: str, depth: int = 0) -> list[tuple[str, np.ndarray]]:
+    """The NumPy arrays an argument holds (in tuples, lists and dicts), with their paths."""
+    if isinstance(value, np.ndarray):
+        return [(path, value)]
+    if depth > 16:
+        return []
+    if isinstance(value, (tuple, list)):
+        return [leaf for i, v in enumerate(value)
+                for leaf in _array_leaves(v, f"{path}[{i}]", depth + 1)]
+    if isinstance(value, dict):
+        return [leaf for k, v in value.items()
+                for leaf in _array_leaves(v, f"{path}[{k!r}]", depth + 1)]
+    return []
+
+
+def check_shared_writes(binding: Any, bound: list[Any]) -> None:
+    """Refuse a call whose function changes a parameter in place (``a += v``,
+    ``ws[0] = v``) while the array it passes there shares memory with another array of
+    the call (``f(W, W)``, ``f([W, W])``): CPython would show the change through the
+    other one; myc never writes into its arguments, so its result would differ."""
+    names = binding.names
+    leaves = [_array_leaves(v, names[i] if i < len(names) else str(i))
+              for i, v in enumerate(bound)]
+    for i, line, text in binding.writes:
+        if i >= len(leaves):
+            continue
+        for k, (path, a) in enumerate(leaves[i]):
+            others = [leaf for j, ls in enumerate(leaves) for leaf in ls
+                      if j != i] + leaves[i][k + 1:] + leaves[i][:k]
+            for other, b in others:
+                if a.size and b.size and np.may_share_memory(a, b):
+                    raise MycValueError(
+                        f"{binding.name}() changes its argument '{names[i]}' in place "
+                        f"({text}, line {line}), and the array passed as {path} shares "
+                        f"memory with {other}: CPython would show the change through "
+                        f"{other}; myc never writes into its arguments",
+                        binding.loc, hint=f"pass a copy ({other.split('[')[0]}.copy()) or "
+                        "make the function compute a new array instead of changing one")

@@ -310,6 +310,10 @@ class Binding:
     npos: int | None = None
     varargs: str | None = None
     varkw: str | None = None
+    # the parameters the function changes in place (``a += v``, ``ws[0] = v``):
+    # (index, line, the write); a call passing them memory another argument shares is
+    # refused (``args.check_shared_writes``)
+    writes: tuple = ()
 
     @classmethod
     def of(cls, graph: Graph) -> Binding:
@@ -323,6 +327,8 @@ class Binding:
         b = cls(graph.name, [p.name for p in graph.parameters], defaults, graph.loc)
         if sig is not None and not sig.simple:
             b.npos, b.varargs, b.varkw = sig.n_positional, sig.varargs, sig.varkw
+        b.writes = tuple((i, line, text) for i, (line, text, _) in
+                         graph.flags.get("param_writes", {}).items() if i >= 0)
         return b
 
     def storable(self) -> bool:
