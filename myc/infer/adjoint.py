@@ -27,8 +27,9 @@ import numpy as np
 from myc.ad.rules import reverse_rule_graph
 from myc.infer.calls import ACALL, applies
 from myc.infer.control import ALOOP, Fork, Jump, LoopBody, Tree, _zeros_of, lift_free_nodes
-from myc.infer.row_merge import read_row, zeroed_row
+from myc.infer.row_merge import read_row, row_of_stores, zeroed_row
 from myc.infer.signature import GraphBreak
+from myc.infer.undo_log import undo_body, undo_inits, undo_states
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import ZERO, P
@@ -139,6 +140,9 @@ class Adjoint:
         # per iteration)
         self.inactive: set[int] = set()
         self.taped: dict[int, Apply] = {}  # a loop node's id -> its taped rerun
+        # a loop node's id -> (its states, the states its taped rerun adds before its
+        # exit values: an undo log's, ``myc.infer.undo_log``)
+        self.shifted: dict[int, tuple[int, int]] = {}
         # nodes whose cotangent may be a zero known only at run time: one a loop's or a
         # call's adjoint handed back (an accumulator never added to), and everything it
         # flows into.  A rule whose derivative can be infinite (sqrt at 0) gives 0 there,
@@ -281,7 +285,7 @@ class Adjoint:
         old = cts.get(x.id)
         base = None if old is None else zeroed_row(old, path, index)
         if base is None:
-            return False
+            return old is not None and self.row_add(n, ct, mask, cts, loc)
         side = self.side_path(mask, None, loc)
         if side is not None:
             ct = self.t.emit(P.select, [side, ct, _zeros_of(n.abstract)], loc, n.abstract)
@@ -293,6 +297,36 @@ class Adjoint:
                                         _value(index), ct], loc, x.abstract)
         finally:
             self.t.path = saved
+        self.masks[x.id] = _either(self.masks.get(x.id, ALWAYS), mask)
+        return True
+
+    def row_add(self, n: Apply, ct: Any, mask: tuple, cts: dict[int, Any], loc) -> bool:
+        """The adjoint of a row read ``x[i]`` whose array's cotangent so far is a chain of
+        row stores (``index_set``'s adjoint zeroed the row the primal overwrote: ``H[t +
+        1] = f(H[t])``): the row's cotangent added into row ``i``, one more row store
+        (``myc.infer.row_merge.row_of_stores``) -- not a scatter into zeros summed over
+        the whole array, a pass over it per iteration.  False where the pattern does not
+        hold (the generic rule)."""
+        path, x, index = read_row(n)
+        old = cts[x.id]
+        t = self.t
+        if not _is_float(n.abstract) or isinstance(index, Apply) and _is_tuple_node(index):
+            return False
+        index = _value(index)
+        side = self.side_path(mask, path, loc)  # where the row's cotangent can be nonzero
+        at = index if path is None else t.emit(P.select, [path, index, 0], loc,
+                                                abstract=index.abstract)
+        saved, t.path = t.path, None
+        try:
+            row = row_of_stores(t, old, at, n.abstract, loc)
+            if row is None:
+                return False
+            if side is not None:
+                ct = t.emit(P.select, [side, ct, _zeros_of(n.abstract)], loc, n.abstract)
+            total = t.emit(P.add, [row, ct], loc, abstract=n.abstract)
+            cts[x.id] = t.emit(P.index_set, [old, at, total], loc, x.abstract)
+        finally:
+            t.path = saved
         self.masks[x.id] = _either(self.masks.get(x.id, ALWAYS), mask)
         return True
 
@@ -344,13 +378,25 @@ class Adjoint:
         init = n.inputs[3:3 + ns]
         invs = n.inputs[3 + ns:]
         states = [p.abstract for p in g.parameters[:ns]]
-        taped_body = LoopBody(g, ns, tape=True)
-        taped = t.emit(P.loop, [taped_body, enabled,
-                                *[_value(i) for i in init], *[_value(i) for i in invs]],
+        # arrays the body updates a row per iteration and reads: an undo log of the
+        # rows overwritten is taped instead of the arrays (``myc.infer.undo_log``)
+        undos = undo_states(g, ns)
+        u = len(undos)
+        log0: tuple[list[Any], list[Any]] = ([], [])
+        if undos:
+            taped_body = LoopBody(undo_body(t, self, g, ns, undos, loc), ns + 2 * u,
+                                  tape=True)
+            log0 = undo_inits(undos)
+        else:
+            taped_body = LoopBody(g, ns, tape=True)
+        ns2, nexit2 = ns + 2 * u, nexit + 3 * u
+        taped = t.emit(P.loop, [taped_body, enabled, *[_value(i) for i in init],
+                                *log0[0], *log0[1], *[_value(i) for i in invs]],
                        loc, abstract=ALOOP)
         self.taped[n.id] = taped
-        tape = t.emit(P.loop_out, [taped, 1 + ns + nexit], loc, abstract=ATAPE)
-        count = t.emit(P.loop_out, [taped, 2 + ns + nexit], loc, abstract=_INT)
+        self.shifted[n.id] = (ns, 2 * u)
+        tape = t.emit(P.loop_out, [taped, 1 + ns2 + nexit2], loc, abstract=ATAPE)
+        count = t.emit(P.loop_out, [taped, 2 + ns2 + nexit2], loc, abstract=_INT)
         carried = [j for j in range(ns) if _is_float(states[j])]
         accum = [k for k, i in enumerate(invs) if isinstance(i, (Apply, Parameter))
                  and _is_float(i.abstract) and i.id not in self.inactive]
@@ -383,10 +429,16 @@ class Adjoint:
             p = bw.add_parameter(f"acc{i}")
             p.abstract = invs[i].abstract
             acc[i] = p
+        now = {}  # an undone state as iteration k found it, restored a row an iteration
+        for d in undos:
+            p = bw.add_parameter(f"s{d.j}")
+            p.abstract = states[d.j]
+            now[d.j] = p
         saved = t.trace
         t.trace = bw
         try:
-            s_k = [t.emit(P.tape_get, [tape, j, k], loc, abstract=states[j])
+            s_k = [now[j] if j in now else
+                   t.emit(P.tape_get, [tape, j, k], loc, abstract=states[j])
                    for j in range(ns)]
             last = None if from_exits is not None else t.emit(
                 P.eq, [k, t.emit(P.sub, [count, 1], loc, abstract=_INT)], loc,
@@ -422,15 +474,22 @@ class Adjoint:
                 new_acc.append(acc[i] if d is None else t.p_gadd([acc[i], d], loc))
             go = t.emit(P.gt, [k, 0], loc, abstract=AScalar(np.dtype(np.bool_), True))
             k1 = t.emit(P.sub, [k, 1], loc, abstract=_INT)
-            state_out = [k1, *new_ct, *new_acc]
+            log_k, restored = [], []
+            for r, d in enumerate(undos):  # iteration k - 1 wrote a row: put back its old
+                row = t.emit(P.tape_get, [tape, ns + r, k], loc, abstract=d.row)
+                at = t.emit(P.tape_get, [tape, ns + u + r, k], loc, abstract=d.index.abstract)
+                log_k += [row, at]
+                restored.append(t.emit(P.index_set, [now[d.j], at, row], loc,
+                                       abstract=states[d.j]))
+            state_out = [k1, *new_ct, *new_acc, *restored]
             bw.output = bw.apply(P.make_tuple, go, *state_out, *new_ct, *new_acc, loc=loc)
         finally:
             t.trace = saved
         # the tape stores only the states the backward loop reads (a stacked list's
         # buffer is written by the body, never read: it is not stored every iteration)
-        taped_body.kept = _read_states(bw, s_k)
+        taped_body.kept = _read_states(bw, s_k + log_k[0::2] + log_k[1::2])
         lifted = lift_free_nodes(bw)
-        nstate = 1 + len(carried) + len(accum)
+        nstate = 1 + len(carried) + len(accum) + u
         start = t.emit(P.sub, [count, 1 if from_exits is None else 2], loc, abstract=_INT)
         runs = enabled
         if from_exits is not None:  # the iterations before the last run, if any
@@ -439,9 +498,19 @@ class Adjoint:
                 P.and_, [enabled, more], loc, abstract=AScalar(np.dtype(np.bool_), True))
         ct0 = [_zeros_of(states[j]) if from_exits is None or j not in from_exits else
                from_exits[j] for j in carried]
+        now0 = []  # the undone states as the backward loop's first iteration finds them
+        for r, d in enumerate(undos):
+            last = 1 + ns2 + nexit
+            h = t.emit(P.loop_out, [taped, last + r], loc, abstract=states[d.j])
+            if from_exits is not None:  # it starts before the last run: undo its write
+                row = t.emit(P.loop_out, [taped, last + u + r], loc, abstract=d.row)
+                at = t.emit(P.loop_out, [taped, last + 2 * u + r], loc,
+                            abstract=d.index.abstract)
+                h = t.emit(P.index_set, [h, at, row], loc, abstract=states[d.j])
+            now0.append(h)
         back = t.emit(P.loop, [LoopBody(bw, nstate), runs, start, *ct0,
-                               *[_zeros_of(invs[i].abstract) for i in accum], *lifted],
-                      loc, abstract=ALOOP)
+                               *[_zeros_of(invs[i].abstract) for i in accum], *now0,
+                               *lifted], loc, abstract=ALOOP)
         base = 1 + nstate
         for r, j in enumerate(carried):
             if not isinstance(init[j], (Apply, Parameter)) or (
@@ -550,15 +619,21 @@ def _inactive(nodes: list[Apply], wrt: list[Any], params: list[Any]) -> set[int]
     return out
 
 
-def _share_taped(g: Graph, taped: dict[int, Apply]) -> None:
+def _share_taped(g: Graph, taped: dict[int, Apply],
+                 shifted: dict[int, tuple[int, int]]) -> None:
     """The primal's values of a loop that has a taped rerun are read from the rerun (its
-    results are the loop's, then the tape): the loop runs twice, not three times."""
+    results are the loop's, then the tape): the loop runs twice, not three times.  (A
+    rerun with an undo log has more states: its exit values come ``shift`` later.)"""
     if not taped:
         return
     for n in Manager(g).owned.get(g, []):
         if isinstance(n, Apply):
             for k, i in enumerate(n.inputs):
                 if k and isinstance(i, Apply) and i.id in taped and n is not taped[i.id]:
+                    ns, shift = shifted.get(i.id, (0, 0))
+                    if shift and k == 1 and n.inputs[0].value is P.loop_out and \
+                            n.inputs[2].value >= 1 + ns:
+                        n.inputs[2] = Constant(n.inputs[2].value + shift)
                     n.inputs[k] = taped[i.id]
 
 
@@ -635,5 +710,5 @@ def typed_grad(graph: Graph, args: list[Any], argnums: tuple[int, ...], single: 
     res = grads[0] if single else tuple(grads)
     value = (y, aux) if has_aux else y
     done = finish_trace(tracer, (value, res) if has_value else (res, aux) if has_aux else res)
-    _share_taped(tracer.trace, adj.taped)
+    _share_taped(tracer.trace, adj.taped, adj.shifted)
     return done

@@ -23,7 +23,7 @@ import numpy as np
 
 from myc.ir.nodes import Apply, Constant, Node
 from myc.prims import P
-from myc.prims.abstract import AArray
+from myc.prims.abstract import AArray, AScalar
 
 
 def _row_store(n: Any, base: Any) -> tuple[Any, Any, Any] | None:
@@ -116,7 +116,16 @@ def _parts(index: Any) -> Any:
         return tuple(_parts(p) for p in index.inputs[1:])
     if isinstance(index, Constant):
         return ("const", repr(index.value))
+    if isinstance(index, Apply) and isinstance(index.inputs[0], Constant) and \
+            index.inputs[0].value in _INT_ARITHMETIC and \
+            isinstance(index.abstract, AScalar) and index.abstract.dtype.kind in "iu":
+        # the same int computed twice (``H[t + 1]`` on both sides of an ``if``): equal
+        return ("apply", index.inputs[0].value.name, tuple(_parts(i) for i in index.inputs[1:]))
     return ("node", id(index))
+
+
+# pure int arithmetic: two applications on equal operands are equal (``_parts``)
+_INT_ARITHMETIC = frozenset((P.add, P.sub, P.mul, P.neg, P.floordiv, P.mod))
 
 
 def read_row(n: Apply) -> tuple[Any, Any, Any] | None:
@@ -154,3 +163,40 @@ def zeroed_row(old: Any, path: Any, index: Any) -> Any:
             _parts(at) != _parts(index):
         return None
     return a
+
+
+def row_of_stores(t: Any, old: Any, at: Any, row: Any, loc: Any, depth: int = 4) -> Any:
+    """Row ``at`` of ``old`` -- a chain of row stores into an array ``B`` (``index_set``,
+    guarded or not, at int indices) -- read from ``B`` and the stored rows (``select(at
+    == w, v, B[at])`` per store at ``w``), never from the chain's results; None where
+    ``old`` is not such a chain (or a stored value is not a row of type ``row``).  A row
+    store whose value reads only the array it stores into is a row store updated in
+    place by a native loop (``loopgen.NativeLoop._rows_in_place``): the backward loop of
+    ``H[t + 1] = f(H[t])`` adds the cotangent of row ``t`` and zeroes that of row ``t +
+    1``, two row stores per iteration into the cotangent, not a pass over it."""
+    into = _stored_into(old)
+    if into is None:
+        return None
+    _path, w, v = _row_store(old, into)
+    w = w.value if isinstance(w, Constant) else w
+    if isinstance(v, Constant) and np.ndim(v.value) == 0:
+        v = np.full(row.shape, v.value, row.dtype) if row.shape else row.dtype.type(v.value)
+    elif getattr(v, "abstract", None) != row:
+        return None
+    if not _int_index(w) or not _int_index(at):
+        return None
+    below = into if depth == 0 or _stored_into(into) is None else \
+        row_of_stores(t, into, at, row, loc, depth - 1)
+    if below is None:
+        return None
+    if below is into:
+        below = t.emit(P.getitem, [into, at], loc, abstract=row)
+    same = t.emit(P.eq, [at, w], loc)
+    return t.emit(P.select, [same, v, below], loc, abstract=row)
+
+
+def _int_index(i: Any) -> bool:
+    a = getattr(i, "abstract", None)
+    if isinstance(i, Node):
+        return a is not None and getattr(a, "shape", None) == () and a.dtype.kind in "iu"
+    return isinstance(i, (int, np.integer)) and not isinstance(i, bool)

@@ -21,8 +21,9 @@ the row into the state's own buffer as the state advances, no copy of the buffer
 (``loopgen._rows_in_place``), and the store's adjoint reads the cotangent's row and
 zeroes it -- nothing of the buffer -- so a gradient's tape does not store the buffers
 (``LoopBody.taped_states``): time and memory linear in the trip count.  A loop that
-reads the list (``hs[-1]``) does tape them every iteration, so there the stacking is
-refused past ``MAX_TAPE`` elements (``trips**2 x item``); such loops unroll, as before.
+reads the list (``hs[-1]``) tapes the row each append overwrites instead, and its
+backward loop carries the buffers, restoring a row per iteration (an undo log,
+``myc.infer.undo_log``): linear too.
 """
 
 from __future__ import annotations
@@ -36,10 +37,6 @@ from myc.ir.nodes import Apply, Node, Parameter
 from myc.prims import P
 from myc.prims.abstract import AArray, AScalar, abstract_of
 from myc.prims.containers import ListValue
-
-# trips**2 x item elements: past this the buffers a gradient tapes grow too large --
-# where the loop reads them (``hs[-1]``); a buffer only appended to is never taped
-MAX_TAPE = 1 << 24
 
 
 class StackMeta:
@@ -55,7 +52,7 @@ class StackMeta:
         self.slots = slots  # the abstract value of each append slot
         self.trips = trips  # the loop's static trip count, once known
         # the loop reads an earlier iteration's item (``hs[-1]``): a gradient tapes the
-        # buffers every iteration
+        # rows each append overwrites (``myc.infer.undo_log``)
         self.reads = reads
 
 
@@ -266,10 +263,6 @@ def size(tracer: Any, args: list[Any], trips: int, loc: Any) -> list[Any]:
         meta = args[i].meta
         if meta.slots is None:
             raise GraphBreak("a loop's appends were never traced", loc)
-        elems = sum(int(np.prod(_shape(a), dtype=np.int64)) for a in meta.slots)
-        if meta.reads and trips * trips * max(elems, 1) > MAX_TAPE:
-            raise GraphBreak("a list appended to and read in a loop is too long to carry",
-                             loc)
         new = StackMeta(meta.prefix, meta.k, meta.grown, meta.slots, trips, meta.reads)
         bufs = tuple(tracer.emit(P.zeros, [(trips,) + _shape(a), a.dtype], loc,
                                  abstract=AArray(a.dtype, (trips,) + _shape(a)))

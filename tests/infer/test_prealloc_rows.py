@@ -193,22 +193,6 @@ def test_rows_are_stored_in_place_and_not_taped(f, built, tapes):
     assert taped < 8 * n * 8 * d, taped
 
 
-def test_a_row_read_before_it_is_written_stays_taped(tapes):
-    def recurrence(W, xs):
-        H = np.zeros((xs.shape[0], W.shape[0]))
-        H[0] = np.tanh(xs[0])
-        for t in range(1, xs.shape[0]):
-            H[t] = np.tanh(W @ H[t - 1] + xs[t])
-        return np.sum(H ** 2)
-
-    W, xs = _args(200)
-    g = myc.grad(recurrence)(W, xs)
-    v = np.random.default_rng(2).standard_normal(W.shape)
-    np.testing.assert_allclose(np.vdot(g, v), _fd(recurrence, W, xs, v), rtol=1e-6)
-    # the backward loop reads H's row t - 1: H is stored (known, quadratic; docs/loops.md)
-    assert any(np.ndim(leaf) == 3 for tape in tapes for leaf in tape if leaf is not None)
-
-
 def test_a_write_out_of_range_is_the_users_index_error():
     def overrun(W, xs):
         H = np.zeros((xs.shape[0] - 1, W.shape[0]))

@@ -16,10 +16,9 @@ from llvmlite import ir
 from myc.backends.cpu import strided_copy
 from myc.backends.cpu.aot_codes import DTYPE_CODE, STATUS
 from myc.backends.cpu.aot_names import helper_names
-from myc.backends.cpu.codegen import ITEMSIZE
 from myc.backends.cpu.emit import I8, I32, I64, PTR
 from myc.lower.dims import Dim
-from myc.lower.hostplan import Value, c_strides, is_dynamic
+from myc.lower.hostplan import ITEMSIZE, Value, c_strides, is_dynamic
 
 # myc_array: data, ndim, shape, strides (bytes), dtype code
 MYC_ARRAY = ir.LiteralStructType([PTR, I64, PTR, PTR, I32])

@@ -42,9 +42,10 @@ from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
 from myc.backends.cpu.aot_loopgen import emit_check, emit_loop, emit_select, emit_tape_get
 from myc.backends.cpu.aot_sizes import SizesMixin
-from myc.backends.cpu.codegen import ITEMSIZE, MEMTYPE, codegen, entry_name
+from myc.backends.cpu.codegen import MEMTYPE, codegen, entry_name
 from myc.backends.cpu.emit import I8, I32, I64, PTR, Emitter
 from myc.lower.hostplan import (
+    ITEMSIZE,
     Alias,
     Check,
     Gemm,
@@ -209,7 +210,7 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
                 got = ptr_of[id(v)] = self.at(v)
                 kernel_calls.fill(self.b, got, MEMTYPE[v.dtype],
                                   self.size_value(v.const.item(), v.dtype),
-                                  self.count(prod(v.shape)))
+                                  self.size(prod(v.shape)))
             elif is_size_const(v):
                 got = ptr_of[id(v)] = self.size_scalar(v.const.item(), v.dtype)
             else:

@@ -1,9 +1,10 @@
 """Fused kernels called from an ahead-of-time library's entry point.
 
-The call itself is :func:`myc.backends.cpu.kernel_calls.call_kernel`, the JIT's too; a
-library's policy is :class:`~myc.backends.cpu.kernel_calls.ForkJoin`: a kernel runs on the
-calling thread when it is small, else split into one chunk per thread as the JIT splits
-it (``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), the threads started for the
+The launch itself is :func:`myc.backends.cpu.kernel_calls.launch` (its outputs described
+by ``kernel_calls.output``), the JIT's too; a library's policy is
+:class:`~myc.backends.cpu.kernel_calls.ForkJoin`: a kernel runs on the calling thread
+when it is small, else split into one chunk per thread as the JIT splits it
+(``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), the threads started for the
 call and joined before the next step (a library keeps no threads between calls: it may be
 unloaded).  Reduction outputs the kernel reads first -- or that a kernel of dynamic or no
 size might not write -- are filled with the identity before, as ``runtime.py`` does, and a
@@ -16,25 +17,20 @@ from math import prod
 
 from llvmlite import ir
 
-from myc.backends.cpu import kernel_calls, native_ops
-from myc.backends.cpu.codegen import MEMTYPE, kernel_symbols
-from myc.backends.cpu.emit import I32, I64, PTR
-from myc.backends.cpu.kernel_calls import ForkJoin, KernelOut, Serial
+from myc.backends.cpu import kernel_calls
+from myc.backends.cpu.codegen import kernel_symbols
+from myc.backends.cpu.emit import I32, I64, PTR, declare
+from myc.backends.cpu.kernel_calls import ForkJoin, Serial
 from myc.backends.cpu.plan import make_plan
 from myc.backends.cpu.threads import ALIGN as CHUNK_ALIGN
 from myc.backends.cpu.threads import MAX_THREADS, PARALLEL_MIN
 from myc.lower.dims import Dim
 from myc.lower.hostplan import KernelOp
-from myc.lower.kernel import identity
 
 
 class KernelCallMixin:
     """:class:`~myc.backends.cpu.aot_codegen.HostGen`'s kernel calls; uses its builder
     ``b``, module ``m`` and size helpers."""
-
-    def count(self, n) -> int | ir.Value:
-        """A size as ``kernel_calls`` takes it: an int when static, else computed."""
-        return n if isinstance(n, int) else self.i64(n)
 
     def call_kernel(self, op: KernelOp, fn: ir.Function, ins: list, outs: list) -> None:
         b = self.b
@@ -42,10 +38,9 @@ class KernelCallMixin:
         plan = make_plan(k)
         size = prod(k.shape)
         dynamic = isinstance(size, Dim)
-        kouts = [KernelOut(ptr, MEMTYPE[ob.dtype], self.count(prod(ob.shape)), oplan.op,
-                           oplan.op and identity(oplan.op, ob.dtype),
-                           bool(oplan.op and (oplan.init or dynamic or size == 0)),
-                           oplan.init, oplan.shared)
+        kouts = [kernel_calls.output(ptr, ob.dtype, self.size(prod(ob.shape)), oplan,
+                                     bool(oplan.op and (oplan.init or dynamic or size == 0)),
+                                     oplan.shared)
                  for ptr, ob, oplan in zip(outs, k.output_buffers(), plan.outs, strict=True)]
         symbols = kernel_symbols(k)
         # a kernel with dynamic sizes reads their values from one more "buffer"
@@ -56,11 +51,9 @@ class KernelCallMixin:
                               self.free, self.checked)
         else:
             chunks = Serial(0, plan.extent) if size else None
-        kernel_calls.call_kernel(b, fn, ins, kouts, extra, chunks)
-        for o, div in zip(kouts, op.divide_by, strict=True):
-            if div is not None:
-                d = b.sitofp(self.i64(div), o.ty) if isinstance(div, Dim) else div
-                kernel_calls.scale(b, o.ptr, o.ty, o.count, d)
+        kernel_calls.launch(b, fn, ins, kouts, extra, chunks, [
+            (lambda div=div, ty=o.ty: b.sitofp(self.i64(div), ty)) if isinstance(div, Dim)
+            else div for o, div in zip(kouts, op.divide_by, strict=True)])
 
     def thread_count(self) -> ir.Value:
         """Threads to split big kernels over: ``MYC_NUM_THREADS`` when set to a number,
@@ -68,9 +61,9 @@ class KernelCallMixin:
         if self.nthreads is not None:
             return self.nthreads
         b = self.b
-        getenv = native_ops.declare(self.m, "getenv", PTR, [PTR])
-        atol = native_ops.declare(self.m, "atol", I64, [PTR])
-        sysconf = native_ops.declare(self.m, "sysconf", I64, [I32])
+        getenv = declare(self.m, "getenv", PTR, [PTR])
+        atol = declare(self.m, "atol", I64, [PTR])
+        sysconf = declare(self.m, "sysconf", I64, [I32])
         env = b.call(getenv, [self.cstring("MYC_NUM_THREADS")])
         pre = b.block
         with b.if_then(b.icmp_unsigned("!=", env, ir.Constant(PTR, None))):

@@ -24,11 +24,10 @@ from math import prod
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu.codegen import ITEMSIZE
-from myc.backends.cpu.emit import I1, I64
+from myc.backends.cpu.emit import I1, I64, checked
 from myc.errors import MycError
 from myc.lower.dims import Dim, SymFloat
-from myc.lower.hostplan import MAX_BYTES, KernelOp, Value
+from myc.lower.hostplan import ITEMSIZE, MAX_BYTES, KernelOp, Value
 
 WIDEST = 8  # bytes: the widest element; strides and offsets are at most this per element
 
@@ -106,13 +105,7 @@ class LimitsMixin:
 
     def checked(self, op: str, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
         """``x op y`` (``op``: ``"sadd"``, ``"smul"``) and whether it overflowed."""
-        name = f"llvm.{op}.with.overflow.i64"
-        fn = self.m.globals.get(name)
-        if fn is None:
-            fn = ir.Function(self.m, ir.FunctionType(ir.LiteralStructType([I64, I1]),
-                                                     [I64, I64]), name)
-        r = self.b.call(fn, [x, y])
-        return self.b.extract_value(r, 0), self.b.extract_value(r, 1)
+        return checked(self.b, op, x, y)
 
     def checked_dim(self, d: Dim) -> tuple[ir.Value, ir.Value]:
         """``d`` evaluated as ``emit_dim`` evaluates it (the same terms in the same

@@ -46,13 +46,9 @@ from myc.lower.hostplan import Check, LoopOp, Select, Tape, TapeGet, Value
 # named here, not imported)
 HostGen = Any
 
-def _size(hg: HostGen, v: Value) -> int | ir.Value:
-    """``v``'s bytes: an int when static, else computed from the dynamic sizes."""
-    return v.nbytes if isinstance(v.nbytes, int) else hg.i64(v.nbytes)
-
 
 def _copy(hg: HostGen, dst, src, v: Value) -> None:
-    loop_emit.memcpy(hg.b, dst, src, _size(hg, v))
+    loop_emit.memcpy(hg.b, dst, src, hg.size(v.nbytes))
 
 
 def _truth(hg: HostGen, v: Value) -> ir.Value:
@@ -127,7 +123,7 @@ def emit_loop(hg: HostGen, op: LoopOp) -> None:
             cells["rows"], cells["cap"], cells["count"], hg.realloc, hg.checked, fail,
             f"myc: {hg.p.name}: out of memory growing the tape of the loop at line "
             f"{op.line}")
-        rows = [loop_emit.TapeRow(j, _size(hg, op.tape.states[j]),
+        rows = [loop_emit.TapeRow(j, hg.size(op.tape.states[j].nbytes),
                                   lambda v=op.tape.states[j]: hg.get(v))
                 for j in op.tape.read]
     staged = [op.staged[j] if op.staged else None for j in range(len(op.state))]
@@ -139,7 +135,7 @@ def emit_loop(hg: HostGen, op: LoopOp) -> None:
     index = {id(s): j for j, s in enumerate(op.state)}
     loop.close(lambda: _truth(hg, op.go_on),
                [loop_emit.Next(None) if index.get(id(nxt)) == j else
-                loop_emit.Next(lambda nxt=nxt: hg.get(nxt), _size(hg, s))
+                loop_emit.Next(lambda nxt=nxt: hg.get(nxt), hg.size(s.nbytes))
                 for j, (s, nxt) in enumerate(zip(op.state, op.next_state, strict=True))])
 
     for r, x in zip(op.results, op.exits, strict=True):

@@ -27,7 +27,8 @@ class SizesMixin:
         return ir.Constant(I64, int(x))
 
     def size(self, x) -> int | ir.Value:
-        """A size as ``strided_copy`` takes one: an int when static, else computed."""
+        """A size as the shared emitters take one (``emit.Count``): an int when static,
+        else computed."""
         return self.i64(x) if isinstance(x, Dim) else int(x)
 
     def size_value(self, x, dtype: str) -> ir.Value:

@@ -42,6 +42,7 @@ from myc.backends.cpu.mathlib import FAST, IMPLS, MathLib
 from myc.backends.cpu.plan import Plan, make_plan
 from myc.backends.cpu.scalar_llvm import LLTYPE, ScalarLLVM
 from myc.lower.dims import Dim, SymFloat
+from myc.lower.hostplan import ITEMSIZE
 from myc.lower.kernel import (
     FLOATS,
     Binary,
@@ -61,7 +62,6 @@ from myc.lower.kernel import (
 
 BLOCK = 2048
 MEMTYPE = {"float32": F32, "float64": F64, "int64": I64, "bool": I8}
-ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "bool": 1}
 # every op this generator renders: mathlib's functions and the arithmetic inline below
 # (tests/cpu/test_ops.py checks this against the declared ops)
 INLINE_OPS = frozenset({

@@ -20,6 +20,15 @@ I8 = ir.IntType(8)
 I32 = ir.IntType(32)
 I64 = ir.IntType(64)
 PTR = ir.PointerType()
+# a size, count or stride the shared host emitters take: an int when static (the JIT's
+# programs; an AOT library's static sizes), an i64 ``ir.Value`` computed at run time
+# (an AOT library's dynamic sizes)
+Count = int | ir.Value
+
+
+def i64(x: Count) -> ir.Value:
+    """``x`` as an i64 value: a constant when static."""
+    return ir.Constant(I64, x) if isinstance(x, int) else x
 
 
 def is_float(ty: ir.Type) -> bool:
@@ -58,10 +67,7 @@ class Emitter:
     # -- intrinsics
     def intrinsic(self, name: str, ret: ir.Type, *args: V | ir.Value) -> V:
         vals = [a.v if isinstance(a, V) else a for a in args]
-        full = f"{name}.{suffix(vals[0].type)}"
-        fn = self.module.globals.get(full)
-        if fn is None:
-            fn = ir.Function(self.module, ir.FunctionType(ret, [v.type for v in vals]), full)
+        fn = declare(self.module, f"{name}.{suffix(vals[0].type)}", ret, [v.type for v in vals])
         return V(self, self.b.call(fn, vals))
 
     def call(self, fn: ir.Function, *args: V) -> V:
@@ -236,6 +242,40 @@ def float_bits(value: float, ty: ir.Type) -> int:
     if isinstance(ty, ir.FloatType):
         return struct.unpack("<I", struct.pack("<f", value))[0]
     return struct.unpack("<Q", struct.pack("<d", value))[0]
+
+
+def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
+    """The function ``name`` of ``module``, declared on first use: a C library function,
+    an LLVM intrinsic or a symbol bound when the module loads -- one helper for every
+    generator of the CPU backend (the JIT's host programs, AOT libraries, kernels)."""
+    fn = module.globals.get(name)
+    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
+
+
+def overloaded(module: ir.Module, name: str, ty: ir.Type, arity: int = 1) -> ir.Function:
+    """The intrinsic ``name`` over ``ty`` (``llvm.fabs.f64``): ``arity`` operands and its
+    result of that type."""
+    return declare(module, f"{name}.{suffix(ty)}", ty, [ty] * arity)
+
+
+def checked(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
+    """``x op y`` (``op``: ``sadd``, ``ssub``, ``smul``) in 64 bits, and whether it
+    overflowed."""
+    pair = b.call(with_overflow(b.module, op), [x, y])
+    return b.extract_value(pair, 0), b.extract_value(pair, 1)
+
+
+def with_overflow(module: ir.Module, op: str) -> ir.Function:
+    """``llvm.{op}.with.overflow.i64``: the 64-bit result and an overflow bit."""
+    return declare(module, f"llvm.{op}.with.overflow.i64", ir.LiteralStructType([I64, I1]),
+                   [I64, I64])
+
+
+def field_ptr(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Value:
+    """A pointer to field ``k`` of the ``ty`` struct at ``struct``."""
+    f = b.gep(struct, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=ty)
+    f.type = PTR  # opaque, like every pointer here
+    return f
 
 
 @contextlib.contextmanager

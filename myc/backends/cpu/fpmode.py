@@ -30,6 +30,7 @@ import os
 
 from llvmlite import ir
 
+from myc.backends.cpu.emit import declare
 from myc.errors import MycValueError
 
 FTZ = 0x8000  # MXCSR bit 15: flush to zero (bit 6, DAZ, is left as the caller had it)
@@ -54,10 +55,7 @@ def flushes() -> bool:
 
 
 def _intrinsic(module: ir.Module, name: str) -> ir.Function:
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.VoidType(), [_PTR]), name)
-    return fn
+    return declare(module, name, ir.VoidType(), [_PTR])
 
 
 def enter(b: ir.IRBuilder) -> ir.Value:

@@ -22,14 +22,9 @@ from llvmlite import ir
 
 from myc.backends.cpu import blas_threads, kernel_calls
 from myc.backends.cpu.codegen import counted_loop
-from myc.backends.cpu.emit import F64, I32, I64, PTR, Emitter, is_float, note_trips
+from myc.backends.cpu.emit import F64, I32, I64, PTR, Count, Emitter, i64, is_float, note_trips
 
 GEMM_BLOCK = (64, 128, 256)  # rows of A, depth, columns of B per block
-Count = int | ir.Value
-
-
-def _v(x: Count) -> ir.Value:
-    return ir.Constant(I64, x) if isinstance(x, int) else x
 
 
 class Blocked:
@@ -44,7 +39,7 @@ class Blocked:
         acc = beta != 0.0
         assert beta in (0.0, 1.0) and (alpha == 1.0 or is_float(ty))
         fn = blocked_function(b.module, ty, acc, ta, tb)
-        args = [pa, pb, dst, _v(rows), _v(cols), _v(depth)]
+        args = [pa, pb, dst, i64(rows), i64(cols), i64(depth)]
         if acc:
             args.append(ir.Constant(ty, alpha))
         if all(isinstance(x, int) for x in (rows, cols, depth)):

@@ -32,14 +32,21 @@ import numpy as np
 from llvmlite import ir
 
 from myc.backends.cpu import threads
-from myc.backends.cpu.codegen import counted_loop
-from myc.backends.cpu.emit import I1, I8, I64, PTR, Emitter, at_entry, counted, is_float
-
-Count = int | ir.Value
-
-
-def _const(n: Count) -> ir.Value:
-    return ir.Constant(I64, n) if isinstance(n, int) else n
+from myc.backends.cpu.codegen import MEMTYPE, counted_loop
+from myc.backends.cpu.emit import (
+    I1,
+    I8,
+    I64,
+    PTR,
+    Count,
+    Emitter,
+    at_entry,
+    counted,
+    declare,
+    i64,
+    is_float,
+)
+from myc.lower.kernel import identity
 
 
 def _bytes(ty: ir.Type) -> int:
@@ -49,7 +56,7 @@ def _bytes(ty: ir.Type) -> int:
 
 def _mul(b: ir.IRBuilder, x: Count, y: Count) -> Count:
     return x * y if isinstance(x, int) and isinstance(y, int) else \
-        b.mul(_const(x), _const(y))
+        b.mul(i64(x), i64(y))
 
 
 def _when(b: ir.IRBuilder, cond: ir.Value | bool, body) -> None:
@@ -86,12 +93,8 @@ def fill(b: ir.IRBuilder, ptr: ir.Value, ty: ir.Type, value: Any, count: Count) 
         return
     if not isinstance(value, ir.Value) and value == 0 and not np.signbit(value) and (
             not isinstance(count, int) or count > 1):
-        name = "llvm.memset.p0.i64"
-        fn = b.module.globals.get(name)
-        if fn is None:
-            args = [PTR, I8, I64, I1]
-            fn = ir.Function(b.module, ir.FunctionType(ir.VoidType(), args), name)
-        b.call(fn, [ptr, ir.Constant(I8, 0), _const(_mul(b, count, _bytes(ty))),
+        fn = declare(b.module, "llvm.memset.p0.i64", ir.VoidType(), [PTR, I8, I64, I1])
+        b.call(fn, [ptr, ir.Constant(I8, 0), i64(_mul(b, count, _bytes(ty))),
                     ir.Constant(I1, 0)])
         return
 
@@ -122,10 +125,7 @@ def reduce_op(b: ir.IRBuilder, op: str, x, y, ty: ir.Type):
     name = {("max", True): "llvm.maximum", ("min", True): "llvm.minimum",
             ("max", False): "llvm.smax", ("min", False): "llvm.smin"}[op, is_float(ty)]
     suffix = {"float": "f32", "double": "f64"}.get(str(ty), "i64")
-    fn = b.module.globals.get(f"{name}.{suffix}")
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(ty, [ty, ty]), f"{name}.{suffix}")
-    return b.call(fn, [x, y])
+    return b.call(declare(b.module, f"{name}.{suffix}", ty, [ty, ty]), [x, y])
 
 
 def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: Count, count: Count,
@@ -136,7 +136,7 @@ def combine(b: ir.IRBuilder, out: ir.Value, partials: ir.Value, n: Count, count:
 
     def body(j):
         def at(c: Count) -> ir.Value:
-            return b.gep(partials, [b.add(_const(_mul(b, c, piece)), b.mul(j, size))],
+            return b.gep(partials, [b.add(i64(_mul(b, c, piece)), b.mul(j, size))],
                          source_etype=I8)
 
         acc = b.load(b.gep(partials, [j], source_etype=ty), typ=ty)
@@ -166,6 +166,16 @@ class KernelOut:
     init: bool = False
     partial_init: bool = False
     shared: bool = False
+
+
+def output(ptr: ir.Value, dtype: str, count: Count, plan: Any, init: bool,
+           shared: bool) -> KernelOut:
+    """One output of a kernel call as its loop plan describes it (``plan``: the output's
+    ``OutPlan``): its memory type, its reduction and that reduction's identity.  What
+    differs between the JIT and AOT is the chunk policy's, given here: ``init`` (filled
+    with the identity before the call) and ``shared`` (several chunks reduce into it)."""
+    return KernelOut(ptr, MEMTYPE[dtype], count, plan.op, plan.op and identity(plan.op, dtype),
+                     init, plan.init, shared)
 
 
 class Chunks:
@@ -252,7 +262,7 @@ class ForkJoin(Chunks):
         n = b.select(b.icmp_signed(">", self.total, ir.Constant(I64, threads.PARALLEL_MIN)),
                      n, ir.Constant(I64, 1))
         shared = [i for i, o in enumerate(outs) if o.shared]
-        self.pieces = {i: b.and_(b.add(_const(_mul(b, outs[i].count, _bytes(outs[i].ty))),
+        self.pieces = {i: b.and_(b.add(i64(_mul(b, outs[i].count, _bytes(outs[i].ty))),
                                        ir.Constant(I64, 63)), ir.Constant(I64, -64))
                        for i in shared}
         self.offs, acc, over = {}, ir.Constant(I64, 0), ir.Constant(I1, 0)
@@ -327,7 +337,7 @@ def _array(b: ir.IRBuilder, entry: ir.Block | None, ty: ir.Type, n: Count) -> ir
     if entry is not None and isinstance(n, int):
         with at_entry(b, entry):
             return b.alloca(ty, size=ir.Constant(I64, n))
-    return b.alloca(ty, size=_const(n))
+    return b.alloca(ty, size=i64(n))
 
 
 def call_kernel(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value],
@@ -346,7 +356,7 @@ def call_kernel(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value],
         row = _array(b, chunks.entry, PTR, nb)
         for j, p in enumerate(ptrs):
             b.store(p, b.gep(row, [ir.Constant(I64, j)], source_etype=PTR))
-        b.call(kernel, [row, _const(chunks.begin), _const(chunks.end)])
+        b.call(kernel, [row, i64(chunks.begin), i64(chunks.end)])
         return
     ok = chunks.start(b, outs)
     n = chunks.n
@@ -359,21 +369,21 @@ def call_kernel(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value],
             fill(b, base, o.ty, o.identity, _mul(b, n, o.count))
         else:
             _when(b, ok, lambda base=base, piece=piece, o=o: _each(b, n, lambda c: fill(
-                b, b.gep(base, [_const(_mul(b, c, piece))], source_etype=I8), o.ty,
+                b, b.gep(base, [i64(_mul(b, c, piece))], source_etype=I8), o.ty,
                 o.identity, o.count), "part"))
     cells = _array(b, chunks.entry, PTR, _mul(b, n, nb))
     rows = _array(b, chunks.entry, PTR, n)
 
     def describe(c):  # chunk c's row of buffers (its partials) and where it is
-        row = b.gep(cells, [_const(_mul(b, c, nb))], source_etype=PTR)
+        row = b.gep(cells, [i64(_mul(b, c, nb))], source_etype=PTR)
         for j, p in enumerate(ptrs):
             i = j - len(ins)
             if i in shared:
                 base, piece = shared[i]
-                at = b.gep(base, [_const(_mul(b, c, piece))], source_etype=I8)
+                at = b.gep(base, [i64(_mul(b, c, piece))], source_etype=I8)
                 p = at if ok is True else b.select(ok, at, p)
             b.store(p, b.gep(row, [ir.Constant(I64, j)], source_etype=PTR))
-        b.store(row, b.gep(rows, [_const(c)], source_etype=PTR))
+        b.store(row, b.gep(rows, [i64(c)], source_etype=PTR))
 
     _each(b, n, describe, "chunk")
     chunks.run(b, kernel, rows, chunks.bounds(b))
@@ -386,6 +396,18 @@ def call_kernel(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value],
     if shared:
         _when(b, ok, combine_all)
     chunks.finish(b)
+
+
+def launch(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value], outs: list[KernelOut],
+           extra: list[ir.Value], chunks: Chunks | None, divide_by: list[Any]) -> None:
+    """A kernel launch step (``hostplan.KernelOp``, the JIT's kernel steps): the call
+    (:func:`call_kernel`), then each output ``divide_by`` names divided in place by it
+    (a ``mean``; a number, an ``ir.Value`` of the output's type, or a function making
+    one where the division is emitted; ``None``: not divided)."""
+    call_kernel(b, kernel, ins, outs, extra, chunks)
+    for o, div in zip(outs, divide_by, strict=True):
+        if div is not None:
+            scale(b, o.ptr, o.ty, o.count, div() if callable(div) else div)
 
 
 def run_pieces(b: ir.IRBuilder, entry: ir.Block, fn: ir.Function,

@@ -37,26 +37,18 @@ from typing import Any
 from llvmlite import ir
 
 from myc.backends.cpu import interrupt
-from myc.backends.cpu.emit import I1, I8, I32, I64, PTR
+from myc.backends.cpu.emit import I1, I8, I32, I64, PTR, Count, declare, i64
 
-Size = int | ir.Value  # static, or computed at run time
 TAPE_START = 16  # iterations a growing tape holds before its first realloc
 
 
-def _i64(x: Size) -> ir.Value:
-    return ir.Constant(I64, x) if isinstance(x, int) else x
-
-
-def memcpy(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: Size) -> None:
+def memcpy(b: ir.IRBuilder, dst: ir.Value, src: ir.Value, nbytes: Count) -> None:
     """``nbytes`` bytes from ``src`` to ``dst`` (``llvm.memcpy``); nothing when that is
     statically 0."""
     if isinstance(nbytes, int) and not nbytes:
         return
-    name = "llvm.memcpy.p0.p0.i64"
-    fn = b.module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, PTR, I64, I1]), name)
-    b.call(fn, [dst, src, _i64(nbytes), ir.Constant(I1, 0)])
+    fn = declare(b.module, "llvm.memcpy.p0.p0.i64", ir.VoidType(), [PTR, PTR, I64, I1])
+    b.call(fn, [dst, src, i64(nbytes), ir.Constant(I1, 0)])
 
 
 # -- failure ----------------------------------------------------------------------------
@@ -111,7 +103,7 @@ class TapeRow:
     pointer ``src()`` returns, or stored as the number it returns (``scalar``)."""
 
     index: int  # which of the tape's row buffers
-    nbytes: Size
+    nbytes: Count
     src: Callable[[], ir.Value]
     scalar: bool = False
 
@@ -130,7 +122,7 @@ class _Tape:
         count = b.load(self.count_cell, typ=I64)
         self.make_room(b, count, rows)
         for row in rows:
-            dst = b.gep(self.base(b, row.index), [b.mul(count, _i64(row.nbytes))],
+            dst = b.gep(self.base(b, row.index), [b.mul(count, i64(row.nbytes))],
                         source_etype=I8)
             if row.scalar:
                 b.store(row.src(), dst)
@@ -188,10 +180,10 @@ class GrowingTape(_Tape):
                                ir.Constant(I64, TAPE_START), doubled)
             for row in rows:
                 cell = self.cells[row.index]
-                nbytes, o = self.checked("smul", new_cap, _i64(row.nbytes))
+                nbytes, o = self.checked("smul", new_cap, i64(row.nbytes))
                 self.fail.unless(b, b.not_(b.or_(over, o)), "MYC_ERR_ALLOC",
                                  f"{self.what}: %lld iterations of %lld bytes overflow "
-                                 "64 bits", new_cap, _i64(row.nbytes))
+                                 "64 bits", new_cap, i64(row.nbytes))
                 nbytes = b.select(b.icmp_signed(">", nbytes, ir.Constant(I64, 0)), nbytes,
                                   ir.Constant(I64, 1))
                 grown = b.call(self.realloc, [b.load(cell, typ=PTR), nbytes])
@@ -214,7 +206,7 @@ class Next:
     before, and the run that finds the loop done never writes it."""
 
     src: Callable[[], ir.Value] | None
-    nbytes: Size | None = None
+    nbytes: Count | None = None
     update: Callable[[ir.Value], None] | None = None
 
 
@@ -278,11 +270,8 @@ class Copied:
 
 # -- the loop ---------------------------------------------------------------------------
 def _stack_intrinsics(module: ir.Module) -> tuple[ir.Function, ir.Function]:
-    save = module.globals.get("llvm.stacksave.p0")
-    if save is None:
-        save = ir.Function(module, ir.FunctionType(PTR, []), "llvm.stacksave.p0")
-        ir.Function(module, ir.FunctionType(ir.VoidType(), [PTR]), "llvm.stackrestore.p0")
-    return save, module.globals["llvm.stackrestore.p0"]
+    return (declare(module, "llvm.stacksave.p0", PTR, []),
+            declare(module, "llvm.stackrestore.p0", ir.VoidType(), [PTR]))
 
 
 class Loop:

@@ -67,12 +67,23 @@ from myc.backends.cpu import (
 )
 from myc.backends.cpu import specfun as _specfun  # noqa: F401  (erf, gammaln, ...: joins the library)
 from myc.backends.cpu.codegen import LLTYPE, MEMTYPE
-from myc.backends.cpu.emit import F64, I1, I8, I32, I64, PTR, is_float
+from myc.backends.cpu.emit import (
+    F64,
+    I1,
+    I8,
+    I32,
+    I64,
+    PTR,
+    checked,
+    declare,
+    is_float,
+    overloaded,
+    with_overflow,
+)
 from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
-from myc.lower.kernel import identity
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
@@ -830,8 +841,8 @@ class NativeLoop(NativeRun):
             b.store(ir.Constant(I64, 0), count_cell)
             tape = loop_emit.GrowingTape(
                 [b.gep(cells, [ir.Constant(I64, 1 + j)], source_etype=I64)
-                 for j in range(n)], cells, count_cell, _libc(module, "realloc"),
-                lambda op, x, y: _checked(b, op, x, y), fail, "a nested loop's tape")
+                 for j in range(n)], cells, count_cell, declare(module, "realloc", PTR, [PTR, I64]),
+                lambda op, x, y: checked(b, op, x, y), fail, "a nested loop's tape")
         if self.tape is not None:
 
             def row(slot: int, a: Any):
@@ -857,7 +868,7 @@ class NativeLoop(NativeRun):
         def next_buf(j: int) -> ir.Value:
             return states.next_buffer(b, j)
 
-        for j in self.rows_in_place.values():  # the initial state copied in: the caller's
+        for j in set(self.rows_in_place.values()):  # the initial state copied in: the caller's
             # array is never written
             a = specs[state_slots[j]]
             loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
@@ -944,9 +955,10 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(lambda: value(-1, -1, is_slot, x, want=_ltype(a)))
             if j in self.in_place:
                 return loop_emit.Next(None)
-            for si, jj in self.rows_in_place.items():
-                if jj == j:
-                    return loop_emit.Next(None, update=lambda dst, si=si: store_row(si, dst))
+            chain = [si for si, jj in self.rows_in_place.items() if jj == j]
+            if chain:  # (in step order: a chain of row stores, ``_rows_in_place``)
+                return loop_emit.Next(None, update=lambda dst, chain=chain: [
+                    store_row(si, dst) for si in chain])
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
                                   prod(a.shape) * np.dtype(a.dtype).itemsize)
 
@@ -970,7 +982,8 @@ class NativeLoop(NativeRun):
             return outs
         # an exit value that is a state updated in place: its row stored now, after the
         # other exits are copied (one may be a view of the buffer)
-        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()}
+        late = {body.steps[si].output: (si, j) for si, j in self.rows_in_place.items()
+                if body.outputs[1 + j][1] == body.steps[si].output}
         order = sorted(range(len(self.exit_outputs)), key=lambda e: bool(
             self.exit_outputs[e][0] and self.exit_outputs[e][1] in late))
         for e in order:
@@ -979,9 +992,10 @@ class NativeLoop(NativeRun):
             if not is_slot:
                 continue  # a constant: filled in by the caller
             if x in late:
-                si, j = late.pop(x)
+                _si, j = late.pop(x)
                 buf = b.load(slot_var(state_slots[j]), typ=PTR)
-                store_row(si, buf)
+                for si in [si for si, jj in self.rows_in_place.items() if jj == j]:
+                    store_row(si, buf)
                 b.store(buf, slot_var(x))
             if isinstance(a, AArray) and direct.get(x) == e:
                 continue  # written in place
@@ -1190,7 +1204,7 @@ class NativeLoop(NativeRun):
             st_ = _ltype(src_a)
             x0 = value(si, off + 0, *ins_[0], want=st_)
             if is_float(st_):
-                fits = b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", st_),
+                fits = b.fcmp_ordered("<", b.call(overloaded(module, "llvm.fabs", st_),
                                                   [x0]), ir.Constant(st_, 2.0 ** 63))
                 bail_on(b.not_(fits), path)
                 x0 = b.select(fits, x0, ir.Constant(st_, 0.0))
@@ -1200,12 +1214,12 @@ class NativeLoop(NativeRun):
         elif name == "check_math_domain":  # math's domain/range errors: Python decides
             xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
             y = value(si, off + 0, *ins_[0], want=rt)
-            bad = b.not_(b.fcmp_ordered("<", b.call(_intrinsic(module, "llvm.fabs", rt),
+            bad = b.not_(b.fcmp_ordered("<", b.call(overloaded(module, "llvm.fabs", rt),
                                                     [y]), ir.Constant(rt, math.inf)))
             if is_float(_ltype(xa)):
                 xt = _ltype(xa)
                 xv = value(si, off + 1, *ins_[1], want=xt)
-                bad = b.and_(bad, b.fcmp_ordered("<", b.call(_intrinsic(
+                bad = b.and_(bad, b.fcmp_ordered("<", b.call(overloaded(
                     module, "llvm.fabs", xt), [xv]), ir.Constant(xt, math.inf)))
             bail_on(bad, path)
             r = y
@@ -1294,14 +1308,10 @@ class NativeLoop(NativeRun):
             # Python float ** must give CPython's result to the bit
             x0 = value(si, off + 0, *ins_[0], want=rt)
             x1 = value(si, off + 1, *ins_[1], want=rt)
-            fn_ = module.globals.get(f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-            if fn_ is None:
-                fn_ = ir.Function(module, ir.FunctionType(rt, [rt, rt]),
-                                  f"llvm.pow.{'f32' if rt == ir.FloatType() else 'f64'}")
-            r = b.call(fn_, [x0, x1])
+            r = b.call(overloaded(module, "llvm.pow", rt, 2), [x0, x1])
             if weak(si):  # Python floats: a complex result, 0.0 ** -1 and an
                 # overflow raise where C gives NaN or inf: the host decides
-                fr, f0, f1 = (b.fcmp_ordered("<", b.call(_intrinsic(
+                fr, f0, f1 = (b.fcmp_ordered("<", b.call(overloaded(
                     module, "llvm.fabs", rt), [v]), ir.Constant(rt, math.inf))
                     for v in (r, x0, x1))
                 bail_on(b.and_(b.not_(fr), b.and_(f0, f1)), path)
@@ -1327,8 +1337,8 @@ class NativeLoop(NativeRun):
                 raise Unsupported("arithmetic on bools")
             elif not is_float(rt) and weak(si):  # Python ints do not wrap: leave when
                 # 64 bits overflow
-                pair = b.call(_overflow(module, {"add": "sadd", "sub": "ssub",
-                                                 "mul": "smul"}[op]), [x0, x1])
+                pair = b.call(with_overflow(module, {"add": "sadd", "sub": "ssub",
+                                                     "mul": "smul"}[op]), [x0, x1])
                 bail_on(b.extract_value(pair, 1), path)
                 r = b.extract_value(pair, 0)
             if r is None:
@@ -1474,30 +1484,40 @@ class NativeLoop(NativeRun):
         iteration has read the buffer, and never in the run that finds the loop done
         (whose exit values may be the buffer) -- so the buffer is neither copied nor
         swapped per iteration (a copy of ``trips`` rows per append made an appending
-        loop quadratic).  The initial state is copied into the buffer once."""
+        loop quadratic).  The initial state is copied into the buffer once.  The next
+        value may be a chain of row stores into the state, each read only by the next
+        (a backward loop zeroing the cotangent of the row its primal wrote and adding
+        that of a row it read, ``myc.infer.row_merge.row_of_stores``): stored in step
+        order, their values computed from the state before any is stored."""
         body, specs = self.body, self.body.specs
         if self.once:
             return {}
         state_of = {p: j for j, p in enumerate(body.params[:n])}
-        found: dict[int, int] = {}
+        exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
+        chains: dict[int, tuple[int, list[int]]] = {}  # last store's slot -> (j, steps)
         for si, st in enumerate(body.steps):
             _name, ins_, _off, guard = _unwrap(st)
             # (a guarded one -- ``H[t] = h`` on the loop's own ``t < n``, or under an
             # ``if`` -- is stored only where its path holds: elsewhere its value is
             # discarded by a select, so the state left as it was serves as well)
             if st.op != "index_set" or (guard and si not in self.guarded_dynamic) or \
-                    not ins_[0][0]:
+                    not ins_[0][0] or not isinstance(specs[st.output], AArray):
                 continue
-            j = state_of.get(ins_[0][1])
-            exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
-            if j is None or j in found.values() or \
-                    tuple(body.outputs[1 + j]) != (True, st.output) or \
-                    self.readers.get(st.output) != 1 + exits.count(st.output) or \
-                    (st.output in exits and body.params[j] in exits) or \
-                    not isinstance(specs[st.output], AArray) or \
-                    specs[st.output] != specs[body.params[j]]:
+            base = ins_[0][1]
+            if base in state_of:
+                chains[st.output] = (state_of[base], [si])
+            elif base in chains and self.readers.get(base) == 1 and base not in exits and \
+                    specs[base] == specs[st.output]:
+                j, sis = chains.pop(base)
+                chains[st.output] = (j, [*sis, si])
+        found: dict[int, int] = {}
+        for out, (j, sis) in chains.items():
+            if j in found.values() or tuple(body.outputs[1 + j]) != (True, out) or \
+                    self.readers.get(out) != 1 + exits.count(out) or \
+                    (out in exits and body.params[j] in exits) or \
+                    specs[out] != specs[body.params[j]]:
                 continue
-            found[si] = j
+            found.update((si, j) for si in sis)
         return found
 
     def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
@@ -1552,10 +1572,8 @@ class NativeLoop(NativeRun):
             part = self.partial_ptr.get((si, i))
             if part is not None:  # one partial per chunk, combined after the join
                 partials[i] = part
-            kouts.append(kernel_calls.KernelOut(
-                p, MEMTYPE[_dtname(dt)], prod(shape), op.op,
-                op.op and identity(op.op, np.dtype(dt)), op.init and part is None,
-                op.init, part is not None))
+            kouts.append(kernel_calls.output(p, _dtname(dt), prod(shape), op,
+                                             op.init and part is None, part is not None))
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
         sym = _kernel_symbol(ck)
@@ -1568,14 +1586,15 @@ class NativeLoop(NativeRun):
         pieces = self.chunks[si]
         chunks = kernel_calls.Serial(*pieces[0], entry) if len(pieces) == 1 else \
             kernel_calls.PoolChunks(entry, pieces, partials, num_threads())
-        kernel_calls.call_kernel(b, target, ins, kouts, [], chunks)
+        arrays = [isinstance(self.body.specs[slot], AArray) for slot in st.outputs]
+        # (an array's mean divides it in place; a number's is divided below)
+        kernel_calls.launch(b, target, ins, kouts, [], chunks, [
+            post.divide_by if array else None
+            for array, post in zip(arrays, unit.plan.post, strict=True)])
         for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
             a = self.body.specs[slot]
             dt = np.dtype(ck._out_specs[i][1])
-            if isinstance(a, AArray):
-                if post.divide_by is not None:
-                    kernel_calls.scale(b, outs[i], MEMTYPE[_dtname(dt)],
-                                       prod(ck._out_specs[i][0]), post.divide_by)
+            if arrays[i]:
                 b.store(outs[i], slot_var(slot))
                 continue
             v = b.load(outs[i], typ=MEMTYPE[_dtname(dt)])
@@ -2232,32 +2251,3 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
 
 def _nbytes(a: Any) -> int:
     return prod(a.shape) * np.dtype(memdtype(a.dtype)).itemsize
-
-
-def _intrinsic(module: ir.Module, name: str, ty: ir.Type) -> ir.Function:
-    full = f"{name}.{'f32' if ty == ir.FloatType() else 'f64'}"
-    fn = module.globals.get(full)
-    return fn if fn is not None else ir.Function(module, ir.FunctionType(ty, [ty]), full)
-
-
-def _libc(module: ir.Module, name: str) -> ir.Function:
-    """C's ``realloc`` (the only one called so far), resolved in this process."""
-    fn = module.globals.get(name)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(PTR, [PTR, I64]), name)
-    return fn
-
-
-def _checked(b: ir.IRBuilder, op: str, x: ir.Value, y: ir.Value) -> tuple[ir.Value, ir.Value]:
-    """``x op y`` (``smul``, ``sadd``) in 64 bits, and whether it overflowed."""
-    pair = b.call(_overflow(b.module, op), [x, y])
-    return b.extract_value(pair, 0), b.extract_value(pair, 1)
-
-
-def _overflow(module: ir.Module, op: str) -> ir.Function:
-    full = f"llvm.{op}.with.overflow.i64"
-    fn = module.globals.get(full)
-    if fn is None:
-        fn = ir.Function(module, ir.FunctionType(ir.LiteralStructType([I64, I1]),
-                                                 [I64, I64]), full)
-    return fn

@@ -56,7 +56,7 @@ from fractions import Fraction
 from llvmlite import ir
 
 from myc.backends.cpu import coeffs as C
-from myc.backends.cpu.emit import F32, F64, I32, I64, Emitter, V, float_bits, suffix
+from myc.backends.cpu.emit import F32, F64, I32, I64, Emitter, V, declare, float_bits, suffix
 
 # max ulp error measured by tests/cpu/test_mathlib.py (asserted there)
 ACCURACY = {
@@ -188,10 +188,7 @@ def ldexp(e: Emitter, p: V, k: V) -> V:
     P = prec(p.ty)
     if getattr(e, "scalef", False):
         fn_name = f"llvm.ldexp.{suffix(p.ty)}.i{P.ity.width}"
-        fn = e.module.globals.get(fn_name)
-        if fn is None:
-            fn = ir.Function(e.module, ir.FunctionType(p.ty, [p.ty, P.ity]), fn_name)
-        return e.call(fn, p, k)
+        return e.call(declare(e.module, fn_name, p.ty, [p.ty, P.ity]), p, k)
     k1 = k >> 1
     k2 = k - k1
     s1 = e.bitcast((k1 + P.bias) << P.mbits, P.ty)

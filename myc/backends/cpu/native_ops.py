@@ -18,19 +18,6 @@ from llvmlite import ir
 from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted, is_float, note_trips  # noqa: F401 - callers name native_ops'
 
 
-def declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    """The function ``name`` of ``module``, declared on first use."""
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
-
-
-def field_ptr(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Value:
-    """A pointer to field ``k`` of the ``ty`` struct at ``struct``."""
-    f = b.gep(struct, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=ty)
-    f.type = PTR  # opaque, like every pointer here
-    return f
-
-
 def wrapped_index(b: ir.IRBuilder, i: ir.Value, size: int, bail_if) -> ir.Value:
     """Index ``i`` into a dimension of ``size``, counted from the end when negative; out
     of range (``bail_if`` the condition) the host runner raises Python's IndexError.  A

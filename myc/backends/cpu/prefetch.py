@@ -25,7 +25,7 @@ import os
 
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I32, I64, PTR
+from myc.backends.cpu.emit import I32, I64, PTR, declare
 
 LINE = 64
 MAX_BYTES = 16384
@@ -41,10 +41,7 @@ def next_row(b: ir.IRBuilder, rows: list[tuple[ir.Value, int, int, ir.Type]], n:
     each row pointer by its row stride; ``rows``: (row pointer, row stride in elements,
     item size, element type).  A prefetch never faults, so the row after the last one
     (past the end of the array) needs no test."""
-    fn = b.module.globals.get("llvm.prefetch.p0")
-    if fn is None:
-        fn = ir.Function(b.module, ir.FunctionType(ir.VoidType(), [PTR, I32, I32, I32]),
-                         "llvm.prefetch.p0")
+    fn = declare(b.module, "llvm.prefetch.p0", ir.VoidType(), [PTR, I32, I32, I32])
     for ptr, stride, size, ty in rows:
         if n * size > MAX_BYTES:
             continue

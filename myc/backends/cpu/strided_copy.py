@@ -24,41 +24,35 @@ from typing import Any
 
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I8, I64, counted
-
-Size = int | ir.Value  # static, or computed at run time
+from myc.backends.cpu.emit import I8, Count, counted, i64
 
 
-def _i64(x: Size) -> ir.Value:
-    return ir.Constant(I64, x) if isinstance(x, int) else x
-
-
-def _mul(b: ir.IRBuilder, x: Size, y: Size) -> Size:
+def _mul(b: ir.IRBuilder, x: Count, y: Count) -> Count:
     if isinstance(x, int) and isinstance(y, int):
         return x * y
     if isinstance(x, int) and x == 1:
         return y
     if isinstance(y, int) and y == 1:
         return x
-    return b.mul(_i64(x), _i64(y))
+    return b.mul(i64(x), i64(y))
 
 
-def _add(b: ir.IRBuilder, x: Size, y: Size) -> Size:
+def _add(b: ir.IRBuilder, x: Count, y: Count) -> Count:
     if isinstance(x, int) and isinstance(y, int):
         return x + y
     if isinstance(y, int) and y == 0:
         return x
     if isinstance(x, int) and x == 0:
         return y
-    return b.add(_i64(x), _i64(y))
+    return b.add(i64(x), i64(y))
 
 
-def _merged(shape: list[Size], strides: list[Size]) -> tuple[list[Size], list[Size]]:
+def _merged(shape: list[Count], strides: list[Count]) -> tuple[list[Count], list[Count]]:
     """``shape``/``strides`` with each static axis folded into the static axis before it
     where the two are one run in memory (``stride[d] == stride[d + 1] * shape[d + 1]``):
     the contiguous side is in order anyway, so the copy is the same with fewer loops."""
-    out_shape: list[Size] = []
-    out_strides: list[Size] = []
+    out_shape: list[Count] = []
+    out_strides: list[Count] = []
     for n, s in zip(shape, strides, strict=True):
         if out_shape and all(isinstance(x, int) for x in (n, s, out_shape[-1],
                                                            out_strides[-1])) \
@@ -72,7 +66,7 @@ def _merged(shape: list[Size], strides: list[Size]) -> tuple[list[Size], list[Si
 
 
 def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
-         shape: list[Size] | tuple, strides: list[Size] | tuple, *, offset: Size = 0,
+         shape: list[Count] | tuple, strides: list[Count] | tuple, *, offset: Count = 0,
          store: bool = False, in_bytes: bool = False, name: str = "ix",
          broadcast: bool = False) -> None:
     """Copy between the contiguous array ``contiguous`` (``ty`` elements, C order) and the
@@ -87,16 +81,16 @@ def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
         shape, strides = _merged(shape, strides)
     unit = I8 if in_bytes else ty
     align = 1 if in_bytes else None
-    inner: list[Size] = [1] * len(shape)  # elements of the contiguous side per index
+    inner: list[Count] = [1] * len(shape)  # elements of the contiguous side per index
     for d in range(len(shape) - 2, -1, -1):
         inner[d] = _mul(b, inner[d + 1], shape[d + 1])
     if broadcast:
         inner = [0] * len(shape)
 
-    def nest(d: int, view_off: Size, flat: Size) -> None:
+    def nest(d: int, view_off: Count, flat: Count) -> None:
         if d == len(shape):
-            view_ptr = b.gep(view, [_i64(view_off)], source_etype=unit)
-            flat_ptr = b.gep(contiguous, [_i64(flat)], source_etype=ty)
+            view_ptr = b.gep(view, [i64(view_off)], source_etype=unit)
+            flat_ptr = b.gep(contiguous, [i64(flat)], source_etype=ty)
             src, dst = (flat_ptr, view_ptr) if store else (view_ptr, flat_ptr)
             b.store(b.load(src, typ=ty, align=align), dst, align=align)
             return
@@ -110,10 +104,10 @@ def copy(b: ir.IRBuilder, ty: ir.Type, contiguous: ir.Value, view: ir.Value,
     nest(0, offset, 0)
 
 
-def c_strides(b: ir.IRBuilder, shape: list[Size] | tuple) -> list[Size]:
+def c_strides(b: ir.IRBuilder, shape: list[Count] | tuple) -> list[Count]:
     """The element strides of a C-contiguous array of ``shape``."""
-    out: list[Size] = []
-    acc: Size = 1
+    out: list[Count] = []
+    acc: Count = 1
     for d in reversed(list(shape)):
         out.append(acc)
         acc = _mul(b, acc, d)
@@ -121,7 +115,7 @@ def c_strides(b: ir.IRBuilder, shape: list[Size] | tuple) -> list[Size]:
 
 
 def permute(b: ir.IRBuilder, ty: ir.Type, dst: ir.Value, src: ir.Value,
-            src_shape: list[Size] | tuple, perm: Any) -> None:
+            src_shape: list[Count] | tuple, perm: Any) -> None:
     """``dst = np.transpose(src, perm)`` for a C-contiguous ``src`` of ``src_shape``
     (``dst`` C-contiguous): a copy reading ``src`` along its permuted strides."""
     st = c_strides(b, src_shape)

@@ -55,7 +55,7 @@ import threading
 
 from llvmlite import ir
 
-from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted
+from myc.backends.cpu.emit import I8, I32, I64, PTR, at_entry, counted, declare, field_ptr
 
 PARALLEL_MIN = 1 << 16  # elements: smaller kernels run on the calling thread
 ALIGN = 64  # 1-axis chunk boundaries, in elements: whole cache lines per thread
@@ -102,11 +102,6 @@ def chunks(plan, nthreads: int, per_thread: int = 1) -> list[tuple[int, int]]:
 
 
 # -- generated code shared by the pool and AOT's fork-join ------------------------------
-def _declare(module: ir.Module, name: str, ret: ir.Type, args: list[ir.Type]) -> ir.Function:
-    fn = module.globals.get(name)
-    return fn if fn is not None else ir.Function(module, ir.FunctionType(ret, args), name)
-
-
 def _x86(module: ir.Module) -> bool:
     import llvmlite.binding as llvm
 
@@ -115,7 +110,7 @@ def _x86(module: ir.Module) -> bool:
 
 def _pause(b: ir.IRBuilder) -> None:
     if _x86(b.module):
-        b.call(_declare(b.module, "llvm.x86.sse2.pause", ir.VoidType(), []), [])
+        b.call(declare(b.module, "llvm.x86.sse2.pause", ir.VoidType(), []), [])
 
 
 class _Indirect:
@@ -194,8 +189,8 @@ def pool_call(b: ir.IRBuilder, entry: ir.Block, chunk: ir.Function, bufs: ir.Val
     is taken or one thread is asked for, ``begin`` says 0 and the program runs every
     chunk on its own counter."""
     module = b.module
-    begin = _declare(module, BEGIN_SYMBOL, I32, [PTR, PTR, PTR, I64, I64])
-    finish = _declare(module, END_SYMBOL, ir.VoidType(), [I32, I64])
+    begin = declare(module, BEGIN_SYMBOL, I32, [PTR, PTR, PTR, I64, I64])
+    finish = declare(module, END_SYMBOL, ir.VoidType(), [I32, I64])
     shared = []
     for name in (TICKET_SYMBOL, FINISHED_SYMBOL):
         cell = module.globals.get(name)
@@ -224,15 +219,15 @@ def fork_join(b: ir.IRBuilder, chunk: ir.Value, bufs: ir.Value, bounds: ir.Value
     module = b.module
     claim = claimer(module)
     worker = _fork_worker(module, claim)
-    create = _declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
-    join = _declare(module, "pthread_join", I32, [I64, PTR])
+    create = declare(module, "pthread_create", I32, [PTR, PTR, PTR, PTR])
+    join = declare(module, "pthread_join", I32, [I64, PTR])
     job = b.alloca(_FORK_JOB)
     job.type = PTR
     cells = b.alloca(I64, size=ir.Constant(I64, 2))  # ticket, finished
     b.store(ir.Constant(I64, 0), cells)
     b.store(ir.Constant(I64, 0), b.gep(cells, [ir.Constant(I64, 1)], source_etype=I64))
     for k, v in enumerate([chunk, bufs, bounds, n, cells]):
-        b.store(v, _field(b, job, _FORK_JOB, k))
+        b.store(v, field_ptr(b, job, _FORK_JOB, k))
     tids = b.alloca(I64, size=threads)
     started = b.alloca(I8, size=threads)
 
@@ -260,12 +255,6 @@ def fork_join(b: ir.IRBuilder, chunk: ir.Value, bufs: ir.Value, bounds: ir.Value
 _FORK_JOB = ir.LiteralStructType([PTR, PTR, PTR, I64, PTR])  # fn, bufs, bounds, n, cells
 
 
-def _field(b: ir.IRBuilder, struct: ir.Value, ty: ir.Type, k: int) -> ir.Value:
-    f = b.gep(struct, [ir.Constant(I64, 0), ir.Constant(I32, k)], source_etype=ty)
-    f.type = PTR
-    return f
-
-
 def _fork_worker(module: ir.Module, claim: ir.Function) -> ir.Function:
     """``void *myc.fork.worker(job *)``: a fork-join thread's start routine."""
     name = "myc.fork.worker"
@@ -277,7 +266,7 @@ def _fork_worker(module: ir.Module, claim: ir.Function) -> ir.Function:
     b = ir.IRBuilder(fn.append_basic_block("entry"))
     job = fn.args[0]
     chunk, bufs, bounds, n, cells = (
-        b.load(_field(b, job, _FORK_JOB, k), typ=t)
+        b.load(field_ptr(b, job, _FORK_JOB, k), typ=t)
         for k, t in enumerate([PTR, PTR, PTR, I64, PTR]))
     b.call(claim, [chunk, bufs, bounds, n, cells,
                    b.gep(cells, [ir.Constant(I64, 1)], source_etype=I64), ir.Constant(I32, 0)])
@@ -312,7 +301,7 @@ class _Gen:
         self.state.linkage = "internal"
         self.ticket, self.finished = (self._cell(n) for n in (TICKET_SYMBOL, FINISHED_SYMBOL))
         self.x86 = _x86(module)
-        d = lambda name, ret, args: _declare(module, name, ret, args)  # noqa: E731
+        d = lambda name, ret, args: declare(module, name, ret, args)  # noqa: E731
         self.lock = d("pthread_mutex_lock", I32, [PTR])
         self.unlock = d("pthread_mutex_unlock", I32, [PTR])
         self.wait = d("pthread_cond_wait", I32, [PTR, PTR])
@@ -330,7 +319,7 @@ class _Gen:
         return cell
 
     def f(self, b: ir.IRBuilder, k: int) -> ir.Value:
-        return _field(b, self.state, _STATE, k)
+        return field_ptr(b, self.state, _STATE, k)
 
     def get(self, b: ir.IRBuilder, k: int | ir.Value, ty: ir.Type) -> ir.Value:
         ptr = self.f(b, k) if isinstance(k, int) else k
@@ -347,7 +336,7 @@ class _Gen:
     def mxcsr(self, b: ir.IRBuilder, slot: ir.Value, load: bool) -> None:
         if self.x86:
             name = "llvm.x86.sse.ldmxcsr" if load else "llvm.x86.sse.stmxcsr"
-            b.call(_declare(self.m, name, ir.VoidType(), [PTR]), [slot])
+            b.call(declare(self.m, name, ir.VoidType(), [PTR]), [slot])
 
 
 def _pool_module() -> ir.Module:
@@ -369,7 +358,7 @@ def _pool_module() -> ir.Module:
     # at O0 (4 ms of the pool's compile)
     size = b.ptrtoint(b.gep(ir.Constant(PTR, None), [ir.Constant(I64, 1)],
                             source_etype=_STATE), I64)
-    memset = _declare(module, "llvm.memset.p0.i64", ir.VoidType(),
+    memset = declare(module, "llvm.memset.p0.i64", ir.VoidType(),
                       [PTR, I8, I64, ir.IntType(1)])
     b.call(memset, [g.state, ir.Constant(I8, 0), size, ir.Constant(ir.IntType(1), 0)])
     b.store(ir.Constant(I64, 0), g.ticket)
