@@ -63,7 +63,12 @@ def is_float_leaf(x: Any) -> bool:
 
 
 def _is_dataclass_obj(x: Any) -> bool:
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+    """An object of a dataclass or of another class of the user's (myc's ``grad`` takes
+    and returns such objects as trees of their attributes)."""
+    from myc.frontend.objects import is_user_object
+
+    return (dataclasses.is_dataclass(x) and not isinstance(x, type)) or \
+        is_user_object(x)
 
 
 def _is_tree(x: Any) -> bool:

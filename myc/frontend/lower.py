@@ -747,12 +747,14 @@ class FunctionLowerer:
         for elt in elts:
             items.append(self._static_callee(elt, block))
         kinds = {list: ("list",), tuple: ("tuple", "namedtuple"), dict: ("dict",)}
-        if not items or not all(isinstance(c, type) and c in kinds for c in items):
-            raise self.error(MycTypeError, "isinstance() is supported with list, tuple "
-                             "and dict (or a tuple of them) as the classes", classes,
+        if not items or not all(isinstance(c, type) and (c in kinds or objects.is_user_class(c))
+                                for c in items):
+            raise self.error(MycTypeError, "isinstance() is supported with list, tuple, "
+                             "dict and your own classes (or a tuple of them) as the "
+                             "classes", classes,
                              hint="the type of an array or a number is known when the "
                                   "program is written: test np.ndim(x) or the structure")
-        return tuple(k for c in items for k in kinds[c])
+        return tuple(k for c in items for k in kinds.get(c, (c,)))
 
     def py_call(self, name: str, args: list[Node], node: ast.AST, block: Block) -> Node:
         """A call of Python library function ``name`` (myc/frontend/py_library.py)."""
@@ -1178,6 +1180,20 @@ class FunctionLowerer:
                 start, stop, step = vals
             count = self.apply(block, P.range_len, start, stop, step, node=it)
             seq = None
+        elif rng is zip and it.args and not it.keywords and \
+                not any(isinstance(a, ast.Starred) for a in it.args):
+            # ``for t0, t1 in zip(ts[:-1], ts[1:])``: each step reads item k of each
+            # sequence, so a loop over arrays' rows can be a loop node (the list of
+            # tuples zip makes could only be unrolled)
+            seq = tuple(self.apply(block, P.iter_seq, self.expr(a, block), node=a)
+                        for a in it.args)
+            lens = [self.apply(block, P.len, q, node=it) for q in seq]
+            count = lens[0] if len(lens) == 1 else self.py_call(
+                "seq_min", [self.apply(block, P.make_tuple, *lens, node=it)], it, block)
+            start = step = None
+            self._mark_target_writes(s, self.apply(
+                block, P.make_tuple, *[q.inputs[1] for q in seq], node=it), block)
+            return self._loop(s, block, None, (count, seq, start, step))
         else:
             # a dict is iterated by key
             seq = self.apply(block, P.iter_seq, self.expr(it, block), node=it)
@@ -1293,6 +1309,10 @@ class FunctionLowerer:
             if seq is None:
                 item = self.apply(bblock, P.add, start,
                                   self.apply(bblock, P.mul, k, step, node=s.iter), node=s.iter)
+            elif isinstance(seq, tuple):  # zip's sequences
+                item = self.apply(bblock, P.make_tuple, *[
+                    self.apply(bblock, P.getitem, q, k, node=s.iter) for q in seq],
+                    node=s.iter)
             else:
                 item = self.apply(bblock, P.getitem, seq, k, node=s.iter)
             bblock.env.vars[counter] = self.apply(bblock, P.add, k, 1, node=s.iter)
@@ -2197,6 +2217,11 @@ class FunctionLowerer:
             if static_calls.library_of(callee) is None or in_library(self.info.filename):
                 raise
             return static_calls.call_node(self, callee, exc, e, block, star=(pos, kw))
+        if not isinstance(fn, Constant) and not any(k.arg is None for k in e.keywords) \
+                and not named:
+            # a function value (a parameter given a function: ``rk4(f, y0, *args)``
+            # calling ``f(y, t, *args)``): bound positionally once it is known
+            return self.py_call("call_star", [fn, pos], e, block)
         if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
                 fn.value.flags.get("signature") is not None):
             star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (

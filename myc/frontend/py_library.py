@@ -323,9 +323,40 @@ def bind_args(fname, names, npos, has_default, defaults, varargs, varkw, pos, kw
 
 
 def py_isinstance(x, kinds):
-    """``isinstance(x, list)`` (``tuple``, ``dict``, a tuple of them): the frontend has
-    turned the classes into the container kinds they admit."""
-    return P.container_kind(x) in kinds
+    """``isinstance(x, list)`` (``tuple``, ``dict``, a user's class, a tuple of them):
+    the frontend has turned the builtin classes into the container kinds they admit."""
+    return P.instance_of(x, kinds)
+
+
+def call_star(f, args):
+    """``f(a, *rest)`` with ``f`` a function value (a parameter holding a function passed
+    in, a variable): ``args`` (the positional arguments as one tuple) has a length known
+    when the program specializes, which picks the call of that many arguments."""
+    n = len(args)
+    if n == 0:
+        return f()
+    elif n == 1:
+        return f(args[0])
+    elif n == 2:
+        return f(args[0], args[1])
+    elif n == 3:
+        return f(args[0], args[1], args[2])
+    elif n == 4:
+        return f(args[0], args[1], args[2], args[3])
+    elif n == 5:
+        return f(args[0], args[1], args[2], args[3], args[4])
+    elif n == 6:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5])
+    elif n == 7:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6])
+    elif n == 8:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7])
+    elif n == 9:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8])
+    elif n == 10:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9])
+    return P.fail(args, "a call with more than 10 arguments through *args of a "
+                  "function passed as a value is not supported")
 
 
 def py_map(f, seqs):

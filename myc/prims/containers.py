@@ -374,6 +374,24 @@ def _container_kind(x: Any) -> str:
 
 register("container_kind", "x", _container_kind, differentiable=False)
 
+
+def _instance_of(x: Any, classes: tuple) -> bool:
+    """``isinstance(x, classes)``: each of ``classes`` a container kind the frontend
+    named (``"list"``, ...) or a user's class, which an object of the user's classes
+    (known by its class when the program specializes) is tested against as Python
+    does, subclasses included; an array or a number is no user's class."""
+    kind = _container_kind(x)
+    for c in classes:
+        if isinstance(c, str):
+            if kind == c:
+                return True
+        elif type(x) is ObjectValue and issubclass(x.meta_.cls, c):
+            return True
+    return False
+
+
+register("instance_of", "x classes", _instance_of, differentiable=False)
+
 def _field_index(x: Any, name: str) -> int:
     if type(x) is ObjectValue:
         meta = x.meta_
@@ -519,6 +537,7 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
+                        "instance_of",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
                         "j_lift", "f_lift"])  # (registered by myc.ad.reverse, .forward)
 
