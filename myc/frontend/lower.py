@@ -2206,6 +2206,12 @@ class FunctionLowerer:
         callee = self._static_callee(e.func, block) if not isinstance(
             e.func, ast.Attribute) or isinstance(self._static_callee(e.func.value, block), (
                 types.ModuleType, types.SimpleNamespace)) else None
+        if callee is None and isinstance(e.func, ast.Attribute) and \
+                e.func.attr not in _VALUE_METHODS and e.func.attr not in B.METHOD_LIBRARY \
+                and e.func.attr not in _MUTATORS and e.func.attr not in _DICT_METHODS \
+                and self._static_callee(e.func.value, block) is None:
+            # ``self.step(y, *args, scale=s)``: a method of an object of a user's class
+            return self.object_method(self.expr(e.func.value, block), e, block, (pos, kw))
         import builtins as py
 
         if callee is py.zip and len(e.args) == 1 and not e.keywords:
@@ -2641,23 +2647,33 @@ class FunctionLowerer:
             block.env.views[out.id] = obj
         return out
 
-    def object_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
+    def object_method(self, obj: Node, e: ast.Call, block: Block,
+                      star: tuple[Node, Node] | None = None) -> Node:
         """``obj.m(...)`` on an object of a user's class: its method's graph, held in the
-        object (``myc.frontend.objects``), called with ``obj`` as ``self``."""
+        object (``myc.frontend.objects``), called with ``obj`` as ``self``.  ``star``:
+        the call's positional tuple and keyword dict, built by ``star_call``."""
         attr = e.func.attr  # type: ignore[attr-defined]
-        args, kwargs = self._args(e, block)
-        if kwargs:  # refused if the line runs on an object (x.sum(axis=0) on an array)
-            return self.apply(block, P.refused, obj, f"keyword arguments in a call of "
-                              f"method '.{attr}()' of an object are not supported (its class"
-                              " is known only when the program specializes)|hint|pass the "
-                              "arguments by position", node=e)
+        if star is None:
+            args, kwargs = self._args(e, block)
+            pos = self.apply(block, P.make_tuple, *args, node=e)
+            kw = self.apply(block, P.pack, Constant(tuple(kwargs)), self.apply(
+                block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        else:
+            pos, kw = star
         fn = self.apply(block, P.getitem, obj, self.apply(block, P.method_field, obj, attr,
                                                           node=e.func), node=e.func)
+
+        # the method's signature is known when the program specializes: its keywords,
+        # defaults and ``*args`` bound then (``call_bound``)
+        def bound(b: Block, *first: Node) -> Node:
+            full = self.apply(b, P.add, self.apply(b, P.make_tuple, *first, node=e), pos,
+                              node=e) if first else pos
+            return self.py_call("call_bound", [fn, full, kw], e, b)
+
         # a method takes the object as self; an attribute holding a function does not
         # (``self.act = np.tanh``; known when the program specializes)
-        method = self._lazy(block, e, "method", lambda b: self.apply(b, fn, obj, *args,
-                                                                     node=e))
-        plain = self._lazy(block, e, "attribute", lambda b: self.apply(b, fn, *args, node=e))
+        method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+        plain = self._lazy(block, e, "attribute", lambda b: bound(b))
         return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
                             method, plain, e)
 

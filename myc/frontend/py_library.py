@@ -359,6 +359,20 @@ def call_star(f, args):
                   "function passed as a value is not supported")
 
 
+def call_bound(fn, pos, kw):
+    """``obj.m(a, *rest, k=v)`` on an object whose class is known only when the program
+    specializes: the arguments bound by the method's signature then (defaults,
+    ``*args``, keywords), as a call of a function known where it is called is."""
+    sig = P.signature_of(fn)
+    if sig is None:
+        if len(kw) > 0:
+            return P.fail(fn, "keyword arguments in a call of a function value are not "
+                              "supported|hint|pass the arguments by position")
+        return call_star(fn, pos)
+    return call_star(fn, bind_args(sig[0], sig[1], sig[2], sig[3], sig[4], sig[5], sig[6],
+                                   pos, kw))
+
+
 def py_map(f, seqs):
     """``map(f, xs, ...)`` computed at once, as a list (a static structure)."""
     out = []
