@@ -2129,14 +2129,17 @@ class FunctionLowerer:
             return self.call_graph(fn.value, fn, args, kwargs, e, block)
         if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
             return self.call_prim(fn.value, args, kwargs, e, block)
-        if kwargs:
-            raise self.error(MycTypeError, "keyword arguments are only supported when the "
-                             "called function is known where it is called", e)
-        # an object with ``__call__`` (known when the program specializes) or a function
-        obj = self._lazy(block, e, "call_object", lambda b: self.apply(
-            b, self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
-                                                       node=e), node=e), fn, *args, node=e))
-        plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e))
+        # an object with ``__call__`` (known when the program specializes) or a function:
+        # its signature, known then, binds keywords, defaults and ``*args`` (call_bound)
+        kw = self.apply(block, P.pack, Constant(tuple(kwargs)), self.apply(
+            block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        obj = self._lazy(block, e, "call_object", lambda b: self.py_call("call_bound", [
+            self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
+                                                    node=e), node=e),
+            self.apply(b, P.make_tuple, fn, *args, node=e), kw], e, b))
+        plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e)
+                           if not kwargs else self.py_call("call_bound", [
+                               fn, self.apply(b, P.make_tuple, *args, node=e), kw], e, b))
         return self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
 
     def call_graph(self, g: Graph, fn: Node, args: list[Node], kwargs: dict[str, Node],

@@ -431,7 +431,8 @@ def _field_index(x: Any, name: str) -> int:
         pos = meta.names.index(name)
         v = tuple.__getitem__(x, pos)
         if isinstance(v, Unsupported):
-            raise MycTypeError(v.message)
+            text, _, hint = v.message.partition("|hint|")
+            raise MycTypeError(text, hint=hint or None)
         return pos
     if is_namedtuple(x) and name in type(x)._fields:
         return type(x)._fields.index(name)
