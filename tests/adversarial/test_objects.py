@@ -200,13 +200,22 @@ def test_static_methods_of_an_argument_compile_once():
     assert jf.stats().compiles == 1  # (a new wrapper graph per call was a compile per call)
 
 
-def test_a_property_of_an_argument_is_refused_at_its_line():
+def test_static_properties_of_an_argument_are_computed_data_ones_refused_at_the_line():
+    # a config's derived size (an int) is computed by Python at the call, as an int
+    # attribute is read; a property giving data (it may depend on the arrays being
+    # differentiated) is refused rather than frozen into a constant
     def f(layer, x):
         return np.sum(x) * layer.width
 
-    with pytest.raises(MycSyntaxError, match="passed as an argument") as info:
-        myc.jit(f)(L2, X)
-    assert info.value.loc.line == f.__code__.co_firstlineno + 1
+    np.testing.assert_allclose(myc.jit(f)(L2, X), f(L2, X), rtol=1e-12)
+    np.testing.assert_allclose(myc.grad(f, argnums=1)(L2, X), np.full(X.shape, 2.0))
+
+    def g(layer, x):
+        return np.sum(x) * layer.l2
+
+    with pytest.raises(MycTypeError, match="property giving float64 data") as info:
+        myc.jit(g)(L2, X)
+    assert info.value.loc.line == g.__code__.co_firstlineno + 1
 
 
 def test_mutating_an_object_is_refused_at_the_call():
