@@ -90,7 +90,7 @@ def _rebuild(x: Any, values: list[Any]) -> Any:
     if _is_dataclass_obj(x):
         out = copy.copy(x)
         for k, v in zip(vars(x), values, strict=True):
-            setattr(out, k, v)
+            object.__setattr__(out, k, v)  # (a frozen dataclass too)
         return out
     if isinstance(x, list):
         return list(values)
@@ -138,7 +138,7 @@ def set_path(x: Any, path: tuple[int, ...], value: Any) -> Any:
         return out
     if _is_dataclass_obj(x):
         out = copy.copy(x)
-        setattr(out, path[0], set_path(getattr(x, path[0]), path[1:], value))
+        object.__setattr__(out, path[0], set_path(getattr(x, path[0]), path[1:], value))
         return out
     items = list(x)
     items[path[0]] = set_path(items[path[0]], path[1:], value)

@@ -2137,8 +2137,10 @@ class FunctionLowerer:
             self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
                                                     node=e), node=e),
             self.apply(b, P.make_tuple, fn, *args, node=e), kw], e, b))
+        # (myc's own library calls its function values directly: call_bound itself is one)
+        direct = not kwargs and in_library(self.info.filename)
         plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e)
-                           if not kwargs else self.py_call("call_bound", [
+                           if direct else self.py_call("call_bound", [
                                fn, self.apply(b, P.make_tuple, *args, node=e), kw], e, b))
         return self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
 

@@ -361,7 +361,8 @@ def call_star(f, args):
 
 def call_bound(fn, pos, kw):
     """``obj.m(a, *rest, k=v)`` on an object whose class is known only when the program
-    specializes: the arguments bound by the method's signature then (defaults,
+    specializes, or ``f(x)`` with ``f`` a function value (a parameter, a closure another
+    function returned): the arguments bound by the function's signature then (defaults,
     ``*args``, keywords), as a call of a function known where it is called is."""
     sig = P.signature_of(fn)
     if sig is None:
@@ -369,6 +370,8 @@ def call_bound(fn, pos, kw):
             return P.fail(fn, "keyword arguments in a call of a function value are not "
                               "supported|hint|pass the arguments by position")
         return call_star(fn, pos)
+    if sig[7] and len(kw) == 0:  # plain parameters: bound positionally, defaults filled
+        return call_star(fn, pos)  # in by the call (those computed when the def ran too)
     return call_star(fn, bind_args(sig[0], sig[1], sig[2], sig[3], sig[4], sig[5], sig[6],
                                    pos, kw))
 

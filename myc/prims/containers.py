@@ -396,7 +396,7 @@ register("instance_of", "x classes", _instance_of, differentiable=False)
 def _signature_of(fn: Any) -> Any:
     """How a call binds arguments to function value ``fn`` (a method of an object whose
     class is known only when the program specializes), as ``bind_args`` takes it:
-    ``(name, names, npos, has_default, defaults, varargs, varkw)``; ``None`` for a
+    ``(name, names, npos, has_default, defaults, varargs, varkw, simple)``; ``None`` for a
     function called positionally (a primitive, a graph without a ``def``'s signature).
     A transformed method (``J``/``F`` image) binds as the ``def`` it came from."""
     graph = getattr(fn, "graph", fn)
@@ -415,7 +415,7 @@ def _signature_of(fn: Any) -> Any:
         defaults.append(d.value if plain else None)
     return (getattr(graph, "name", "function").split(":")[-1], tuple(sig.names),
             sig.n_positional, tuple(has_default), tuple(defaults),
-            sig.varargs is not None, sig.varkw is not None)
+            sig.varargs is not None, sig.varkw is not None, sig.simple)
 
 
 register("signature_of", "fn", _signature_of, differentiable=False)

@@ -127,7 +127,11 @@ def _method_graph(cls: type, name: str, fn: Any) -> Graph:
     from myc.frontend.objects import method_graph
 
     if isinstance(fn, types.FunctionType):
-        return method_graph(cls, name, fn, parse)
+        try:
+            return parse(fn)
+        except MycError:
+            pass  # its refusing stand-in, kept below (a sampler's ``sample`` method that
+            # jits a bound method: a new stand-in per call was a compile per call)
     inner: Any = None
     if isinstance(fn, staticmethod) and isinstance(fn.__func__, types.FunctionType):
         try:
