@@ -354,7 +354,8 @@ def call_star(f, args):
     elif n == 9:
         return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8])
     elif n == 10:
-        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9])
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
+                 args[8], args[9])
     return P.fail(args, "a call with more than 10 arguments through *args of a "
                   "function passed as a value is not supported")
 
