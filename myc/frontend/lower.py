@@ -2214,6 +2214,7 @@ class FunctionLowerer:
         if callee is None and isinstance(e.func, ast.Attribute) and \
                 e.func.attr not in _VALUE_METHODS and e.func.attr not in B.METHOD_LIBRARY \
                 and e.func.attr not in _MUTATORS and e.func.attr not in _DICT_METHODS \
+                and e.func.attr not in effects.RNG_METHODS \
                 and self._static_callee(e.func.value, block) is None:
             # ``self.step(y, *args, scale=s)``: a method of an object of a user's class
             return self.object_method(self.expr(e.func.value, block), e, block, (pos, kw))
