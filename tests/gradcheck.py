@@ -67,8 +67,8 @@ def _is_dataclass_obj(x: Any) -> bool:
     and returns such objects as trees of their attributes)."""
     from myc.frontend.objects import is_user_object
 
-    return (dataclasses.is_dataclass(x) and not isinstance(x, type)) or \
-        is_user_object(x)
+    return (dataclasses.is_dataclass(x) and not isinstance(x, type)) or (
+        is_user_object(x) and not isinstance(x, tuple) and hasattr(x, "__dict__"))
 
 
 def _is_tree(x: Any) -> bool:
