@@ -63,7 +63,12 @@ def is_float_leaf(x: Any) -> bool:
 
 
 def _is_dataclass_obj(x: Any) -> bool:
-    return dataclasses.is_dataclass(x) and not isinstance(x, type)
+    """An object of a dataclass or of another class of the user's (myc's ``grad`` takes
+    and returns such objects as trees of their attributes)."""
+    from myc.frontend.objects import is_user_object
+
+    return (dataclasses.is_dataclass(x) and not isinstance(x, type)) or (
+        is_user_object(x) and not isinstance(x, tuple) and hasattr(x, "__dict__"))
 
 
 def _is_tree(x: Any) -> bool:
@@ -85,7 +90,7 @@ def _rebuild(x: Any, values: list[Any]) -> Any:
     if _is_dataclass_obj(x):
         out = copy.copy(x)
         for k, v in zip(vars(x), values, strict=True):
-            setattr(out, k, v)
+            object.__setattr__(out, k, v)  # (a frozen dataclass too)
         return out
     if isinstance(x, list):
         return list(values)
@@ -133,7 +138,7 @@ def set_path(x: Any, path: tuple[int, ...], value: Any) -> Any:
         return out
     if _is_dataclass_obj(x):
         out = copy.copy(x)
-        setattr(out, path[0], set_path(getattr(x, path[0]), path[1:], value))
+        object.__setattr__(out, path[0], set_path(getattr(x, path[0]), path[1:], value))
         return out
     items = list(x)
     items[path[0]] = set_path(items[path[0]], path[1:], value)

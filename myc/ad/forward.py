@@ -92,6 +92,9 @@ class ForwardAD(GraphTransform):
         for p in g.parameters:
             self.nmap[p.id] = fg.add_parameter(p.name, p.loc)
             self.tmap[p.id] = fg.add_parameter(f"t_{p.name}", p.loc)
+        sig = g.flags.get("primal_signature") or g.flags.get("signature")
+        if sig is not None:  # how a call binds to it (``signature_of``), as to g
+            fg.flags["primal_signature"] = sig
         if "defaults" in g.flags:
             fg.flags["defaults"] = [v for d in g.flags["defaults"] for v in (d, UNDEF if
                                                                            d is UNDEF

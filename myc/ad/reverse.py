@@ -170,6 +170,9 @@ class ReverseAD(GraphTransform):
             self.nmap[p.id] = jg.add_parameter(p.name, p.loc)
         if "defaults" in g.flags:
             jg.flags["defaults"] = g.flags["defaults"]
+        sig = g.flags.get("primal_signature") or g.flags.get("signature")
+        if sig is not None:  # how a call binds to it (``signature_of``), as to g
+            jg.flags["primal_signature"] = sig
         order = self.order(g)
         out = g.output
         tail = isinstance(out, Apply) and out.graph is g and not self.mng.users.get(out)

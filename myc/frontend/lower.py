@@ -956,12 +956,14 @@ class FunctionLowerer:
         for elt in elts:
             items.append(self._static_callee(elt, block))
         kinds = {list: ("list",), tuple: ("tuple", "namedtuple"), dict: ("dict",)}
-        if not items or not all(isinstance(c, type) and c in kinds for c in items):
-            raise self.error(MycTypeError, "isinstance() is supported with list, tuple "
-                             "and dict (or a tuple of them) as the classes", classes,
+        if not items or not all(isinstance(c, type) and (c in kinds or objects.is_user_class(c))
+                                for c in items):
+            raise self.error(MycTypeError, "isinstance() is supported with list, tuple, "
+                             "dict and your own classes (or a tuple of them) as the "
+                             "classes", classes,
                              hint="the type of an array or a number is known when the "
                                   "program is written: test np.ndim(x) or the structure")
-        return tuple(k for c in items for k in kinds[c])
+        return tuple(k for c in items for k in kinds.get(c, (c,)))
 
     def py_call(self, name: str, args: list[Node], node: ast.AST, block: Block) -> Node:
         """A call of Python library function ``name`` (myc/frontend/py_library.py)."""
@@ -1455,6 +1457,20 @@ class FunctionLowerer:
                 start, stop, step = vals
             count = self.apply(block, P.range_len, start, stop, step, node=it)
             seq = None
+        elif rng is zip and it.args and not it.keywords and \
+                not any(isinstance(a, ast.Starred) for a in it.args):
+            # ``for t0, t1 in zip(ts[:-1], ts[1:])``: each step reads item k of each
+            # sequence, so a loop over arrays' rows can be a loop node (the list of
+            # tuples zip makes could only be unrolled)
+            seq = tuple(self.apply(block, P.iter_seq, self.expr(a, block), node=a)
+                        for a in it.args)
+            lens = [self.apply(block, P.len, q, node=it) for q in seq]
+            count = lens[0] if len(lens) == 1 else self.py_call(
+                "seq_min", [self.apply(block, P.make_tuple, *lens, node=it)], it, block)
+            start = step = None
+            self._mark_target_writes(s, self.apply(
+                block, P.make_tuple, *[q.inputs[1] for q in seq], node=it), block)
+            return self._loop(s, block, None, (count, seq, start, step))
         else:
             # a dict is iterated by key
             seq = self.apply(block, P.iter_seq, self.expr(it, block), node=it)
@@ -1564,6 +1580,10 @@ class FunctionLowerer:
             if seq is None:
                 item = self.apply(bblock, P.add, start,
                                   self.apply(bblock, P.mul, k, step, node=s.iter), node=s.iter)
+            elif isinstance(seq, tuple):  # zip's sequences
+                item = self.apply(bblock, P.make_tuple, *[
+                    self.apply(bblock, P.getitem, q, k, node=s.iter) for q in seq],
+                    node=s.iter)
             else:
                 item = self.apply(bblock, P.getitem, seq, k, node=s.iter)
             bblock.env.vars[counter] = self.apply(bblock, P.add, k, 1, node=s.iter)
@@ -2392,14 +2412,19 @@ class FunctionLowerer:
             return self.call_graph(fn.value, fn, args, kwargs, e, block)
         if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
             return self.call_prim(fn.value, args, kwargs, e, block)
-        if kwargs:
-            raise self.error(MycTypeError, "keyword arguments are only supported when the "
-                             "called function is known where it is called", e)
-        # an object with ``__call__`` (known when the program specializes) or a function
-        obj = self._lazy(block, e, "call_object", lambda b: self.apply(
-            b, self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
-                                                       node=e), node=e), fn, *args, node=e))
-        plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e))
+        # an object with ``__call__`` (known when the program specializes) or a function:
+        # its signature, known then, binds keywords, defaults and ``*args`` (call_bound)
+        kw = self.apply(block, P.pack, Constant(tuple(kwargs)), self.apply(
+            block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        obj = self._lazy(block, e, "call_object", lambda b: self.py_call("call_bound", [
+            self.apply(b, P.getitem, fn, self.apply(b, P.method_field, fn, "__call__",
+                                                    node=e), node=e),
+            self.apply(b, P.make_tuple, fn, *args, node=e), kw], e, b))
+        # (myc's own library calls its function values directly: call_bound itself is one)
+        direct = not kwargs and in_library(self.info.filename)
+        plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e)
+                           if direct else self.py_call("call_bound", [
+                               fn, self.apply(b, P.make_tuple, *args, node=e), kw], e, b))
         return self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
 
     def call_graph(self, g: Graph, fn: Node, args: list[Node], kwargs: dict[str, Node],
@@ -2568,6 +2593,13 @@ class FunctionLowerer:
         callee = self._static_callee(e.func, block) if not isinstance(
             e.func, ast.Attribute) or isinstance(self._static_callee(e.func.value, block), (
                 types.ModuleType, types.SimpleNamespace)) else None
+        if callee is None and isinstance(e.func, ast.Attribute) and \
+                e.func.attr not in _VALUE_METHODS and e.func.attr not in B.METHOD_LIBRARY \
+                and e.func.attr not in _MUTATORS and e.func.attr not in _DICT_METHODS \
+                and e.func.attr not in effects.RNG_METHODS \
+                and self._static_callee(e.func.value, block) is None:
+            # ``self.step(y, *args, scale=s)``: a method of an object of a user's class
+            return self.object_method(self.expr(e.func.value, block), e, block, (pos, kw))
         import builtins as py
 
         if callee is py.zip and len(e.args) == 1 and not e.keywords:
@@ -2579,6 +2611,11 @@ class FunctionLowerer:
             if static_calls.library_of(callee) is None or in_library(self.info.filename):
                 raise
             return static_calls.call_node(self, callee, exc, e, block, star=(pos, kw))
+        if not isinstance(fn, Constant) and not any(k.arg is None for k in e.keywords) \
+                and not named:
+            # a function value (a parameter given a function: ``rk4(f, y0, *args)``
+            # calling ``f(y, t, *args)``): bound positionally once it is known
+            return self.py_call("call_star", [fn, pos], e, block)
         if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
                 fn.value.flags.get("signature") is not None):
             star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (
@@ -2998,23 +3035,33 @@ class FunctionLowerer:
             block.env.views[out.id] = obj
         return out
 
-    def object_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
+    def object_method(self, obj: Node, e: ast.Call, block: Block,
+                      star: tuple[Node, Node] | None = None) -> Node:
         """``obj.m(...)`` on an object of a user's class: its method's graph, held in the
-        object (``myc.frontend.objects``), called with ``obj`` as ``self``."""
+        object (``myc.frontend.objects``), called with ``obj`` as ``self``.  ``star``:
+        the call's positional tuple and keyword dict, built by ``star_call``."""
         attr = e.func.attr  # type: ignore[attr-defined]
-        args, kwargs = self._args(e, block)
-        if kwargs:  # refused if the line runs on an object (x.sum(axis=0) on an array)
-            return self.apply(block, P.refused, obj, f"keyword arguments in a call of "
-                              f"method '.{attr}()' of an object are not supported (its class"
-                              " is known only when the program specializes)|hint|pass the "
-                              "arguments by position", node=e)
+        if star is None:
+            args, kwargs = self._args(e, block)
+            pos = self.apply(block, P.make_tuple, *args, node=e)
+            kw = self.apply(block, P.pack, Constant(tuple(kwargs)), self.apply(
+                block, P.make_tuple, *kwargs.values(), node=e), node=e)
+        else:
+            pos, kw = star
         fn = self.apply(block, P.getitem, obj, self.apply(block, P.method_field, obj, attr,
                                                           node=e.func), node=e.func)
+
+        # the method's signature is known when the program specializes: its keywords,
+        # defaults and ``*args`` bound then (``call_bound``)
+        def bound(b: Block, *first: Node) -> Node:
+            full = self.apply(b, P.add, self.apply(b, P.make_tuple, *first, node=e), pos,
+                              node=e) if first else pos
+            return self.py_call("call_bound", [fn, full, kw], e, b)
+
         # a method takes the object as self; an attribute holding a function does not
         # (``self.act = np.tanh``; known when the program specializes)
-        method = self._lazy(block, e, "method", lambda b: self.apply(b, fn, obj, *args,
-                                                                     node=e))
-        plain = self._lazy(block, e, "attribute", lambda b: self.apply(b, fn, *args, node=e))
+        method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+        plain = self._lazy(block, e, "attribute", lambda b: bound(b))
         return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
                             method, plain, e)
 

@@ -323,9 +323,58 @@ def bind_args(fname, names, npos, has_default, defaults, varargs, varkw, pos, kw
 
 
 def py_isinstance(x, kinds):
-    """``isinstance(x, list)`` (``tuple``, ``dict``, a tuple of them): the frontend has
-    turned the classes into the container kinds they admit."""
-    return P.container_kind(x) in kinds
+    """``isinstance(x, list)`` (``tuple``, ``dict``, a user's class, a tuple of them):
+    the frontend has turned the builtin classes into the container kinds they admit."""
+    return P.instance_of(x, kinds)
+
+
+def call_star(f, args):
+    """``f(a, *rest)`` with ``f`` a function value (a parameter holding a function passed
+    in, a variable): ``args`` (the positional arguments as one tuple) has a length known
+    when the program specializes, which picks the call of that many arguments."""
+    n = len(args)
+    if n == 0:
+        return f()
+    elif n == 1:
+        return f(args[0])
+    elif n == 2:
+        return f(args[0], args[1])
+    elif n == 3:
+        return f(args[0], args[1], args[2])
+    elif n == 4:
+        return f(args[0], args[1], args[2], args[3])
+    elif n == 5:
+        return f(args[0], args[1], args[2], args[3], args[4])
+    elif n == 6:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5])
+    elif n == 7:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6])
+    elif n == 8:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7])
+    elif n == 9:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8])
+    elif n == 10:
+        return f(args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7],
+                 args[8], args[9])
+    return P.fail(args, "a call with more than 10 arguments through *args of a "
+                  "function passed as a value is not supported")
+
+
+def call_bound(fn, pos, kw):
+    """``obj.m(a, *rest, k=v)`` on an object whose class is known only when the program
+    specializes, or ``f(x)`` with ``f`` a function value (a parameter, a closure another
+    function returned): the arguments bound by the function's signature then (defaults,
+    ``*args``, keywords), as a call of a function known where it is called is."""
+    sig = P.signature_of(fn)
+    if sig is None:
+        if len(kw) > 0:
+            return P.fail(fn, "keyword arguments in a call of a function value are not "
+                              "supported|hint|pass the arguments by position")
+        return call_star(fn, pos)
+    if sig[7] and len(kw) == 0:  # plain parameters: bound positionally, defaults filled
+        return call_star(fn, pos)  # in by the call (those computed when the def ran too)
+    return call_star(fn, bind_args(sig[0], sig[1], sig[2], sig[3], sig[4], sig[5], sig[6],
+                                   pos, kw))
 
 
 def py_map(f, seqs):

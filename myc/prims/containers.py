@@ -374,6 +374,52 @@ def _container_kind(x: Any) -> str:
 
 register("container_kind", "x", _container_kind, differentiable=False)
 
+
+def _instance_of(x: Any, classes: tuple) -> bool:
+    """``isinstance(x, classes)``: each of ``classes`` a container kind the frontend
+    named (``"list"``, ...) or a user's class, which an object of the user's classes
+    (known by its class when the program specializes) is tested against as Python
+    does, subclasses included; an array or a number is no user's class."""
+    kind = _container_kind(x)
+    for c in classes:
+        if isinstance(c, str):
+            if kind == c:
+                return True
+        elif type(x) is ObjectValue and issubclass(x.meta_.cls, c):
+            return True
+    return False
+
+
+register("instance_of", "x classes", _instance_of, differentiable=False)
+
+
+def _signature_of(fn: Any) -> Any:
+    """How a call binds arguments to function value ``fn`` (a method of an object whose
+    class is known only when the program specializes), as ``bind_args`` takes it:
+    ``(name, names, npos, has_default, defaults, varargs, varkw, simple)``; ``None`` for a
+    function called positionally (a primitive, a graph without a ``def``'s signature).
+    A transformed method (``J``/``F`` image) binds as the ``def`` it came from."""
+    graph = getattr(fn, "graph", fn)
+    flags = getattr(graph, "flags", None)
+    if flags is None:
+        return None
+    sig = flags.get("primal_signature") or flags.get("signature")
+    if sig is None:
+        return None
+    has_default, defaults = [], []
+    for name in sig.names:
+        d = sig.defaults.get(name)
+        # a default computed when the ``def`` ran has no value here: the call must pass it
+        plain = d is not None and d.is_constant and not hasattr(d.value, "flags")
+        has_default.append(plain)
+        defaults.append(d.value if plain else None)
+    return (getattr(graph, "name", "function").split(":")[-1], tuple(sig.names),
+            sig.n_positional, tuple(has_default), tuple(defaults),
+            sig.varargs is not None, sig.varkw is not None, sig.simple)
+
+
+register("signature_of", "fn", _signature_of, differentiable=False)
+
 def _field_index(x: Any, name: str) -> int:
     if type(x) is ObjectValue:
         meta = x.meta_
@@ -385,7 +431,8 @@ def _field_index(x: Any, name: str) -> int:
         pos = meta.names.index(name)
         v = tuple.__getitem__(x, pos)
         if isinstance(v, Unsupported):
-            raise MycTypeError(v.message)
+            text, _, hint = v.message.partition("|hint|")
+            raise MycTypeError(text, hint=hint or None)
         return pos
     if is_namedtuple(x) and name in type(x)._fields:
         return type(x)._fields.index(name)
@@ -519,6 +566,7 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
+                        "instance_of", "signature_of",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
                         "j_lift", "f_lift"])  # (registered by myc.ad.reverse, .forward)
 

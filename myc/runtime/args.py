@@ -161,6 +161,15 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
         return value  # used by reference by the draws (myc/prims/effects.py)
     if static_args.is_function(value):  # compiled in (myc/runtime/static_args.py)
         return static_args.function_value(value, _describe(path))
+    from myc.runtime import bound_call
+
+    called = bound_call.parts(value)
+    if called is not None:  # a partial, a bound method: its function and its data
+        fn, data = called
+        methods, graphs = static_args.method_values(bound_call.BoundCall)
+        return ObjectValue(ObjMeta(bound_call.BoundCall, ("fn", "data"), methods), [
+            static_args.function_value(fn, _describe(path)),
+            check_arg(tuple(data), f"{path}.data", depth + 1)] + graphs)
     host = _host_dlpack(value, path)
     if host is not None:  # a torch CPU tensor, a JAX CPU array: NumPy's view of it
         return check_arg(host, path, depth)
@@ -180,7 +189,9 @@ def check_arg(value: Any, path: str, depth: int = 0) -> Any:
                 items.append(Unsupported(f"{exc.message} (an attribute of an object "
                                          "passed as an argument)"))
         methods, graphs = static_args.method_values(type(value))
-        return ObjectValue(ObjMeta(type(value), tuple(fields), methods), items + graphs)
+        props, values = static_args.static_properties(value, fields, path)
+        return ObjectValue(ObjMeta(type(value), tuple(fields), methods, props),
+                           items + graphs + values)
     raise MycTypeError(f"{_describe(path)} has unsupported type {type(value).__name__}; myc "
                        "accepts numbers, NumPy arrays (and host arrays with __dlpack__, such as a "
                        "torch CPU tensor) and tuples, lists, dicts and namedtuples of these")

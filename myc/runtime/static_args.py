@@ -21,6 +21,8 @@ from __future__ import annotations
 import types
 from typing import Any
 
+import numpy as np
+
 from myc.errors import MycError, MycTypeError
 from myc.ir.nodes import Closure, Graph, top_closure
 
@@ -65,6 +67,54 @@ def method_values(cls: type) -> tuple[tuple[str, ...], list[Closure]]:
                             for m, fn in methods.items()]
 
 
+_STATIC = (bool, int, str, type(None))
+
+
+def _is_static(v: Any) -> bool:
+    if isinstance(v, tuple):
+        return all(_is_static(x) for x in v)
+    return isinstance(v, _STATIC) or (isinstance(v, np.integer))
+
+
+def static_properties(value: Any, fields: list[str], path: str) -> tuple[tuple, list]:
+    """The properties of an object passed as an argument, computed by Python now, where
+    their values are static (ints, bools, strings, tuples of them: a config's ``head_dim
+    = d_model // n_heads``), part of the call's signature as its int attributes are.  A
+    property giving data (an array, a float: it may depend on the arrays being
+    differentiated) stays uncomputed -- reading it is refused, as before, rather than
+    frozen into a constant; one that raises raises when the program reads it."""
+    from myc.frontend.objects import class_members
+    from myc.prims.containers import Unsupported
+
+    _, props = class_members(type(value))
+    names, values = [], []
+    cls = type(value).__name__
+    for name, prop in props.items():
+        if name in fields or prop.fget is None:
+            continue
+        names.append(name)
+        try:
+            v = getattr(value, name)
+        except Exception as exc:  # noqa: BLE001 - the user's property: raised if read
+            values.append(Unsupported(f"'{cls}.{name}' raised {type(exc).__name__}: {exc} "
+                                      f"(a property of {_where(path)})"))
+            continue
+        if _is_static(v):
+            values.append(int(v) if isinstance(v, np.integer) else v)
+        else:
+            values.append(Unsupported(
+                f"'{cls}.{name}' of {_where(path)} is a property giving "
+                f"{type(v).__name__} data: myc computes an argument's properties only when "
+                "they are ints, bools or strings (known when the program specializes)|hint|"
+                f"call a method instead (def {name}(self): ...; obj.{name}()), or capture the "
+                "object in a closure (or a global)"))
+    return tuple(names), values
+
+
+def _where(path: str) -> str:
+    return f"argument {path}"
+
+
 _WRAPPERS: dict[int, tuple[Any, Any, Graph]] = {}  # id(method) -> (method, inner, graph)
 
 
@@ -77,7 +127,11 @@ def _method_graph(cls: type, name: str, fn: Any) -> Graph:
     from myc.frontend.objects import method_graph
 
     if isinstance(fn, types.FunctionType):
-        return method_graph(cls, name, fn, parse)
+        try:
+            return parse(fn)
+        except MycError:
+            pass  # its refusing stand-in, kept below (a sampler's ``sample`` method that
+            # jits a bound method: a new stand-in per call was a compile per call)
     inner: Any = None
     if isinstance(fn, staticmethod) and isinstance(fn.__func__, types.FunctionType):
         try:
