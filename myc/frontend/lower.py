@@ -318,14 +318,11 @@ def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
     return len(seen) >= limit  # too far to follow: assume it may
 
 
-def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None,
-           limit: int = 256) -> bool:
-    """Does the value of ``n`` hold, contain or view one of the nodes ``ids``, followed
-    through views, items, containers and myc's own library functions (``setitem``,
-    ``append``) but not through the user's functions, whose results are taken as new
-    (their own writes into their parameters are theirs to report: ``param_writes``)?
-    ``links``: a loop's state parameters, followed to the value they start from.  Where
-    the walk runs too long, no (a call's writes are then not reported)."""
+def _reaches(n: Node, ids: set[int], links: dict[int, Node] | None,
+             follow: Callable[[Node], list[Node]], limit: int = 256) -> bool:
+    """Does a walk from ``n`` along ``follow`` (and from a loop's state parameters to
+    the values they start from: ``links``) meet one of the nodes ``ids``?  Where the
+    walk runs too long, no."""
     todo, seen = [n], set()
     while todo and len(seen) < limit:
         m = todo.pop()
@@ -336,17 +333,25 @@ def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None,
             return True
         if links and m.id in links:
             todo.append(links[m.id])
-        if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
             continue
-        fn = m.inputs[0].value
-        if isinstance(fn, Primitive):
-            if getattr(fn, "elementwise", False) or fn.name in _FRESH:
-                continue
-        elif not (isinstance(fn, Graph) and fn.loc is not None and
-                  in_library(fn.loc.filename)):
-            continue
-        todo.extend(m.inputs[1:])
+        todo.extend(follow(m))
     return False
+
+
+def _held_inputs(m: Node) -> list[Node]:
+    """What the value of ``m`` may hold or view: the operands of views, items,
+    containers and myc's own library functions (``setitem``, ``append``), not of the
+    user's functions, whose results are taken as new (their own writes into their
+    parameters are theirs to report: ``param_writes``), nor of what makes a new array."""
+    if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
+        return []
+    fn = m.inputs[0].value
+    if isinstance(fn, Primitive):
+        if getattr(fn, "elementwise", False) or fn.name in _FRESH:
+            return []
+    elif not (isinstance(fn, Graph) and fn.loc is not None and in_library(fn.loc.filename)):
+        return []
+    return list(m.inputs[1:])
 
 
 # myc's library functions that return their first argument changed (a list or dict
@@ -358,37 +363,35 @@ _SAME_OBJECT_PRIMS = frozenset({"aug_assign", "default_if_undef", "check_defined
                                 "alias_guard"})
 
 
-def _part_of(n: Node, ids: set[int], links: dict[int, Node] | None = None,
-             limit: int = 256) -> bool:
+def _same_object_inputs(m: Node) -> list[Node]:
+    """The objects a write into ``m`` changes besides ``m``: what it is a view or an
+    item of, the object an in-place update (``a += v``, ``xs.append(v)``, ``d[k] = v``)
+    changed -- not what ``m`` merely holds (``parts = [x[0]]; parts.append(v)`` changes
+    ``parts`` only)."""
+    base = _view_base(m)
+    if base is not None:
+        return [base]
+    if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant) or \
+            len(m.inputs) < 2:
+        return []
+    fn = m.inputs[0].value
+    if isinstance(fn, Primitive) and fn.name in _SAME_OBJECT_PRIMS:
+        return list(m.inputs[1:3] if fn.name == "default_if_undef" else m.inputs[1:2])
+    if isinstance(fn, Graph) and fn.name in _SAME_OBJECT and fn.loc is not None and \
+            in_library(fn.loc.filename):
+        return [m.inputs[1]]
+    return []
+
+
+def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None) -> bool:
+    """Does the value of ``n`` hold, contain or view one of the nodes ``ids``?"""
+    return _reaches(n, ids, links, _held_inputs)
+
+
+def _part_of(n: Node, ids: set[int], links: dict[int, Node] | None = None) -> bool:
     """Is ``n`` one of the objects ``ids``, or a view or an item of one, followed back
-    through in-place updates (``a += v``, ``xs.append(v)``, ``d[k] = v``) and a loop's
-    state parameters (``links``) -- the object a write into ``n`` changes?  (Not what
-    ``n`` merely holds: ``parts = [x[0]]; parts.append(v)`` changes ``parts`` only.)"""
-    todo, seen = [n], set()
-    while todo and len(seen) < limit:
-        m = todo.pop()
-        if m.id in seen:
-            continue
-        seen.add(m.id)
-        if m.id in ids:
-            return True
-        if links and m.id in links:
-            todo.append(links[m.id])
-            continue
-        base = _view_base(m)
-        if base is not None:
-            todo.append(base)
-            continue
-        if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant) or \
-                len(m.inputs) < 2:
-            continue
-        fn = m.inputs[0].value
-        if isinstance(fn, Primitive) and fn.name in _SAME_OBJECT_PRIMS:
-            todo.extend(m.inputs[1:3] if fn.name == "default_if_undef" else m.inputs[1:2])
-        elif isinstance(fn, Graph) and fn.name in _SAME_OBJECT and fn.loc is not None and \
-                in_library(fn.loc.filename):
-            todo.append(m.inputs[1])
-    return False
+    through in-place updates: the object a write into ``n`` changes?"""
+    return _reaches(n, ids, links, _same_object_inputs)
 
 
 def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node], list[Node]]:
