@@ -291,38 +291,34 @@ _FRESH = frozenset(("sum", "mean", "max", "min", "argmax", "argmin", "matmul", "
                     "full", "arange", "linspace", "zeros_like", "ones_like"))
 
 
-def _may_hold(n: Node, ids: set[int], limit: int = 256) -> bool:
+def _may_hold(n: Node, ids: set[int]) -> bool:
     """Can the value of ``n`` be, contain or view one of the nodes ``ids``?  Followed
     through everything but what makes a new array (elementwise arithmetic, reductions,
-    products, copies): items, views, containers, calls of functions."""
-    todo, seen = [n], set()
-    while todo and len(seen) < limit:
-        m = todo.pop()
-        if m.id in seen:
-            continue
-        seen.add(m.id)
-        if m.id in ids:
-            return True
-        if isinstance(m, Constant):  # a closure (a lazy branch: ``xs.values()``)
-            g = m.value
-            if isinstance(g, Graph) and g.parent is not None and g.output is not None:
-                todo.append(g.output)
-            continue
-        if not isinstance(m, Apply):
-            continue
-        fn = m.inputs[0].value if isinstance(m.inputs[0], Constant) else None
-        if isinstance(fn, Primitive) and (getattr(fn, "elementwise", False) or
-                                          fn.name in _FRESH):
-            continue
-        todo.extend(m.inputs)
-    return len(seen) >= limit  # too far to follow: assume it may
+    products, copies): items, views, containers, calls of functions; too far to follow,
+    it may."""
+    return _reaches(n, ids, None, _possible_inputs, at_limit=True)
+
+
+def _possible_inputs(m: Node) -> list[Node]:
+    if isinstance(m, Constant):  # a closure (a lazy branch: ``xs.values()``)
+        g = m.value
+        if isinstance(g, Graph) and g.parent is not None and g.output is not None:
+            return [g.output]
+        return []
+    if not isinstance(m, Apply):
+        return []
+    fn = m.inputs[0].value if isinstance(m.inputs[0], Constant) else None
+    if isinstance(fn, Primitive) and (getattr(fn, "elementwise", False) or fn.name in _FRESH):
+        return []
+    return list(m.inputs)
 
 
 def _reaches(n: Node, ids: set[int], links: dict[int, Node] | None,
-             follow: Callable[[Node], list[Node]], limit: int = 256) -> bool:
+             follow: Callable[[Node], list[Node]], limit: int = 256,
+             at_limit: bool = False) -> bool:
     """Does a walk from ``n`` along ``follow`` (and from a loop's state parameters to
     the values they start from: ``links``) meet one of the nodes ``ids``?  Where the
-    walk runs too long, no."""
+    walk runs too long: ``at_limit``."""
     todo, seen = [n], set()
     while todo and len(seen) < limit:
         m = todo.pop()
@@ -335,7 +331,7 @@ def _reaches(n: Node, ids: set[int], links: dict[int, Node] | None,
             todo.append(links[m.id])
             continue
         todo.extend(follow(m))
-    return False
+    return at_limit and len(seen) >= limit
 
 
 def _held_inputs(m: Node) -> list[Node]:
