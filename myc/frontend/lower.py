@@ -519,6 +519,15 @@ class Signature:
 # and for a list or dict holding one array twice, changed through one item
 CHANGED_BY_CALL = "(changed by a call)"
 HELD_TWICE = "(an array held twice)"
+# what their reads are refused with: what CPython shows, and the hint
+_READ_REFUSED = {
+    CHANGED_BY_CALL: ("the change here; a call in myc cannot change its caller's values",
+                      "return the new value from the function and assign it ({name} = ...), "
+                      "or pass a copy if the change is not wanted here"),
+    HELD_TWICE: ("the change through the other item too; myc stores values",
+                 "store a copy in one of the items (W.copy()), or assign a new value to "
+                 "each item: {name}[k] = {name}[k] + ..."),
+}
 
 
 @dataclass
@@ -1725,18 +1734,10 @@ class FunctionLowerer:
                 self._check_captures(name, value.value, node, block)
             if name in block.env.stale:
                 why, watched, source = block.env.stale[name]
-                if source == CHANGED_BY_CALL:
-                    raise self.error(
-                        MycValueError, f"'{name}' is read after {why}: CPython would show "
-                        "the change here; a call in myc cannot change its caller's values",
-                        node, hint="return the new value from the function and assign it "
-                        f"({name} = ...), or pass a copy if the change is not wanted here")
-                if source == HELD_TWICE:
-                    raise self.error(
-                        MycValueError, f"'{name}' is read after {why}: CPython would show "
-                        "the change through the other item too; myc stores values",
-                        node, hint="store a copy in one of the items (W.copy()), or assign "
-                        f"a new value to each item: {name}[k] = {name}[k] + ...")
+                if source in _READ_REFUSED:
+                    shown, hint = _READ_REFUSED[source]
+                    raise self.error(MycValueError, f"'{name}' is read after {why}: CPython "
+                                     f"would show {shown}", node, hint=hint.format(name=name))
                 if watched is None:  # a list or dict mutated through another name
                     raise self.error(
                         MycSyntaxError,
