@@ -718,15 +718,11 @@ def _rebound_names(tree: ast.AST) -> set[str]:
     return out
 
 
-def _first_write(s: ast.While | ast.For, name: str) -> ast.AST | None:
-    return next((n for v, n in _loop_writes(s) if v == name), None)
-
-
-def _bare_writes(s: ast.While | ast.For, name: str) -> bool:
-    """Are all of the loop's in-place writes into ``name`` ``name += v`` (which
-    rebinds a number: only an array shows the change)?"""
+def _bare(writes: list[ast.AST]) -> bool:
+    """Are all of these in-place writes into a name ``name += v`` (which rebinds a
+    number: only an array shows the change)?"""
     return all(isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
-               for v, n in _loop_writes(s) if v == name)
+               for n in writes)
 
 
 class FunctionLowerer:
@@ -1495,12 +1491,13 @@ class FunctionLowerer:
         iterated sequence may hold are refused if read as arrays afterwards (all the
         names it may hold: zip's other sequences too, conservatively)."""
         targets = assigned_names([ast.Assign(targets=[s.target])])
-        written = [(n, line) for n, line in self._written_in_place(s).items()
+        written = [(n, ws) for n, ws in self._written_in_place(s).items()
                    if n in targets and not _fresh_first(n, s.body)]
         if not written:
             return
-        name, line = written[0]
-        self.note_param_write(source, _first_write(s, name) or s, False, held=True)
+        name, writes = written[0]
+        line = writes[0].lineno + self.info.line_offset
+        self.note_param_write(source, writes[0], False, held=True)
         for other, node in list(block.env.vars.items()):
             fam = _view_family(node, block.env.views)
             if other in targets or not (_may_hold(source, {f.id for f in fam})):
@@ -1509,12 +1506,13 @@ class FunctionLowerer:
                 f"'{name}', a loop variable over a sequence holding it, is updated in place "
                 f"in the loop (line {line})", node, other))
 
-    def _written_in_place(self, s: ast.While | ast.For) -> dict[str, int]:
+    @staticmethod
+    def _written_in_place(s: ast.While | ast.For) -> dict[str, list[ast.AST]]:
         """The variables a loop writes into in place (``R[i, j] = v``, ``R += v``,
-        ``np.fill_diagonal(R, v)``), each with the line of its first such write."""
-        written: dict[str, int] = {}
+        ``np.fill_diagonal(R, v)``), each with its writes in source order."""
+        written: dict[str, list[ast.AST]] = {}
         for name, n in _loop_writes(s):
-            written.setdefault(name, n.lineno + self.info.line_offset)
+            written.setdefault(name, []).append(n)
         return written
 
     def _mark_loop_writes(self, s: ast.While | ast.For, block: Block) -> None:
@@ -1530,12 +1528,12 @@ class FunctionLowerer:
                     n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name) and \
                     inplace_target(n) is None:
                 listed.setdefault(n.func.value.id, n.lineno + self.info.line_offset)
-        for name, line in written.items():
+        for name, writes in written.items():
             current = block.env.vars.get(name)
             if current is None or _fresh_first(name, s.body):
                 continue
-            self.note_param_write(current, _first_write(s, name) or s,
-                                  _bare_writes(s, name))
+            line = writes[0].lineno + self.info.line_offset
+            self.note_param_write(current, writes[0], _bare(writes))
             for other in _sharing(name, current, block.env):
                 block.env.stale.setdefault(other, (
                     f"'{name}' is updated in place in the loop (line {line})", current,
