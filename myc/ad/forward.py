@@ -95,6 +95,8 @@ class ForwardAD(GraphTransform):
         sig = g.flags.get("primal_signature") or g.flags.get("signature")
         if sig is not None:  # how a call binds to it (``signature_of``), as to g
             fg.flags["primal_signature"] = sig
+        if "param_writes" in g.flags:  # what it changes in place (``unchanged_by``)
+            fg.flags["param_writes"] = g.flags["param_writes"]
         if "defaults" in g.flags:
             fg.flags["defaults"] = [v for d in g.flags["defaults"] for v in (d, UNDEF if
                                                                            d is UNDEF

@@ -173,6 +173,8 @@ class ReverseAD(GraphTransform):
         sig = g.flags.get("primal_signature") or g.flags.get("signature")
         if sig is not None:  # how a call binds to it (``signature_of``), as to g
             jg.flags["primal_signature"] = sig
+        if "param_writes" in g.flags:  # what it changes in place (``unchanged_by``)
+            jg.flags["param_writes"] = g.flags["param_writes"]
         order = self.order(g)
         out = g.output
         tail = isinstance(out, Apply) and out.graph is g and not self.mng.users.get(out)

@@ -56,7 +56,7 @@ from myc.frontend.libraries import (
 )
 from myc.frontend.scope import assigned_names, inplace_target
 from myc.frontend.source import SourceInfo, read_function
-from myc.ir.nodes import Apply, Constant, Graph, Node
+from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.containers import DictValue, ListValue, is_namedtuple
 from myc.timings import timed
@@ -166,7 +166,8 @@ def _made_by(n: Node) -> str:
 # NumPy functions and array methods whose result is a view of their operand (reshape
 # and ravel when it is contiguous, as a fresh array is)
 _VIEW_MAKERS = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "swapaxes",
-                          "moveaxis", "ravel", "view", "broadcast_to", "as_operand"})
+                          "moveaxis", "ravel", "view", "broadcast_to", "as_operand",
+                          "unchanged_by"})  # (the value itself, read after a call)
 
 
 def _view_base(n: Node, views: dict | None = None) -> Node | None:
@@ -757,6 +758,10 @@ class FunctionLowerer:
         self.params: dict[int, str] = {}
         self.param_writes: dict[str, tuple[int, str, bool]] = {}
         self.stale_at_return: set[str] = set()  # (those cannot be written back)
+        # parameters passed on to a function that is itself a parameter (``f(x)`` in
+        # ``apply(f, x)``): whether they change is known where the caller passes ``f``
+        # (``guard_call_through``): name -> (the function's name, ``where``, line)
+        self.param_writes_via: dict[str, tuple[str, tuple, int]] = {}
         # a loop's state parameter (node id) -> the value it starts from: a write into
         # it in the body is a write into that value's object
         self.loop_inits: dict[int, Node] = {}
@@ -836,6 +841,11 @@ class FunctionLowerer:
             end.graph.output = effects.returned(
                 self, end, self.returning(Constant(None, self.loc(tree)), end, tree), tree)
         keep_index_checks(self.index_loads)
+        if self.param_writes_via:
+            g.flags["param_writes_via"] = {
+                names.index(n): (names.index(f), where, line)
+                for n, (f, where, line) in self.param_writes_via.items()
+                if n in names and f in names}
         if self.param_writes:
             g.flags["param_writes"] = {names.index(n) if n in names else -1: w
                                        for n, w in self.param_writes.items()}
@@ -1421,7 +1431,10 @@ class FunctionLowerer:
         live = [e for e in ends if e is not None]
         if not live:
             return None
-        changed = sorted(n for n in assigned_names(stmts) & self.locals
+        # (and those a call rebound: written back, or read through a guard)
+        rebound = {n for e in live for n, v in e.env.vars.items()
+                   if block.env.vars.get(n) is not v}
+        changed = sorted(n for n in (assigned_names(stmts) | rebound) & self.locals
                          if any(n in e.env.vars for e in live))
         g = block.graph
         jg = self.new_graph(f"{g.name}:{label}", g, node, "join")
@@ -1555,6 +1568,7 @@ class FunctionLowerer:
         if for_info is not None:
             names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
             names.append(counter)
+        names += sorted(self._guard_loop_calls(s, block, set(names)))
         header = self.new_graph(f"{g.name}:loop", g, s, "loop_header")
         after = self.new_graph(f"{g.name}:endloop", g, s, "join")
         self._mark_loop_writes(s, block)
@@ -2423,7 +2437,40 @@ class FunctionLowerer:
         plain = self._lazy(block, e, "call", lambda b: self.apply(b, fn, *args, node=e)
                            if direct else self.py_call("call_bound", [
                                fn, self.apply(b, P.make_tuple, *args, node=e), kw], e, b))
-        return self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
+        out = self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
+        self.guard_call_through(fn, None, [*enumerate(args), *kwargs.items()], e, block)
+        return out
+
+    def guard_call_through(self, fn: Node, attr: str | None, passed: list[tuple[Any, Node]],
+                           e: ast.AST, block: Block, why: str | None = None) -> None:
+        """After ``f(a)`` (or ``obj.attr(a)``) through a function value, whose callee is
+        known only when the program specializes: the caller's variables that may hold
+        an argument are read through ``unchanged_by``, refused then if the callee
+        changes that argument in place (CPython's caller sees the change; write-back
+        needs the callee here).  ``passed``: (position or keyword, argument node).
+        Where ``fn`` and the argument are this function's parameters, the caller of
+        this function checks it in turn (``param_writes_via``)."""
+        if in_library(self.info.filename):
+            return
+        line = e.lineno + self.info.line_offset  # type: ignore[attr-defined]
+        fname = self.params.get(fn.id) if isinstance(fn, Parameter) else None
+        for k, a in passed:
+            if isinstance(a, Constant):
+                continue
+            if fname is not None:
+                for pid, pname in self.params.items():
+                    if pname not in self.param_writes_via and pname != fname and \
+                            _part_of(a, {pid}, self.loop_inits):
+                        self.param_writes_via[pname] = (fname, (attr, k), line)
+            family = {f.id for f in _view_family(a, block.env.views)}
+            for other, node in list(block.env.vars.items()):
+                if other not in self.locals or other in block.env.stale or not (
+                        any(f.id in family for f in _view_family(node, block.env.views))
+                        or _holds(node, family)):
+                    continue
+                msg = why or f"'{other}' may be changed in place by the call at line {line}"
+                block.env.vars[other] = self.apply(block, P.unchanged_by, node, fn, Constant(
+                    (attr, k)), Constant(msg), node=e)
 
     def call_graph(self, g: Graph, fn: Node, args: list[Node], kwargs: dict[str, Node],
                    e: ast.Call, block: Block) -> Node:
@@ -2469,6 +2516,13 @@ class FunctionLowerer:
             full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
                 block, P.make_tuple, *extra_kw.values(), node=e), node=e))
         back = self._written_back(g, e, block)
+        for i, (fi, where, at) in g.flags.get("param_writes_via", {}).items():
+            if i < len(full) and fi < len(full):
+                self.guard_call_through(
+                    full[fi], where[0], [(where[1], full[i])], e, block,
+                    f"the call of {g.name}() (line {e.lineno + self.info.line_offset}) "
+                    f"passes its argument '{sig.names[i]}' on to a function value called "
+                    f"at line {at}")
         if not back:
             out = self.apply(block, fn, *full, node=e)
             self._mark_changed_arguments(g, full, e, block, set())
@@ -2519,6 +2573,48 @@ class FunctionLowerer:
                 continue  # (refused where the call is lowered)
             out.update(self._written_back(g, n, block).values())
         return out
+
+    def _guard_loop_calls(self, s: ast.While | ast.For, block: Block,
+                          carried: set[str]) -> set[str]:
+        """Loop ``s`` passes variables to calls through function values (``f(y)``,
+        ``m.step(y)``): a guard after such a call in the body would not outlive the
+        iteration, so the variables the loop does not carry are read through one from
+        the loop on (``guard_call_through``, with the function as it is before the
+        loop); those whose function the loop assigns are carried instead (returned)."""
+        if in_library(self.info.filename):
+            return set()
+        assigned = assigned_names(s.body) | assigned_names(s.orelse)
+        extra: set[str] = set()
+        todo: list[ast.AST] = list(s.body) + list(s.orelse)
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                              ast.ClassDef)):
+                continue
+            todo.extend(ast.iter_child_nodes(n))
+            if not isinstance(n, ast.Call) or any(isinstance(a, ast.Starred)
+                                                  for a in n.args):
+                continue
+            f = n.func
+            base = f.value if isinstance(f, ast.Attribute) else f
+            if not isinstance(base, ast.Name) or base.id not in self.locals or (
+                    isinstance(f, ast.Attribute) and (f.attr in _VALUE_METHODS or
+                                                      f.attr in B.METHOD_LIBRARY or
+                                                      f.attr in _MUTATORS or
+                                                      f.attr in _DICT_METHODS)):
+                continue
+            passed = [(k, a.id) for k, a in [*enumerate(n.args), *(
+                (kw.arg, kw.value) for kw in n.keywords if kw.arg is not None)]
+                if isinstance(a, ast.Name) and a.id in self.locals and a.id not in carried]
+            if not passed:
+                continue
+            if base.id in assigned or base.id not in block.env.vars:
+                extra.update(v for _, v in passed)
+                continue
+            attr = f.attr if isinstance(f, ast.Attribute) else None
+            self.guard_call_through(block.env.vars[base.id], attr, [
+                (k, block.env.vars[v]) for k, v in passed if v in block.env.vars], n, block)
+        return extra - carried
 
     def _written_back(self, g: Graph, e: ast.Call, block: Block) -> dict[str, str]:
         """For a call of a function that changes parameters in place, which of them
@@ -3060,8 +3156,12 @@ class FunctionLowerer:
         # (``self.act = np.tanh``; known when the program specializes)
         method = self._lazy(block, e, "method", lambda b: bound(b, obj))
         plain = self._lazy(block, e, "attribute", lambda b: bound(b))
-        return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
-                            method, plain, e)
+        out = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                           method, plain, e)
+        if star is None:
+            self.guard_call_through(obj, attr, [*enumerate(args), *kwargs.items()], e,
+                                    block)
+        return out
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""

@@ -52,6 +52,7 @@ from myc.prims.arrays import concat_index
 from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
 from myc.prims.containers import DictValue, ListValue, is_container, is_object, like
 from myc.prims.effects import RngArg, is_generator
+from myc.prims.ops import called_change, unchanged_message
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -572,6 +573,16 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                        or isinstance(value, np.ndarray)):
             raise MycValueError(message, loc)
         return value
+
+    def p_unchanged_by(self, args, loc):
+        value, fn, where, message = args
+        change = called_change(fn, where)
+        if change is None or (change[4] and not any(
+                isinstance(leaf.abstract, AArray) for leaf in _sym_leaves(value))
+                and not isinstance(value, (np.ndarray, list, tuple, ListValue))):
+            return value
+        text, _, hint = unchanged_message(change, message).partition("|hint|")
+        raise MycValueError(text, loc, hint=hint)
 
     def p_is_float(self, args, loc):
         return self._from_abstract(P.is_float, args, loc)

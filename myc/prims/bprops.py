@@ -502,6 +502,11 @@ def bprop_alias_guard(value, updated, message, out, dout):
     return (dout, ZERO, ZERO)
 
 
+@reverse_rule(P.unchanged_by)
+def bprop_unchanged_by(value, fn, where, message, out, dout):
+    return (dout, ZERO, ZERO, ZERO)
+
+
 @reverse_rule(P.concatenate)
 def bprop_concatenate(xs, axis, out, dout):
     return (P.concat_grad(xs, axis, dout), ZERO)

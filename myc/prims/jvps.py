@@ -432,6 +432,11 @@ def jvp_alias_guard(value, updated, message, tvalue, tupdated, tmessage, out):
     return tvalue
 
 
+@forward_rule(P.unchanged_by, structural=True)
+def jvp_unchanged_by(value, fn, where, message, tvalue, tfn, twhere, tmessage, out):
+    return tvalue
+
+
 @forward_rule(P.concatenate)
 def jvp_concatenate(xs, axis, txs, taxis, out):
     return P.cast_grad(P.concatenate(txs, axis), out)

@@ -419,6 +419,66 @@ def _alias_guard(value, updated, message):
 
 
 register("alias_guard", "value updated message", _alias_guard)
+
+
+def called_change(fn, where):
+    """What a call through the function value ``fn`` changes in place of the argument
+    passed at ``where`` = ``(attr, k)`` (``fn.attr(...)`` when ``attr`` is a name, else
+    ``fn(...)``; ``k`` a position or a keyword): ``(function, parameter, line, text,
+    bare)`` from the callee's ``param_writes``, or None.  Known only once the callee is
+    (when the program specializes): an object's method takes it as ``self``."""
+    attr, k = where
+    callee, offset = fn, 0
+    meta = getattr(fn, "meta_", None)
+    if meta is not None:  # an object of a user's class
+        name = "__call__" if attr is None else attr
+        if name not in meta.names:
+            return None
+        callee = fn.field(name)
+        offset = 0 if name in meta.fields else 1  # a method takes the object as self
+    elif attr is not None:
+        return None
+    graph = getattr(callee, "graph", callee)
+    flags = getattr(graph, "flags", None)
+    if not flags or not flags.get("param_writes"):
+        return None
+    sig = flags.get("primal_signature") or flags.get("signature")
+    if sig is None:
+        return None
+    if isinstance(k, int):
+        i = k + offset
+        i = i if i < sig.n_positional else -1  # into ``*args``
+    else:
+        i = sig.names.index(k) if k in sig.names else -1  # into ``**kwargs``
+    hit = flags["param_writes"].get(i)
+    if hit is None:
+        return None
+    line, text, bare = hit
+    pname = sig.names[i] if i >= 0 else (sig.varargs if isinstance(k, int) else sig.varkw)
+    return (getattr(graph, "name", "function").split(":")[-1], pname, line, text, bare)
+
+
+def unchanged_message(change, message: str) -> str:
+    fname, pname, line, text, _ = change
+    return (f"{message}: {fname}() changes its argument '{pname}' in place ({text}, "
+            f"line {line}): a call of a function known only when the program runs (a "
+            "function passed as a value, a method) cannot show that change here|hint|"
+            "return the new value from the function and assign it (x = f(x)); a "
+            "module-level function called by its name can change its arguments")
+
+
+def _unchanged_by(value, fn, where, message):
+    """``value`` (what may hold an argument of a call through ``fn``) as read after the
+    call, refused when the callee changes that argument in place: CPython shows the
+    change, the compiled call cannot.  A number stays (``a += v`` rebinds it)."""
+    change = called_change(fn, where)
+    if change is None or (change[4] and not isinstance(value, (np.ndarray, list, tuple))):
+        return value
+    text, _, hint = unchanged_message(change, message).partition("|hint|")
+    raise MycValueError(text, hint=hint)
+
+
+register("unchanged_by", "value fn where message", _unchanged_by)
 register("default_if_undef", "value default", lambda v, d: d if v is UNDEF else v)
 register("is_undef", "value", lambda v: v is UNDEF, differentiable=False)
 
