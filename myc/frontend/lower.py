@@ -342,6 +342,9 @@ def _held_inputs(m: Node) -> list[Node]:
     parameters are theirs to report: ``param_writes``), nor of what makes a new array."""
     if not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
         return []
+    if _made_by(m) == "getitem" and _made_by(m.inputs[1]) == "unpack" and \
+            _made_by(m.inputs[1].inputs[1]) == "make_tuple":
+        return [_view_base(m)]  # ``a, b = x, y``: ``a`` holds what ``x`` holds only
     fn = m.inputs[0].value
     if isinstance(fn, Primitive):
         if getattr(fn, "elementwise", False) or fn.name in _FRESH:
@@ -705,10 +708,32 @@ def _loop_writes(s: ast.While | ast.For) -> list[tuple[str, ast.AST]]:
     return sorted(out, key=lambda w: (w[1].lineno, w[1].col_offset))
 
 
-def _rebound_names(tree: ast.AST) -> set[str]:
+def _param_swaps(tree: ast.AST, names: list[str]) -> set[int]:
+    """The statements of a function's body (its top level, run in order) that only
+    permute which parameter names hold which of the caller's objects (``x0, x = x,
+    x0`` in Stam's ``dens_step``): the objects stay the caller's, followed by name
+    (``FunctionLowerer.owner``) to write them back."""
+    out = set()
+    for st in getattr(tree, "body", []):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+            continue
+        t, v = st.targets[0], st.value
+        ts = t.elts if isinstance(t, ast.Tuple) else [t]
+        vs = v.elts if isinstance(v, ast.Tuple) else [v]
+        if len(ts) == len(vs) and all(isinstance(n, ast.Name) and n.id in names
+                                      for n in (*ts, *vs)):
+            out.add(id(st))
+    return out
+
+
+def _rebound_names(tree: ast.AST, swaps: set[int] = frozenset()) -> set[str]:
     """The names a function binds to another object somewhere (``a = ...``, a loop or
-    ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)."""
+    ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)
+    nor the parameter permutations ``swaps`` (``_param_swaps``)."""
     updates = {id(n.target) for n in ast.walk(tree) if isinstance(n, ast.AugAssign)}
+    for st in ast.walk(tree):
+        if id(st) in swaps:
+            updates.update(id(n) for n in ast.walk(st.targets[0]))  # type: ignore[attr-defined]
     out = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and \
@@ -758,6 +783,10 @@ class FunctionLowerer:
         self.params: dict[int, str] = {}
         self.param_writes: dict[str, tuple[int, str, bool]] = {}
         self.stale_at_return: set[str] = set()  # (those cannot be written back)
+        # which of the caller's objects (by parameter name) each parameter name holds,
+        # changed only by the permutations ``swaps`` (``_param_swaps``)
+        self.swaps: set[int] = set()
+        self.owner: dict[str, str] = {}
         # parameters passed on to a function that is itself a parameter (``f(x)`` in
         # ``apply(f, x)``): whether they change is known where the caller passes ``f``
         # (``guard_call_through``): name -> (the function's name, ``where``, line)
@@ -796,6 +825,8 @@ class FunctionLowerer:
             env.vars[a.arg] = g.add_parameter(a.arg, self.loc(a))
             names.append(a.arg)
         sig = Signature(names)
+        self.owner = {n: n for n in names}
+        self.swaps = _param_swaps(tree, names)
         if args.kwonlyargs or args.vararg or args.kwarg:
             sig.npos = len(self._all_args(args))
         for star in (args.vararg, args.kwarg):
@@ -849,7 +880,7 @@ class FunctionLowerer:
         if self.param_writes:
             g.flags["param_writes"] = {names.index(n) if n in names else -1: w
                                        for n, w in self.param_writes.items()}
-            rebound = _rebound_names(tree)
+            rebound = _rebound_names(tree, self.swaps)
             back = tuple(n for n in names if n in self.param_writes and n not in rebound
                          and n not in self.stale_at_return)
             if back and self.outer is None and not self.write_back:
@@ -1152,11 +1183,13 @@ class FunctionLowerer:
     def returning(self, value: Node, block: Block, node: ast.AST) -> Node:
         """What a ``return`` gives: the value, and in a write-back lowering the final
         values of the parameters changed in place (``write_back``)."""
-        self.stale_at_return.update(n for n in self.params.values() if n in block.env.stale)
+        self.stale_at_return.update(self.owner.get(n, n) for n in self.params.values()
+                                    if n in block.env.stale)
         if not self.write_back:
             return value
-        return self.apply(block, P.make_tuple, value,
-                          *[block.env.vars[n] for n in self.write_back], node=node)
+        holder = {obj: name for name, obj in self.owner.items()}
+        return self.apply(block, P.make_tuple, value, *[
+            block.env.vars[holder.get(n, n)] for n in self.write_back], node=node)
 
     def stmt_Raise(self, s: ast.Raise, block: Block) -> None:
         """``raise Error(msg)``: the path ends in Python's exception, reported as a
@@ -1182,6 +1215,12 @@ class FunctionLowerer:
         return None
 
     def stmt_Assign(self, s: ast.Assign, block: Block) -> Block:
+        if id(s) in self.swaps:  # x0, x = x, x0: the objects follow the names
+            t, v = s.targets[0], s.value
+            ts = t.elts if isinstance(t, ast.Tuple) else [t]
+            vs = v.elts if isinstance(v, ast.Tuple) else [v]
+            self.owner.update({a.id: self.owner.get(b.id, b.id)  # type: ignore[attr-defined]
+                               for a, b in zip(ts, vs, strict=True)})
         value = self.expr(s.value, block)
         for target in s.targets:
             self.assign(target, value, block)
