@@ -152,10 +152,16 @@ def _call(source: Source, run: Callable, args: tuple, kwargs: dict) -> Any:
 
 
 def _bind_call(graph, args: tuple, kwargs: dict) -> list[Any]:
-    """Positional arguments for ``graph`` from a Python call's args, kwargs and defaults."""
+    """Positional arguments for ``graph`` from a Python call's args, kwargs and defaults;
+    arrays sharing memory with one the function changes in place are refused, as
+    ``jit``'s calls refuse them (``check_shared_writes``)."""
     from myc.runtime.specialize import Binding
 
-    return Binding.of(graph).bind(args, kwargs)
+    b = Binding.of(graph)
+    full = b.bind(args, kwargs)
+    if b.writes:
+        check_shared_writes(b, full)
+    return full
 
 
 def jit(fn: Callable | None = None, *, backend: str = "cpu"):

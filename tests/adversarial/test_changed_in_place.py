@@ -439,6 +439,13 @@ def test_gradient_of_a_function_changing_an_argument_shared_with_another_is_refu
         myc.grad(loss_changing_argument)(W, W)
     V = W.copy()
     np.testing.assert_allclose(myc.grad(loss_changing_argument)(W, V), 2.0 * V)
+    # (vjp and jvp bind their primals the same way: they gave the unshared result)
+    with pytest.raises(MycValueError, match="shares memory with b"):
+        myc.vjp(loss_changing_argument, W, W)
+    with pytest.raises(MycValueError, match="shares memory with b"):
+        myc.jvp(loss_changing_argument, (W, W), (W, W))
+    out, pull = myc.vjp(loss_changing_argument, W, V)
+    np.testing.assert_allclose(pull(1.0)[0], 2.0 * V)
 
 
 # -- calls through function values (an argument, a method): the callee is known only when
