@@ -289,7 +289,7 @@ def _fresh_first(name: str, stmts: list[ast.stmt]) -> bool:
 # are told by their flag; NumPy's reductions, products and copies
 _FRESH = frozenset(("sum", "mean", "max", "min", "argmax", "argmin", "matmul", "dot",
                     "concatenate", "cumsum", "argsort", "pos", "astype", "zeros", "ones",
-                    "full", "arange", "linspace", "zeros_like", "ones_like"))
+                    "full", "arange", "linspace", "zeros_like", "ones_like", "copy"))
 
 
 def _may_hold(n: Node, ids: set[int]) -> bool:
@@ -311,6 +311,9 @@ def _possible_inputs(m: Node) -> list[Node]:
     fn = m.inputs[0].value if isinstance(m.inputs[0], Constant) else None
     if isinstance(fn, Primitive) and (getattr(fn, "elementwise", False) or fn.name in _FRESH):
         return []
+    if isinstance(fn, Graph) and fn.name in _FRESH and fn.loc is not None and \
+            in_library(fn.loc.filename):  # NumPy's ``np.copy`` (myc's library)
+        return []
     return list(m.inputs)
 
 
@@ -329,7 +332,8 @@ def _reaches(n: Node, ids: set[int], links: dict[int, Node] | None,
         if m.id in ids:
             return True
         if links and m.id in links:
-            todo.append(links[m.id])
+            to = links[m.id]
+            todo.extend(to) if isinstance(to, list) else todo.append(to)
             continue
         todo.extend(follow(m))
     return at_limit and len(seen) >= limit
@@ -352,6 +356,11 @@ def _held_inputs(m: Node) -> list[Node]:
     elif not (isinstance(fn, Graph) and fn.loc is not None and in_library(fn.loc.filename)):
         return []
     return list(m.inputs[1:])
+
+
+# myc's library functions whose result is a list or dict (never an array)
+_CONTAINER_MAKERS = frozenset({"setitem", "append", "extend", "insert", "to_list",
+                               "py_map", "py_zip", "dict_merge"})
 
 
 # myc's library functions that return their first argument changed (a list or dict
@@ -431,39 +440,68 @@ def _stored_at(current: Node, key: Node, block: Block) -> tuple[bool, list[Node]
     return found, chain, stored
 
 
-def _held_elsewhere(container: Node, key: Node) -> Any:
-    """A key, other than ``key``, at which the list or dict ``container`` (followed back
-    through its writes in this function to its display) holds the array it holds at
-    ``key``, or a view of it or of what that views (``acc = [W, W]; acc[0] += g``:
-    CPython's ``acc[1]`` is that array too), or None when there is none or the items
-    are not known here.  (An item read from a container and stored again, ``acc[1] =
-    acc[0]``, is not followed.)"""
-    setitem = _py_library_graph("setitem")
-    at = key.value if isinstance(key, Constant) else None
-    if not _static_key(at):
-        return None
-    writes: list[tuple[Any, Node]] = []  # (key, item stored), latest first
+def _container_items(container: Node, depth: int = 0) -> tuple[dict, Any] | None:
+    """What the list or dict ``container`` holds, followed back through its writes in
+    this function (``setitem``, ``append``) to its display: (key -> the item stored
+    there last, the display's key kind), or None when that is not known here.  An item
+    read from the container itself (``acc.append(acc[0])``, ``d["b"] = d["a"]``) is
+    the item it read."""
+    setitem, append = _py_library_graph("setitem"), _py_library_graph("append")
+    writes: list[tuple[bool, Any, Node]] = []  # (appended, key, item), latest first
+    states = [container]
     n = container
     while isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
-            n.inputs[0].value is setitem and len(writes) < 256:
-        k = n.inputs[2].value if isinstance(n.inputs[2], Constant) else None
-        if not _static_key(k):
-            return None
-        writes.append((k, n.inputs[3]))
+            n.inputs[0].value in (setitem, append) and len(writes) < 256:
+        if n.inputs[0].value is append:
+            writes.append((True, None, n.inputs[2]))
+        else:
+            k = n.inputs[2].value if isinstance(n.inputs[2], Constant) else None
+            if not _static_key(k):
+                return None
+            writes.append((False, k, n.inputs[3]))
         n = n.inputs[1]
+        states.append(n)
     if not (_made_by(n) == "pack" and _made_by(n.inputs[2]) == "make_tuple"):
         return None
     shown = n.inputs[2].inputs[1:]
     meta = n.inputs[1].value if isinstance(n.inputs[1], Constant) else None
     keys = list(meta) if isinstance(meta, tuple) else list(range(len(shown)))
+    if any(appended for appended, _, _ in writes) and meta is not ListValue:
+        return None
+    items: dict = dict(zip(keys, shown, strict=False))
+    for appended, k, v in reversed(writes):  # earliest first
+        if appended:
+            items[len(items)] = v
+        else:
+            items[k + len(items) if type(k) is int and k < 0 and meta is ListValue
+                  else k] = v
+    ids = {m.id for m in states}
+    for k, v in list(items.items()):  # an item read from an earlier state of this one
+        if depth < 8 and _made_by(v) == "getitem" and v.inputs[1].id in ids and \
+                isinstance(v.inputs[2], Constant) and _static_key(v.inputs[2].value):
+            earlier = _container_items(v.inputs[1], depth + 1)
+            at = v.inputs[2].value
+            if earlier is not None:
+                size = len(earlier[0])
+                at = at + size if type(at) is int and at < 0 and meta is ListValue else at
+                items[k] = earlier[0].get(at, v)
+    return items, meta
 
-    def place(k: Any) -> Any:  # a list's negative index, as the position it names
-        return k + len(shown) if type(k) is int and k < 0 and meta is ListValue else k
 
-    items: dict = {}  # key -> the item stored there last
-    for k, v in [*writes, *zip(keys, shown, strict=False)]:
-        items.setdefault(place(k), v)
-    at = place(at)
+def _held_elsewhere(container: Node, key: Node) -> Any:
+    """A key, other than ``key``, at which the list or dict ``container`` holds the
+    array it holds at ``key``, or a view of it or of what that views (``acc = [W, W];
+    acc[0] += g``, ``acc.append(acc[0])``: CPython's ``acc[1]`` is that array too), or
+    None when there is none or the items are not known here."""
+    at = key.value if isinstance(key, Constant) else None
+    if not _static_key(at):
+        return None
+    known = _container_items(container)
+    if known is None:
+        return None
+    items, meta = known
+    if type(at) is int and at < 0 and meta is ListValue:
+        at += len(items)
     if at not in items:
         return None
     mine = {f.id for f in _view_family(items[at])}
@@ -714,7 +752,8 @@ def _param_swaps(tree: ast.AST, names: list[str]) -> set[int]:
     x0`` in Stam's ``dens_step``): the objects stay the caller's, followed by name
     (``FunctionLowerer.owner``) to write them back."""
     out = set()
-    for st in getattr(tree, "body", []):
+    body = getattr(tree, "body", [])
+    for st in body if isinstance(body, list) else []:  # (a lambda's is an expression)
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
             continue
         t, v = st.targets[0], st.value
@@ -794,6 +833,10 @@ class FunctionLowerer:
         # a loop's state parameter (node id) -> the value it starts from: a write into
         # it in the body is a write into that value's object
         self.loop_inits: dict[int, Node] = {}
+        # a join's or loop's parameter (node id) -> the values it may take (a loop's
+        # state: its start and each iteration's end): what a container may hold is
+        # followed through loops and branches (``_may_flow``)
+        self.flows: dict[int, list[Node]] = outer[0].flows if outer is not None else {}
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -1064,6 +1107,50 @@ class FunctionLowerer:
                     getattr(node, "lineno", 0) + self.info.line_offset,
                     text if len(text) <= 60 else text[:57] + "...", bare)
 
+    def _made_as_container(self, n: Node) -> bool:
+        """Is ``n`` a list or dict made in this function (a display, ``list(...)``, a
+        comprehension, appended to or stored into, through loops and branches), not
+        an array?  Followed through what may be its value only (results of calls of
+        this function's graphs, branches, loop state), never into operands."""
+        todo, seen = [n], set()
+        while todo and len(seen) < 256:
+            m = todo.pop()
+            if m.id in seen:
+                continue
+            seen.add(m.id)
+            if m.id in self.flows:
+                todo.extend(self.flows[m.id])
+                continue
+            if isinstance(m, Constant):
+                g = m.value
+                if isinstance(g, Graph) and g.parent is not None and g.output is not None:
+                    todo.append(g.output)  # a branch, a loop's continuation
+                continue
+            if not isinstance(m, Apply):
+                continue
+            fn = m.inputs[0]
+            if not isinstance(fn, Constant):
+                todo.append(fn)  # a call of a chosen branch: what it returns
+                continue
+            f = fn.value
+            if isinstance(f, Primitive):
+                if f.name == "pack":
+                    return True
+                if f.name == "switch":
+                    todo.extend(m.inputs[2:4])
+            elif isinstance(f, Graph):
+                if f.loc is not None and in_library(f.loc.filename):
+                    if f.name in _CONTAINER_MAKERS:
+                        return True
+                elif f.output is not None:  # a graph of this function (a comprehension's)
+                    todo.append(f.output)
+        return False
+
+    def _may_flow(self, n: Node, ids: set[int]) -> bool:
+        """Can the value of ``n`` be, contain or view one of ``ids``, followed through
+        this function's loops and branches too (``flows``)?  Too far: it may."""
+        return _reaches(n, ids, self.flows, _possible_inputs, at_limit=True)
+
     def _outers(self):
         outer = self.outer
         while outer is not None:
@@ -1262,15 +1349,21 @@ class FunctionLowerer:
                 held = {f.id for v in stored for f in _view_family(v, block.env.views)} \
                     if found else set()
                 line = s.lineno + self.info.line_offset
-                twice = _held_elsewhere(before, index) if found else None
+                twice = _held_elsewhere(before, index)
                 if twice is not None:
                     block.env.stale[name] = (
                         f"'{ast.unparse(t)}' was updated in place (line {line}), an array "
                         f"'{name}' also holds at [{twice!r}]", None, HELD_TWICE)
+                unseen = not found and self._made_as_container(before)
                 for other, node in list(block.env.vars.items()):
+                    if other == name:
+                        continue
                     fam = _view_family(node, block.env.views)  # (W, b = ...: W itself)
-                    if other != name and held and (any(f.id in held for f in fam) or
-                                                   _may_hold(fam[-1], held)):
+                    near = any(f.id in held for f in fam) or _may_hold(fam[-1], held) \
+                        if found else unseen and self._may_flow(before, {f.id for f in fam})
+                    if near:
+                        # (an item stored where this block cannot follow: what the
+                        # container may hold, through loops and branches)
                         block.env.stale[other] = (
                             f"'{ast.unparse(t)}' was updated in place (line {line})",
                             olds[-1], name)
@@ -1491,6 +1584,8 @@ class FunctionLowerer:
         for e in live:
             vals = [e.env.vars.get(n, Constant(UNDEF)) for n in changed]
             e.graph.output = e.graph.apply(jg, *vals, loc=self.loc(node))
+            for n, v in zip(changed, vals, strict=True):
+                self.flows.setdefault(env.vars[n].id, []).append(v)
         return Block(jg, env)
 
     # -- loops -------------------------------------------------------------------
@@ -1623,6 +1718,7 @@ class FunctionLowerer:
                 henv.maybe_undef.add(name)
             henv.vars[name] = header.add_parameter(name, self.loc(s))
             self.loop_inits[henv.vars[name].id] = init[-1]
+            self.flows[henv.vars[name].id] = [init[-1]]
         g.output = self.apply(block, header, *init, node=s)
         hblock = Block(header, henv)
         if for_info is None:
@@ -1659,6 +1755,8 @@ class FunctionLowerer:
             b_end.graph.output = b_end.graph.apply(
                 header, *[b_end.env.vars.get(n, Constant(UNDEF)) for n in names],
                 loc=self.loc(s))
+            for n, v in zip(names, b_end.graph.output.inputs[1:], strict=True):
+                self.flows[henv.vars[n].id].append(v)
         back = ([b_end.env.stale] if b_end is not None else []) + loop.back_stale
         self._check_stale_next_iteration(s, test, henv, back)
         xenv = henv.copy()
@@ -1673,6 +1771,7 @@ class FunctionLowerer:
                                    ([x_end.env.stale] if x_end is not None else []))
         for name in names:
             aenv.vars[name] = after.add_parameter(name, self.loc(s))
+            self.flows[aenv.vars[name].id] = [henv.vars[name]]
             if name not in block.env.vars or name in block.env.maybe_undef:
                 aenv.maybe_undef.add(name)
         if x_end is None and not self._has_break(s.body):

@@ -683,3 +683,84 @@ def test_gradient_through_parameters_permuted_between_in_place_changes():
             b[k] = b[k] - d
             fd = (swap_caller_sum(*a) - swap_caller_sum(*b)) / (2 * eps)
             assert abs(g[k][i] - fd) < 1e-6 * max(1.0, abs(fd))
+
+
+# -- items whose origin the block cannot see (appended, made by a comprehension, by
+# list(), in a loop), updated in place: what the container may hold is followed through
+# loops and branches, and an item read from the container and stored again is that item
+
+def appended_twice(W):
+    acc = [W * 1.0]
+    acc.append(acc[0])
+    acc[0] += 1.0
+    return acc[1]
+
+
+def stored_again(W):
+    d = {"a": W * 1.0}
+    d["b"] = d["a"]
+    d["a"] += 1.0
+    return d["b"]
+
+
+def rows_by_comprehension(W):
+    A = W * 1.0
+    rows = [A[i] for i in range(2)]
+    rows[0] += 100.0
+    return A
+
+
+def rows_appended_in_loop(W):
+    A = W * 1.0
+    rows = []
+    for i in range(2):
+        rows.append(A[i])
+    rows[0] += 100.0
+    return A
+
+
+def rows_by_list(W):
+    A = W * 1.0
+    rows = list(A)
+    rows[0] += 100.0
+    return A
+
+
+def input_rows_by_comprehension(W):
+    rows = [W[i] for i in range(2)]
+    rows[0] += 100.0
+    return W * 1.0
+
+
+@pytest.mark.parametrize("fn", [appended_twice, stored_again, rows_by_comprehension,
+                                rows_appended_in_loop, rows_by_list,
+                                input_rows_by_comprehension])
+def test_item_of_unseen_origin_updated_in_place_is_refused_where_it_shows(fn):
+    W = np.arange(6.0).reshape(3, 2)
+    with pytest.raises(MycValueError, match="was updated in place"):
+        myc.jit(fn)(W)
+
+
+def fresh_items_accumulated(W):
+    grads = [np.zeros_like(W) for _ in range(2)]
+    for i in range(3):
+        grads[0] += W * i
+        grads[1] += 1.0
+    return W - grads[0] + grads[1]
+
+
+def copies_appended(W):
+    rows = []
+    for i in range(2):
+        # (``W[i].copy()`` is refused here: ``.copy()`` of an item of an argument may
+        # be a method of an object, whose result may be anything it holds)
+        rows.append(np.copy(W[i]))
+    rows[0] += 100.0
+    return W * 1.0 + rows[0][0]
+
+
+@pytest.mark.parametrize("fn", [fresh_items_accumulated, copies_appended])
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_items_not_shared_updated_in_place_run(fn, backend):
+    W = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(myc.jit(fn, backend=backend)(W.copy()), fn(W.copy()))
