@@ -56,6 +56,7 @@ from myc.frontend.libraries import (
 )
 from myc.frontend.scope import assigned_names, inplace_target
 from myc.frontend.source import SourceInfo, read_function
+from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.containers import DictValue, ListValue, is_namedtuple
@@ -3130,13 +3131,18 @@ class FunctionLowerer:
             except MycError as exc:
                 raise exc.with_loc(self.loc(e)) from None
         values = []
+        passed: Node | None = None  # a function value, known when the program specializes
         for k, a in enumerate(e.args):
             lam = self._method_lambda(a, block) if k == 0 else None
             fn = self.expr(a if lam is None else lam, block)
             if k == 0 and not (isinstance(fn, Constant) and
                                isinstance(fn.value, (Graph, Primitive))):
-                raise self.error(MycTypeError, "the function passed to a myc transform inside "
-                                 "a program must be known where it is written", a)
+                if isinstance(fn, Constant):
+                    raise self.error(MycTypeError, "the function passed to a myc transform "
+                                     "inside a program must be a function", a)
+                passed = fn
+                values.append(None)
+                continue
             if not isinstance(fn, Constant):
                 raise self.error(MycTypeError, "the options of a myc transform inside a "
                                  "program must be constants", a)
@@ -3147,6 +3153,10 @@ class FunctionLowerer:
             if not isinstance(v, Constant):
                 raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
             kwargs[k.arg] = v.value
+        if passed is not None:
+            return self.apply(block, TRANSFORM_VALUE, passed, Constant(transform),
+                              Constant(tuple(values[1:])),
+                              Constant(tuple(sorted(kwargs.items()))), node=e)
         if values and isinstance(values[0], Graph) and _still_building(values[0]):
             raise self.error(MycSyntaxError, "a function that applies a myc transform to "
                              "itself (directly or through recursion) is not supported", e,

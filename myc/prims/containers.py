@@ -568,7 +568,8 @@ register("iter_seq", "x", _iter_seq,
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
                         "instance_of", "signature_of",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
-                        "j_lift", "f_lift"])  # (registered by myc.ad.reverse, .forward)
+                        "j_lift", "f_lift",  # (registered by myc.ad.reverse, .forward)
+                        "transform_value"])  # (by myc.frontend.transform_value)
 
 
 def container_meta(x: Any) -> Any:

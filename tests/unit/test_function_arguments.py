@@ -73,12 +73,40 @@ def test_each_transform_takes_a_function_argument():
         np.testing.assert_allclose(ty, fdf @ t, rtol=1e-6)
 
 
-def test_a_transform_of_a_function_argument_inside_a_program_is_refused_at_its_line():
-    # (myc.grad(loss) with loss a parameter: the function must be known where it is
-    # written; calling the passed function itself works)
-    with pytest.raises(MycTypeError, match="must be known") as info:
-        myc.jit(fit)(quad, np.zeros(5), X, 3)
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_transform_of_a_function_argument_inside_a_program_runs(backend):
+    # (myc.grad(loss) with loss a parameter: transformed when the program specializes,
+    # each function passed its own program)
+    for loss in (quad, shifted):
+        w = myc.jit(fit, backend=backend)(loss, np.zeros(5), X, 3)
+        np.testing.assert_allclose(w, fit(loss, np.zeros(5), X, 3), rtol=1e-12)
+
+
+def value_and_slope(f, w, x):
+    v, g = myc.value_and_grad(f, argnums=1)(w, x)
+    return v + np.sum(g)
+
+
+def descend_inside(w, x):
+    return np.sum(fit(quad, w, x, 2) ** 2)
+
+
+def fit_made_inside(w, x):
+    c = 2.0
+    return fit(lambda a, b: c * np.sum((a - b) ** 2), w, x, 1)
+
+
+def test_transform_options_of_a_function_argument_and_what_is_refused():
+    w = np.linspace(0.0, 0.4, 5)
+    got = myc.jit(value_and_slope)(shifted, w, X)
+    v, g = myc.value_and_grad(shifted, argnums=1)(w, X)
+    np.testing.assert_allclose(got, v + np.sum(g), rtol=1e-12)
+    # a derivative of a program that transforms a function passed in: refused, clearly
+    with pytest.raises(MycTypeError, match="itself differentiated") as info:
+        myc.grad(descend_inside)(w, X)
     assert info.value.loc.line == fit.__code__.co_firstlineno + 2
+    with pytest.raises(MycTypeError, match="made inside the program"):
+        myc.jit(fit_made_inside)(w, X)
 
 
 def test_the_same_name_in_two_places_is_two_functions(tmp_path, monkeypatch):
