@@ -838,6 +838,9 @@ class FunctionLowerer:
         # state: its start and each iteration's end): what a container may hold is
         # followed through loops and branches (``_may_flow``)
         self.flows: dict[int, list[Node]] = outer[0].flows if outer is not None else {}
+        # ``myc.grad(obj.m)`` nodes (``transform_value`` of an object's function known
+        # when the program specializes) -> (obj, "m"): their calls pass ``obj``
+        self.bound_transforms: dict[int, tuple[Node, str]] = {}
 
     # ------------------------------------------------------------------ helpers
     def loc(self, node: ast.AST | None) -> Location | None:
@@ -2559,6 +2562,8 @@ class FunctionLowerer:
 
     def call_node(self, fn: Node, e: ast.Call, block: Block) -> Node:
         args, kwargs = self._args(e, block)
+        if fn.id in self.bound_transforms:  # myc.grad(obj.loss)(x): loss(obj, x)'s
+            return self._bound_transform_call(fn, args, kwargs, e, block)
         if isinstance(fn, Constant) and isinstance(fn.value, Graph):
             return self.call_graph(fn.value, fn, args, kwargs, e, block)
         if isinstance(fn, Constant) and isinstance(fn.value, Primitive):
@@ -2579,6 +2584,25 @@ class FunctionLowerer:
         out = self._select(block, self.apply(block, P.is_object, fn, node=e), obj, plain, e)
         self.guard_call_through(fn, None, [*enumerate(args), *kwargs.items()], e, block)
         return out
+
+    def _bound_transform_call(self, fn: Node, args: list[Node], kwargs: dict[str, Node],
+                              e: ast.Call, block: Block) -> Node:
+        """A call of ``myc.grad(obj.m)`` made inside the program for an object known
+        when it specializes: a method's transform takes ``self`` first
+        (``transform_value``), so ``obj`` is passed -- unless ``m`` is an attribute
+        holding a function (``binds_self``)."""
+        obj, attr = self.bound_transforms[fn.id]
+        kw = self.apply(block, P.pack, Constant(tuple(kwargs)), self.apply(
+            block, P.make_tuple, *kwargs.values(), node=e), node=e)
+
+        def call(b: Block, *first: Node) -> Node:
+            return self.py_call("call_bound", [fn, self.apply(
+                b, P.make_tuple, *first, *args, node=e), kw], e, b)
+
+        method = self._lazy(block, e, "method", lambda b: call(b, obj))
+        plain = self._lazy(block, e, "attribute", lambda b: call(b))
+        return self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                            method, plain, e)
 
     def guard_call_through(self, fn: Node, attr: str | None, passed: list[tuple[Any, Node]],
                            e: ast.AST, block: Block, why: str | None = None) -> None:
@@ -3132,8 +3156,14 @@ class FunctionLowerer:
                 raise exc.with_loc(self.loc(e)) from None
         values = []
         passed: Node | None = None  # a function value, known when the program specializes
+        attr: str | None = None  # ``myc.grad(obj.loss)``, ``obj`` known at specialization
         for k, a in enumerate(e.args):
             lam = self._method_lambda(a, block) if k == 0 else None
+            if k == 0 and lam is None and isinstance(a, ast.Attribute) and \
+                    self._static_callee(a.value, block) is None:
+                passed, attr = self.expr(a.value, block), a.attr
+                values.append(None)
+                continue
             fn = self.expr(a if lam is None else lam, block)
             if k == 0 and not (isinstance(fn, Constant) and
                                isinstance(fn.value, (Graph, Primitive))):
@@ -3154,9 +3184,12 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, f"'{k.arg}' must be a constant here", k.value)
             kwargs[k.arg] = v.value
         if passed is not None:
-            return self.apply(block, TRANSFORM_VALUE, passed, Constant(transform),
-                              Constant(tuple(values[1:])),
-                              Constant(tuple(sorted(kwargs.items()))), node=e)
+            tv = self.apply(block, TRANSFORM_VALUE, passed, Constant(transform),
+                            Constant(tuple(values[1:])),
+                            Constant(tuple(sorted(kwargs.items()))), Constant(attr), node=e)
+            if attr is not None:  # a method's transform takes self first: its calls
+                self.bound_transforms[tv.id] = (passed, attr)  # pass it (call_node)
+            return tv
         if values and isinstance(values[0], Graph) and _still_building(values[0]):
             raise self.error(MycSyntaxError, "a function that applies a myc transform to "
                              "itself (directly or through recursion) is not supported", e,

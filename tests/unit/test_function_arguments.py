@@ -137,3 +137,44 @@ def test_a_new_lambda_per_call_compiles_per_call_and_says_so():
     with pytest.warns(RuntimeWarning, match="argument 'f' took 8 functions"):
         for k in range(8):
             assert jf(lambda v, k=k: v * k, X) == pytest.approx(np.sum(X) * k)
+
+
+class Quadratic:
+    def __init__(self, scale, loss=None):
+        self.scale = scale
+        self.f = loss
+
+    def loss(self, w, x):
+        return self.scale * np.sum((w - x) ** 2)
+
+    def step(self, w, x):
+        return w - 0.1 * myc.grad(self.loss)(w, x)
+
+    def both(self, w, x):
+        v, (gw, gx) = myc.value_and_grad(self.loss, argnums=(0, 1))(w, x)
+        return v + np.sum(gw) - np.sum(gx)
+
+    def through_attribute(self, w, x):
+        return myc.grad(self.f, argnums=1)(w, x)
+
+
+def run_step(model, w, x):
+    return model.step(w, x)
+
+
+def run_both(model, w, x):
+    return model.both(w, x)
+
+
+def run_attribute(model, w, x):
+    return model.through_attribute(w, x)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_transform_of_a_method_of_an_object_argument_runs(backend):
+    # (``self`` is the transformed method's first parameter: argnums count past it)
+    w = np.linspace(0.0, 0.4, 5)
+    m = Quadratic(3.0, shifted)
+    for run in (run_step, run_both, run_attribute):
+        np.testing.assert_allclose(myc.jit(run, backend=backend)(m, w, X), run(m, w, X),
+                                   rtol=1e-12)
