@@ -723,3 +723,17 @@ def j_lift(x):  # a parameter of grad(f) passes through j_lift: its gradient, gr
 
 def f_lift(x):
     return F_LIFT(np.sin(x) * x) * 2.0
+
+
+def _tripled(a):
+    return a * 3.0
+
+
+def _called_with(f, x):
+    y = x * 1.0
+    f(y)  # through a value: y is read afterwards through ``unchanged_by``
+    return y * f(y)
+
+
+def read_after_a_call_through_a_value(x):
+    return _called_with(_tripled, x)
