@@ -1603,9 +1603,7 @@ class NativeLoop(NativeRun):
             src = LLTYPE[o.dtype]
             if src == I1:
                 v = b.trunc(v, I1)
-            if div is not None:
-                if not is_float(src):
-                    raise Unsupported("an integer mean")
+            if div is not None:  # a float's (an integer mean is refused: __init__)
                 v = b.fdiv(v, ir.Constant(src, float(div)))
             b.store(convert(v, src, _ltype(a)), slot_var(slot))
 
