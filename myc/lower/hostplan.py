@@ -70,6 +70,15 @@ class KernelOp:
     divide_by: list[int | None] = field(default_factory=list)
 
 
+def kernel_op(kernel: Kernel, divide_by: list[int | None]) -> KernelOp:
+    """A kernel launch step on buffers of the kernel's own shapes and dtypes: the JIT's
+    kernel steps as data (``lower/program.py``), whose buffers are its slots, not
+    planned here (``myc.lower.planned`` places AOT's)."""
+    return KernelOp(kernel, [Value(b.dtype, b.shape, b.name) for b in kernel.inputs],
+                    [Value(b.dtype, b.shape, b.name) for b in kernel.output_buffers()],
+                    list(divide_by))
+
+
 @dataclass(eq=False)
 class Gemm:
     a: Value

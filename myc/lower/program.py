@@ -22,6 +22,7 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
+from myc.lower.hostplan import kernel_op
 from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
@@ -54,13 +55,16 @@ class Step:
     loc: Any = None
     name: str = ""
     outputs: list[int] | None = None  # a kernel's several results, in order
-    kernel: Any = None  # the kernel IR of a fused step (for printing)
+    kernel: Any = None  # the kernel IR of a fused step, a loop's runner (for printing)
     when: Any = None  # (slot, value): run only when that condition has that truth value
     kind: str = "op"  # one of STEP_KINDS
     # an ``op`` step: what it computes (``step_ops.OP_KINDS``), and whether it runs only
     # where a path holds (``guarded(path, prim, abstract, *args)``: ``name`` is ``prim``'s)
     op: str = ""
     guarded: bool = False
+    # a ``kernel`` step as data (``hostplan.KernelOp``: its kernel IR, buffers and
+    # means): what a native generator emits (``loopgen``), as AOT's libraries emit theirs
+    host: Any = None
 
 
 @dataclass
@@ -510,7 +514,8 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 specs.append(m.abstract)
             steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
                               plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
-                              plan.kernel, kind="kernel"))
+                              plan.kernel, kind="kernel",
+                              host=kernel_op(plan.kernel, [p.divide_by for p in plan.post])))
             done.update(m.id for m in unit.members)
             continue
         n = unit

@@ -89,3 +89,40 @@ def test_the_cpu_backend_declares_the_kinds_it_emits():
     assert kinds == loopgen.NATIVE_KINDS and "host" not in kinds
     assert kinds == set(OP_KINDS) - {"host"}  # every kind but NumPy-only steps
     assert not target("interp").native_kinds()
+
+
+def centered(x, w):
+    m = np.mean(x, axis=1)  # a mean: its kernel output is divided after the call
+    return np.sum(np.tanh(x @ w) * m[:, None]), np.mean(x)
+
+
+def test_kernel_steps_are_hostplan_kernel_ops():
+    """A JIT kernel step carries the same data an AOT library's kernel launch is
+    (``hostplan.KernelOp``: the kernel, its buffers, each output's divisor), made by the
+    lowering and read by the native generator; kept with the program in the disk cache."""
+    from myc.lower.hostplan import KernelOp
+
+    x, w = np.arange(12.0).reshape(3, 4), np.ones((4, 2))
+    (prog,) = programs_run(myc.jit(centered), x, w)
+    kernels = [st for st in prog.steps if st.kind == "kernel"]
+    assert kernels and all(isinstance(st.host, KernelOp) for st in kernels)
+    assert all(st.host is None for st in prog.steps if st.kind != "kernel")
+    divs = []
+    for st in kernels:
+        op = st.host
+        assert op.kernel is st.kernel
+        assert [(v.dtype, v.shape) for v in op.outputs] == [
+            (b.dtype, b.shape) for b in st.kernel.output_buffers()]
+        assert [(v.dtype, v.shape) for v in op.inputs] == [
+            (b.dtype, b.shape) for b in st.kernel.inputs]
+        assert len(op.divide_by) == len(st.outputs)
+        divs += [d for d in op.divide_by if d is not None]
+    assert sorted(divs) == [4, 12]  # the row means' and the whole mean's counts
+    assert prog.native is not None
+    got = myc.jit(centered)(x, w)
+    want = centered(x, w)
+    np.testing.assert_allclose(got[0], want[0])
+    np.testing.assert_allclose(got[1], want[1])
+    again = pickle.loads(pickle.dumps(prog))
+    assert [st.host.divide_by for st in again.steps if st.kind == "kernel"] == [
+        st.host.divide_by for st in kernels]

@@ -1,7 +1,7 @@
 """Fused kernels called from an ahead-of-time library's entry point.
 
 The launch itself is :func:`myc.backends.cpu.kernel_calls.launch` (its outputs described
-by ``kernel_calls.output``), the JIT's too; a library's policy is
+from the ``KernelOp`` by ``kernel_calls.outputs``), the JIT's too; a library's policy is
 :class:`~myc.backends.cpu.kernel_calls.ForkJoin`: a kernel runs on the calling thread
 when it is small, else split into one chunk per thread as the JIT splits it
 (``threads.chunks``; ``MYC_NUM_THREADS`` read at run time), the threads started for the
@@ -38,10 +38,10 @@ class KernelCallMixin:
         plan = make_plan(k)
         size = prod(k.shape)
         dynamic = isinstance(size, Dim)
-        kouts = [kernel_calls.output(ptr, ob.dtype, self.size(prod(ob.shape)), oplan,
-                                     bool(oplan.op and (oplan.init or dynamic or size == 0)),
-                                     oplan.shared)
-                 for ptr, ob, oplan in zip(outs, k.output_buffers(), plan.outs, strict=True)]
+        kouts = kernel_calls.outputs(
+            op, plan, outs, lambda v: self.size(prod(v.shape)),
+            lambda i, p: bool(p.op and (p.init or dynamic or size == 0)),
+            lambda i, p: p.shared)
         symbols = kernel_symbols(k)
         # a kernel with dynamic sizes reads their values from one more "buffer"
         extra = [self.sizes([Dim.symbol(s) for s in symbols])] if symbols else []

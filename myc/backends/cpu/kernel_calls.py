@@ -46,6 +46,7 @@ from myc.backends.cpu.emit import (
     i64,
     is_float,
 )
+from myc.lower.hostplan import KernelOp
 from myc.lower.kernel import identity
 
 
@@ -166,16 +167,6 @@ class KernelOut:
     init: bool = False
     partial_init: bool = False
     shared: bool = False
-
-
-def output(ptr: ir.Value, dtype: str, count: Count, plan: Any, init: bool,
-           shared: bool) -> KernelOut:
-    """One output of a kernel call as its loop plan describes it (``plan``: the output's
-    ``OutPlan``): its memory type, its reduction and that reduction's identity.  What
-    differs between the JIT and AOT is the chunk policy's, given here: ``init`` (filled
-    with the identity before the call) and ``shared`` (several chunks reduce into it)."""
-    return KernelOut(ptr, MEMTYPE[dtype], count, plan.op, plan.op and identity(plan.op, dtype),
-                     init, plan.init, shared)
 
 
 class Chunks:
@@ -398,12 +389,26 @@ def call_kernel(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value],
     chunks.finish(b)
 
 
+def outputs(op: KernelOp, plan: Any, ptrs: list[ir.Value], count, first,
+            shared) -> list[KernelOut]:
+    """The outputs of a kernel launch step (``hostplan.KernelOp``: AOT's, and the JIT's
+    kernel steps' ``Step.host``) at ``ptrs``, each as the kernel's loop plan ``plan``
+    describes it: memory type, reduction, identity.  What differs between the JIT and AOT
+    is the chunk policy's, given here: ``count(v)`` (output ``v``'s element count: an
+    int, or an ``ir.Value`` when dynamic), ``first(i, p)`` (output ``i`` filled with the
+    identity before the call; ``p`` its ``OutPlan``) and ``shared(i, p)`` (several chunks
+    reduce into it)."""
+    return [KernelOut(ptr, MEMTYPE[v.dtype], count(v), p.op,
+                      p.op and identity(p.op, v.dtype), first(i, p), p.init, shared(i, p))
+            for i, (ptr, v, p) in enumerate(zip(ptrs, op.outputs, plan.outs, strict=True))]
+
+
 def launch(b: ir.IRBuilder, kernel: ir.Value, ins: list[ir.Value], outs: list[KernelOut],
            extra: list[ir.Value], chunks: Chunks | None, divide_by: list[Any]) -> None:
-    """A kernel launch step (``hostplan.KernelOp``, the JIT's kernel steps): the call
-    (:func:`call_kernel`), then each output ``divide_by`` names divided in place by it
-    (a ``mean``; a number, an ``ir.Value`` of the output's type, or a function making
-    one where the division is emitted; ``None``: not divided)."""
+    """A kernel launch step: the call (:func:`call_kernel`), then each output
+    ``divide_by`` names divided in place by it (a ``mean``: ``KernelOp.divide_by`` as a
+    number, an ``ir.Value`` of the output's type, or a function making one where the
+    division is emitted; ``None``: not divided)."""
     call_kernel(b, kernel, ins, outs, extra, chunks)
     for o, div in zip(outs, divide_by, strict=True):
         if div is not None:

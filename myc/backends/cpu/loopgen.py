@@ -277,16 +277,16 @@ class NativeLoop(NativeRun):
                 ck = st.fn.compiled
                 if ck._empty:
                     raise Unsupported("an empty kernel")
-                for (_shape, dt), post, slot in zip(ck._out_specs, st.fn.plan.post,
-                                                    st.outputs, strict=True):
-                    if post.divide_by is not None and np.dtype(dt).kind != "f":
+                for o, div, slot in zip(st.host.outputs, st.host.divide_by, st.outputs,
+                                        strict=True):
+                    if div is not None and np.dtype(o.dtype).kind != "f":
                         raise Unsupported("an integer mean")
                     if not isinstance(specs[slot], (AArray, AScalar)):
                         raise Unsupported("kernel output type")
-                for (is_slot, x), b in zip(st.inputs, ck.kernel.inputs, strict=True):
+                for (is_slot, x), v in zip(st.inputs, st.host.inputs, strict=True):
                     a = specs[x] if is_slot else abstract_of(x)
-                    if isinstance(a, AArray) and (a.dtype != np.dtype(b.dtype)
-                                                  or a.shape != tuple(b.shape)):
+                    if isinstance(a, AArray) and (a.dtype != np.dtype(v.dtype)
+                                                  or a.shape != tuple(v.shape)):
                         raise Unsupported("a kernel input converted on the fly")
                     if a is None:
                         raise Unsupported("a kernel input that is not data")
@@ -775,7 +775,8 @@ class NativeLoop(NativeRun):
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
                 self.chunks[si] = pieces
-                for i, (shape, dt) in enumerate(ck._out_specs):
+                for i, (shape, dt) in enumerate((v.shape, np.dtype(v.dtype))
+                                                for v in st.host.outputs):
                     if st.outputs[i] in direct:
                         scratch_ptr[(si, i)] = ("exit", direct[st.outputs[i]])
                     elif st.outputs[i] in swap and (tuple(shape), np.dtype(dt)) == swap[
@@ -1544,36 +1545,37 @@ class NativeLoop(NativeRun):
 
     def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry,
                      next_buf) -> None:
-        unit = st.fn
-        ck = unit.compiled
-        kernel = ck.kernel
+        ck = st.fn.compiled
+        op = st.host  # the step as data (``hostplan.KernelOp``)
         with native_ops.at_entry(b, entry):
             # 8-byte cells behind opaque pointers: any scalar type can be stored
-            cells = [b.alloca(PTR) for _ in kernel.inputs]
+            cells = [b.alloca(PTR) for _ in op.inputs]
         ins = []
-        for k, ((is_slot, x), buf) in enumerate(zip(st.inputs, kernel.inputs, strict=True)):
+        for k, ((is_slot, x), buf) in enumerate(zip(st.inputs, op.inputs, strict=True)):
             a = self.body.specs[x] if is_slot else abstract_of(x)
             if isinstance(a, AArray):
                 p = value(si, k, is_slot, x)
             else:  # a scalar: a 0-d buffer of the kernel's dtype
-                mt = MEMTYPE[_dtname(buf.dtype)]
-                v = value(si, k, is_slot, x, want=LLTYPE[_dtname(buf.dtype)])
+                mt = MEMTYPE[buf.dtype]
+                v = value(si, k, is_slot, x, want=LLTYPE[buf.dtype])
                 if mt == I8:
                     v = b.zext(v, I8)
                 b.store(v, cells[k])
                 p = cells[k]
             ins.append(p)
-        outs, kouts, partials = [], [], {}
-        for i, ((shape, dt), op) in enumerate(zip(ck._out_specs, ck.plan.outs, strict=True)):
+        outs = []
+        for i in range(len(st.outputs)):
             p = scratch_ptr[(si, i)]
             if isinstance(p, tuple):  # ("state", j): the buffer the next state goes in
                 p = next_buf(p[1])
             outs.append(p)
-            part = self.partial_ptr.get((si, i))
-            if part is not None:  # one partial per chunk, combined after the join
-                partials[i] = part
-            kouts.append(kernel_calls.output(p, _dtname(dt), prod(shape), op,
-                                             op.init and part is None, part is not None))
+        # one partial per chunk for an output several chunks reduce into, combined after
+        # the join (placed in the scratch: ``partial_ptr``)
+        partials = {i: self.partial_ptr[(si, i)] for i in range(len(outs))
+                    if (si, i) in self.partial_ptr}
+        kouts = kernel_calls.outputs(op, ck.plan, outs, lambda v: prod(v.shape),
+                                     lambda i, p: p.init and i not in partials,
+                                     lambda i, p: i in partials)
         # the kernel lives in another JIT module: called through a symbol bound to its
         # address (llvm.add_symbol), which MCJIT resolves when this module loads
         sym = _kernel_symbol(ck)
@@ -1589,22 +1591,20 @@ class NativeLoop(NativeRun):
         arrays = [isinstance(self.body.specs[slot], AArray) for slot in st.outputs]
         # (an array's mean divides it in place; a number's is divided below)
         kernel_calls.launch(b, target, ins, kouts, [], chunks, [
-            post.divide_by if array else None
-            for array, post in zip(arrays, unit.plan.post, strict=True)])
-        for i, (slot, post) in enumerate(zip(st.outputs, unit.plan.post, strict=True)):
+            div if array else None
+            for array, div in zip(arrays, op.divide_by, strict=True)])
+        for i, (slot, o, div) in enumerate(zip(st.outputs, op.outputs, op.divide_by,
+                                               strict=True)):
             a = self.body.specs[slot]
-            dt = np.dtype(ck._out_specs[i][1])
             if arrays[i]:
                 b.store(outs[i], slot_var(slot))
                 continue
-            v = b.load(outs[i], typ=MEMTYPE[_dtname(dt)])
-            src = LLTYPE[_dtname(dt)]
+            v = b.load(outs[i], typ=MEMTYPE[o.dtype])
+            src = LLTYPE[o.dtype]
             if src == I1:
                 v = b.trunc(v, I1)
-            if post.divide_by is not None:
-                if not is_float(src):
-                    raise Unsupported("an integer mean")
-                v = b.fdiv(v, ir.Constant(src, float(post.divide_by)))
+            if div is not None:  # a float's (an integer mean is refused: __init__)
+                v = b.fdiv(v, ir.Constant(src, float(div)))
             b.store(convert(v, src, _ltype(a)), slot_var(slot))
 
     def _array_operand(self, b: ir.IRBuilder, entry, value, si: int, k: int,
