@@ -380,6 +380,10 @@ class ControlFlow:
             if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
                 return x
             ax, ay = abstract_leaf(x), abstract_leaf(y)
+            if ax != ay and _strengthens(ax, ay):  # ``if x < 0.5: x = 0.5`` of a NumPy
+                x, ax = self._as_numpy_scalar(x, ay, loc), ay  # float: merged as one
+            elif ax != ay and _strengthens(ay, ax):
+                y, ay = self._as_numpy_scalar(y, ax, loc), ax
             if ax is None or ax != ay:
                 raise NoMerge(f"a value has type {ax} on one side and {ay} on the other")
             stored = merge_row_store(self, c, x, y, loc)  # ``if c: H[t] = h``: one row
@@ -401,6 +405,18 @@ class ControlFlow:
             return x
         raise NoMerge(f"values of different kinds ({type(x).__name__}, "
                       f"{type(y).__name__}) on the two sides")
+
+    def _as_numpy_scalar(self, v: Any, a: AScalar, loc) -> Any:
+        """A Python float merged with a NumPy float of its dtype (one side of an ``if``
+        sets ``x = 0.5``, the other keeps ``x = i - dt * u[i, j]``): the NumPy scalar.
+        Equal values (``np.float64`` is a ``float`` subclass, same IEEE arithmetic), so
+        the merged value is the NumPy type on both sides, as a loop carries such a
+        variable (``run_loop``); the Python side only differs where CPython would raise
+        (a division by its zero) or promote weakly (with a float32 array).  A node by
+        an exact product with the NumPy 1 (keeps -0.0, inf and nan)."""
+        if isinstance(v, Node):
+            return self.emit(P.mul, [v, a.dtype.type(1.0)], loc, abstract=a)
+        return a.dtype.type(v)
 
     def _truth_node(self, v: Any, loc) -> Any:
         """A truth (a ``SymBool`` or a Python bool) as a weak bool value to select."""
