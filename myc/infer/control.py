@@ -166,6 +166,27 @@ UNROLL_NODES = 500
 NESTED_UNROLL_NODES = 100
 
 
+# An element stored at a static place (``x[0, i] = v`` unrolled: a ``where`` by a constant
+# mask, ``myc.frontend.py_library.array_setitem``) is a pass over the whole array and a
+# kernel of its own -- the element it places is read from the array before, so it does
+# not fuse with the stores around it -- where a loop node stores the element in place.
+# It counts towards ``UNROLL_NODES`` as one operation per this many elements of the
+# array (at most STORE_WEIGHT_MAX): Stam's boundary loop over a 18 x 18 grid, 64 stores,
+# becomes a loop node instead of 64 host steps and kernels.
+STORE_ELEMENTS = 64
+STORE_WEIGHT_MAX = 16
+
+
+def store_weight(args: list[Any], abstract: Any) -> int:
+    """What a ``where(args)`` emitted counts towards the unrolling limit."""
+    mask = args[0]
+    v = args[1] if len(args) == 3 else None
+    if isinstance(mask, np.ndarray) and isinstance(abstract, AArray) and \
+            np.shape(v.abstract if isinstance(v, Node) else v) == ():
+        return 1 + min(mask.size // STORE_ELEMENTS, STORE_WEIGHT_MAX - 1)
+    return 1
+
+
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
     """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
     limit = NESTED_UNROLL_NODES if ctx.nested else UNROLL_NODES
