@@ -369,6 +369,7 @@ class ControlFlow:
 
     spec_depth = 0
     MAX_SPECULATION = 24
+    exact_kinds = 0  # merging a loop's exits: a Python float stays one (``merge_value``)
 
     # -- values ------------------------------------------------------------------------
     def merge_value(self, c: Node, x: Any, y: Any, loc) -> Any:
@@ -401,10 +402,14 @@ class ControlFlow:
             if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
                 return x
             ax, ay = abstract_leaf(x), abstract_leaf(y)
-            if ax != ay and _strengthens(ax, ay):  # ``if x < 0.5: x = 0.5`` of a NumPy
-                x, ax = self._as_numpy_scalar(x, ay, loc), ay  # float: merged as one
-            elif ax != ay and _strengthens(ay, ax):
-                y, ay = self._as_numpy_scalar(y, ax, loc), ax
+            if ax != ay and self.in_loop_body() and not self.exact_kinds:
+                # ``if x < 0.5: x = 0.5`` of a NumPy float in a loop node's body: merged
+                # as one NumPy float (not where the loop's exits rejoin: a value it
+                # leaves with keeps its Python kind, as CPython gives it)
+                if _strengthens(ax, ay):
+                    x, ax = self._as_numpy_scalar(x, ay, loc), ay
+                elif _strengthens(ay, ax):
+                    y, ay = self._as_numpy_scalar(y, ax, loc), ax
             if ax is None or ax != ay:
                 raise NoMerge(f"a value has type {ax} on one side and {ay} on the other")
             stored = merge_row_store(self, c, x, y, loc)  # ``if c: H[t] = h``: one row
@@ -896,8 +901,13 @@ class ControlFlow:
         nxt = na if nb is None else nb if na is None else \
             self.merge_value(c, tuple(na), tuple(nb), loc)
         payloads = dict(pa)
-        for k, v in pb.items():
-            payloads[k] = self.merge_value(c, payloads[k], v, loc) if k in payloads else v
+        self.exact_kinds += 1
+        try:
+            for k, v in pb.items():
+                payloads[k] = self.merge_value(c, payloads[k], v, loc) if k in payloads \
+                    else v
+        finally:
+            self.exact_kinds -= 1
         which = ea if eb is None else eb if ea is None else \
             self.merge_value(c, ea, eb, loc)
         return go, (list(nxt) if nxt is not None else None), payloads, which
@@ -950,9 +960,13 @@ class ControlFlow:
                 taken = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
                 outcomes.append(self.trace_branch(target, v, loc, scope, when=(taken, True)))
         result = outcomes[-1]
-        for k in range(len(outcomes) - 2, -1, -1):
-            is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
-            result = self.merge(is_k, outcomes[k], result, loc)
+        self.exact_kinds += 1
+        try:
+            for k in range(len(outcomes) - 2, -1, -1):
+                is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
+                result = self.merge(is_k, outcomes[k], result, loc)
+        finally:
+            self.exact_kinds -= 1
         return ("done", result)
 
 
