@@ -211,7 +211,7 @@ def test_reads_after_stores_see_the_stored_element_where_the_places_meet(backend
 
 def test_a_data_branch_merging_a_python_float_with_a_numpy_float():
     def f(u):
-        acc = 0.0
+        acc = 0.0 * u[0]  # a NumPy float from the start: only x merges kinds
         for i in range(u.shape[0]):
             x = 2.0 * u[i]
             if x < 0.5:
