@@ -166,6 +166,27 @@ UNROLL_NODES = 500
 NESTED_UNROLL_NODES = 100
 
 
+# An element stored at a static place (``x[0, i] = v`` unrolled: a ``where`` by a constant
+# mask, ``myc.frontend.py_library.array_setitem``) is a pass over the whole array and a
+# kernel of its own -- the element it places is read from the array before, so it does
+# not fuse with the stores around it -- where a loop node stores the element in place.
+# It counts towards ``UNROLL_NODES`` as one operation per this many elements of the
+# array (at most STORE_WEIGHT_MAX): Stam's boundary loop over a 18 x 18 grid, 64 stores,
+# becomes a loop node instead of 64 host steps and kernels.
+STORE_ELEMENTS = 64
+STORE_WEIGHT_MAX = 16
+
+
+def store_weight(args: list[Any], abstract: Any) -> int:
+    """What a ``where(args)`` emitted counts towards the unrolling limit."""
+    mask = args[0]
+    v = args[1] if len(args) == 3 else None
+    if isinstance(mask, np.ndarray) and isinstance(abstract, AArray) and \
+            np.shape(v.abstract if isinstance(v, Node) else v) == ():
+        return 1 + min(mask.size // STORE_ELEMENTS, STORE_WEIGHT_MAX - 1)
+    return 1
+
+
 def unroll_pays(ctx: LoopCtx, count: int) -> bool:
     """Should the loop of ``ctx``, entering one more iteration, go on unrolling?"""
     limit = NESTED_UNROLL_NODES if ctx.nested else UNROLL_NODES
@@ -348,6 +369,7 @@ class ControlFlow:
 
     spec_depth = 0
     MAX_SPECULATION = 24
+    exact_kinds = 0  # merging a loop's exits: a Python float stays one (``merge_value``)
 
     # -- values ------------------------------------------------------------------------
     def merge_value(self, c: Node, x: Any, y: Any, loc) -> Any:
@@ -380,6 +402,14 @@ class ControlFlow:
             if not isinstance(x, Node) and not isinstance(y, Node) and same_concrete(x, y):
                 return x
             ax, ay = abstract_leaf(x), abstract_leaf(y)
+            if ax != ay and self.in_loop_body() and not self.exact_kinds:
+                # ``if x < 0.5: x = 0.5`` of a NumPy float in a loop node's body: merged
+                # as one NumPy float (not where the loop's exits rejoin: a value it
+                # leaves with keeps its Python kind, as CPython gives it)
+                if _strengthens(ax, ay):
+                    x, ax = self._as_numpy_scalar(x, ay, loc), ay
+                elif _strengthens(ay, ax):
+                    y, ay = self._as_numpy_scalar(y, ax, loc), ax
             if ax is None or ax != ay:
                 raise NoMerge(f"a value has type {ax} on one side and {ay} on the other")
             stored = merge_row_store(self, c, x, y, loc)  # ``if c: H[t] = h``: one row
@@ -401,6 +431,18 @@ class ControlFlow:
             return x
         raise NoMerge(f"values of different kinds ({type(x).__name__}, "
                       f"{type(y).__name__}) on the two sides")
+
+    def _as_numpy_scalar(self, v: Any, a: AScalar, loc) -> Any:
+        """A Python float merged with a NumPy float of its dtype (one side of an ``if``
+        sets ``x = 0.5``, the other keeps ``x = i - dt * u[i, j]``): the NumPy scalar.
+        Equal values (``np.float64`` is a ``float`` subclass, same IEEE arithmetic), so
+        the merged value is the NumPy type on both sides, as a loop carries such a
+        variable (``run_loop``); the Python side only differs where CPython would raise
+        (a division by its zero) or promote weakly (with a float32 array).  A node by
+        an exact product with the NumPy 1 (keeps -0.0, inf and nan)."""
+        if isinstance(v, Node):
+            return self.emit(P.mul, [v, a.dtype.type(1.0)], loc, abstract=a)
+        return a.dtype.type(v)
 
     def _truth_node(self, v: Any, loc) -> Any:
         """A truth (a ``SymBool`` or a Python bool) as a weak bool value to select."""
@@ -859,8 +901,13 @@ class ControlFlow:
         nxt = na if nb is None else nb if na is None else \
             self.merge_value(c, tuple(na), tuple(nb), loc)
         payloads = dict(pa)
-        for k, v in pb.items():
-            payloads[k] = self.merge_value(c, payloads[k], v, loc) if k in payloads else v
+        self.exact_kinds += 1
+        try:
+            for k, v in pb.items():
+                payloads[k] = self.merge_value(c, payloads[k], v, loc) if k in payloads \
+                    else v
+        finally:
+            self.exact_kinds -= 1
         which = ea if eb is None else eb if ea is None else \
             self.merge_value(c, ea, eb, loc)
         return go, (list(nxt) if nxt is not None else None), payloads, which
@@ -913,9 +960,13 @@ class ControlFlow:
                 taken = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
                 outcomes.append(self.trace_branch(target, v, loc, scope, when=(taken, True)))
         result = outcomes[-1]
-        for k in range(len(outcomes) - 2, -1, -1):
-            is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
-            result = self.merge(is_k, outcomes[k], result, loc)
+        self.exact_kinds += 1
+        try:
+            for k in range(len(outcomes) - 2, -1, -1):
+                is_k = self.emit(P.eq, [chosen, k], loc, abstract=abstract_leaf(True))
+                result = self.merge(is_k, outcomes[k], result, loc)
+        finally:
+            self.exact_kinds -= 1
         return ("done", result)
 
 

@@ -36,6 +36,7 @@ from myc.infer.control import (
     abstract_leaf,
     escapes,
     loop_headers,
+    store_weight,
     unroll_pays,
 )
 from myc.infer.dynslice import DynamicSlices, DynSlice, holds_dynamic_slice
@@ -43,6 +44,7 @@ from myc.infer.masked import WHY as MASK_WHY
 from myc.infer.masked import Masked, MaskedLen, MaskedSelections, holds_masked
 from myc.infer.rules import infer
 from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
+from myc.infer.store_forward import read_through
 from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
 from myc.prims import ZERO, P, Primitive
@@ -255,7 +257,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             self.vals[node.id] = value
         if effect:
             self.last_effect[id(self.trace)] = node
-        self.count += 1
+        self.count += 1 if prim is not P.where else store_weight(args, abstract)
         if self.count > MAX_NODES:
             raise GraphBreak(f"the specialized program exceeds {MAX_NODES} operations "
                              "(a long loop unrolled?)", loc, unbounded=True)
@@ -439,7 +441,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         sel = self.masked_getitem(x, index)
         if sel is not None:
             return sel
-        return self.emit(P.getitem, args, loc)
+        # an element read past stores made elsewhere (``myc.infer.store_forward``)
+        return self.emit(P.getitem, [read_through(x, index), index], loc)
 
     def rows_of(self, x: tuple, index: Any, loc) -> Node | None:
         """A list or tuple of arrays of one type, indexed by a run-time int (``for x in

@@ -764,8 +764,9 @@ class NativeLoop(NativeRun):
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
         swap = self._swapped_states(n)
-        # (a nested loop stores its rows by copies: its exits are handed back as values)
-        self.rows_in_place = self._rows_in_place(n) if host is None else {}
+        # (a nested loop stores by copies the rows of a state whose stored value is an
+        # exit: its exits are handed back as values)
+        self.rows_in_place = self._rows_in_place(n, nested=host is not None)
         made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
         self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
         for si, st in enumerate(body.steps):
@@ -1475,7 +1476,7 @@ class NativeLoop(NativeRun):
             b.branch(after)
             b.position_at_end(after)
 
-    def _rows_in_place(self, n: int) -> dict[int, int]:
+    def _rows_in_place(self, n: int, nested: bool = False) -> dict[int, int]:
         """``index_set`` steps that update a loop-carried array in place, by step: state
         ``j``'s next value is its own buffer with a view stored (an append to a stacked
         list: a row at the count; a backward loop's cotangent of it, the row zeroed), and
@@ -1515,7 +1516,7 @@ class NativeLoop(NativeRun):
         for out, (j, sis) in chains.items():
             if j in found.values() or tuple(body.outputs[1 + j]) != (True, out) or \
                     self.readers.get(out) != 1 + exits.count(out) or \
-                    (out in exits and body.params[j] in exits) or \
+                    (out in exits and (nested or body.params[j] in exits)) or \
                     specs[out] != specs[body.params[j]]:
                 continue
             found.update((si, j) for si in sis)
