@@ -23,7 +23,7 @@ in.shape``.
 
 from __future__ import annotations
 
-import types
+import linecache
 from collections.abc import Callable
 from typing import Any
 
@@ -35,115 +35,115 @@ from myc.misc.flatten import flatten
 
 _MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
 
-# calls of ``fn`` with a fixed number of arguments, for a callable the subset cannot call
-# with star-args (``np.tanh``, a ufunc: only Python functions can be)
-_FIXED: dict[int, Callable[[Callable], Callable]] = {
-    1: lambda fn: lambda a: fn(a),
-    2: lambda fn: lambda a, b: fn(a, b),
-    3: lambda fn: lambda a, b, c: fn(a, b, c),
-    4: lambda fn: lambda a, b, c, d: fn(a, b, c, d),
-    5: lambda fn: lambda a, b, c, d, e: fn(a, b, c, d, e),
-    6: lambda fn: lambda a, b, c, d, e, f: fn(a, b, c, d, e, f),
-}
+def _flat(v: Any) -> Any:
+    """``v`` (an array, a number or a pytree) as one vector: ``np.ravel`` for a leaf (the
+    common case, cheap to compile), ``myc.misc.flatten``'s concatenation for a tree."""
+    if isinstance(v, (tuple, list, dict)):
+        return flatten(v)[0]
+    return np.ravel(v)
 
 
-def _callable_with_star_args(fn: Callable, nargs: int) -> Callable:
-    """``fn``, or where it is not a Python function, ``fn`` behind a Python function of
-    ``nargs`` parameters (the programs call it as ``fn(*args)``)."""
-    if isinstance(fn, types.FunctionType) or getattr(fn, "__myc_function__", None) \
-            or nargs not in _FIXED:
-        return fn
-    return _FIXED[nargs](fn)
+def _flat_leaves(vs: tuple) -> Any:
+    """A tuple of arrays or numbers as one vector."""
+    if len(vs) == 1:
+        return np.ravel(vs[0])
+    return np.concatenate([np.ravel(v) for v in vs])
 
 
-def _replaced(args: tuple, nums: tuple, zs: tuple) -> list:
-    """``args`` with the differentiated ones (positions ``nums``) replaced by ``zs``."""
-    a = list(args)
-    for j in range(len(nums)):
-        a[nums[j]] = zs[j]
-    return a
-
-
-def _one_hot(xs: tuple, j: int) -> tuple:
+def _one_hot_tree(xs: tuple, j: int) -> tuple:
     """The tangent of element ``j`` of the flattened ``xs``: zeros in ``xs``'s structure,
     a one there (the gradient of that element: no structure built by hand)."""
     return grad(lambda zs: flatten(zs)[0][j])(xs)
 
 
-def _program(fn: Callable, nums: tuple, mode: str, aux: bool) -> Callable:
-    """The compiled Jacobian: ``(out, jac, aux)`` with ``jac`` the flat matrix (rows the
-    flattened output, columns the flattened differentiated arguments)."""
+def _one_hot_leaves(xs: tuple, j: int) -> tuple:
+    """``_one_hot_tree`` where every entry of ``xs`` is an array or a number: a compare
+    per entry against its offset (far less to compile than a gradient of a flatten)."""
+    ts = []
+    offset = 0
+    for x in xs:
+        n = np.size(x)
+        hot = np.reshape(np.arange(offset, offset + n) == j, np.shape(x))
+        ts.append(hot * np.ones_like(x))
+        offset = offset + n
+    return tuple(ts)
 
-    def value(*zs):  # fn of the differentiated arguments only, its aux dropped
-        r = fn(*zs)
-        return r[0] if aux else r
 
-    def extra(r):
-        return r[1] if aux else None
+# The programs, by mode, as Python source generated for the call's arity and
+# ``argnums``: ``fn`` is called with a fixed argument list (a star-call, or arguments
+# picked through function values, costs the frontend ten times the nodes to parse and
+# infer); ``{x}`` are filled in by ``_program``.
+_BODY = {
+    "elementwise_grad": """
+        return None, grad(lambda zs: np.sum(fn({call_zs})))(xs), None
+""",
+    "jacrev": """
+        r = fn({call})
+        out = r{pick}
+        m = out_flat(out).shape[0]
 
-    if mode == "elementwise_grad":
-        def elementwise_grad_program(*args):
-            xs = tuple([args[k] for k in nums])
-            return None, grad(lambda zs: np.sum(fn(*_replaced(args, nums, zs))))(xs), None
+        def row(i):
+            return in_flat(grad(lambda zs: out_flat(f_of(zs))[i])(xs))
 
-        return elementwise_grad_program
-
-    if mode == "jacrev":
-        def jacrev_program(*args):
-            xs = tuple([args[k] for k in nums])
-
-            def f_of(*zs):
-                return value(*_replaced(args, nums, zs))
-
-            r = fn(*args)
-            out = r[0] if aux else r
-            m = flatten(out)[0].shape[0]
-            def row(i):
-                return flatten(grad(lambda zs: flatten(f_of(*zs))[0][i])(xs))[0]
-
-            rows = []
-            for i in range(m):
-                rows.append(row(i))
-            return out, np.stack(rows), extra(r)
-
-        return jacrev_program
-
-    if mode == "jacfwd":
-        def jacfwd_program(*args):
-            xs = tuple([args[k] for k in nums])
-
-            def f_of(*zs):
-                return value(*_replaced(args, nums, zs))
-
-            r = fn(*args)
-            out = r[0] if aux else r
-            n = flatten(xs)[0].shape[0]
-            cols = []
-            for j in range(n):
-                cols.append(flatten(jvp(lambda zs: f_of(*zs), (xs,),
-                                        (_one_hot(xs, j),))[1])[0])
-            return out, np.stack(cols, axis=1), extra(r)
-
-        return jacfwd_program
-
-    def hessian_program(*args):
-        xs = tuple([args[k] for k in nums])
-
-        def f_of(*zs):
-            return value(*_replaced(args, nums, zs))
-
-        def grad_of(*zs):
-            return grad(lambda ws: f_of(*ws))(zs)
-
-        n = flatten(xs)[0].shape[0]
+        rows = []
+        for i in range(m):
+            rows.append(row(i))
+        return out, np.stack(rows), {extra}
+""",
+    "jacfwd": """
+        r = fn({call})
+        out = r{pick}
+        n = in_flat(xs).shape[0]
         cols = []
         for j in range(n):
-            cols.append(flatten(jvp(lambda zs: grad_of(*zs), (xs,),
-                                    (_one_hot(xs, j),))[1])[0])
-        r = fn(*args)
-        return r[0] if aux else r, np.stack(cols, axis=1), extra(r)
+            cols.append(out_flat(jvp(f_of, (xs,), (one_hot(xs, j),))[1]))
+        return out, np.stack(cols, axis=1), {extra}
+""",
+    "hessian": """
+        def grad_of(zs):
+            return grad(f_of)(zs)
 
-    return hessian_program
+        n = in_flat(xs).shape[0]
+        cols = []
+        for j in range(n):
+            cols.append(in_flat(jvp(grad_of, (xs,), (one_hot(xs, j),))[1]))
+        r = fn({call})
+        return r{pick}, np.stack(cols, axis=1), {extra}
+""",
+}
+
+_HEAD = """\
+def make(fn):
+    def {mode}_program({params}):
+        xs = ({xs},)
+
+        def f_of(zs):
+            return fn({call_zs}){pick}
+"""
+
+
+def _program(fn: Callable, nums: tuple, nargs: int, mode: str, aux: bool,
+             leaves: bool) -> Callable:
+    """The compiled Jacobian's function: ``(out, jac, aux)`` with ``jac`` the flat matrix
+    (rows the flattened output, columns the flattened differentiated arguments).
+    ``leaves``: each differentiated argument is an array or a number, not a pytree.  Its
+    source is registered with ``linecache`` under a name that says what it computes, so
+    that the frontend (and the disk cache's source key) read it like a file's."""
+    params = [f"a{k}" for k in range(nargs)]
+    call_zs = [f"zs[{nums.index(k)}]" if k in nums else params[k] for k in range(nargs)]
+    fill = dict(mode=mode, params=", ".join(params), xs=", ".join(params[k] for k in nums),
+                call=", ".join(params), call_zs=", ".join(call_zs),
+                pick="[0]" if aux else "", extra="r[1]" if aux else "None")
+    text = _HEAD.format(**fill) + _BODY[mode].format(**fill) + \
+        f"    return {mode}_program\n"
+    name = f"<myc.{mode} of {nargs} arguments, argnums {nums}, has_aux={aux}, " \
+           f"{'arrays' if leaves else 'pytrees'}>"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    scope = {"np": np, "grad": grad, "jvp": jvp,
+             "in_flat": _flat_leaves if leaves else _flat, "out_flat": _flat,
+             "one_hot": _one_hot_leaves if leaves else _one_hot_tree}
+    exec(compile(text, name, "exec"), scope)  # noqa: S102 - our own template
+    return scope["make"](fn)
 
 
 def _leaves(value: Any) -> list[Any]:
@@ -234,16 +234,18 @@ class Jacobian:
         self.__qualname__ = self.__name__
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
-        self._programs: dict[tuple[tuple[int, ...], int], Callable] = {}
+        self._programs: dict[tuple[tuple[int, ...], int, bool], Callable] = {}
 
-    def _compiled(self, nums: tuple[int, ...], nargs: int) -> Callable:
-        """The jitted program for these (resolved) ``argnums`` and argument count (it
-        specializes on the arguments' signature like any ``myc.jit`` function)."""
-        run = self._programs.get((nums, nargs))
+    def _compiled(self, nums: tuple[int, ...], nargs: int, leaves: bool) -> Callable:
+        """The jitted program for these (resolved) ``argnums``, argument count and kind of
+        inputs (it specializes on the arguments' signature like any ``myc.jit``
+        function)."""
+        key = (nums, nargs, leaves)
+        run = self._programs.get(key)
         if run is None:
-            fn = _callable_with_star_args(self._fn, nargs)
-            run = jit(_program(fn, nums, self._mode, self._aux), backend=self.backend)
-            self._programs[nums, nargs] = run
+            run = jit(_program(self._fn, nums, nargs, self._mode, self._aux, leaves),
+                      backend=self.backend)
+            self._programs[key] = run
         return run
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -256,7 +258,8 @@ class Jacobian:
                     hint=f"bind it first: functools.partial(f, {k}=...)")
             _check_inputs(self._mode, self._fn, self._nums, args)
             nums = tuple(k % len(args) for k in self._nums)
-            out, flat, extra = self._compiled(nums, len(args))(*args)
+            leaves = not any(isinstance(args[k], (tuple, list, dict)) for k in nums)
+            out, flat, extra = self._compiled(nums, len(args), leaves)(*args)
             if self._mode == "elementwise_grad":  # (a gradient: xs's structure)
                 return flat if self._tuple else flat[0]
             xs = tuple(args[k] for k in nums) if self._tuple else args[nums[0]]
