@@ -32,6 +32,7 @@ import numpy as np
 from myc.api import _argnums, _backend_of, _fn_name, _has_aux, grad, jit, jvp
 from myc.errors import MycError, MycTypeError
 from myc.misc.flatten import flatten
+from myc.runtime import bound
 
 _MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
 
@@ -234,16 +235,17 @@ class Jacobian:
         self.__qualname__ = self.__name__
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
-        self._programs: dict[tuple[tuple[int, ...], int, bool], Callable] = {}
+        self._programs: dict[tuple[Callable, tuple[int, ...], int, bool], Callable] = {}
 
-    def _compiled(self, nums: tuple[int, ...], nargs: int, leaves: bool) -> Callable:
+    def _compiled(self, fn: Callable, nums: tuple[int, ...], nargs: int,
+                  leaves: bool) -> Callable:
         """The jitted program for these (resolved) ``argnums``, argument count and kind of
         inputs (it specializes on the arguments' signature like any ``myc.jit``
         function)."""
-        key = (nums, nargs, leaves)
+        key = (fn, nums, nargs, leaves)
         run = self._programs.get(key)
         if run is None:
-            run = jit(_program(self._fn, nums, nargs, self._mode, self._aux, leaves),
+            run = jit(_program(fn, nums, nargs, self._mode, self._aux, leaves),
                       backend=self.backend)
             self._programs[key] = run
         return run
@@ -259,7 +261,13 @@ class Jacobian:
             _check_inputs(self._mode, self._fn, self._nums, args)
             nums = tuple(k % len(args) for k in self._nums)
             leaves = not any(isinstance(args[k], (tuple, list, dict)) for k in nums)
-            out, flat, extra = self._compiled(nums, len(args), leaves)(*args)
+            fn, data = self._fn, ()
+            if bound.is_bound(fn):  # a bound method or partial: its data passed first,
+                s = bound.split(fn)  # held constant (as grad's and vjp's)
+                fn, data = s.fn, tuple(s.data)
+            run = self._compiled(fn, tuple(k + len(data) for k in nums),
+                                 len(data) + len(args), leaves)
+            out, flat, extra = run(*data, *args)
             if self._mode == "elementwise_grad":  # (a gradient: xs's structure)
                 return flat if self._tuple else flat[0]
             xs = tuple(args[k] for k in nums) if self._tuple else args[nums[0]]
@@ -267,6 +275,13 @@ class Jacobian:
             jac = _nested(flat, xs if self._mode == "hessian" else out, xs)
             return (jac, extra) if self._aux else jac
         except MycError as exc:
+            if self._mode == "hessian" and str(exc).startswith("<myc.hessian") and \
+                    "float scalar" in str(exc):  # grad's refusal, at our template's line
+                raise MycTypeError(
+                    f"myc.hessian: {_fn_name(self._fn)}() must return a float scalar "
+                    "(the Hessian of a function with array outputs is not supported)",
+                    hint="reduce the output (np.sum), or take myc.jacfwd(myc.jacrev(f)) "
+                         "row by row") from None
             raise exc.with_traceback(None) from None
 
     def stats(self):

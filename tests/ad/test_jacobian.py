@@ -5,6 +5,8 @@ in.shape``) and pytree nesting (the output's structure outside, the input's insi
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
@@ -221,6 +223,32 @@ def test_jacfwd_equals_jacrev_on_a_network():
             np.testing.assert_allclose(r, f, rtol=1e-12, atol=1e-14)
 
 
+def power(x, k):
+    return x ** k
+
+
+class Scaled:
+    def __init__(self, a):
+        self.a = a
+
+    def apply(self, x):
+        return self.a * np.sin(x)
+
+
+def test_jitted_partial_and_bound_method_functions():
+    """JAX's transforms take any callable: a myc.jit function, a partial (its bound
+    arguments held constant), a bound method; int arguments not differentiated pass."""
+    x = X5[:3]
+    np.testing.assert_allclose(myc.jacrev(myc.jit(power))(x, 3), np.diag(3 * x ** 2),
+                               rtol=1e-13)
+    np.testing.assert_allclose(myc.jacfwd(functools.partial(power, k=2))(x),
+                               np.diag(2 * x), rtol=1e-13)
+    np.testing.assert_allclose(myc.jacrev(Scaled(3.0).apply)(x), np.diag(3 * np.cos(x)),
+                               rtol=1e-13)
+    h = myc.hessian(lambda x: np.sum(x ** 3))(x.astype(np.float32))
+    assert h.dtype == np.float32
+
+
 def test_elementwise_grad():
     x = np.linspace(-2, 2, 7)
     np.testing.assert_allclose(myc.elementwise_grad(np.tanh)(x), 1 - np.tanh(x) ** 2,
@@ -246,6 +274,8 @@ def test_errors_name_the_problem():
         myc.jacrev(tanh_scaled, argnums="x")
     with pytest.raises(myc.MycTypeError, match="has_aux"):
         myc.jacrev(tanh_scaled, has_aux=3)
+    with pytest.raises(myc.MycTypeError, match="must return a float scalar"):
+        myc.hessian(cube)(X5)
     with pytest.raises(myc.MycTypeError, match="keyword argument"):
         myc.jacrev(tanh_scaled)(x=X5)
 
