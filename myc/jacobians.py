@@ -14,9 +14,12 @@ output element, ``jacfwd`` one forward-mode pass per input element, ``hessian`` 
 ``jacfwd`` of the gradient (forward over reverse).
 
 The program works on flat vectors (``myc.misc.flatten``'s order: dict keys sorted, as
-JAX's pytrees); the one-hot tangent of an input element is the gradient of that element
-of the flattened inputs, which has the inputs' structure without building it by hand.
-The flat matrix is cut into JAX's nesting in Python after the call: the output's
+JAX's pytrees).  Where the differentiated arguments are arrays or numbers, a one-hot
+tangent is a compare against ``np.arange``; where they are pytrees, it is the gradient
+of that element of the flattened inputs, which has the inputs' structure without
+building it by hand (more to compile).  The program's source is generated per arity and
+``argnums`` (``_program``) so that ``fn`` is called with a fixed argument list.  The
+flat matrix is cut into JAX's nesting in Python after the call: the output's
 structure outside, the differentiated inputs' inside, each block ``out.shape +
 in.shape``.
 """
@@ -35,6 +38,7 @@ from myc.misc.flatten import flatten
 from myc.runtime import bound
 
 _MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
+
 
 def _flat(v: Any) -> Any:
     """``v`` (an array, a number or a pytree) as one vector: ``np.ravel`` for a leaf (the
@@ -231,6 +235,7 @@ class Jacobian:
         except MycError as exc:
             raise exc.with_traceback(None) from None
         self._fn, self._mode = fn, mode
+        self._given = (fn, mode, argnums, has_aux, backend, argnum)  # (for pickling)
         self.__name__ = f"{mode}({_fn_name(fn)})"
         self.__qualname__ = self.__name__
         self.__wrapped__ = fn
@@ -287,6 +292,10 @@ class Jacobian:
     def stats(self):
         """How the compiled program's calls were served (per ``argnums`` resolved)."""
         return next(iter(self._programs.values())).stats() if self._programs else None
+
+    def __reduce__(self) -> Any:
+        """Pickled as the transform applied to the function: the copy compiles again."""
+        return Jacobian, self._given
 
     def __repr__(self) -> str:
         return f"<myc {self.__name__}>"

@@ -6,6 +6,7 @@ in.shape``) and pytree nesting (the output's structure outside, the input's insi
 from __future__ import annotations
 
 import functools
+import pickle
 
 import numpy as np
 import pytest
@@ -247,6 +248,11 @@ def test_jitted_partial_and_bound_method_functions():
                                rtol=1e-13)
     h = myc.hessian(lambda x: np.sum(x ** 3))(x.astype(np.float32))
     assert h.dtype == np.float32
+
+
+def test_pickles_as_the_transform():
+    h = pickle.loads(pickle.dumps(myc.hessian(norm2)))
+    np.testing.assert_allclose(h(X5), 2 * np.eye(5), atol=1e-14)
 
 
 def test_elementwise_grad():
