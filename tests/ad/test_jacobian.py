@@ -56,6 +56,18 @@ def test_every_backend(transform, backend):
     np.testing.assert_allclose(jac, tanh_scaled_jacobian(X5), rtol=1e-10, atol=1e-10)
 
 
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hessian_and_elementwise_grad_on_every_backend(backend):
+    H = myc.hessian(norm2_sin, backend=backend)(X5)
+    np.testing.assert_allclose(H, np.diag(2 - np.sin(X5)), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(myc.elementwise_grad(np.tanh, backend=backend)(X5),
+                               1 - np.tanh(X5) ** 2, rtol=1e-12)
+
+
+def norm2_sin(x):
+    return np.sum(x ** 2 + np.sin(x))
+
+
 def layer(W, v):
     return np.tanh(W @ v)
 
