@@ -47,6 +47,26 @@ print(pullback(1.0))                  # an int argument gets a zero cotangent
 print(myc.jvp(lambda v, n: v * n, (2.0, 3), (1.0, None)))  # an int's tangent: None or 0
 
 
+# --- block jacobians
+def layer(W, x):
+    return np.tanh(W @ x)
+
+
+W = np.array([[1.0, -1.0], [0.5, 2.0], [0.0, 1.0]])
+xv = np.array([0.5, -0.2])
+print(myc.jacrev(layer, argnums=1)(W, xv))     # (3, 2): out.shape + in.shape
+print(myc.jacfwd(layer)(W, xv).shape)          # w.r.t. W: (3, 3, 2)
+
+
+def energy(p):
+    return np.sum(p["a"] ** 2) * p["s"] + np.sin(p["s"])
+
+
+hess = myc.hessian(energy)({"a": np.array([1.0, 2.0]), "s": 0.5})
+print(hess["a"]["a"], hess["a"]["s"], hess["s"]["s"])   # nested as JAX's
+print(myc.elementwise_grad(np.tanh)(np.array([0.0, 1.0])))  # 1 - tanh(x)**2
+
+
 # --- block conventions
 print(myc.grad(np.maximum, argnums=(0, 1))(1.0, 1.0))            # tie: split evenly
 print(myc.grad(lambda v: np.max(v))(np.array([1.0, 3.0, 3.0])))  # tie: split evenly

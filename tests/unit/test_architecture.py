@@ -30,7 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("pipeline",),
     ("runtime",),
     ("aot",),
-    ("api",),
+    ("api", "jacobians"),
     ("__init__",),  # the package: its public names
     ("cli", "tools"),  # entry points: the command line, the docs generator
 )

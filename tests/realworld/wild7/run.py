@@ -24,7 +24,7 @@ FEATURES = {
                   "`value_and_grad`); a functional twin with a `NamedTuple` state, "
                   "`opt.update(...)` unrolled inside the differentiated loss",
     "scipy_newton": "`minimize(..., jac=myc.grad(f))` with L-BFGS-B, `hessp=` from "
-                    "`hessian_vector_product` (Newton-CG), `hess=` from `myc.jvp` columns "
+                    "`hessian_vector_product` (Newton-CG), `hess=myc.hessian(f)` "
                     "(trust-exact); `gammaln`, `args=`",
     "rk4_fit": "`rk4(f, y0, ts, *args)` taking the dynamics function, `f(y, t, *args)`, "
                "`for t0, t1 in zip(ts[:-1], ts[1:])`, `ys.append`/`np.stack`, "

@@ -2,9 +2,9 @@
 JAX users write ``minimize(f, x0, jac=jax.grad(f), hess=jax.hessian(f))``:
 ``jac=myc.grad(f)`` for L-BFGS-B, ``hessp=myc.hessian_vector_product(f)`` for
 Newton-CG (SciPy passes ``hessp(x, p, *args)``, autograd's order is the vector
-last: a lambda swaps them), and ``hess=`` for trust-exact from a user's ``hessian(f)`` helper that
-stacks forward-over-reverse columns (``myc.jvp`` of ``myc.grad`` along ``np.eye``
-rows).  Parameters are packed as ``(coef, log_scale)`` in one vector and unpacked by
+last: a lambda swaps them), and ``hess=myc.hessian(f)`` for trust-exact, as JAX users
+write it (it once was a helper stacking ``myc.jvp`` of ``myc.grad`` columns along
+``np.eye`` rows, compiling again at every call).  Parameters are packed as ``(coef, log_scale)`` in one vector and unpacked by
 slicing; the data ride in ``args=``."""
 
 import numpy as np
@@ -27,16 +27,6 @@ def neg_log_likelihood(theta, X, y, nu=4.0, l2=1e-2):
     return -np.sum(logp) + 0.5 * l2 * coef @ coef
 
 
-def hessian(f):
-    g = myc.grad(f)
-
-    def hess(x, *args):
-        cols = [myc.jvp(lambda z: g(z, *args), (x,), (e,))[1] for e in np.eye(len(x))]
-        return np.stack(cols, axis=1)
-
-    return hess
-
-
 def make_data(n=80, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = np.column_stack([np.ones(n), rng.normal(size=(n, d - 1))])
@@ -53,7 +43,7 @@ def fit(method, X, y):
         hvp = myc.hessian_vector_product(f)    # autograd's order: hvp(*args, vector)
         return minimize(f, x0, args=(X, y), jac=myc.grad(f),
                         hessp=lambda x, p, *args: hvp(x, *args, p), method=method)
-    return minimize(f, x0, args=(X, y), jac=myc.grad(f), hess=hessian(f), method=method)
+    return minimize(f, x0, args=(X, y), jac=myc.grad(f), hess=myc.hessian(f), method=method)
 
 
 def case():

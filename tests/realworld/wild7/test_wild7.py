@@ -92,7 +92,7 @@ def test_scipy_methods_agree_on_the_minimum():
     for r in results:
         assert r.success
         np.testing.assert_allclose(r.x, results[0].x, atol=2e-5)
-    H = m.hessian(m.neg_log_likelihood)(results[0].x, X, y)
+    H = myc.hessian(m.neg_log_likelihood)(results[0].x, X, y)
     np.testing.assert_allclose(H, H.T, rtol=1e-10, atol=1e-10)
     assert np.all(np.linalg.eigvalsh(H) > 0)
     hvp = myc.hessian_vector_product(m.neg_log_likelihood)

@@ -1,0 +1,336 @@
+"""Whole Jacobians and Hessians: JAX's ``jacrev``/``jacfwd``/``hessian``, autograd's
+``jacobian``/``elementwise_grad``.
+
+Why one compiled program: a Jacobian is many vector products of the same function, and
+calling a compiled ``vjp`` once per row from Python would pay a call's overhead per row
+and could not share the forward computation between rows.  Each transform here is a
+function written in myc's subset -- a ``for`` loop over the rows (reverse mode: a
+``grad`` of one output element each) or the columns (forward mode: a ``jvp`` along one
+basis vector each), the rows stacked -- and jitted like any program.  So the loop is
+compiled like a user's loop: short ones are unrolled (their forward passes shared by
+CSE), long ones become one ``loop`` node (``docs/loops.md``), and compile time does not
+grow with the number of rows.  The costs are JAX's: ``jacrev`` one reverse pass per
+output element, ``jacfwd`` one forward-mode pass per input element, ``hessian`` a
+``jacfwd`` of the gradient (forward over reverse).
+
+The program works on flat vectors (``myc.misc.flatten``'s order: dict keys sorted, as
+JAX's pytrees).  Where the differentiated arguments are arrays or numbers, a one-hot
+tangent is a compare against ``np.arange``; where they are pytrees, it is the gradient
+of that element of the flattened inputs, which has the inputs' structure without
+building it by hand (more to compile).  The program's source is generated per arity and
+``argnums`` (``_program``) so that ``fn`` is called with a fixed argument list.  The
+flat matrix is cut into JAX's nesting in Python after the call: the output's
+structure outside, the differentiated inputs' inside, each block ``out.shape +
+in.shape``.
+"""
+
+from __future__ import annotations
+
+import linecache
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from myc.api import _argnums, _backend_of, _fn_name, _has_aux, grad, jit, jvp
+from myc.errors import MycError, MycTypeError
+from myc.misc.flatten import flatten
+from myc.runtime import bound
+
+_MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
+
+
+def _flat(v: Any) -> Any:
+    """``v`` (an array, a number or a pytree) as one vector: ``np.ravel`` for a leaf (the
+    common case, cheap to compile), ``myc.misc.flatten``'s concatenation for a tree."""
+    if isinstance(v, (tuple, list, dict)):
+        return flatten(v)[0]
+    return np.ravel(v)
+
+
+def _flat_leaves(vs: tuple) -> Any:
+    """A tuple of arrays or numbers as one vector."""
+    if len(vs) == 1:
+        return np.ravel(vs[0])
+    return np.concatenate([np.ravel(v) for v in vs])
+
+
+def _one_hot_tree(xs: tuple, j: int) -> tuple:
+    """The tangent of element ``j`` of the flattened ``xs``: zeros in ``xs``'s structure,
+    a one there (the gradient of that element: no structure built by hand)."""
+    return grad(lambda zs: flatten(zs)[0][j])(xs)
+
+
+def _one_hot_leaves(xs: tuple, j: int) -> tuple:
+    """``_one_hot_tree`` where every entry of ``xs`` is an array or a number: a compare
+    per entry against its offset (far less to compile than a gradient of a flatten)."""
+    ts = []
+    offset = 0
+    for x in xs:
+        n = np.size(x)
+        hot = np.reshape(np.arange(offset, offset + n) == j, np.shape(x))
+        ts.append(hot * np.ones_like(x))
+        offset = offset + n
+    return tuple(ts)
+
+
+# The programs, by mode, as Python source generated for the call's arity and
+# ``argnums``: ``fn`` is called with a fixed argument list (a star-call, or arguments
+# picked through function values, costs the frontend ten times the nodes to parse and
+# infer); ``{x}`` are filled in by ``_program``.
+_BODY = {
+    "elementwise_grad": """
+        return None, grad(lambda zs: np.sum(fn({call_zs})))(xs), None
+""",
+    "jacrev": """
+        r = fn({call})
+        out = r{pick}
+        m = out_flat(out).shape[0]
+
+        def row(i):
+            return in_flat(grad(lambda zs: out_flat(f_of(zs))[i])(xs))
+
+        rows = []
+        for i in range(m):
+            rows.append(row(i))
+        return out, np.stack(rows), {extra}
+""",
+    "jacfwd": """
+        r = fn({call})
+        out = r{pick}
+        n = in_flat(xs).shape[0]
+        cols = []
+        for j in range(n):
+            cols.append(out_flat(jvp(f_of, (xs,), (one_hot(xs, j),))[1]))
+        return out, np.stack(cols, axis=1), {extra}
+""",
+    "hessian": """
+        def grad_of(zs):
+            return grad(f_of)(zs)
+
+        n = in_flat(xs).shape[0]
+        cols = []
+        for j in range(n):
+            cols.append(in_flat(jvp(grad_of, (xs,), (one_hot(xs, j),))[1]))
+        r = fn({call})
+        return r{pick}, np.stack(cols, axis=1), {extra}
+""",
+}
+
+_HEAD = """\
+def make(fn):
+    def {mode}_program({params}):
+        xs = ({xs},)
+
+        def f_of(zs):
+            return fn({call_zs}){pick}
+"""
+
+
+def _program(fn: Callable, nums: tuple, nargs: int, mode: str, aux: bool,
+             leaves: bool) -> Callable:
+    """The compiled Jacobian's function: ``(out, jac, aux)`` with ``jac`` the flat matrix
+    (rows the flattened output, columns the flattened differentiated arguments).
+    ``leaves``: each differentiated argument is an array or a number, not a pytree.  Its
+    source is registered with ``linecache`` under a name that says what it computes, so
+    that the frontend (and the disk cache's source key) read it like a file's."""
+    params = [f"a{k}" for k in range(nargs)]
+    call_zs = [f"zs[{nums.index(k)}]" if k in nums else params[k] for k in range(nargs)]
+    fill = dict(mode=mode, params=", ".join(params), xs=", ".join(params[k] for k in nums),
+                call=", ".join(params), call_zs=", ".join(call_zs),
+                pick="[0]" if aux else "", extra="r[1]" if aux else "None")
+    text = _HEAD.format(**fill) + _BODY[mode].format(**fill) + \
+        f"    return {mode}_program\n"
+    name = f"<myc.{mode} of {nargs} arguments, argnums {nums}, has_aux={aux}, " \
+           f"{'arrays' if leaves else 'pytrees'}>"
+    linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+    scope = {"np": np, "grad": grad, "jvp": jvp,
+             "in_flat": _flat_leaves if leaves else _flat, "out_flat": _flat,
+             "one_hot": _one_hot_leaves if leaves else _one_hot_tree}
+    exec(compile(text, name, "exec"), scope)  # noqa: S102 - our own template
+    return scope["make"](fn)
+
+
+def _leaves(value: Any) -> list[Any]:
+    """The leaves of a pytree in ``myc.misc.flatten``'s order (dict keys sorted)."""
+    if isinstance(value, (list, tuple)):
+        return [leaf for v in value for leaf in _leaves(v)]
+    if isinstance(value, dict):
+        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+    return [value]
+
+
+def _rebuild(value: Any, it: Any) -> Any:
+    """``value``'s structure with its leaves taken from ``it`` in ``_leaves``'s order."""
+    if isinstance(value, (list, tuple)):
+        items = [_rebuild(v, it) for v in value]
+        if isinstance(value, list):
+            return items
+        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
+    if isinstance(value, dict):
+        rebuilt = {k: _rebuild(value[k], it) for k in sorted(value)}
+        return {k: rebuilt[k] for k in value}
+    return next(it)
+
+
+def _nested(flat: np.ndarray, out: Any, xs: Any) -> Any:
+    """The flat Jacobian cut into JAX's nesting: ``out``'s structure outside, ``xs``'s
+    inside, each block of shape ``out_leaf.shape + x_leaf.shape``."""
+    flat = np.asarray(flat)
+    in_shapes = [np.shape(v) for v in _leaves(xs)]
+    in_sizes = [int(np.prod(s)) for s in in_shapes]
+    blocks, r0 = [], 0
+    for oshape in (np.shape(v) for v in _leaves(out)):
+        m, c0, row = int(np.prod(oshape)), 0, []
+        for ishape, n in zip(in_shapes, in_sizes, strict=True):
+            row.append(np.array(flat[r0:r0 + m, c0:c0 + n].reshape(oshape + ishape)))
+            c0 += n
+        blocks.append(_rebuild(xs, iter(row)))
+        r0 += m
+    return _rebuild(out, iter(blocks))
+
+
+def _check_inputs(name: str, fn: Callable, nums: tuple, args: tuple) -> None:
+    """grad's refusals, made before the call so that they name the user's call: an
+    ``argnums`` out of range, an integer or bool input."""
+    for k in nums:
+        if k >= len(args) or k < -len(args):
+            raise MycTypeError(f"myc.{name}: argnums {k} is out of range for "
+                               f"{_fn_name(fn)}() called with {len(args)} arguments")
+        for leaf in _leaves(args[k]):
+            dtype = np.asarray(leaf).dtype
+            if not np.issubdtype(dtype, np.floating):
+                what = type(leaf).__name__ if not hasattr(leaf, "dtype") else \
+                    f"array of dtype {dtype}"
+                raise MycTypeError(
+                    f"myc.{name}: cannot differentiate with respect to argument {k} of "
+                    f"{_fn_name(fn)}(): it holds an integer, bool or non-float value "
+                    f"(got {what})",
+                    hint="pass floats (x.astype(float)), or exclude it with argnums=")
+
+
+def _normal_argnums(name: str, argnums: Any) -> tuple[tuple[int, ...], bool]:
+    """``argnums`` as a tuple of ints, and whether the caller gave a tuple (then the
+    result is a tuple, one entry per argument, as JAX's)."""
+    if isinstance(argnums, int) and not isinstance(argnums, bool):
+        return (argnums,), False
+    if isinstance(argnums, (tuple, list)) and argnums and all(
+            isinstance(a, int) and not isinstance(a, bool) for a in argnums):
+        return tuple(argnums), True
+    raise MycTypeError(f"myc.{name}: argnums must be an int or a non-empty tuple of ints, "
+                       f"got {argnums!r}")
+
+
+class Jacobian:
+    """A Jacobian (or Hessian) transform of ``fn``: callable like ``fn``, returning the
+    Jacobian in JAX's nesting (with ``has_aux``, ``(jacobian, aux)``)."""
+
+    def __init__(self, fn: Callable, mode: str, argnums: Any, has_aux: bool,
+                 backend: str | None, argnum: Any = None):
+        assert mode in _MODES
+        try:
+            self._nums, self._tuple = _normal_argnums(mode, _argnums(argnums, argnum))
+            self._aux = _has_aux(has_aux)
+            self.backend = _backend_of(fn, backend)
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+        self._fn, self._mode = fn, mode
+        self._given = (fn, mode, argnums, has_aux, backend, argnum)  # (for pickling)
+        self.__name__ = f"{mode}({_fn_name(fn)})"
+        self.__qualname__ = self.__name__
+        self.__wrapped__ = fn
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self._programs: dict[tuple[Callable, tuple[int, ...], int, bool], Callable] = {}
+
+    def _compiled(self, fn: Callable, nums: tuple[int, ...], nargs: int,
+                  leaves: bool) -> Callable:
+        """The jitted program for these (resolved) ``argnums``, argument count and kind of
+        inputs (it specializes on the arguments' signature like any ``myc.jit``
+        function)."""
+        key = (fn, nums, nargs, leaves)
+        run = self._programs.get(key)
+        if run is None:
+            run = jit(_program(fn, nums, nargs, self._mode, self._aux, leaves),
+                      backend=self.backend)
+            self._programs[key] = run
+        return run
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            if kwargs:
+                k = next(iter(kwargs))
+                raise MycTypeError(
+                    f"myc.{self._mode} got keyword argument '{k}': it differentiates "
+                    "positional arguments and passes no keywords to the function",
+                    hint=f"bind it first: functools.partial(f, {k}=...)")
+            _check_inputs(self._mode, self._fn, self._nums, args)
+            nums = tuple(k % len(args) for k in self._nums)
+            leaves = not any(isinstance(args[k], (tuple, list, dict)) for k in nums)
+            fn, data = self._fn, ()
+            if bound.is_bound(fn):  # a bound method or partial: its data passed first,
+                s = bound.split(fn)  # held constant (as grad's and vjp's)
+                fn, data = s.fn, tuple(s.data)
+            run = self._compiled(fn, tuple(k + len(data) for k in nums),
+                                 len(data) + len(args), leaves)
+            out, flat, extra = run(*data, *args)
+            if self._mode == "elementwise_grad":  # (a gradient: xs's structure)
+                return flat if self._tuple else flat[0]
+            xs = tuple(args[k] for k in nums) if self._tuple else args[nums[0]]
+            # a Hessian is the Jacobian of the gradient, which has xs's structure
+            jac = _nested(flat, xs if self._mode == "hessian" else out, xs)
+            return (jac, extra) if self._aux else jac
+        except MycError as exc:
+            if self._mode == "hessian" and str(exc).startswith("<myc.hessian") and \
+                    "float scalar" in str(exc):  # grad's refusal, at our template's line
+                raise MycTypeError(
+                    f"myc.hessian: {_fn_name(self._fn)}() must return a float scalar "
+                    "(the Hessian of a function with array outputs is not supported)",
+                    hint="reduce the output (np.sum), or take myc.jacfwd(myc.jacrev(f)) "
+                         "row by row") from None
+            raise exc.with_traceback(None) from None
+
+    def stats(self):
+        """How the compiled program's calls were served (per ``argnums`` resolved)."""
+        return next(iter(self._programs.values())).stats() if self._programs else None
+
+    def __reduce__(self) -> Any:
+        """Pickled as the transform applied to the function: the copy compiles again."""
+        return Jacobian, self._given
+
+    def __repr__(self) -> str:
+        return f"<myc {self.__name__}>"
+
+
+def jacrev(fn: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+           backend: str | None = None, *, argnum: Any = None) -> Jacobian:
+    """The Jacobian of ``fn`` w.r.t. ``argnums`` by reverse mode (JAX's ``jacrev``): one
+    compiled program computing one vector-Jacobian product per output element.  Shape
+    ``out.shape + in.shape``; pytrees nest as JAX's (output outside, input inside)."""
+    return Jacobian(fn, "jacrev", argnums, has_aux, backend, argnum)
+
+
+def jacfwd(fn: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+           backend: str | None = None, *, argnum: Any = None) -> Jacobian:
+    """``jacrev``'s result by forward mode (JAX's ``jacfwd``): one Jacobian-vector
+    product per input element; cheaper where the inputs are fewer than the outputs."""
+    return Jacobian(fn, "jacfwd", argnums, has_aux, backend, argnum)
+
+
+jacobian = jacrev  # autograd's name (and argument spelling: ``argnum=``)
+
+
+def hessian(fn: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
+            backend: str | None = None, *, argnum: Any = None) -> Jacobian:
+    """The Hessian of scalar-valued ``fn`` (JAX's ``hessian``: ``jacfwd`` of the
+    gradient, forward over reverse), in one compiled program; shape ``in.shape +
+    in.shape``, pytrees nested as JAX's."""
+    return Jacobian(fn, "hessian", argnums, has_aux, backend, argnum)
+
+
+def elementwise_grad(fn: Callable, argnum: int | tuple[int, ...] = 0,
+                     backend: str | None = None, *, argnums: Any = None) -> Jacobian:
+    """autograd's ``elementwise_grad``: the gradient of ``sum(fn(...))``, i.e. the
+    vector-Jacobian product with ones -- for an elementwise ``fn``, the diagonal of its
+    Jacobian (``elementwise_grad(np.tanh)(x) == 1 - np.tanh(x)**2``)."""
+    return Jacobian(fn, "elementwise_grad", argnum, False, backend,
+                    None if argnums is None else argnums)
