@@ -2704,6 +2704,9 @@ class FunctionLowerer:
             new = self.apply(block, P.getitem, both, k + 1, node=e)
             if bare[sig_names.index(pname)][2]:  # ``a += v`` only: numbers are rebound
                 new = self.py_call("kept_if_number", [new, block.env.vars[var]], e, block)
+            # the caller's object, changed: what may alias it is what aliased the
+            # argument (not the other items of the call's result tuple)
+            block.env.views[new.id] = full[sig_names.index(pname)]
             block.env.vars[var] = new
             block.env.stale.pop(var, None)
         return out

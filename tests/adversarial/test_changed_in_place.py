@@ -764,3 +764,37 @@ def copies_appended(W):
 def test_items_not_shared_updated_in_place_run(fn, backend):
     W = np.arange(6.0).reshape(3, 2)
     np.testing.assert_allclose(myc.jit(fn, backend=backend)(W.copy()), fn(W.copy()))
+
+
+def change_four(u, v, p, d):
+    u += 1.0
+    v *= 2.0
+    p[0] = 3.0
+    d[1] = 4.0
+
+
+def vel_step(u, v, u0, v0):
+    # (Stam's vel_step: two pairs swapped around a helper changing all four in place)
+    u0, u = u, u0
+    v0, v = v, v0
+    change_four(u, v, u0, v0)
+    u0, u = u, u0
+    v0, v = v, v0
+    set_first(u)
+    relax_from(v, u0)
+
+
+def vel_caller(a, b, c, d):
+    a, b, c, d = a.copy(), b.copy(), c.copy(), d.copy()
+    vel_step(a, b, c, d)
+    return a, b, c, d
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_items_of_one_written_back_call_are_distinct_objects(backend):
+    # (after a helper changing four arguments, its written-back values were taken as
+    # views of one tuple: reading one after changing another was refused)
+    args = [np.arange(3.0) + k for k in (0.0, 10.0, 20.0, 30.0)]
+    got = myc.jit(vel_caller, backend=backend)(*args)
+    for g, r in zip(got, vel_caller(*args), strict=True):
+        np.testing.assert_array_equal(g, r)
