@@ -35,6 +35,8 @@ import numpy as np
 from myc.api import _argnums, _backend_of, _fn_name, _has_aux, grad, jit, jvp
 from myc.errors import MycError, MycTypeError
 from myc.misc.flatten import flatten
+from myc.misc.flatten import leaves as _leaves
+from myc.misc.flatten import rebuild as _rebuild
 from myc.runtime import bound
 
 _MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
@@ -149,28 +151,6 @@ def _program(fn: Callable, nums: tuple, nargs: int, mode: str, aux: bool,
              "one_hot": _one_hot_leaves if leaves else _one_hot_tree}
     exec(compile(text, name, "exec"), scope)  # noqa: S102 - our own template
     return scope["make"](fn)
-
-
-def _leaves(value: Any) -> list[Any]:
-    """The leaves of a pytree in ``myc.misc.flatten``'s order (dict keys sorted)."""
-    if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
-    return [value]
-
-
-def _rebuild(value: Any, it: Any) -> Any:
-    """``value``'s structure with its leaves taken from ``it`` in ``_leaves``'s order."""
-    if isinstance(value, (list, tuple)):
-        items = [_rebuild(v, it) for v in value]
-        if isinstance(value, list):
-            return items
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, dict):
-        rebuilt = {k: _rebuild(value[k], it) for k in sorted(value)}
-        return {k: rebuilt[k] for k in value}
-    return next(it)
 
 
 def _nested(flat: np.ndarray, out: Any, xs: Any) -> Any:

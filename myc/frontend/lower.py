@@ -766,6 +766,20 @@ def _param_swaps(tree: ast.AST, names: list[str]) -> set[int]:
     return out
 
 
+def _calls_in(stmts: list[ast.stmt]) -> list[ast.Call]:
+    """The calls ``stmts`` make themselves (not those of a nested ``def``, ``lambda``
+    or class body, which run when those are called)."""
+    out, todo = [], list(stmts)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+        if isinstance(n, ast.Call):
+            out.append(n)
+    return out
+
+
 def _rebound_names(tree: ast.AST, swaps: set[int] = frozenset()) -> set[str]:
     """The names a function binds to another object somewhere (``a = ...``, a loop or
     ``with`` target, a nested ``def``), not counting ``a += v`` (an update in place)
@@ -2716,15 +2730,8 @@ class FunctionLowerer:
         (``for k in range(n): set_bnd(b, x)``): the loop carries them, as it carries
         the ones it assigns (``_written_back`` rebinds them after each call)."""
         out: set[str] = set()
-        todo: list[ast.AST] = list(s.body) + list(s.orelse)
-        while todo:
-            n = todo.pop()
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                              ast.ClassDef)):
-                continue
-            todo.extend(ast.iter_child_nodes(n))
-            if not (isinstance(n, ast.Call) and any(isinstance(a, ast.Name)
-                                                    for a in n.args)):
+        for n in _calls_in([*s.body, *s.orelse]):
+            if not any(isinstance(a, ast.Name) for a in n.args):
                 continue
             try:
                 callee = self._static_callee(n.func, block)
@@ -2751,15 +2758,8 @@ class FunctionLowerer:
             return set()
         assigned = assigned_names(s.body) | assigned_names(s.orelse)
         extra: set[str] = set()
-        todo: list[ast.AST] = list(s.body) + list(s.orelse)
-        while todo:
-            n = todo.pop()
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                              ast.ClassDef)):
-                continue
-            todo.extend(ast.iter_child_nodes(n))
-            if not isinstance(n, ast.Call) or any(isinstance(a, ast.Starred)
-                                                  for a in n.args):
+        for n in _calls_in([*s.body, *s.orelse]):
+            if any(isinstance(a, ast.Starred) for a in n.args):
                 continue
             f = n.func
             base = f.value if isinstance(f, ast.Attribute) else f

@@ -12,22 +12,24 @@ from typing import Any
 import numpy as np
 
 
-def _leaves(value: Any) -> list[Any]:
+def leaves(value: Any) -> list[Any]:
+    """The leaves of a pytree, dict keys sorted (autograd's order)."""
     if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _leaves(v)]
+        return [leaf for v in value for leaf in leaves(v)]
     if isinstance(value, dict):
-        return [leaf for k in sorted(value) for leaf in _leaves(value[k])]
+        return [leaf for k in sorted(value) for leaf in leaves(value[k])]
     return [value]
 
 
-def _rebuild(value: Any, it: Any) -> Any:
+def rebuild(value: Any, it: Any) -> Any:
+    """``value``'s structure with its leaves taken from ``it`` in ``leaves``'s order."""
     if isinstance(value, (list, tuple)):
-        items = [_rebuild(v, it) for v in value]
+        items = [rebuild(v, it) for v in value]
         if isinstance(value, list):
             return items
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     if isinstance(value, dict):
-        rebuilt = {k: _rebuild(value[k], it) for k in sorted(value)}
+        rebuilt = {k: rebuild(value[k], it) for k in sorted(value)}
         return {k: rebuilt[k] for k in value}
     return next(it)
 
@@ -35,11 +37,11 @@ def _rebuild(value: Any, it: Any) -> Any:
 def flatten(value: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     """A 1-d float array of every leaf of ``value`` raveled, and the function taking
     such a vector back to ``value``'s structure and shapes."""
-    leaves = _leaves(value)
-    flat = [np.ravel(np.asarray(v)) for v in leaves]
+    parts = leaves(value)
+    flat = [np.ravel(np.asarray(v)) for v in parts]
     vector = np.concatenate(flat) if flat else np.array([])
     sizes = [f.size for f in flat]
-    shapes = [np.shape(v) for v in leaves]
+    shapes = [np.shape(v) for v in parts]
 
     def unflatten(vec: np.ndarray) -> Any:
         vec = np.asarray(vec)
@@ -47,7 +49,7 @@ def flatten(value: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
         for size, shape in zip(sizes, shapes, strict=True):
             parts.append(np.reshape(vec[start:start + size], shape))
             start += size
-        return _rebuild(value, iter(parts))
+        return rebuild(value, iter(parts))
 
     return vector, unflatten
 
