@@ -761,7 +761,9 @@ def _param_swaps(tree: ast.AST, names: list[str]) -> set[int]:
         ts = t.elts if isinstance(t, ast.Tuple) else [t]
         vs = v.elts if isinstance(v, ast.Tuple) else [v]
         if len(ts) == len(vs) and all(isinstance(n, ast.Name) and n.id in names
-                                      for n in (*ts, *vs)):
+                                      for n in (*ts, *vs)) and \
+                sorted(n.id for n in ts) == sorted(n.id for n in vs) and \
+                len({n.id for n in ts}) == len(ts):  # (``x = x0`` loses x's object)
             out.add(id(st))
     return out
 

@@ -461,8 +461,8 @@ def called_change(fn, where):
 def unchanged_message(change, message: str) -> str:
     fname, pname, line, text, _ = change
     return (f"{message}: {fname}() changes its argument '{pname}' in place ({text}, "
-            f"line {line}): a call of a function known only when the program runs (a "
-            "function passed as a value, a method) cannot show that change here|hint|"
+            f"line {line}): a call through a function value (a function passed in, a "
+            "method) cannot show that change to its caller|hint|"
             "return the new value from the function and assign it (x = f(x)); a "
             "module-level function called by its name can change its arguments")
 

@@ -798,3 +798,25 @@ def test_items_of_one_written_back_call_are_distinct_objects(backend):
     got = myc.jit(vel_caller, backend=backend)(*args)
     for g, r in zip(got, vel_caller(*args), strict=True):
         np.testing.assert_array_equal(g, r)
+
+
+def lose_first(a, b):
+    a[0] = 1.0
+    a = b  # not a permutation: the caller's first object is no longer reachable here
+    a[1] = 2.0
+
+
+def lose_caller(x, y):
+    p = x.copy()
+    q = y.copy()
+    lose_first(p, q)
+    return p, q
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_a_parameter_rebound_to_another_is_not_a_permutation(backend):
+    # (``a = b`` is not followed as a swap: the caller's ``p`` cannot be written back
+    # from any name, so reading it is refused, as for any rebound parameter)
+    x, y = np.arange(3.0), np.arange(3.0) + 10.0
+    with pytest.raises(MycValueError, match="changes its argument 'a' in place"):
+        myc.jit(lose_caller, backend=backend)(x, y)
