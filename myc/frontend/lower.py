@@ -895,8 +895,9 @@ class FunctionLowerer:
         for star in (args.vararg, args.kwarg):
             if star is not None:
                 env.vars[star.arg] = g.add_parameter(star.arg, self.loc(star))
-        if not in_library(self.info.filename):  # (myc's library writes only its own)
-            self.params = {p.id: p.name for p in g.parameters}
+        # myc's library writes only its own arrays, or a ufunc's ``out=`` array
+        self.params = {p.id: p.name for p in g.parameters
+                       if not in_library(self.info.filename) or p.name == "out"}
         sig.varargs = args.vararg.arg if args.vararg else None
         sig.varkw = args.kwarg.arg if args.kwarg else None
         pos = self._all_args(args)
@@ -1613,6 +1614,9 @@ class FunctionLowerer:
         return self._loop(s, block, s.test, None)
 
     def stmt_For(self, s: ast.For, block: Block) -> Block | None:
+        named = self._over_named_arrays(s, block)
+        if named is not None:
+            return self._for_over_names(s, named, block)
         it = s.iter
         rng = self._static_callee(it.func, block) if isinstance(it, ast.Call) else None
         if rng is B.RANGE:
@@ -1650,6 +1654,107 @@ class FunctionLowerer:
         if seq is not None:
             self._mark_target_writes(s, seq.inputs[1], block)
         return self._loop(s, block, None, (count, seq, start, step))
+
+    def _over_named_arrays(self, s: ast.For, block: Block) -> list[list[str]] | None:
+        """``for p in [dW, db]: np.clip(p, -5, 5, out=p)`` or ``for p, m in zip([W, b],
+        [mW, mb]): m += g * g; p -= ...`` (min-char-rnn): a loop over displays of
+        distinct local variables whose body updates the loop variables in place and
+        never rebinds them.  CPython's updates reach the variables listed; the loop is
+        unrolled with each variable written back after its step (``_for_over_names``).
+        Returns the listed names per loop variable, or None for any other loop."""
+        it, target = s.iter, s.target
+        if s.orelse:
+            return None
+        if isinstance(it, (ast.List, ast.Tuple)):
+            displays, targets = [it], [target]
+        elif isinstance(it, ast.Call) and not it.keywords and it.args and \
+                self._static_callee(it.func, block) is zip and \
+                isinstance(target, (ast.Tuple, ast.List)) and \
+                len(target.elts) == len(it.args):
+            displays, targets = list(it.args), list(target.elts)
+        else:
+            return None
+        if not all(isinstance(d, (ast.List, ast.Tuple)) for d in displays) or \
+                not all(isinstance(t, ast.Name) for t in targets):
+            return None
+        rows = [[e.id if isinstance(e, ast.Name) else None for e in d.elts]  # type: ignore
+                for d in displays]
+        names = [n for r in rows for n in r]
+        tnames = {t.id for t in targets}  # type: ignore[attr-defined]
+        if not names or len({len(r) for r in rows}) != 1 or None in names or \
+                len(set(names)) != len(names) or tnames & set(names) or \
+                len(tnames) != len(targets) or \
+                not all(n in self.locals and n in block.env.vars for n in names):
+            return None
+        body = ast.Module(body=s.body, type_ignores=[])
+        for n in ast.walk(body):
+            if isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom,
+                              ast.Global, ast.Nonlocal)):
+                return None
+        if _rebound_names(body) & tnames:
+            return None
+        if not ({w for w, _ in _loop_writes(s)} | self._passed_to_writers(s.body, block)
+                ) & tnames:
+            return None  # (nothing updated in place: the loop as any other)
+        return rows
+
+    def _passed_to_writers(self, stmts: list[ast.stmt], block: Block) -> set[str]:
+        """The names ``stmts`` pass as ``out=`` or to module-level functions that change
+        that parameter in place (``set_bnd(0, x)``)."""
+        out: set[str] = set()
+        for c in _calls_in(stmts):
+            out.update(k.value.id for k in c.keywords
+                       if k.arg == "out" and isinstance(k.value, ast.Name))
+            try:
+                callee = self._static_callee(c.func, block)
+            except MycError:
+                continue
+            if not isinstance(callee, types.FunctionType) or \
+                    in_library(callee.__code__.co_filename):
+                continue
+            try:
+                g = parse(callee)
+            except MycError:
+                continue  # (refused where the call is lowered)
+            sig, writes = g.flags.get("signature"), g.flags.get("param_writes", {})
+            if sig is None or not writes:
+                continue
+            given = dict(zip(sig.names[:sig.n_positional], c.args, strict=False))
+            given.update({k.arg: k.value for k in c.keywords if k.arg in sig.names})
+            out.update(a.id for i, name in enumerate(sig.names)
+                       if i in writes and isinstance(a := given.get(name), ast.Name))
+        return out
+
+    def _for_over_names(self, s: ast.For, rows: list[list[str]], block: Block
+                        ) -> Block | None:
+        """Lower ``_over_named_arrays``' loop unrolled: step ``k`` binds each loop
+        variable to its list's ``k``-th variable, runs the body, then gives that
+        variable the loop variable's value (an array updated in place is the same
+        object; a number ``p += v`` rebinds, as in CPython).  Whatever else may hold
+        the arrays is marked by the writes themselves, as for any write."""
+        targets = [t.id for t in ([s.target] if isinstance(s.target, ast.Name)
+                                  else s.target.elts)]  # type: ignore[attr-defined]
+        bare = {t: _bare([n for w, n in _loop_writes(s) if w == t]) for t in targets}
+        for k in range(len(rows[0])):
+            olds = {}
+            for t, row in zip(targets, rows, strict=True):
+                olds[t] = block.env.vars[row[k]]
+                self.assign(ast.copy_location(ast.Name(id=t, ctx=ast.Store()), s.target),
+                            olds[t], block)
+            nxt = self.stmts(s.body, block)
+            if nxt is None:
+                return None
+            block = nxt
+            for t, row in zip(targets, rows, strict=True):
+                new = block.env.vars.get(t)
+                if new is None or new is olds[t]:
+                    continue
+                if bare[t]:  # ``p += v`` only: a number is rebound, not changed
+                    new = self.py_call("kept_if_number", [new, olds[t]], s, block)
+                block.env.views[new.id] = olds[t]
+                block.env.vars[row[k]] = new
+                block.env.stale.pop(row[k], None)
+        return block
 
     def _mark_target_writes(self, s: ast.For, source: Node, block: Block) -> None:
         """``for p, g in zip([W, b], grads): p -= lr * g``: CPython updates each array
@@ -2695,6 +2800,7 @@ class FunctionLowerer:
             full.append(self.apply(block, P.pack, Constant(tuple(extra_kw)), self.apply(
                 block, P.make_tuple, *extra_kw.values(), node=e), node=e))
         back = self._written_back(g, e, block)
+        self._refuse_outer_writes(g, e, block)
         for i, (fi, where, at) in g.flags.get("param_writes_via", {}).items():
             if i < len(full) and fi < len(full):
                 self.guard_call_through(
@@ -2733,6 +2839,8 @@ class FunctionLowerer:
         the ones it assigns (``_written_back`` rebinds them after each call)."""
         out: set[str] = set()
         for n in _calls_in([*s.body, *s.orelse]):
+            out.update(k.value.id for k in n.keywords  # np.add(c, 1.0, out=c)
+                       if k.arg == "out" and isinstance(k.value, ast.Name))
             if not any(isinstance(a, ast.Name) for a in n.args):
                 continue
             try:
@@ -2806,6 +2914,32 @@ class FunctionLowerer:
         counts = [v for v in out.values()]
         return {p: v for p, v in out.items() if counts.count(v) == 1}
 
+    def _refuse_outer_writes(self, g: Graph, e: ast.Call, block: Block) -> None:
+        """``set_first(c)`` or ``np.add(c, 1, out=c)`` inside a nested function, with
+        ``c`` a variable of an enclosing function (or a global): CPython changes the
+        caller's array, which a call in myc cannot; refused at the call, as a write
+        ``c[0] = v`` there is."""
+        writes, sig = g.flags.get("param_writes"), g.flags.get("signature")
+        if not writes or sig is None:
+            return
+        given = dict(zip(sig.names[:sig.n_positional], e.args, strict=False))
+        given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
+        for i, name in enumerate(sig.names):
+            a = given.get(name)
+            if i not in writes or not isinstance(a, ast.Name) or a.id in self.locals:
+                continue
+            found_outer = self.outer is not None and any(
+                a.id in lw.locals for lw, _ in self._outers())
+            found, value = self.lookup_python(a.id)
+            if found and writes[i][2] and isinstance(value, (int, float, np.generic)):
+                continue  # ``a += v`` on a number: rebound in the callee, as in CPython
+            if found_outer or found:
+                raise self.error(
+                    MycSyntaxError, f"'{a.id}' is a global or a variable of an enclosing "
+                    f"function, and this call changes it in place: myc cannot change it "
+                    "(its arrays are values)", e,
+                    hint=f"return the new value and assign it where '{a.id}' is a local")
+
     def _mark_changed_arguments(self, g: Graph, args: list[Node], e: ast.Call,
                                 block: Block, written_back: set[str]) -> None:
         """``h(a)`` where ``h`` changes its parameter in place (``a[0] = 0``,
@@ -2825,6 +2959,9 @@ class FunctionLowerer:
             family = {f.id for f in _view_family(args[i], block.env.views)}
             why = (f"the call of {g.name}() (line {line}) changes its argument "
                    f"'{sig.names[i]}' in place ({text}, line {at})")
+            if g.loc is not None and in_library(g.loc.filename):  # NumPy's out=
+                why = (f"the call at line {line} writes its result into the array "
+                       f"given as {sig.names[i]}=")
             for other, node in list(block.env.vars.items()):
                 if other in written_back or other in block.env.stale or not (
                         any(f.id in family for f in _view_family(node, block.env.views))
@@ -3123,6 +3260,9 @@ class FunctionLowerer:
                              "indices where it holds: their number depends on the data) "
                              "is not supported", e, hint="select with np.where(condition, "
                              "x, y), or reduce a masked selection: np.sum(x[condition])")
+        if prim is not None and isinstance(callee, np.ufunc) and \
+                any(k.arg == "out" for k in e.keywords):
+            return self._ufunc_out(callee, e, block)
         if prim is not None:
             args, kwargs = self._args(e, block, numpy=True)
             if id(callee) in B.NP_OPERATORS and args and not kwargs:
@@ -3150,6 +3290,34 @@ class FunctionLowerer:
             # its arguments are static (inside a library's source: refused as before)
             return static_calls.call_node(self, callee, exc, e, block)
         return self.call_node(fn, e, block)
+
+    def _ufunc_out(self, ufunc: np.ufunc, e: ast.Call, block: Block) -> Node:
+        """``np.add(a, b, out=a)``, ``np.exp(x, out=(x,))``: the result written into the
+        array given (``ufunc_out`` of myc/frontend/np_library.py, whose write into its
+        ``out`` parameter reaches the caller's variable like any function's write into
+        its argument), which the call returns."""
+        kw = next(k for k in e.keywords if k.arg == "out")
+        value = kw.value
+        if isinstance(value, ast.Tuple) and len(value.elts) == 1:
+            value = value.elts[0]
+        if isinstance(value, ast.Constant) and value.value is None:
+            call = ast.copy_location(ast.Call(func=e.func, args=e.args, keywords=[
+                k for k in e.keywords if k is not kw]), e)
+            return self.static_call(ufunc, call, block)
+        if isinstance(value, (ast.Tuple, ast.List)):
+            raise self.error(MycTypeError, f"np.{ufunc.__name__}: out= takes one array "
+                             "(a ufunc with one output)", kw.value)
+        call = ast.copy_location(ast.Call(func=e.func, args=e.args, keywords=[
+            k for k in e.keywords if k is not kw]), e)
+        result = self.static_call(ufunc, call, block)
+        g = _library_graph("ufunc_out")
+        # (the call as ``ufunc_out(name, r, out=<the array>)``, so that the write-back
+        # finds the caller's variable by its keyword)
+        at = ast.copy_location(ast.Call(func=e.func, args=[], keywords=[
+            ast.copy_location(ast.keyword(arg="out", value=value), kw)]), e)
+        return self.call_graph(g, Constant(g, self.loc(e)), [
+            Constant(ufunc.__name__, self.loc(e)), result],
+            {"out": self.expr(value, block)}, at, block)
 
     def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:
         """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be
@@ -3307,6 +3475,10 @@ class FunctionLowerer:
             return self.value_method(obj, e, block)
         if attr not in _VALUE_METHODS and attr not in B.METHOD_LIBRARY:
             return self.object_method(obj, e, block)  # only an object has it
+        if any(k.arg == "out" for k in e.keywords):
+            # ``g.clip(-5, 5, out=g)``: NumPy's array method, lowered in this block so
+            # that its write into ``out=`` reaches the variable (``_written_back``)
+            return self.value_method(obj, e, block)
         user = self._lazy(block, e, "method", lambda b: self.object_method(obj, e, b))
         value = self._lazy(block, e, "value_method", lambda b: self.value_method(obj, e, b))
         out = self._select(block, self.apply(block, P.is_object, obj, node=e), user, value,

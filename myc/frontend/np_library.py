@@ -1068,19 +1068,26 @@ def dsplit(ary, indices_or_sections):
 
 def clip(a, a_min=None, a_max=None, out=None, min=None, max=None):
     # NumPy's np.clip: either bound may be None (np.clip(r, None, 1.0) is np.minimum)
-    if not P.is_none(out):
-        return P.lib_error("np.clip: out= (writing into an existing array) is not "
-                           "supported: myc's arrays are values; assign the result instead, "
-                           "x = np.clip(x, lo, hi)")
     lo = min if P.is_none(a_min) else a_min
     hi = max if P.is_none(a_max) else a_max
     if P.is_none(lo):
         if P.is_none(hi):
             return P.lib_error("np.clip: one of max or min must be given")
-        return np.minimum(a, hi)
-    if P.is_none(hi):
-        return np.maximum(a, lo)
-    return P.clip(a, lo, hi)
+        r = np.minimum(a, hi)
+    elif P.is_none(hi):
+        r = np.maximum(a, lo)
+    else:
+        r = P.clip(a, lo, hi)
+    if P.is_none(out):
+        return r
+    return ufunc_out("clip", r, out)
+
+
+def ufunc_out(name, r, out):
+    # a ufunc's out=: the result written into the given array (cast to its dtype under
+    # NumPy's 'same_kind' rule, broadcast to its shape), which is what the call returns
+    out[...] = P.aug_assign(out, r)
+    return out
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):

@@ -820,3 +820,202 @@ def test_a_parameter_rebound_to_another_is_not_a_permutation(backend):
     x, y = np.arange(3.0), np.arange(3.0) + 10.0
     with pytest.raises(MycValueError, match="changes its argument 'a' in place"):
         myc.jit(lose_caller, backend=backend)(x, y)
+
+
+# ---------------------------------------------------------------- a loop over named arrays
+# ``for p in [dW, db]: np.clip(p, -5, 5, out=p)`` (min-char-rnn), ``for p, m in zip([W,
+# b], [mW, mb]): m += g * g; p -= ...`` (its Adagrad step): CPython's updates reach the
+# variables listed; myc unrolls the loop and writes each back after its step.
+
+
+def clip_listed(a):
+    dW = a * 4.0
+    db = a[:2] * -3.0
+    for dparam in [dW, db]:
+        np.clip(dparam, -5, 5, out=dparam)
+    return dW, db
+
+
+def adagrad_listed(W, b):
+    mW, mb = np.zeros_like(W), np.zeros_like(b)
+    dW, db = W * 0.5, b - 1.0
+    W, b = W * 1.0, b * 1.0
+    for param, dparam, mem in zip([W, b], [dW, db], [mW, mb]):
+        mem += dparam * dparam
+        param += -0.1 * dparam / np.sqrt(mem + 1e-8)
+    return W, b, mW, mb
+
+
+def listed_through_a_call(a):
+    x, y = a * 2.0, a + 1.0
+    for v in (x, y):
+        set_first(v)
+    return x, y
+
+
+def listed_item_writes(a):
+    x, y = a * 2.0, a + 1.0
+    for v in [x, y]:
+        v[...] = v * v
+        v[0] = -1.0
+    return x, y
+
+
+def listed_numbers(a):
+    s, t = 1.0, 2.0
+    for v in [s, t]:
+        v += 10.0  # a number is rebound: s and t keep their values
+    return a * s + t
+
+
+def listed_arguments(x, y):
+    for v in [x, y]:
+        v *= 3.0
+    return x + y
+
+
+NAMED_LOOPS = [clip_listed, listed_through_a_call, listed_item_writes, listed_numbers]
+
+
+@pytest.mark.parametrize("fn", NAMED_LOOPS, ids=[f.__name__ for f in NAMED_LOOPS])
+@pytest.mark.parametrize("backend", ["interp", "cpu", "opencl"])
+def test_loop_over_named_arrays_updates_them(fn, backend):
+    x = np.linspace(-2.0, 2.0, 6)
+    want = fn(x.copy())
+    before = x.copy()
+    got = myc.jit(fn, backend=backend)(x)
+    pairs = zip(got, want, strict=True) if isinstance(want, tuple) else [(got, want)]
+    for g, w in pairs:
+        np.testing.assert_array_equal(np.asarray(g), np.asarray(w))
+    np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_adagrad_step_over_zipped_lists_matches_numpy(backend):
+    W, b = np.arange(6.0).reshape(2, 3) / 7.0, np.array([0.3, -0.2, 0.9])
+    want = adagrad_listed(W.copy(), b.copy())
+    got = myc.jit(adagrad_listed, backend=backend)(W, b)
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(g, w, rtol=1e-15)
+    # listed parameters of the program itself: its caller's arrays stay unchanged
+    x, y = np.ones(3), np.arange(3.0)
+    np.testing.assert_array_equal(myc.jit(listed_arguments, backend=backend)(x, y),
+                                  listed_arguments(x.copy(), y.copy()))
+    np.testing.assert_array_equal(x, np.ones(3))
+
+
+def test_gradient_through_an_in_place_clip_over_a_list():
+    def loss(a):
+        dW, db = clip_listed(a)
+        return np.sum(dW ** 2) + np.sum(db ** 3)
+
+    x = np.linspace(-2.0, 2.0, 6) + 0.01  # no element at a clip bound
+    g = myc.grad(loss)(x)
+    eps, fd = 1e-6, np.zeros_like(x)
+    for i in range(x.size):
+        e = np.zeros_like(x)
+        e[i] = eps
+        fd[i] = (loss(x + e) - loss(x - e)) / (2 * eps)
+    np.testing.assert_allclose(g, fd, rtol=1e-6, atol=1e-8)
+
+
+def listed_then_read_inside(a):
+    x, y = a * 2.0, a + 1.0
+    s = 0.0
+    for v in [x, y]:
+        v += 1.0
+        s = s + np.sum(x)  # CPython's x is already changed in the first step
+    return s
+
+
+def listed_and_aliased(a):
+    x = a * 2.0
+    alias = x
+    for v in [x]:
+        v += 1.0
+    return alias  # CPython: the same object as x, changed
+
+
+def listed_and_rebound(a):
+    x, y = a * 2.0, a + 1.0
+    for v in [x, y]:
+        v += 1.0
+        v = v * 2.0  # rebinding: not a loop over named arrays; the old rule holds
+    return x
+
+
+@pytest.mark.parametrize("fn", [listed_then_read_inside, listed_and_aliased,
+                                listed_and_rebound],
+                         ids=["read_inside", "aliased", "rebound"])
+def test_loop_over_named_arrays_refuses_what_it_cannot_show(fn):
+    with pytest.raises(MycValueError, match="in place|mutated|changes"):
+        myc.jit(fn)(np.linspace(-2.0, 2.0, 6))
+
+
+G_STATE = np.zeros(3)
+G_COUNT = 3
+
+
+def bump(n):
+    n += 1
+    return n
+
+
+def changes_a_global(a):
+    set_first(G_STATE)
+    return G_STATE + a
+
+
+def nested_changes_enclosing(a):
+    c = a * 1.0
+
+    def k():
+        set_first(c)
+
+    k()
+    return c
+
+
+def lambda_out_enclosing(a):
+    c = a * 1.0
+    k = lambda: np.add(c, 1.0, out=c)  # noqa: E731
+    k()
+    return c
+
+
+@pytest.mark.parametrize("fn", [changes_a_global, nested_changes_enclosing,
+                                lambda_out_enclosing])
+def test_call_changing_a_global_or_enclosing_array_is_refused(fn):
+    with pytest.raises(myc.MycSyntaxError, match="changes it in place"):
+        myc.jit(fn)(np.arange(3.0))
+    np.testing.assert_array_equal(G_STATE, np.zeros(3))
+
+
+def test_call_bumping_a_global_number_runs():
+    def f(a):
+        bump(G_COUNT)
+        return a * G_COUNT
+
+    np.testing.assert_array_equal(myc.jit(f)(np.arange(3.0)), np.arange(3.0) * 3)
+
+
+def out_in_loops(a, n):
+    c = a * 1.0
+    for _ in range(3):
+        np.add(c, 1.0, out=c)
+    i = 0
+    while i < n:
+        np.multiply(c, 2.0, out=c)
+        np.clip(c, None, 50.0, out=c)
+        i += 1
+    if n > 2:
+        np.subtract(c, 0.5, out=c)
+    return c
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_out_inside_loops_and_branches(backend):
+    a = np.arange(3.0)
+    for n in (1, 7):
+        np.testing.assert_array_equal(myc.jit(out_in_loops, backend=backend)(a, n),
+                                      out_in_loops(a.copy(), n))
