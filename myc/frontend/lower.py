@@ -2869,20 +2869,43 @@ class FunctionLowerer:
         assigned = assigned_names(s.body) | assigned_names(s.orelse)
         extra: set[str] = set()
         for n in _calls_in([*s.body, *s.orelse]):
-            if any(isinstance(a, ast.Starred) for a in n.args):
-                continue
             f = n.func
             base = f.value if isinstance(f, ast.Attribute) else f
-            if not isinstance(base, ast.Name) or base.id not in self.locals or (
+            if not isinstance(base, ast.Name) or (
                     isinstance(f, ast.Attribute) and (f.attr in _VALUE_METHODS or
                                                       f.attr in B.METHOD_LIBRARY or
                                                       f.attr in _MUTATORS or
                                                       f.attr in _DICT_METHODS)):
                 continue
-            passed = [(k, a.id) for k, a in [*enumerate(n.args), *(
-                (kw.arg, kw.value) for kw in n.keywords if kw.arg is not None)]
-                if isinstance(a, ast.Name) and a.id in self.locals and a.id not in carried]
+            if any(isinstance(a, ast.Starred) for a in n.args) or \
+                    any(k.arg is None for k in n.keywords):
+                passed: list[tuple[Any, str]] = [
+                    (None, v) for v in self._star_names(n, block)
+                    if v in self.locals and v not in carried]
+            else:
+                passed = [(k, a.id) for k, a in [*enumerate(n.args), *(
+                    (kw.arg, kw.value) for kw in n.keywords if kw.arg is not None)]
+                    if isinstance(a, ast.Name) and a.id in self.locals and
+                    a.id not in carried]
             if not passed:
+                continue
+            if base.id not in self.locals:
+                # a global object's method (``model.step(y)``) or an enclosing function's
+                # value: the loop cannot rebind it
+                try:
+                    static = self._static_callee(base, block)
+                except MycError:
+                    continue
+                if static is not None and not objects.is_user_object(static):
+                    continue  # a module, a class, a module-level function: static calls
+                try:
+                    fn = self.expr(base, block)
+                except MycError:
+                    continue  # (refused where the call is lowered)
+                attr = f.attr if isinstance(f, ast.Attribute) else None
+                self.guard_call_through(fn, attr, [
+                    (k, block.env.vars[v]) for k, v in passed if v in block.env.vars], n,
+                    block)
                 continue
             if base.id in assigned or base.id not in block.env.vars:
                 extra.update(v for _, v in passed)
@@ -3014,7 +3037,9 @@ class FunctionLowerer:
                 and not named:
             # a function value (a parameter given a function: ``rk4(f, y0, *args)``
             # calling ``f(y, t, *args)``): bound positionally once it is known
-            return self.py_call("call_star", [fn, pos], e, block)
+            out = self.py_call("call_star", [fn, pos], e, block)
+            self.guard_call_through(fn, None, self._star_passed(e, block), e, block)
+            return out
         if not (isinstance(fn, Constant) and isinstance(fn.value, Graph) and
                 fn.value.flags.get("signature") is not None):
             star = next(a for a in (*e.args, *e.keywords) if isinstance(a, ast.Starred) or (
@@ -3519,7 +3544,33 @@ class FunctionLowerer:
         if star is None:
             self.guard_call_through(obj, attr, [*enumerate(args), *kwargs.items()], e,
                                     block)
+        else:
+            self.guard_call_through(obj, attr, self._star_passed(e, block), e, block)
         return out
+
+    def _star_passed(self, e: ast.Call, block: Block) -> list[tuple[Any, Node]]:
+        """``_star_names`` as ``guard_call_through``'s (key, node) pairs."""
+        return [(None, block.env.vars[v]) for v in self._star_names(e, block)]
+
+    def _star_names(self, e: ast.Call, block: Block) -> list[str]:
+        """The local variables a call with ``*args``/``**kw`` passes (``f(*args)``,
+        ``f(y, *rest)``, ``f(*[y])``, and what ``args`` holds): their parameters are
+        known only when the program specializes, so each counts as passed to any
+        parameter (key None in ``guard_call_through``)."""
+        out: list[str] = []
+        for a in [*e.args, *(k.value for k in e.keywords)]:
+            v = a.value if isinstance(a, ast.Starred) else a
+            for x in v.elts if isinstance(v, (ast.List, ast.Tuple)) else [v]:
+                if not isinstance(x, ast.Name) or x.id not in block.env.vars:
+                    continue
+                out.append(x.id)
+                if not isinstance(a, ast.Starred):
+                    continue
+                node = block.env.vars[x.id]  # ``f(*args)``: the items ``args`` holds
+                out.extend(name for name, other in block.env.vars.items()
+                           if name in self.locals and other is not node and _holds(
+                               node, {f.id for f in _view_family(other, block.env.views)}))
+        return list(dict.fromkeys(out))
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""

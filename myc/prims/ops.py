@@ -445,7 +445,12 @@ def called_change(fn, where):
     sig = flags.get("primal_signature") or flags.get("signature")
     if sig is None:
         return None
-    if isinstance(k, int):
+    if k is None:  # passed through ``*args``/``**kw``: any parameter it changes
+        i = min((j for j in flags["param_writes"] if j >= offset or j < 0),
+                key=lambda j: (j < 0, j), default=None)
+        if i is None:
+            return None
+    elif isinstance(k, int):
         i = k + offset
         i = i if i < sig.n_positional else -1  # into ``*args``
     else:
@@ -454,7 +459,7 @@ def called_change(fn, where):
     if hit is None:
         return None
     line, text, bare = hit
-    pname = sig.names[i] if i >= 0 else (sig.varargs if isinstance(k, int) else sig.varkw)
+    pname = sig.names[i] if i >= 0 else (sig.varkw if isinstance(k, str) else sig.varargs)
     return (getattr(graph, "name", "function").split(":")[-1], pname, line, text, bare)
 
 

@@ -1019,3 +1019,75 @@ def test_out_inside_loops_and_branches(backend):
     for n in (1, 7):
         np.testing.assert_array_equal(myc.jit(out_in_loops, backend=backend)(a, n),
                                       out_in_loops(a.copy(), n))
+
+
+# ---------------------------------------------------------------- more calls through values
+
+
+class Stepper:
+    def step(self, y):
+        y += 1.0
+
+
+STEPPER = Stepper()
+
+
+def bumps(y):
+    y += 1.0
+
+
+def global_object_in_a_loop(a):
+    y = a * 1.0
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(y)  # CPython: y changed by the previous iteration's call
+        STEPPER.step(y)
+    return s
+
+
+def star_through_a_tuple(f, a):
+    y = a * 1.0
+    args = (y,)
+    f(*args)
+    return y
+
+
+def star_through_a_display(f, a):
+    y = a * 1.0
+    f(*[y])
+    return y
+
+
+def star_in_a_loop(f, a):
+    y = a * 1.0
+    s = 0.0
+    for _ in range(3):
+        s = s + np.sum(y)
+        f(*(y,))
+    return s
+
+
+@pytest.mark.parametrize("fn,extra", [(global_object_in_a_loop, ()),
+                                      (star_through_a_tuple, (bumps,)),
+                                      (star_through_a_display, (bumps,)),
+                                      (star_in_a_loop, (bumps,))],
+                         ids=["global_object_loop", "star_tuple", "star_display",
+                              "star_loop"])
+def test_changes_through_star_calls_and_global_objects_are_refused(fn, extra):
+    with pytest.raises(MycValueError, match="may be changed in place by the call"):
+        myc.jit(fn)(*extra, np.arange(3.0))
+
+
+def scaled(y, c):
+    return y * c
+
+
+def star_pure(f, a):
+    y = a * 1.0
+    args = (y, 2.0)
+    return f(*args) + y
+
+
+def test_star_calls_through_values_that_change_nothing_run():
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(myc.jit(star_pure)(scaled, a), star_pure(scaled, a))
