@@ -737,8 +737,8 @@ def _loop_writes(s: ast.While | ast.For) -> list[tuple[str, ast.AST]]:
             targets = [t for t in n.targets if isinstance(t, ast.Subscript)]
         elif isinstance(n, ast.AugAssign):
             targets = [n.target]
-        elif inplace_target(n) is not None:  # np.fill_diagonal(R, v), np.add.at
-            targets = [n.args[0]]  # type: ignore[attr-defined]
+        elif (name := inplace_target(n)) is not None:  # np.fill_diagonal(R, v), R.fill(0)
+            targets = [ast.Name(id=name, ctx=ast.Store())]
         for t in targets:
             while isinstance(t, ast.Subscript):
                 t = t.value
@@ -1214,6 +1214,12 @@ class FunctionLowerer:
             return self.stmt_mutation(v, block)
         if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.fill_diagonal:
             return self.stmt_fill_diagonal(v, block)
+        if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.copyto:
+            return self.stmt_copyto(v, block)
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                v.func.attr in ("fill", "sort") and isinstance(v.func.value, ast.Name) and \
+                self._static_callee(v.func.value, block) is None:
+            return self.stmt_method_in_place(v, block)
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
                 v.func.attr == "at" and isinstance(
                     self._static_callee(v.func.value, block), np.ufunc):
@@ -1246,11 +1252,48 @@ class FunctionLowerer:
             g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), block)
         return block
 
-    def _write_into(self, name: str, v: ast.Call, build, block: Block) -> None:
-        """A NumPy call writing into array ``name`` (its first argument): ``name``
+    def stmt_copyto(self, v: ast.Call, block: Block) -> Block:
+        """``np.copyto(dst, src)`` writes into ``dst``: rebound to the new array."""
+        self.check_subset(v)
+        if not v.args or not isinstance(v.args[0], ast.Name) or any(
+                isinstance(a, ast.Starred) for a in v.args):
+            raise self.error(MycSyntaxError, "np.copyto is supported on a local variable "
+                             "(np.copyto(dst, src)): it writes into its first argument", v,
+                             hint="assign instead: dst = np.broadcast_to(src, dst.shape)")
+        args, kwargs = self._args(v, block)
+        g = _library_graph("copyto_value")
+        self._write_into(v.args[0].id, v, lambda cur: self.call_graph(
+            g, Constant(g, self.loc(v)), [cur, *args[1:]], kwargs, v, block), block)
+        return block
+
+    def stmt_method_in_place(self, v: ast.Call, block: Block) -> Block:
+        """``a.fill(0)``, ``a.sort()``: NumPy's array methods writing into ``a``, which is
+        rebound to the new array (an object of the user's class calls its own method)."""
+        self.check_subset(v)
+        attr = v.func.attr  # type: ignore[attr-defined]
+        name = v.func.value.id  # type: ignore[attr-defined]
+        args, kwargs = self._args(v, block)
+        g = _library_graph(f"{attr}_value")
+
+        def build(cur: Node) -> Node:
+            def user(b: Block) -> Node:  # (its result unused, as the statement's)
+                self.object_method(cur, v, b)
+                return cur
+            method = self._lazy(block, v, "method", user)
+            value = self._lazy(block, v, "array_method", lambda b: self.call_graph(
+                g, Constant(g, self.loc(v)), [cur, *args], kwargs, v, b))
+            return self._select(block, self.apply(block, P.is_object, cur, node=v), method,
+                                value, v)
+
+        self._write_into(name, v, build, block, at=v.func.value)  # type: ignore[attr-defined]
+        return block
+
+    def _write_into(self, name: str, v: ast.Call, build, block: Block,
+                    at: ast.AST | None = None) -> None:
+        """A NumPy call writing into array ``name`` (its first argument, or ``at``): ``name``
         rebound to ``build(current value)``; the names sharing its memory (views: CPython
         would show them the write) are refused as arrays if read afterwards."""
-        current = self.read_name(name, v.args[0], block)
+        current = self.read_name(name, at or v.args[0], block)
         others = _sharing(name, current, block.env)
         self.mutate(name, build, v, block)
         line = v.lineno + self.info.line_offset

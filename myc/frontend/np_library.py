@@ -216,6 +216,47 @@ def eye(N, M=None, k=0, dtype=None, order="C"):
     return mask.astype(dtype)
 
 
+def _array_method(a, name):
+    # ``xs.sort()`` on a list or dict: myc's containers are values, not arrays
+    kind = P.container_kind(a)
+    if kind != "other":
+        return P.lib_error(f"{kind}.{name}() is not supported: myc's lists and dicts are "
+                           f"values; make an array (np.array(xs)) and call .{name}() on it")
+    return None
+
+
+def fill_value(a, value):
+    """``a.fill(value)``'s effect as a value (the frontend rebinds ``a`` to it):
+    ``value`` cast to ``a``'s dtype everywhere."""
+    if not P.is_none(_array_method(a, "fill")):
+        return a
+    if np.ndim(value) != 0:
+        return P.lib_error("ndarray.fill: the value must be a scalar")
+    return full_like(a, value)
+
+
+def sort_value(a, axis=-1, kind=None, order=None):
+    """``a.sort(axis)``'s effect as a value: the sorted array ``a`` is rebound to."""
+    if not P.is_none(_array_method(a, "sort")):
+        return a
+    if P.is_none(axis):
+        return P.lib_error("ndarray.sort: axis=None is not supported (NumPy refuses it "
+                           "too); use np.sort(a, axis=None)")
+    return sort(a, axis, kind, order)
+
+
+def copyto_value(dst, src, casting="same_kind", where=True):
+    """``np.copyto(dst, src)``'s effect as a value: ``src`` broadcast to ``dst``'s shape
+    and cast to its dtype under ``casting``, written where ``where`` holds."""
+    if casting == "same_kind":
+        new = P.aug_assign(dst, src)
+    elif casting == "unsafe":
+        new = np.broadcast_to(np.asarray(src), np.shape(dst)).astype(P.dtype(dst))
+    else:
+        return P.lib_error("np.copyto: casting='same_kind' and 'unsafe' are supported")
+    return np.where(where, new, dst)
+
+
 def fill_diagonal_value(a, val, wrap=False):
     """``np.fill_diagonal(a, val)``'s effect as a value: ``a`` with its diagonal set (the
     frontend rebinds ``a`` to it, as for ``a[mask] = v``); ``val`` a scalar or repeated

@@ -24,15 +24,19 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
 
 # NumPy calls that write into their first argument: ``np.fill_diagonal(a, v)``,
 # ``np.add.at(a, idx, v)`` (a ufunc's ``at``); myc rebinds that argument
-_WRITES_FIRST = frozenset({"fill_diagonal", "at"})
+_WRITES_FIRST = frozenset({"fill_diagonal", "at", "copyto"})
+_WRITES_SELF = frozenset({"fill", "sort"})
 
 
 def inplace_target(call: ast.AST) -> str | None:
-    """The local ``call`` writes into (``np.fill_diagonal(R, v)`` -> ``"R"``), or None."""
-    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
-            call.func.attr in _WRITES_FIRST and call.args and \
-            isinstance(call.args[0], ast.Name):
-        return call.args[0].id
+    """The local ``call`` writes into (``np.fill_diagonal(R, v)`` -> ``"R"``,
+    ``R.fill(0)`` -> ``"R"``), or None."""
+    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute):
+        if call.func.attr in _WRITES_FIRST and call.args and \
+                isinstance(call.args[0], ast.Name):
+            return call.args[0].id
+        if call.func.attr in _WRITES_SELF and isinstance(call.func.value, ast.Name):
+            return call.func.value.id
     return None
 
 
