@@ -1729,6 +1729,9 @@ class FunctionLowerer:
                 len(tnames) != len(targets) or \
                 not all(n in self.locals and n in block.env.vars for n in names):
             return None
+        for n in names:  # (one array's views: a write through one shows in the others)
+            if set(_sharing(n, block.env.vars[n], block.env)) & set(names):
+                return None
         body = ast.Module(body=s.body, type_ignores=[])
         for n in ast.walk(body):
             if isinstance(n, (ast.Return, ast.Break, ast.Continue, ast.Yield, ast.YieldFrom,
@@ -1781,7 +1784,7 @@ class FunctionLowerer:
         for k in range(len(rows[0])):
             olds = {}
             for t, row in zip(targets, rows, strict=True):
-                olds[t] = block.env.vars[row[k]]
+                olds[t] = self.read_name(row[k], s.iter, block)
                 self.assign(ast.copy_location(ast.Name(id=t, ctx=ast.Store()), s.target),
                             olds[t], block)
             nxt = self.stmts(s.body, block)

@@ -944,9 +944,41 @@ def listed_and_rebound(a):
     return x
 
 
+def listed_view_and_base(a):
+    x = a * 1.0
+    y = x[:2]
+    for v in [x, y]:  # CPython: y's elements get both updates
+        v += 1.0
+    return y
+
+
+def listed_base_after_view(a):
+    x = a * 1.0
+    y = x[:2]
+    for v in [y, x]:
+        v += 1.0
+    return x
+
+
+def listed_dicts(a):
+    d1, d2 = {"w": a}, {"w": a * 2.0}
+    for d in [d1, d2]:
+        d["w"] = d["w"] + 1.0
+    return d1["w"] + d2["w"]
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_loop_over_named_dicts_updates_them(backend):
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(myc.jit(listed_dicts, backend=backend)(a),
+                                  listed_dicts(a.copy()))
+
+
 @pytest.mark.parametrize("fn", [listed_then_read_inside, listed_and_aliased,
-                                listed_and_rebound],
-                         ids=["read_inside", "aliased", "rebound"])
+                                listed_and_rebound, listed_view_and_base,
+                                listed_base_after_view],
+                         ids=["read_inside", "aliased", "rebound", "view_and_base",
+                              "base_after_view"])
 def test_loop_over_named_arrays_refuses_what_it_cannot_show(fn):
     with pytest.raises(MycValueError, match="in place|mutated|changes"):
         myc.jit(fn)(np.linspace(-2.0, 2.0, 6))
