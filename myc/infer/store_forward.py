@@ -71,11 +71,10 @@ def _past(x: Any, parts: list) -> Any:
         base = ins[3]
         if not isinstance(base, Node) or base.abstract != x.abstract:
             return None
-        hits = np.argwhere(ins[1].value)
-        if len(hits) > 4:
+        hits = _places(ins[1].value)
+        if hits is None:
             return None
-        return base if all(_differ(parts, [int(v) for v in h], shape) for h in hits) \
-            else None
+        return base if all(_differ(parts, h, shape) for h in hits) else None
     else:
         return None
     if not isinstance(base, Node) or base.abstract != x.abstract:
@@ -84,6 +83,23 @@ def _past(x: Any, parts: list) -> Any:
     if stored is None or not _differ(parts, stored, shape):
         return None
     return base
+
+
+_PLACES: dict[int, tuple[np.ndarray, list | None]] = {}
+
+
+def _places(mask: np.ndarray) -> list | None:
+    """The places a constant store mask sets (at most 4; None past that), remembered
+    per mask: a chain of stores is looked through once per element read."""
+    hit = _PLACES.get(id(mask))
+    if hit is not None and hit[0] is mask:
+        return hit[1]
+    if len(_PLACES) > 4096:
+        _PLACES.clear()
+    found = np.argwhere(mask) if np.count_nonzero(mask) <= 4 else None
+    places = None if found is None else [[int(v) for v in h] for h in found]
+    _PLACES[id(mask)] = (mask, places)
+    return places
 
 
 def _key_parts(key: Any) -> list | None:
