@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from myc.api import _argnums, _backend_of, _fn_name, _has_aux, grad, jit, jvp
-from myc.errors import MycError, MycTypeError
+from myc.errors import LIBRARY_DIRS, MycError, MycTypeError
 from myc.misc.flatten import flatten
 from myc.misc.flatten import leaves as _leaves
 from myc.misc.flatten import rebuild as _rebuild
@@ -130,7 +130,7 @@ def make(fn):
 
 
 def _program(fn: Callable, nums: tuple, nargs: int, mode: str, aux: bool,
-             leaves: bool) -> Callable:
+             leaves: bool, inside: bool = False) -> Callable:
     """The compiled Jacobian's function: ``(out, jac, aux)`` with ``jac`` the flat matrix
     (rows the flattened output, columns the flattened differentiated arguments).
     ``leaves``: each differentiated argument is an array or a number, not a pytree.  Its
@@ -145,6 +145,8 @@ def _program(fn: Callable, nums: tuple, nargs: int, mode: str, aux: bool,
         f"    return {mode}_program\n"
     name = f"<myc.{mode} of {nargs} arguments, argnums {nums}, has_aux={aux}, " \
            f"{'arrays' if leaves else 'pytrees'}>"
+    if inside:  # a library function of the program calling it: errors at the user's call
+        name = LIBRARY_DIRS[0] + name
     linecache.cache[name] = (len(text), None, text.splitlines(True), name)
     scope = {"np": np, "grad": grad, "jvp": jvp,
              "in_flat": _flat_leaves if leaves else _flat, "out_flat": _flat,
@@ -281,6 +283,84 @@ class Jacobian:
         return f"<myc {self.__name__}>"
 
 
+# Inside a compiled function (``H = myc.hessian(f)(x)`` in a Newton step): the same
+# program, called by the enclosing one, its flat matrix reshaped there to ``out.shape +
+# x.shape`` (``x.shape + x.shape`` for a Hessian).  One argument differentiated, an array
+# or a number; pytrees and tuples of ``argnums`` are for calls outside compiled code.
+_WRAP = """\
+def wrap(program, np):
+    def {mode}_of({params}):
+        x = {x}
+        if isinstance(x, (tuple, list, dict)):
+            raise TypeError("{message}")
+        out, flat, extra = program({params})
+        if isinstance(out, (tuple, list, dict)):
+            raise TypeError("{message}")
+        jac = {jac}
+        return {result}
+    return {mode}_of
+"""
+
+_JAC = {"jacrev": "np.reshape(flat, np.shape(out) + np.shape(x))",
+        "jacfwd": "np.reshape(flat, np.shape(out) + np.shape(x))",
+        "hessian": "np.reshape(flat, np.shape(x) + np.shape(x))",
+        "elementwise_grad": "flat[0]"}
+
+
+class _PrimSignature:
+    """A primitive's parameters, read as a parsed function's ``Signature``."""
+
+    def __init__(self, names: list, n_positional: int, defaults: dict):
+        self.names, self.n_positional, self.defaults = names, n_positional, defaults
+        self.varargs = self.varkw = None
+
+
+def _in_program(mode: str) -> Callable:
+    """The ``__myc_transform__`` of ``myc.<mode>``: its graph for a function ``fn``
+    (a graph) used inside a compiled function."""
+
+    def transform(fn: Any, argnums: Any = 0, has_aux: bool = False,
+                  backend: str | None = None, *, argnum: Any = None) -> Any:
+        from myc.frontend.lower import parse
+
+        if mode == "elementwise_grad":  # (autograd's spelling: argnum first)
+            argnums, argnum = argnum if argnum is not None else argnums, None
+        nums, as_tuple = _normal_argnums(mode, _argnums(argnums, argnum))
+        _backend_of(fn, backend)
+        sig = getattr(fn, "flags", {}).get("signature")
+        if sig is None and getattr(fn, "params", None):  # a primitive: np.tanh
+            sig = _PrimSignature(list(fn.params), len(fn.params), fn.defaults)
+        if as_tuple or sig is None or sig.varargs is not None or sig.varkw is not None:
+            raise MycTypeError(f"myc.{mode} inside a compiled function takes a function "
+                               "of positional parameters and one argnums int",
+                               hint="call it outside the compiled function for tuples of "
+                                    "argnums or *args")
+        nargs = sum(1 for n in sig.names[:sig.n_positional] if n not in sig.defaults)
+        if not -nargs <= nums[0] < nargs:
+            raise MycTypeError(f"myc.{mode}: argnums {nums[0]} is out of range for a "
+                               f"function of {nargs} arguments")
+        k = nums[0] % nargs
+        aux = _has_aux(has_aux)
+        program = _program(fn, (k,), nargs, mode, aux, True, inside=True)
+        params = ", ".join(f"a{i}" for i in range(nargs))
+        message = f"myc.{mode} inside a compiled function differentiates one array " \
+            "argument with an array output: call it outside for pytrees"
+        text = _WRAP.format(mode=mode, params=params, x=f"a{k}", jac=_JAC[mode],
+                            message=message,
+                            result="(jac, extra)" if aux else "jac")
+        name = f"{LIBRARY_DIRS[0]}<myc.{mode} inside a program, {nargs} arguments, " \
+               f"argnums {k}>"
+        linecache.cache[name] = (len(text), None, text.splitlines(True), name)
+        scope: dict[str, Any] = {}
+        exec(compile(text, name, "exec"), scope)  # noqa: S102 - our own template
+        return parse(scope["wrap"](program, np))
+
+    # (its program is a top-level graph: a lambda nested in the compiled function,
+    # whose graph belongs to that one, cannot be called from it; refused clearly)
+    transform.module_level_only = True  # type: ignore[attr-defined]
+    return transform
+
+
 def jacrev(fn: Callable, argnums: int | tuple[int, ...] = 0, has_aux: bool = False,
            backend: str | None = None, *, argnum: Any = None) -> Jacobian:
     """The Jacobian of ``fn`` w.r.t. ``argnums`` by reverse mode (JAX's ``jacrev``): one
@@ -314,3 +394,8 @@ def elementwise_grad(fn: Callable, argnum: int | tuple[int, ...] = 0,
     Jacobian (``elementwise_grad(np.tanh)(x) == 1 - np.tanh(x)**2``)."""
     return Jacobian(fn, "elementwise_grad", argnum, False, backend,
                     None if argnums is None else argnums)
+
+
+for _mode, _fn in (("jacrev", jacrev), ("jacfwd", jacfwd), ("hessian", hessian),
+                   ("elementwise_grad", elementwise_grad)):
+    _fn.__myc_transform__ = _in_program(_mode)  # type: ignore[attr-defined]

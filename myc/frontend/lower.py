@@ -2128,6 +2128,8 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"module '{name}' cannot be used as a value", node)
         if isinstance(value, (bool, int, float, type(None), np.generic)):
             return Constant(value, loc)
+        if isinstance(value, (Graph, Primitive)):  # a transform's own program's function
+            return Constant(value, loc)  # (myc.hessian(f) inside a compiled function)
         if isinstance(value, slice) and all(
                 isinstance(v, (int, np.integer, type(None))) and not isinstance(v, bool)
                 for v in (value.start, value.stop, value.step)):
@@ -3439,6 +3441,12 @@ class FunctionLowerer:
                              "itself (directly or through recursion) is not supported", e,
                              hint="differentiate a separate function, or write the "
                              "derivative's recursion without calling myc.grad inside it")
+        if getattr(transform, "module_level_only", False) and values and \
+                isinstance(values[0], Graph) and values[0].parent is not None:
+            raise self.error(MycTypeError, "this myc transform of a function written inside "
+                             "the compiled function is not supported there", e,
+                             hint="define the function at module level (or use a NumPy "
+                             "function), or apply the transform outside")
         try:
             return Constant(transform(*values, **kwargs), self.loc(e))
         except MycError as exc:

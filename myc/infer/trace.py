@@ -770,14 +770,13 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         return self.emit(P.tangent_out, [t, y], loc, abstract=out)
 
 
-_FAILING = frozenset(["check_math_domain", "assert_defined", "to_int"])
 _PY_ARITH = frozenset(["truediv", "floordiv", "mod", "pow"])
 
 
 def _may_fail(prim: Primitive, args: list[Any]) -> bool:
     """Can ``prim(*args)`` raise at run time (not at specialization)?"""
     name = prim.name
-    if name in _FAILING or not prim.pure:  # (an effect runs only where its path holds)
+    if prim.may_fail or not prim.pure:  # (an effect runs only where its path holds)
         return True
     if name in ("getitem", "getitem_grad", "index_set"):
         return has_sym(args[1])

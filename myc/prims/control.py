@@ -37,6 +37,7 @@ def _assert_defined(flag: Any, value: Any, name: str) -> Any:
 
 
 register("assert_defined", "flag value name", _assert_defined, differentiable=False,
+         may_fail=True,
          doc="A loop variable first set inside a data-dependent loop, read after it.")
 def _zero_of(a: Any) -> Any:
     import numpy as np

@@ -194,10 +194,10 @@ def _check_math_domain(y, x):
     return y
 
 
-register("check_math_domain", "y x", _check_math_domain, step_kind="scalar")
+register("check_math_domain", "y x", _check_math_domain, step_kind="scalar", may_fail=True)
 # (not fusible: Python's conversions of numbers, steps on numbers of the host program)
 register("to_float", "x", float, names=("builtins.float",), step_kind="scalar")
-register("to_int", "x", int, differentiable=False, names=("builtins.int",),
+register("to_int", "x", int, differentiable=False, names=("builtins.int",), may_fail=True,
          step_kind="scalar")
 register("to_bool", "x", bool, differentiable=False, names=("builtins.bool",),
          step_kind="scalar")

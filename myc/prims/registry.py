@@ -41,14 +41,16 @@ class Primitive:
 
     __slots__ = ("name", "params", "defaults", "impl", "bprop", "jvp", "doc",
                  "variadic", "pure", "differentiable", "names", "elementwise", "scalar",
-                 "fusible", "structural_jvp", "infer", "step_kind", "fill_value")
+                 "fusible", "structural_jvp", "infer", "step_kind", "fill_value",
+                 "may_fail")
 
     def __init__(self, name: str, params: tuple[str, ...], impl: Callable[..., Any],
                  defaults: dict[str, Any] | None = None, variadic: bool = False,
                  differentiable: bool = True, doc: str = "", names: tuple[str, ...] = (),
                  elementwise: bool = False, scalar: str | None = None,
                  fusible: bool | None = None, bprop: Any = None, jvp: Any = None,
-                 step_kind: str | None = None, fill_value: int | None = None):
+                 step_kind: str | None = None, fill_value: int | None = None,
+                 may_fail: bool = False):
         self.name = name
         self.params = params
         self.defaults = dict(defaults or {})
@@ -76,6 +78,9 @@ class Primitive:
         assert (fill_value is not None) == (self.step_kind == "fill"), \
             f"{name}: a fill_value goes with step_kind='fill'"
         self.fill_value = fill_value
+        # can raise at run time on some values (a singular matrix, an int of nan): in a
+        # side of an if-converted branch or a loop body it runs only where its path holds
+        self.may_fail = may_fail
 
     @property
     def min_args(self) -> int:

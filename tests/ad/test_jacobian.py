@@ -307,3 +307,75 @@ def test_long_jacobian_is_one_loop_not_unrolled():
     (program,) = jac._programs.values()
     assert "loop" in myc.ir(program, x, stage="typed")
     assert program.stats().compiles == 1
+
+
+# ---------------------------------------------------------------- inside compiled code
+
+
+def _quartic(x):
+    return np.sum(x ** 4) + x[0] * x[1] + np.sum(np.exp(0.1 * x))
+
+
+def _newton(x, n):
+    # JAX users' Newton step: the Hessian and gradient taken inside the compiled loop
+    for _ in range(n):
+        H = myc.hessian(_quartic)(x)
+        g = myc.grad(_quartic)(x)
+        x = x - np.linalg.solve(H, g)
+    return x
+
+
+def _layer(v, m):
+    return np.tanh(m @ v)
+
+
+def _jacobians_inside(x, w):
+    J = myc.jacobian(np.tanh)(x)
+    Jf = myc.jacfwd(_layer, argnums=1)(x, w)
+    Jr = myc.jacrev(_layer)(x, w)
+    e = myc.elementwise_grad(np.sin)(x)
+    return J @ x, Jf, Jr, e
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_transforms_inside_compiled_code_match_outside(backend):
+    x0 = np.array([1.0, -0.5, 0.7])
+    H_, G_ = myc.hessian(_quartic), myc.grad(_quartic)
+    want = x0
+    for _ in range(3):
+        want = want - np.linalg.solve(H_(want), G_(want))
+    np.testing.assert_allclose(myc.jit(_newton, backend=backend)(x0, 3), want, rtol=1e-12)
+    w = np.arange(6.0).reshape(2, 3) / 5.0
+    got = myc.jit(_jacobians_inside, backend=backend)(x0, w)
+    outside = (myc.jacobian(np.tanh)(x0) @ x0, myc.jacfwd(_layer, argnums=1)(x0, w),
+               myc.jacrev(_layer)(x0, w), np.cos(x0))
+    for g, o in zip(got, outside, strict=True):
+        assert np.shape(g) == np.shape(o)
+        np.testing.assert_allclose(g, o, rtol=1e-12, atol=1e-15)
+
+
+def _twice_a(q):
+    return q["a"] * 2.0
+
+
+def _product(a, b):
+    return a * b
+
+
+def test_transforms_inside_compiled_code_refuse_what_they_cannot_do_clearly():
+    def tree_arg(p):
+        return myc.jacobian(_twice_a)(p)
+
+    def two_argnums(x):
+        return myc.jacobian(_product, argnums=(0, 1))(x, x)
+
+    def nested(x):
+        return myc.hessian(lambda v: np.sum(v ** 3))(x)
+
+    with pytest.raises(myc.MycError, match="one array argument"):
+        myc.jit(tree_arg)({"a": np.ones(2)})
+    with pytest.raises(myc.MycError, match="one argnums int") as info:
+        myc.jit(two_argnums)(np.ones(2))
+    assert "myc.jacobian(" in str(info.value)
+    with pytest.raises(myc.MycError, match="written inside the compiled function"):
+        myc.jit(nested)(np.ones(2))
