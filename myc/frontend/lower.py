@@ -3380,9 +3380,14 @@ class FunctionLowerer:
         if isinstance(value, (ast.Tuple, ast.List)):
             raise self.error(MycTypeError, f"np.{ufunc.__name__}: out= takes one array "
                              "(a ufunc with one output)", kw.value)
+        where = next((k for k in e.keywords if k.arg == "where"), None)
         call = ast.copy_location(ast.Call(func=e.func, args=e.args, keywords=[
-            k for k in e.keywords if k is not kw]), e)
+            k for k in e.keywords if k is not kw and k is not where]), e)
         result = self.static_call(ufunc, call, block)
+        out = self.expr(value, block)
+        if where is not None:  # np.divide(a, b, out=z, where=b != 0): z kept elsewhere
+            result = self.call_prim(P.where, [self.expr(where.value, block), result, out],
+                                    {}, e, block)
         g = _library_graph("ufunc_out")
         # (the call as ``ufunc_out(name, r, out=<the array>)``, so that the write-back
         # finds the caller's variable by its keyword)
@@ -3390,7 +3395,7 @@ class FunctionLowerer:
             ast.copy_location(ast.keyword(arg="out", value=value), kw)]), e)
         return self.call_graph(g, Constant(g, self.loc(e)), [
             Constant(ufunc.__name__, self.loc(e)), result],
-            {"out": self.expr(value, block)}, at, block)
+            {"out": out}, at, block)
 
     def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:
         """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be

@@ -44,7 +44,14 @@ def into_argument(a, b):
     return a * 2.0
 
 
-PROGRAMS = [chain, clipped, broadcast_into, into_argument]
+def masked(a, b):
+    q = np.divide(a, b, out=np.zeros_like(a), where=b > 0)  # the safe-division idiom
+    c = np.ones_like(a)
+    np.add(a, b, out=c, where=a > 0)
+    return q, c
+
+
+PROGRAMS = [chain, clipped, broadcast_into, into_argument, masked]
 
 
 @pytest.mark.parametrize("fn", PROGRAMS, ids=[f.__name__ for f in PROGRAMS])
