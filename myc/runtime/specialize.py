@@ -34,6 +34,7 @@ from myc.prims.containers import leaves_of
 from myc.runtime import static_args, tiering, variants
 from myc.runtime.recompiles import Recompiles, max_specializations
 from myc.runtime.variants import FALLBACK as _FALLBACK
+from myc.support import gcpause
 from myc.support.lru import LRU
 from myc.support.stats import Stats, compiling
 
@@ -105,7 +106,8 @@ class SpecializedFunction:
                 key = key_of()
                 entry = self.cache.get(key)
                 if entry is None:
-                    key, entry = make(key)
+                    with gcpause.compiling():
+                        key, entry = make(key)
                     self.cache[key] = entry
         return entry
 
