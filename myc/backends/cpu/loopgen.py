@@ -84,6 +84,8 @@ from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
+from myc.lower.hostplan import Value
+from myc.lower.program import once_view
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
@@ -128,16 +130,6 @@ def native_loop(body, nstate: int, tape: tuple[int, ...] | None = None,
         return NativeLoop(body, nstate, tape, plan=plan, build=build)
     except Unsupported:
         return None
-
-
-def _once_view(prog) -> Any:
-    """A straight-line program as a loop body that runs once (what ``native_loop`` takes
-    for a whole program), its ``origin`` the program itself."""
-    from types import SimpleNamespace
-
-    return SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
-                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
-                           once=True, origin=prog)
 
 
 def _kernel_symbol(ck) -> str:
@@ -317,7 +309,7 @@ class NativeLoop(NativeRun):
             q = todo.pop()
             if id(q) in self.units or (self.once and q is self.origin):
                 continue
-            unit = NativeLoop(_once_view(q), 0, callee=True)
+            unit = NativeLoop(once_view(q), 0, callee=True)
             self.units[id(q)] = unit
             todo += unit.calls.values()
         # this function is called itself (on a frame, not the caller's io): scalars only
@@ -407,6 +399,10 @@ class NativeLoop(NativeRun):
         self.symbols = symbols
         self.plan = plan
         return True
+
+    def _nbytes(self, slot: int) -> int:
+        """The bytes of the value in ``slot`` (``HostProgram.values``)."""
+        return self.body.values[slot].nbytes
 
     def _nest(self) -> list[NativeLoop]:
         """This program and the loops nested in it, at any depth."""
@@ -662,7 +658,7 @@ class NativeLoop(NativeRun):
         this is a nested loop, emitted where its step is in the body holding it (which
         gives its inputs, its buffers and its failure path); its exit values returned."""
 
-        body, specs, n = self.body, self.body.specs, self.nstate
+        body, specs, values, n = self.body, self.body.specs, self.body.values, self.nstate
         if host is None:
             entry = fn.append_basic_block("entry")
             bail = fn.append_basic_block("bail")
@@ -795,7 +791,6 @@ class NativeLoop(NativeRun):
             elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
                     st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
-                a = specs[st.output]
                 made[st.output] = (si, 0)
                 addend = st.inputs[2][1] if st.op == "gemm_acc" else None
                 if addend is not None and st.output not in direct and \
@@ -807,14 +802,12 @@ class NativeLoop(NativeRun):
                 elif st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
-                    scratch_ptr[(si, 0)] = buf(("scratch", tuple(a.shape),
-                                                memdtype(np.dtype(a.dtype))))
+                    scratch_ptr[(si, 0)] = buf(("scratch", *_buffer(values[st.output])))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {}
         for j in array_state:
-            a = specs[state_slots[j]]
-            rec = ("state", tuple(a.shape), memdtype(np.dtype(a.dtype)))
+            rec = ("state", *_buffer(values[state_slots[j]]))
             state_bufs[j] = (buf(rec), buf(rec))
         for j in self.rows_in_place.values():  # one buffer, updated in place
             state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
@@ -856,7 +849,7 @@ class NativeLoop(NativeRun):
                     return b.zext(v, I8) if a.dtype == np.bool_ else v
                 return number
 
-            rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
+            rows = [loop_emit.TapeRow(j, values[slot].nbytes, row(slot, specs[slot]),
                                       not isinstance(specs[slot], AArray))
                     for j, slot in enumerate(state_slots) if j in self.tape]
         if host is None:
@@ -872,9 +865,8 @@ class NativeLoop(NativeRun):
 
         for j in set(self.rows_in_place.values()):  # the initial state copied in: the caller's
             # array is never written
-            a = specs[state_slots[j]]
             loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
-                             prod(a.shape) * np.dtype(a.dtype).itemsize)
+                             values[state_slots[j]].nbytes)
             b.store(state_bufs[j][0], slot_var(state_slots[j]))
         loop = loop_emit.Loop(b, states, fail, tape, rows)
         loop.start()
@@ -962,7 +954,7 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(None, update=lambda dst, chain=chain: [
                     store_row(si, dst) for si in chain])
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
-                                  prod(a.shape) * np.dtype(a.dtype).itemsize)
+                                  values[state_slots[j]].nbytes)
 
         go_slot, go = body.outputs[0]
         loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
@@ -1003,7 +995,7 @@ class NativeLoop(NativeRun):
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
-                loop_emit.memcpy(b, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                loop_emit.memcpy(b, dst, src, values[x].nbytes)
             else:
                 v = value(-1, -1, is_slot, x)
                 if a.dtype == np.bool_:
@@ -1024,7 +1016,7 @@ class NativeLoop(NativeRun):
         dst = e.scratch_ptr[(si, 0)]
         acc = st.op == "gemm_acc"
         if acc and si not in self.acc_in_place:  # the sum so far, copied
-            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
+            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), self._nbytes(st.output))
         if not mt:
             ops = []
             for k in range(2):
@@ -1149,7 +1141,7 @@ class NativeLoop(NativeRun):
             bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
             base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
                                 source_etype=PTR), typ=PTR)
-            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, self._nbytes(st.output)))],
                          source_etype=I8)
             b.store(elem, slot_var(st.output))
             return
@@ -1252,7 +1244,7 @@ class NativeLoop(NativeRun):
             bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
             base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
                           typ=PTR)
-            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, self._nbytes(st.output)))],
                          source_etype=I8)
             v = b.load(elem, typ=_mem(out))
             r = b.trunc(v, I1) if out.dtype == np.bool_ else v
@@ -2081,7 +2073,8 @@ class NativeLoop(NativeRun):
         if kind == "index_set" and si not in self.rows_in_place:  # x copied, then its
             # element stored (as a scatter's)
             off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
-            loop_emit.memcpy(b, dst, value(si, off, *ins_[0]), _nbytes(out))
+            loop_emit.memcpy(b, dst, value(si, off, *ins_[0]),
+                             self._nbytes(self.body.steps[si].output))
         if kind == "scatter_add":
             kernel_calls.fill(b, dst, ty, 0, count)
         if kind in ("scatter_add", "index_set"):
@@ -2250,5 +2243,6 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     return LLTYPE[_dtname(dt)]
 
 
-def _nbytes(a: Any) -> int:
-    return prod(a.shape) * np.dtype(memdtype(a.dtype)).itemsize
+def _buffer(v: Value) -> tuple[tuple, np.dtype]:
+    """The shape and element type of a buffer holding ``v`` (a bool as one byte)."""
+    return tuple(v.shape), memdtype(np.dtype(v.dtype))
