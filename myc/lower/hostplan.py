@@ -100,6 +100,28 @@ def kernel_op(kernel: Kernel, divide_by: list[int | None], inputs: list[Value | 
                     list(divide_by))
 
 
+def transpose_op(kind: str, src: Value | None, out: Value | None, axes: Any = None
+                 ) -> Permute | None:
+    """A JIT transpose step as data: ``kind`` ``"matrix_transpose"`` (the last two axes
+    swapped) or ``"transpose"`` with constant ``axes`` (None: all reversed; negative
+    ones counted from the end), as the :class:`Permute` of ``src`` into ``out``; None
+    where that is not a permutation of ``src``'s axes giving ``out`` (as NumPy would
+    refuse) or either is not an array of one dtype."""
+    if src is None or out is None or src.dtype != out.dtype:
+        return None
+    n = len(src.shape)
+    try:
+        if kind == "matrix_transpose":
+            perm = (*range(n - 2), n - 1, n - 2) if n >= 2 else ()
+        else:
+            perm = tuple(range(n))[::-1] if axes is None else tuple(int(a) % n for a in axes)
+    except (TypeError, ZeroDivisionError):
+        return None
+    if sorted(perm) != list(range(n)) or tuple(src.shape[a] for a in perm) != out.shape:
+        return None
+    return Permute(src, out, perm)
+
+
 @dataclass(eq=False)
 class Gemm:
     a: Value

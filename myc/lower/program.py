@@ -22,11 +22,11 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.hostplan import kernel_op, slot_value
+from myc.lower.hostplan import kernel_op, slot_value, transpose_op
 from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
-from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
+from myc.prims.abstract import DEVICE_ARRAY_TYPES, AArray, AScalar, abstract_of
 from myc.prims.containers import leaves_of, like
 from myc.prims.effects import bind as bind_rngs
 from myc.prims.effects import is_generator
@@ -569,11 +569,13 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     else:
         outputs = []
     values = [slot_value(a) for a in specs]
-    for st in steps:  # a kernel launch as data, on its slots' values
+    for st in steps:  # kernel launches and transposes as data, on their slots' values
         if st.kind == "kernel":
             st.host = kernel_op(st.kernel, [p.divide_by for p in st.fn.plan.post],
                                 [values[x] if s else None for s, x in st.inputs],
                                 [values[x] for x in st.outputs])
+        elif st.op in ("transpose", "matrix_transpose"):
+            st.host = _permute(st, specs, values)
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     outputs = t.adapt(steps, outputs, specs)  # e.g. kernels on the device, other steps
@@ -583,6 +585,18 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                        guards=list(typed.flags.get("guards", [])),
                        checks=typed.flags.get("checks", 0), specs=specs,
                        values=values, backend=backend)
+
+
+def _permute(st: Step, specs: list[Any], values: list[Any]) -> Any:
+    """A transpose step's ``hostplan.Permute`` (None where its axes are computed, or it
+    is none: ``hostplan.transpose_op``); a guarded one's is its operation's."""
+    ins = st.inputs[3:] if st.guarded else st.inputs
+    (is_slot, x), axes = ins[0], ins[1] if len(ins) > 1 else (False, None)
+    src = specs[x] if is_slot else abstract_of(x)
+    if axes[0] or not isinstance(src, AArray):
+        return None
+    return transpose_op(st.op, values[x] if is_slot else slot_value(src),
+                        values[st.output], axes[1])
 
 
 def _live(steps: list[Step], outputs: list[tuple[bool, Any]]) -> list[Step]:

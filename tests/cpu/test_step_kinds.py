@@ -166,3 +166,27 @@ def test_slots_are_hostplan_values():
                 written[s] = v
         assert shared  # the sum: one kernel's output, the next one's input
     np.testing.assert_allclose(myc.jit(scaled)(x, w), scaled(x, w))
+
+
+def permuted(x, y):
+    return np.sum(np.transpose(x, (2, 0, 1)) * 2.0) + np.sum(x.T @ y) + np.sum(
+        np.transpose(x, (0, -1, -2)) * 3.0)
+
+
+def test_transpose_steps_are_hostplan_permutes():
+    """A JIT transpose step carries the ``hostplan.Permute`` an AOT library's transpose
+    is (its source and result slots' values and the permutation, negative axes counted
+    from the end), which the native generator reads for its strided copy or a GEMM's
+    transpose flag."""
+    from myc.lower.hostplan import Permute
+
+    x, y = np.arange(24.0).reshape(2, 3, 4), np.ones((2, 5))
+    (prog,) = programs_run(myc.jit(permuted), x, y)
+    ops = [st for st in prog.steps if st.op in ("transpose", "matrix_transpose")]
+    assert ops and all(isinstance(st.host, Permute) for st in ops)
+    assert all(st.host.src is prog.values[st.inputs[0][1]] and
+               st.host.out is prog.values[st.output] for st in ops)
+    perms = sorted(st.host.perm for st in ops)
+    assert perms == [(0, 2, 1), (2, 0, 1), (2, 1, 0)]
+    assert prog.native is not None
+    np.testing.assert_allclose(myc.jit(permuted)(x, y), permuted(x, y))

@@ -84,7 +84,7 @@ from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
-from myc.lower.hostplan import Value
+from myc.lower.hostplan import Permute, Value
 from myc.lower.program import once_view
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
@@ -226,7 +226,7 @@ class NativeLoop(NativeRun):
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
         readers: dict[int, list[bool]] = {}  # slot -> per read: is it a GEMM operand?
         for si, st in enumerate(body.steps):
-            if _is_2d_transpose(st, specs):
+            if _is_2d_transpose(st):
                 self.mt_of[st.output] = st.inputs[0]
                 self.mt_steps.add(si)
             gemm = st.op in _GEMM_KINDS and not st.guarded
@@ -523,6 +523,8 @@ class NativeLoop(NativeRun):
             return False
         ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
         why = host_gemm.gemm_refusal("mT", ins, out)
+        if why is None and not isinstance(st.host, Permute):
+            why = "a transpose of this kind"
         if why is not None:
             raise Unsupported(why)
         return True
@@ -1029,11 +1031,9 @@ class NativeLoop(NativeRun):
                                 False))
             host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
                            *((float(ins_[3][1]), 1.0) if acc else ()))
-        else:
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-            nb = x.ndim - 2  # the last two axes swapped
-            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]), x.shape,
-                                 (*range(nb), nb + 1, nb))
+        else:  # (the last two axes swapped)
+            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]),
+                                 st.host.src.shape, st.host.perm)
         if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
             b.store(b.load(dst, typ=_mem(out)), e.slot_var(st.output))
             return True
@@ -1817,7 +1817,7 @@ class NativeLoop(NativeRun):
             self._concat_pieces(si, ins_, out)
             return
         if kind == "transpose":
-            self._transpose_view(ins_, out)
+            self._transpose_view(self.body.steps[si], out)
             return
         if kind == "arg_extreme":
             x = specs[ins_[0][1]] if ins_[0][0] else None
@@ -1907,26 +1907,17 @@ class NativeLoop(NativeRun):
             raise Unsupported("np.concatenate of another shape")
         return out_, ax
 
-    def _transpose_view(self, ins_: list, out: AArray) -> tuple[tuple, tuple]:
-        """``np.transpose(x, axes)`` (``x.T``, ``axes`` constant) as a strided view of
-        ``x``: (the result's shape, ``x`` 's strides in the result's axis order), in
-        elements; a 2-d swap that only feeds GEMMs never gets here (a transpose flag)."""
-        specs = self.body.specs
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-        axes = ins_[1][1] if len(ins_) > 1 else None
-        if not isinstance(x, AArray) or (len(ins_) > 1 and ins_[1][0]) or \
-                x.dtype != out.dtype or _dtname(out.dtype) not in MEMTYPE:
+    def _transpose_view(self, st, out: AArray) -> tuple[tuple, tuple]:
+        """A transpose step (its ``Permute``: ``np.transpose(x, axes)``, ``x.T``, ``axes``
+        constant) as a strided view of ``x``: (the result's shape, ``x`` 's strides in
+        the result's axis order), in elements; a 2-d swap that only feeds GEMMs never
+        gets here (a transpose flag)."""
+        op = st.host
+        if not isinstance(op, Permute) or _dtname(out.dtype) not in MEMTYPE:
             raise Unsupported("a transpose of this kind")
-        try:
-            perm = tuple(range(x.ndim))[::-1] if axes is None else \
-                tuple(int(a) % x.ndim for a in axes)
-        except (TypeError, ZeroDivisionError):
-            raise Unsupported("a transpose of this kind") from None
-        if sorted(perm) != list(range(x.ndim)) or \
-                tuple(x.shape[a] for a in perm) != tuple(out.shape):
-            raise Unsupported("a transpose of another shape")
-        strides = [prod(x.shape[d + 1:]) for d in range(x.ndim)]
-        return tuple(out.shape), tuple(strides[a] for a in perm)
+        x = op.src.shape
+        strides = [prod(x[d + 1:]) for d in range(len(x))]
+        return tuple(out.shape), tuple(strides[a] for a in op.perm)
 
     def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
         """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
@@ -2029,7 +2020,7 @@ class NativeLoop(NativeRun):
                 at += inner
             return
         if kind == "transpose":  # a strided read of x in the result's order
-            shape, strides = self._transpose_view(ins_, out)
+            shape, strides = self._transpose_view(self.body.steps[si], out)
             if count:
                 strided_copy.copy(b, ty, dst, value(si, 0, *ins_[0]), shape, strides)
             return
@@ -2173,28 +2164,15 @@ _EMITS = {
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
 
 
-def _is_2d_transpose(st, specs) -> bool:
-    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``):
-    ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or ``transpose`` with
-    axes ``(0, ..., n-3, n-1, n-2)``.  A GEMM reads such a value as a transpose flag."""
-    if st.guarded or st.op not in ("transpose", "matrix_transpose") or not st.inputs[0][0]:
+def _is_2d_transpose(st) -> bool:
+    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``) read
+    from a slot: ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or
+    ``transpose`` with axes ``(0, ..., n-3, n-1, n-2)`` (the step's ``Permute``).  A GEMM
+    reads such a value as a transpose flag."""
+    if st.guarded or not isinstance(st.host, Permute) or not st.inputs[0][0]:
         return False
-    a = specs[st.inputs[0][1]]
-    if not isinstance(a, AArray) or a.ndim < 2:
-        return False
-    if st.op == "matrix_transpose":
-        return True
-    axes = st.inputs[1][1] if len(st.inputs) > 1 and not st.inputs[1][0] else "slot"
-    if isinstance(axes, str):
-        return False
-    if axes is None:
-        return a.ndim == 2
-    try:
-        axes = tuple(int(x) for x in axes)
-    except TypeError:
-        return False
-    n = a.ndim
-    return axes == (*range(n - 2), n - 1, n - 2)
+    n = len(st.host.perm)
+    return n >= 2 and st.host.perm == (*range(n - 2), n - 1, n - 2)
 
 
 def _empty_index(index: tuple[bool, Any]) -> bool:
