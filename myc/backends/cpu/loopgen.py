@@ -1817,7 +1817,10 @@ class NativeLoop(NativeRun):
             self._concat_pieces(si, ins_, out)
             return
         if kind == "transpose":
-            self._transpose_view(self.body.steps[si], out)
+            # (its ``Permute``: ``np.transpose(x, axes)``, ``x.T``, ``axes`` constant)
+            if not isinstance(self.body.steps[si].host, Permute) or \
+                    _dtname(out.dtype) not in MEMTYPE:
+                raise Unsupported("a transpose of this kind")
             return
         if kind == "arg_extreme":
             x = specs[ins_[0][1]] if ins_[0][0] else None
@@ -1906,18 +1909,6 @@ class NativeLoop(NativeRun):
                 or sum(a.shape[ax] for *_, a in out_) != out.shape[ax]:
             raise Unsupported("np.concatenate of another shape")
         return out_, ax
-
-    def _transpose_view(self, st, out: AArray) -> tuple[tuple, tuple]:
-        """A transpose step (its ``Permute``: ``np.transpose(x, axes)``, ``x.T``, ``axes``
-        constant) as a strided view of ``x``: (the result's shape, ``x`` 's strides in
-        the result's axis order), in elements; a 2-d swap that only feeds GEMMs never
-        gets here (a transpose flag)."""
-        op = st.host
-        if not isinstance(op, Permute) or _dtname(out.dtype) not in MEMTYPE:
-            raise Unsupported("a transpose of this kind")
-        x = op.src.shape
-        strides = [prod(x[d + 1:]) for d in range(len(x))]
-        return tuple(out.shape), tuple(strides[a] for a in op.perm)
 
     def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
         """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
@@ -2019,10 +2010,12 @@ class NativeLoop(NativeRun):
                     native_ops.counted(b, outer, piece_row, "concat")
                 at += inner
             return
-        if kind == "transpose":  # a strided read of x in the result's order
-            shape, strides = self._transpose_view(self.body.steps[si], out)
+        if kind == "transpose":  # a strided read of x in the result's order (a 2-d swap
+            # that only feeds GEMMs never gets here: a transpose flag)
+            op = self.body.steps[si].host
             if count:
-                strided_copy.copy(b, ty, dst, value(si, 0, *ins_[0]), shape, strides)
+                strided_copy.permute(b, ty, dst, value(si, 0, *ins_[0]), op.src.shape,
+                                     op.perm, name="ix")
             return
         if kind in ("window", "window_add"):  # the window at the start clamped into the
             # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
