@@ -400,6 +400,11 @@ class NativeLoop(NativeRun):
         self.plan = plan
         return True
 
+    def _of(self, operand: tuple[bool, Any]) -> Any:
+        """The abstract value of a step's operand ``(is_slot, slot or constant)``."""
+        is_slot, x = operand
+        return self.body.specs[x] if is_slot else abstract_of(x)
+
     def _nbytes(self, slot: int) -> int:
         """The bytes of the value in ``slot`` (``HostProgram.values``)."""
         return self.body.values[slot].nbytes
@@ -447,7 +452,7 @@ class NativeLoop(NativeRun):
             return
         if not isinstance(out, AScalar):
             raise Unsupported("non-numeric step")
-        ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in ins_]
+        ins = [self._of(o) for o in ins_]
         if st.op == "tape_get":
             if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
                     and not ins_[1][0]):
@@ -509,7 +514,7 @@ class NativeLoop(NativeRun):
     def _check_gemm(self, si, st, name, ins_, guard, out) -> bool:
         if guard:
             return False
-        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        ins = [self._of(o) for o in ins_]
         acc = st.op == "gemm_acc"
         why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out)
         if why is None and acc and (ins[2] != out or not ins_[2][0] or ins_[3][0]):
@@ -521,7 +526,7 @@ class NativeLoop(NativeRun):
     def _check_matrix_transpose(self, si, st, name, ins_, guard, out) -> bool:
         if guard:
             return False
-        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        ins = [self._of(o) for o in ins_]
         why = host_gemm.gemm_refusal("mT", ins, out)
         if why is None and not isinstance(st.host, Permute):
             why = "a transpose of this kind"
@@ -1194,7 +1199,7 @@ class NativeLoop(NativeRun):
                          b.icmp_signed(cmp, x1, x0), x1, x0)
         elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise (not
             # a NumPy cast, ``ScalarLLVM.cast``, which gives INT64_MIN for those)
-            src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            src_a = self._of(ins_[0])
             st_ = _ltype(src_a)
             x0 = value(si, off + 0, *ins_[0], want=st_)
             if is_float(st_):
@@ -1206,7 +1211,7 @@ class NativeLoop(NativeRun):
             else:
                 r = convert(x0, st_, rt)
         elif name == "check_math_domain":  # math's domain/range errors: Python decides
-            xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            xa = self._of(ins_[1])
             y = value(si, off + 0, *ins_[0], want=rt)
             bad = b.not_(b.fcmp_ordered("<", b.call(overloaded(module, "llvm.fabs", rt),
                                                     [y]), ir.Constant(rt, math.inf)))
@@ -1249,7 +1254,7 @@ class NativeLoop(NativeRun):
             v = b.load(elem, typ=_mem(out))
             r = b.trunc(v, I1) if out.dtype == np.bool_ else v
         elif st.op == "index" and _empty_index(ins_[1]) and isinstance(
-                specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+                self._of(ins_[0]), AScalar):
             r = value(si, off + 0, *ins_[0], want=rt)
         elif st.op == "index" and not ins_[0][0] and not ins_[1][0]:  # known already
             r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
@@ -1266,7 +1271,7 @@ class NativeLoop(NativeRun):
                 v = b.trunc(v, I1)
             r = convert(v, src, rt)
         elif st.op == "index" and self._element_index(ins_) is not None:
-            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            arr_a = self._of(ins_[0])
             const, dyn = self._element_index(ins_)
             at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
                                       lambda bad, path=path: bail_on(bad, path))
@@ -1277,7 +1282,7 @@ class NativeLoop(NativeRun):
             src = LLTYPE[_dtname(arr_a.dtype)]
             r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
         elif st.op == "index":
-            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            arr_a = self._of(ins_[0])
             base = value(si, off + 0, *ins_[0])
             i = native_ops.wrapped_index(b, value(si, off + 1, *ins_[1], want=I64),
                                          arr_a.shape[0], lambda bad: bail_on(bad, path))
@@ -1737,8 +1742,7 @@ class NativeLoop(NativeRun):
         st = self.body.steps[si]
         ins_ = _unwrap(st)[1]
         if st.op == "alias":  # an array's data under another shape, not a number's
-            return isinstance(self.body.specs[ins_[0][1]] if ins_[0][0]
-                              else abstract_of(ins_[0][1]), AArray)
+            return isinstance(self._of(ins_[0]), AArray)
         return si in self.windows or (si in self.rows and st.op == "index")
 
     def _row_step(self, b, module, si: int, kind: str, ins_: list, off: int, out: AArray,
@@ -1749,7 +1753,7 @@ class NativeLoop(NativeRun):
         end) hands the run to the host runner, which raises Python's IndexError -- only
         where the step's path holds; elsewhere row 0 is read (its result is discarded)."""
         specs = self.body.specs
-        xa = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        xa = self._of(ins_[0])
         ty = MEMTYPE[_dtname(out.dtype)]
         row = prod(xa.shape[1:])
         rowbytes = row * memdtype(np.dtype(out.dtype)).itemsize
@@ -1782,8 +1786,7 @@ class NativeLoop(NativeRun):
     def _window_step(self, b, si: int, ins_: list, out: AArray, value, slot_var) -> None:
         """A dynamic slice whose window is contiguous: a pointer at the clamped start, as
         ``x[i]`` (``_row_step``) is -- no copy."""
-        specs = self.body.specs
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         axis = int(ins_[2][1])
         start = value(si, 1, *ins_[1], want=I64)
         last = ir.Constant(I64, max(x.shape[axis] - out.shape[axis], 0))
@@ -1799,8 +1802,8 @@ class NativeLoop(NativeRun):
                          out: AArray) -> None:
         specs = self.body.specs
         if kind in ("window", "window_add"):
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-            st = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            x = self._of(ins_[0])
+            st = self._of(ins_[1])
             if not (isinstance(x, AArray) and x.dtype == out.dtype
                     and _dtname(out.dtype) in MEMTYPE and isinstance(st, AScalar)
                     and st.dtype.kind == "i" and not ins_[2][0] and not ins_[3][0]):
@@ -1832,10 +1835,10 @@ class NativeLoop(NativeRun):
                     x.shape[axis % x.ndim + 1:]):
                 raise Unsupported(f"{name} of this kind")
             return
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         if kind == "scatter_add" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
                 and out.shape == () and out.dtype.kind == "f" and len(ins_) == 3:
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if isinstance(_scalar_of(d), AScalar) and d.dtype.kind in "fi":
                 return  # a number's x[()]: its sensitivity, in a 0-d buffer
         if not isinstance(x, AArray):
@@ -1859,13 +1862,13 @@ class NativeLoop(NativeRun):
                     shape if kind == "index" else tuple(x.shape)):
                 raise Unsupported("a gather of another shape")
         if kind == "scatter_add":
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
         if kind == "index_set":  # R[i, j] = v, R[t] = row: x copied, the view stored
             # (a number into every element of it: a row of an adjoint zeroed)
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if how not in ("basic", "dynamic") or x.dtype != out.dtype or \
                     out.dtype.kind not in "fi" or not isinstance(d, (AScalar, AArray)) or \
                     d.dtype != out.dtype or (prod(d.shape) != 1 and
@@ -2019,7 +2022,7 @@ class NativeLoop(NativeRun):
             return
         if kind in ("window", "window_add"):  # the window at the start clamped into the
             # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            x = self._of(ins_[0])
             axis = int(ins_[2][1])
             full = tuple(out.shape) if kind == "window_add" else tuple(x.shape)
             window = tuple(x.shape) if kind == "window_add" else tuple(out.shape)
@@ -2048,7 +2051,7 @@ class NativeLoop(NativeRun):
             self._arg_extreme(b, entry, name, a, value(si, 0, *ins_[0]), I64, dst=dst,
                               axis=k)
             return
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         if isinstance(x, AScalar):  # a number's x[()]: its sensitivity (planned so)
             b.store(value(si, 2, *ins_[2], want=LLTYPE[_dtname(out.dtype)]), dst)
             return
