@@ -23,18 +23,22 @@ The step kinds:
 * :class:`Check` -- a guard: go on only where a flag holds, else fail the call with a
   message (where Python would raise).
 
-``myc.lower.planned`` produces a plan from the optimized typed graph.
+``myc.lower.planned`` produces a plan from the optimized typed graph.  The JIT's host
+program (``myc.lower.program``) describes its slots with the same values
+(:func:`slot_value`) and its kernel launches as :class:`KernelOp` steps over them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import prod
+from typing import Any
 
 import numpy as np
 
 from myc.lower.dims import Dim
 from myc.lower.kernel import Kernel
+from myc.prims.abstract import AArray, AScalar
 
 SHORT = {"float32": "f32", "float64": "f64", "int64": "i64", "bool": "bool"}
 ITEMSIZE = {"float32": 4, "float64": 8, "int64": 8, "bool": 1}
@@ -56,7 +60,7 @@ class Value:
 
     @property
     def nbytes(self) -> int:
-        return prod(self.shape) * ITEMSIZE[self.dtype]
+        return prod(self.shape) * np.dtype(self.dtype).itemsize
 
     def describe(self) -> str:
         return f"{SHORT[self.dtype]}[{','.join(map(str, self.shape))}]"
@@ -70,13 +74,52 @@ class KernelOp:
     divide_by: list[int | None] = field(default_factory=list)
 
 
-def kernel_op(kernel: Kernel, divide_by: list[int | None]) -> KernelOp:
-    """A kernel launch step on buffers of the kernel's own shapes and dtypes: the JIT's
-    kernel steps as data (``lower/program.py``), whose buffers are its slots, not
-    planned here (``myc.lower.planned`` places AOT's)."""
-    return KernelOp(kernel, [Value(b.dtype, b.shape, b.name) for b in kernel.inputs],
-                    [Value(b.dtype, b.shape, b.name) for b in kernel.output_buffers()],
+def slot_value(a: Any) -> Value | None:
+    """The buffer a JIT slot holding abstract value ``a`` is: an array's dtype and shape,
+    a number's dtype (0-d; whether a slot is a number, held in a register by the native
+    generator, is its abstract value's); None for what is not data (a tuple, a tape)."""
+    if isinstance(a, (AArray, AScalar)):
+        return Value(str(np.dtype(a.dtype)), tuple(a.shape) if isinstance(a, AArray) else ())
+    return None
+
+
+def kernel_op(kernel: Kernel, divide_by: list[int | None], inputs: list[Value | None],
+              outputs: list[Value | None]) -> KernelOp:
+    """A kernel launch step of the JIT (``lower/program.py``) on its slots' values
+    (``slot_value``: one object per slot, shared by the steps that write and read it);
+    an input the kernel holds in another dtype or shape (converted on the fly) or a
+    constant on a buffer of the kernel's own."""
+
+    def on(b, v: Value | None) -> Value:
+        if v is not None and v.dtype == b.dtype and v.shape == tuple(b.shape):
+            return v
+        return Value(b.dtype, b.shape, b.name)
+
+    return KernelOp(kernel, [on(b, v) for b, v in zip(kernel.inputs, inputs, strict=True)],
+                    [on(b, v) for b, v in zip(kernel.output_buffers(), outputs, strict=True)],
                     list(divide_by))
+
+
+def transpose_op(kind: str, src: Value | None, out: Value | None, axes: Any = None
+                 ) -> Permute | None:
+    """A JIT transpose step as data: ``kind`` ``"matrix_transpose"`` (the last two axes
+    swapped) or ``"transpose"`` with constant ``axes`` (None: all reversed; negative
+    ones counted from the end), as the :class:`Permute` of ``src`` into ``out``; None
+    where that is not a permutation of ``src``'s axes giving ``out`` (as NumPy would
+    refuse) or either is not an array of one dtype."""
+    if src is None or out is None or src.dtype != out.dtype:
+        return None
+    n = len(src.shape)
+    try:
+        if kind == "matrix_transpose":
+            perm = (*range(n - 2), n - 1, n - 2) if n >= 2 else ()
+        else:
+            perm = tuple(range(n))[::-1] if axes is None else tuple(int(a) % n for a in axes)
+    except (TypeError, ZeroDivisionError):
+        return None
+    if sorted(perm) != list(range(n)) or tuple(src.shape[a] for a in perm) != out.shape:
+        return None
+    return Permute(src, out, perm)
 
 
 @dataclass(eq=False)

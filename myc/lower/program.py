@@ -22,11 +22,11 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.hostplan import kernel_op
+from myc.lower.hostplan import kernel_op, slot_value, transpose_op
 from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
-from myc.prims.abstract import DEVICE_ARRAY_TYPES, AScalar, abstract_of
+from myc.prims.abstract import DEVICE_ARRAY_TYPES, AArray, AScalar, abstract_of
 from myc.prims.containers import leaves_of, like
 from myc.prims.effects import bind as bind_rngs
 from myc.prims.effects import is_generator
@@ -62,8 +62,9 @@ class Step:
     # where a path holds (``guarded(path, prim, abstract, *args)``: ``name`` is ``prim``'s)
     op: str = ""
     guarded: bool = False
-    # a ``kernel`` step as data (``hostplan.KernelOp``: its kernel IR, buffers and
-    # means): what a native generator emits (``loopgen``), as AOT's libraries emit theirs
+    # a ``kernel`` step as data (``hostplan.KernelOp``: its kernel IR, buffers -- the
+    # slots' ``HostProgram.values`` -- and means): what a native generator emits
+    # (``loopgen``), as AOT's libraries emit theirs
     host: Any = None
 
 
@@ -82,6 +83,9 @@ class HostProgram:
     guards: list[tuple[str, Any]] = field(default_factory=list)
     checks: int = 0  # outputs before the guards computed only for their errors
     specs: list[Any] = field(default_factory=list)  # the abstract value of every slot
+    # the buffer every slot holding data is (``hostplan.slot_value``: else None), the
+    # values its steps' data (``Step.host``) read and write
+    values: list[Any] = field(default_factory=list)
     backend: str = "cpu"  # what its kernels were compiled for (``myc.lower.target``)
     # positions of the leaves that are int parameters (``myc.infer.runtime_ints``)
     int_leaves: frozenset[int] = frozenset()
@@ -514,8 +518,7 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                 specs.append(m.abstract)
             steps.append(Step(unit, [operand(i) for i in plan.inputs], -1, plan.outputs[0].loc,
                               plan.kernel.name, [slot_of[m.id] for m in plan.outputs],
-                              plan.kernel, kind="kernel",
-                              host=kernel_op(plan.kernel, [p.divide_by for p in plan.post])))
+                              plan.kernel, kind="kernel"))
             done.update(m.id for m in unit.members)
             continue
         n = unit
@@ -565,6 +568,14 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
         outputs = [operand(out)]
     else:
         outputs = []
+    values = [slot_value(a) for a in specs]
+    for st in steps:  # kernel launches and transposes as data, on their slots' values
+        if st.kind == "kernel":
+            st.host = kernel_op(st.kernel, [p.divide_by for p in st.fn.plan.post],
+                                [values[x] if s else None for s, x in st.inputs],
+                                [values[x] for x in st.outputs])
+        elif st.op in ("transpose", "matrix_transpose"):
+            st.host = _permute(st, specs, values)
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     outputs = t.adapt(steps, outputs, specs)  # e.g. kernels on the device, other steps
@@ -573,7 +584,19 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                        graph=typed,
                        guards=list(typed.flags.get("guards", [])),
                        checks=typed.flags.get("checks", 0), specs=specs,
-                       backend=backend)
+                       values=values, backend=backend)
+
+
+def _permute(st: Step, specs: list[Any], values: list[Any]) -> Any:
+    """A transpose step's ``hostplan.Permute`` (None where its axes are computed, or it
+    is none: ``hostplan.transpose_op``); a guarded one's is its operation's."""
+    ins = st.inputs[3:] if st.guarded else st.inputs
+    (is_slot, x), axes = ins[0], ins[1] if len(ins) > 1 else (False, None)
+    src = specs[x] if is_slot else abstract_of(x)
+    if axes[0] or not isinstance(src, AArray):
+        return None
+    return transpose_op(st.op, values[x] if is_slot else slot_value(src),
+                        values[st.output], axes[1])
 
 
 def _live(steps: list[Step], outputs: list[tuple[bool, Any]]) -> list[Step]:
@@ -869,12 +892,17 @@ def _native_program(prog: HostProgram, build: bool = True):
             not _TARGETS[prog.backend].native_host or any(
             st.kind == "loop" for st in prog.steps):
         return None
+    return _native_loop(once_view(prog), 0, plan=prog.__dict__.get("_native_plan"), build=build)
+
+
+def once_view(prog: HostProgram) -> Any:
+    """A straight-line program as a loop body that runs once (what a backend's native
+    generator takes for a whole program), its ``origin`` the program itself."""
     from types import SimpleNamespace
 
-    once = SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
-                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
-                           once=True, origin=prog)
-    return _native_loop(once, 0, plan=prog.__dict__.get("_native_plan"), build=build)
+    return SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
+                           values=prog.values, nslots=prog.nslots,
+                           outputs=[(False, False), *prog.outputs], once=True, origin=prog)
 
 
 def _native_loop(body: HostProgram, nstate: int, tape: tuple[int, ...] | None = None,

@@ -126,3 +126,67 @@ def test_kernel_steps_are_hostplan_kernel_ops():
     again = pickle.loads(pickle.dumps(prog))
     assert [st.host.divide_by for st in again.steps if st.kind == "kernel"] == [
         st.host.divide_by for st in kernels]
+
+
+def scaled(x, w):
+    s = np.sum(x * x)  # a kernel's output, read by the kernel after the product
+    return np.sum(np.tanh(x @ w) * s)
+
+
+def test_slots_are_hostplan_values():
+    """Every slot holding data is one ``hostplan.Value`` (``HostProgram.values``), the
+    object its kernel steps' data write and read -- so a kernel's output read by a later
+    step is the same value in both, as in an AOT library's plan -- kept so through the
+    disk cache's pickling."""
+    from myc.lower.hostplan import Value
+    from myc.prims.abstract import AArray, AScalar
+
+    x, w = np.arange(12.0).reshape(3, 4), np.ones((4, 2))
+    (prog,) = programs_run(myc.jit(scaled), x, w)
+    for p in [prog, pickle.loads(pickle.dumps(prog))]:
+        assert len(p.values) == p.nslots == len(p.specs)
+        for a, v in zip(p.specs, p.values, strict=True):
+            if isinstance(a, (AArray, AScalar)):
+                assert isinstance(v, Value)
+                assert (v.dtype, v.shape) == (str(a.dtype), tuple(a.shape))
+            else:
+                assert v is None
+        written = {}
+        shared = 0
+        for st in p.steps:
+            if st.kind != "kernel":
+                continue
+            for (is_slot, s), v in zip(st.inputs, st.host.inputs, strict=True):
+                if is_slot and v is p.values[s]:
+                    shared += s in written
+                elif is_slot:  # (only where the kernel holds it otherwise)
+                    assert (v.dtype, v.shape) != (p.values[s].dtype, p.values[s].shape)
+            for s, v in zip(st.outputs, st.host.outputs, strict=True):
+                assert v is p.values[s]
+                written[s] = v
+        assert shared  # the sum: one kernel's output, the next one's input
+    np.testing.assert_allclose(myc.jit(scaled)(x, w), scaled(x, w))
+
+
+def permuted(x, y):
+    return np.sum(np.transpose(x, (2, 0, 1)) * 2.0) + np.sum(x.T @ y) + np.sum(
+        np.transpose(x, (0, -1, -2)) * 3.0)
+
+
+def test_transpose_steps_are_hostplan_permutes():
+    """A JIT transpose step carries the ``hostplan.Permute`` an AOT library's transpose
+    is (its source and result slots' values and the permutation, negative axes counted
+    from the end), which the native generator reads for its strided copy or a GEMM's
+    transpose flag."""
+    from myc.lower.hostplan import Permute
+
+    x, y = np.arange(24.0).reshape(2, 3, 4), np.ones((2, 5))
+    (prog,) = programs_run(myc.jit(permuted), x, y)
+    ops = [st for st in prog.steps if st.op in ("transpose", "matrix_transpose")]
+    assert ops and all(isinstance(st.host, Permute) for st in ops)
+    assert all(st.host.src is prog.values[st.inputs[0][1]] and
+               st.host.out is prog.values[st.output] for st in ops)
+    perms = sorted(st.host.perm for st in ops)
+    assert perms == [(0, 2, 1), (2, 0, 1), (2, 1, 0)]
+    assert prog.native is not None
+    np.testing.assert_allclose(myc.jit(permuted)(x, y), permuted(x, y))

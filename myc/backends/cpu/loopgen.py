@@ -84,6 +84,8 @@ from myc.backends.cpu.jit import JitModule
 from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
+from myc.lower.hostplan import Permute, Value
+from myc.lower.program import once_view
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
@@ -128,16 +130,6 @@ def native_loop(body, nstate: int, tape: tuple[int, ...] | None = None,
         return NativeLoop(body, nstate, tape, plan=plan, build=build)
     except Unsupported:
         return None
-
-
-def _once_view(prog) -> Any:
-    """A straight-line program as a loop body that runs once (what ``native_loop`` takes
-    for a whole program), its ``origin`` the program itself."""
-    from types import SimpleNamespace
-
-    return SimpleNamespace(params=prog.params, steps=prog.steps, specs=prog.specs,
-                           nslots=prog.nslots, outputs=[(False, False), *prog.outputs],
-                           once=True, origin=prog)
 
 
 def _kernel_symbol(ck) -> str:
@@ -234,7 +226,7 @@ class NativeLoop(NativeRun):
         self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
         readers: dict[int, list[bool]] = {}  # slot -> per read: is it a GEMM operand?
         for si, st in enumerate(body.steps):
-            if _is_2d_transpose(st, specs):
+            if _is_2d_transpose(st):
                 self.mt_of[st.output] = st.inputs[0]
                 self.mt_steps.add(si)
             gemm = st.op in _GEMM_KINDS and not st.guarded
@@ -317,7 +309,7 @@ class NativeLoop(NativeRun):
             q = todo.pop()
             if id(q) in self.units or (self.once and q is self.origin):
                 continue
-            unit = NativeLoop(_once_view(q), 0, callee=True)
+            unit = NativeLoop(once_view(q), 0, callee=True)
             self.units[id(q)] = unit
             todo += unit.calls.values()
         # this function is called itself (on a frame, not the caller's io): scalars only
@@ -408,6 +400,15 @@ class NativeLoop(NativeRun):
         self.plan = plan
         return True
 
+    def _of(self, operand: tuple[bool, Any]) -> Any:
+        """The abstract value of a step's operand ``(is_slot, slot or constant)``."""
+        is_slot, x = operand
+        return self.body.specs[x] if is_slot else abstract_of(x)
+
+    def _nbytes(self, slot: int) -> int:
+        """The bytes of the value in ``slot`` (``HostProgram.values``)."""
+        return self.body.values[slot].nbytes
+
     def _nest(self) -> list[NativeLoop]:
         """This program and the loops nested in it, at any depth."""
         out = [self]
@@ -451,7 +452,7 @@ class NativeLoop(NativeRun):
             return
         if not isinstance(out, AScalar):
             raise Unsupported("non-numeric step")
-        ins = [specs[x] if is_slot else abstract_of(x) for is_slot, x in ins_]
+        ins = [self._of(o) for o in ins_]
         if st.op == "tape_get":
             if not (ins_[0][0] and isinstance(specs[ins_[0][1]], ATape)
                     and not ins_[1][0]):
@@ -513,7 +514,7 @@ class NativeLoop(NativeRun):
     def _check_gemm(self, si, st, name, ins_, guard, out) -> bool:
         if guard:
             return False
-        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        ins = [self._of(o) for o in ins_]
         acc = st.op == "gemm_acc"
         why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out)
         if why is None and acc and (ins[2] != out or not ins_[2][0] or ins_[3][0]):
@@ -525,8 +526,10 @@ class NativeLoop(NativeRun):
     def _check_matrix_transpose(self, si, st, name, ins_, guard, out) -> bool:
         if guard:
             return False
-        ins = [self.body.specs[x] if s_ else abstract_of(x) for s_, x in ins_]
+        ins = [self._of(o) for o in ins_]
         why = host_gemm.gemm_refusal("mT", ins, out)
+        if why is None and not isinstance(st.host, Permute):
+            why = "a transpose of this kind"
         if why is not None:
             raise Unsupported(why)
         return True
@@ -662,7 +665,7 @@ class NativeLoop(NativeRun):
         this is a nested loop, emitted where its step is in the body holding it (which
         gives its inputs, its buffers and its failure path); its exit values returned."""
 
-        body, specs, n = self.body, self.body.specs, self.nstate
+        body, specs, values, n = self.body, self.body.specs, self.body.values, self.nstate
         if host is None:
             entry = fn.append_basic_block("entry")
             bail = fn.append_basic_block("bail")
@@ -795,7 +798,6 @@ class NativeLoop(NativeRun):
             elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
                     st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
                     and not self._alias(si)):
-                a = specs[st.output]
                 made[st.output] = (si, 0)
                 addend = st.inputs[2][1] if st.op == "gemm_acc" else None
                 if addend is not None and st.output not in direct and \
@@ -807,14 +809,12 @@ class NativeLoop(NativeRun):
                 elif st.output in direct:
                     scratch_ptr[(si, 0)] = ("exit", direct[st.output])
                 else:
-                    scratch_ptr[(si, 0)] = buf(("scratch", tuple(a.shape),
-                                                memdtype(np.dtype(a.dtype))))
+                    scratch_ptr[(si, 0)] = buf(("scratch", *_buffer(values[st.output])))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {}
         for j in array_state:
-            a = specs[state_slots[j]]
-            rec = ("state", tuple(a.shape), memdtype(np.dtype(a.dtype)))
+            rec = ("state", *_buffer(values[state_slots[j]]))
             state_bufs[j] = (buf(rec), buf(rec))
         for j in self.rows_in_place.values():  # one buffer, updated in place
             state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
@@ -856,7 +856,7 @@ class NativeLoop(NativeRun):
                     return b.zext(v, I8) if a.dtype == np.bool_ else v
                 return number
 
-            rows = [loop_emit.TapeRow(j, _nbytes(specs[slot]), row(slot, specs[slot]),
+            rows = [loop_emit.TapeRow(j, values[slot].nbytes, row(slot, specs[slot]),
                                       not isinstance(specs[slot], AArray))
                     for j, slot in enumerate(state_slots) if j in self.tape]
         if host is None:
@@ -872,9 +872,8 @@ class NativeLoop(NativeRun):
 
         for j in set(self.rows_in_place.values()):  # the initial state copied in: the caller's
             # array is never written
-            a = specs[state_slots[j]]
             loop_emit.memcpy(b, state_bufs[j][0], b.load(slot_var(state_slots[j]), typ=PTR),
-                             prod(a.shape) * np.dtype(a.dtype).itemsize)
+                             values[state_slots[j]].nbytes)
             b.store(state_bufs[j][0], slot_var(state_slots[j]))
         loop = loop_emit.Loop(b, states, fail, tape, rows)
         loop.start()
@@ -962,7 +961,7 @@ class NativeLoop(NativeRun):
                 return loop_emit.Next(None, update=lambda dst, chain=chain: [
                     store_row(si, dst) for si in chain])
             return loop_emit.Next(lambda: value(-1, -1, is_slot, x),
-                                  prod(a.shape) * np.dtype(a.dtype).itemsize)
+                                  values[state_slots[j]].nbytes)
 
         go_slot, go = body.outputs[0]
         loop.close(lambda: value(-1, -1, go_slot, go, want=I1),
@@ -1003,7 +1002,7 @@ class NativeLoop(NativeRun):
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
-                loop_emit.memcpy(b, dst, src, prod(a.shape) * np.dtype(a.dtype).itemsize)
+                loop_emit.memcpy(b, dst, src, values[x].nbytes)
             else:
                 v = value(-1, -1, is_slot, x)
                 if a.dtype == np.bool_:
@@ -1024,7 +1023,7 @@ class NativeLoop(NativeRun):
         dst = e.scratch_ptr[(si, 0)]
         acc = st.op == "gemm_acc"
         if acc and si not in self.acc_in_place:  # the sum so far, copied
-            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), _nbytes(out))
+            loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), self._nbytes(st.output))
         if not mt:
             ops = []
             for k in range(2):
@@ -1037,11 +1036,9 @@ class NativeLoop(NativeRun):
                                 False))
             host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
                            *((float(ins_[3][1]), 1.0) if acc else ()))
-        else:
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-            nb = x.ndim - 2  # the last two axes swapped
-            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]), x.shape,
-                                 (*range(nb), nb + 1, nb))
+        else:  # (the last two axes swapped)
+            strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]),
+                                 st.host.src.shape, st.host.perm)
         if isinstance(out, AScalar):  # a vector times a vector: a 0-d result
             b.store(b.load(dst, typ=_mem(out)), e.slot_var(st.output))
             return True
@@ -1149,7 +1146,7 @@ class NativeLoop(NativeRun):
             bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
             base = b.load(b.gep(tp, [ir.Constant(I64, 1 + ins_[1][1])],
                                 source_etype=PTR), typ=PTR)
-            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, self._nbytes(st.output)))],
                          source_etype=I8)
             b.store(elem, slot_var(st.output))
             return
@@ -1202,7 +1199,7 @@ class NativeLoop(NativeRun):
                          b.icmp_signed(cmp, x1, x0), x1, x0)
         elif name == "to_int":  # int(x): Python's int has no bound, NaN/inf raise (not
             # a NumPy cast, ``ScalarLLVM.cast``, which gives INT64_MIN for those)
-            src_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            src_a = self._of(ins_[0])
             st_ = _ltype(src_a)
             x0 = value(si, off + 0, *ins_[0], want=st_)
             if is_float(st_):
@@ -1214,7 +1211,7 @@ class NativeLoop(NativeRun):
             else:
                 r = convert(x0, st_, rt)
         elif name == "check_math_domain":  # math's domain/range errors: Python decides
-            xa = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            xa = self._of(ins_[1])
             y = value(si, off + 0, *ins_[0], want=rt)
             bad = b.not_(b.fcmp_ordered("<", b.call(overloaded(module, "llvm.fabs", rt),
                                                     [y]), ir.Constant(rt, math.inf)))
@@ -1252,12 +1249,12 @@ class NativeLoop(NativeRun):
             bail_on(b.icmp_unsigned(">=", k, b.load(tp, typ=I64)), path)
             base = b.load(b.gep(tp, [ir.Constant(I64, 1 + j)], source_etype=PTR),
                           typ=PTR)
-            elem = b.gep(base, [b.mul(k, ir.Constant(I64, _nbytes(out)))],
+            elem = b.gep(base, [b.mul(k, ir.Constant(I64, self._nbytes(st.output)))],
                          source_etype=I8)
             v = b.load(elem, typ=_mem(out))
             r = b.trunc(v, I1) if out.dtype == np.bool_ else v
         elif st.op == "index" and _empty_index(ins_[1]) and isinstance(
-                specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1]), AScalar):
+                self._of(ins_[0]), AScalar):
             r = value(si, off + 0, *ins_[0], want=rt)
         elif st.op == "index" and not ins_[0][0] and not ins_[1][0]:  # known already
             r = value(si, off + 0, False, _constant_element(ins_[0][1], ins_[1][1]),
@@ -1274,7 +1271,7 @@ class NativeLoop(NativeRun):
                 v = b.trunc(v, I1)
             r = convert(v, src, rt)
         elif st.op == "index" and self._element_index(ins_) is not None:
-            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            arr_a = self._of(ins_[0])
             const, dyn = self._element_index(ins_)
             at = self._dynamic_offset(b, tuple(arr_a.shape), dyn, value,
                                       lambda bad, path=path: bail_on(bad, path))
@@ -1285,7 +1282,7 @@ class NativeLoop(NativeRun):
             src = LLTYPE[_dtname(arr_a.dtype)]
             r = convert(b.trunc(v, I1) if src == I1 else v, src, rt)
         elif st.op == "index":
-            arr_a = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            arr_a = self._of(ins_[0])
             base = value(si, off + 0, *ins_[0])
             i = native_ops.wrapped_index(b, value(si, off + 1, *ins_[1], want=I64),
                                          arr_a.shape[0], lambda bad: bail_on(bad, path))
@@ -1745,8 +1742,7 @@ class NativeLoop(NativeRun):
         st = self.body.steps[si]
         ins_ = _unwrap(st)[1]
         if st.op == "alias":  # an array's data under another shape, not a number's
-            return isinstance(self.body.specs[ins_[0][1]] if ins_[0][0]
-                              else abstract_of(ins_[0][1]), AArray)
+            return isinstance(self._of(ins_[0]), AArray)
         return si in self.windows or (si in self.rows and st.op == "index")
 
     def _row_step(self, b, module, si: int, kind: str, ins_: list, off: int, out: AArray,
@@ -1757,7 +1753,7 @@ class NativeLoop(NativeRun):
         end) hands the run to the host runner, which raises Python's IndexError -- only
         where the step's path holds; elsewhere row 0 is read (its result is discarded)."""
         specs = self.body.specs
-        xa = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        xa = self._of(ins_[0])
         ty = MEMTYPE[_dtname(out.dtype)]
         row = prod(xa.shape[1:])
         rowbytes = row * memdtype(np.dtype(out.dtype)).itemsize
@@ -1790,8 +1786,7 @@ class NativeLoop(NativeRun):
     def _window_step(self, b, si: int, ins_: list, out: AArray, value, slot_var) -> None:
         """A dynamic slice whose window is contiguous: a pointer at the clamped start, as
         ``x[i]`` (``_row_step``) is -- no copy."""
-        specs = self.body.specs
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         axis = int(ins_[2][1])
         start = value(si, 1, *ins_[1], want=I64)
         last = ir.Constant(I64, max(x.shape[axis] - out.shape[axis], 0))
@@ -1807,8 +1802,8 @@ class NativeLoop(NativeRun):
                          out: AArray) -> None:
         specs = self.body.specs
         if kind in ("window", "window_add"):
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-            st = specs[ins_[1][1]] if ins_[1][0] else abstract_of(ins_[1][1])
+            x = self._of(ins_[0])
+            st = self._of(ins_[1])
             if not (isinstance(x, AArray) and x.dtype == out.dtype
                     and _dtname(out.dtype) in MEMTYPE and isinstance(st, AScalar)
                     and st.dtype.kind == "i" and not ins_[2][0] and not ins_[3][0]):
@@ -1825,7 +1820,10 @@ class NativeLoop(NativeRun):
             self._concat_pieces(si, ins_, out)
             return
         if kind == "transpose":
-            self._transpose_view(ins_, out)
+            # (its ``Permute``: ``np.transpose(x, axes)``, ``x.T``, ``axes`` constant)
+            if not isinstance(self.body.steps[si].host, Permute) or \
+                    _dtname(out.dtype) not in MEMTYPE:
+                raise Unsupported("a transpose of this kind")
             return
         if kind == "arg_extreme":
             x = specs[ins_[0][1]] if ins_[0][0] else None
@@ -1837,10 +1835,10 @@ class NativeLoop(NativeRun):
                     x.shape[axis % x.ndim + 1:]):
                 raise Unsupported(f"{name} of this kind")
             return
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         if kind == "scatter_add" and isinstance(x, AScalar) and _empty_index(ins_[1]) \
                 and out.shape == () and out.dtype.kind == "f" and len(ins_) == 3:
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if isinstance(_scalar_of(d), AScalar) and d.dtype.kind in "fi":
                 return  # a number's x[()]: its sensitivity, in a 0-d buffer
         if not isinstance(x, AArray):
@@ -1864,13 +1862,13 @@ class NativeLoop(NativeRun):
                     shape if kind == "index" else tuple(x.shape)):
                 raise Unsupported("a gather of another shape")
         if kind == "scatter_add":
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if out.dtype.kind != "f" or tuple(out.shape) != tuple(x.shape) or \
                     not isinstance(d, (AArray, AScalar)) or d.dtype != out.dtype:
                 raise Unsupported("a scatter of other types")
         if kind == "index_set":  # R[i, j] = v, R[t] = row: x copied, the view stored
             # (a number into every element of it: a row of an adjoint zeroed)
-            d = specs[ins_[2][1]] if ins_[2][0] else abstract_of(ins_[2][1])
+            d = self._of(ins_[2])
             if how not in ("basic", "dynamic") or x.dtype != out.dtype or \
                     out.dtype.kind not in "fi" or not isinstance(d, (AScalar, AArray)) or \
                     d.dtype != out.dtype or (prod(d.shape) != 1 and
@@ -1914,27 +1912,6 @@ class NativeLoop(NativeRun):
                 or sum(a.shape[ax] for *_, a in out_) != out.shape[ax]:
             raise Unsupported("np.concatenate of another shape")
         return out_, ax
-
-    def _transpose_view(self, ins_: list, out: AArray) -> tuple[tuple, tuple]:
-        """``np.transpose(x, axes)`` (``x.T``, ``axes`` constant) as a strided view of
-        ``x``: (the result's shape, ``x`` 's strides in the result's axis order), in
-        elements; a 2-d swap that only feeds GEMMs never gets here (a transpose flag)."""
-        specs = self.body.specs
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
-        axes = ins_[1][1] if len(ins_) > 1 else None
-        if not isinstance(x, AArray) or (len(ins_) > 1 and ins_[1][0]) or \
-                x.dtype != out.dtype or _dtname(out.dtype) not in MEMTYPE:
-            raise Unsupported("a transpose of this kind")
-        try:
-            perm = tuple(range(x.ndim))[::-1] if axes is None else \
-                tuple(int(a) % x.ndim for a in axes)
-        except (TypeError, ZeroDivisionError):
-            raise Unsupported("a transpose of this kind") from None
-        if sorted(perm) != list(range(x.ndim)) or \
-                tuple(x.shape[a] for a in perm) != tuple(out.shape):
-            raise Unsupported("a transpose of another shape")
-        strides = [prod(x.shape[d + 1:]) for d in range(x.ndim)]
-        return tuple(out.shape), tuple(strides[a] for a in perm)
 
     def _array_leaves(self, si: int, ins_: list, out: AArray) -> list[tuple]:
         """``np.array(obj)`` of values the program computes: ``obj``'s leaves in order as
@@ -2036,14 +2013,16 @@ class NativeLoop(NativeRun):
                     native_ops.counted(b, outer, piece_row, "concat")
                 at += inner
             return
-        if kind == "transpose":  # a strided read of x in the result's order
-            shape, strides = self._transpose_view(ins_, out)
+        if kind == "transpose":  # a strided read of x in the result's order (a 2-d swap
+            # that only feeds GEMMs never gets here: a transpose flag)
+            op = self.body.steps[si].host
             if count:
-                strided_copy.copy(b, ty, dst, value(si, 0, *ins_[0]), shape, strides)
+                strided_copy.permute(b, ty, dst, value(si, 0, *ins_[0]), op.src.shape,
+                                     op.perm, name="ix")
             return
         if kind in ("window", "window_add"):  # the window at the start clamped into the
             # axis (a guard of the program holds NumPy's semantics: ``myc.infer.dynslice``)
-            x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+            x = self._of(ins_[0])
             axis = int(ins_[2][1])
             full = tuple(out.shape) if kind == "window_add" else tuple(x.shape)
             window = tuple(x.shape) if kind == "window_add" else tuple(out.shape)
@@ -2072,7 +2051,7 @@ class NativeLoop(NativeRun):
             self._arg_extreme(b, entry, name, a, value(si, 0, *ins_[0]), I64, dst=dst,
                               axis=k)
             return
-        x = specs[ins_[0][1]] if ins_[0][0] else abstract_of(ins_[0][1])
+        x = self._of(ins_[0])
         if isinstance(x, AScalar):  # a number's x[()]: its sensitivity (planned so)
             b.store(value(si, 2, *ins_[2], want=LLTYPE[_dtname(out.dtype)]), dst)
             return
@@ -2081,7 +2060,8 @@ class NativeLoop(NativeRun):
         if kind == "index_set" and si not in self.rows_in_place:  # x copied, then its
             # element stored (as a scatter's)
             off = len(self.body.steps[si].inputs) - len(ins_)  # (a guarded step's)
-            loop_emit.memcpy(b, dst, value(si, off, *ins_[0]), _nbytes(out))
+            loop_emit.memcpy(b, dst, value(si, off, *ins_[0]),
+                             self._nbytes(self.body.steps[si].output))
         if kind == "scatter_add":
             kernel_calls.fill(b, dst, ty, 0, count)
         if kind in ("scatter_add", "index_set"):
@@ -2180,28 +2160,15 @@ _EMITS = {
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
 
 
-def _is_2d_transpose(st, specs) -> bool:
-    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``):
-    ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or ``transpose`` with
-    axes ``(0, ..., n-3, n-1, n-2)``.  A GEMM reads such a value as a transpose flag."""
-    if st.guarded or st.op not in ("transpose", "matrix_transpose") or not st.inputs[0][0]:
+def _is_2d_transpose(st) -> bool:
+    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``) read
+    from a slot: ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or
+    ``transpose`` with axes ``(0, ..., n-3, n-1, n-2)`` (the step's ``Permute``).  A GEMM
+    reads such a value as a transpose flag."""
+    if st.guarded or not isinstance(st.host, Permute) or not st.inputs[0][0]:
         return False
-    a = specs[st.inputs[0][1]]
-    if not isinstance(a, AArray) or a.ndim < 2:
-        return False
-    if st.op == "matrix_transpose":
-        return True
-    axes = st.inputs[1][1] if len(st.inputs) > 1 and not st.inputs[1][0] else "slot"
-    if isinstance(axes, str):
-        return False
-    if axes is None:
-        return a.ndim == 2
-    try:
-        axes = tuple(int(x) for x in axes)
-    except TypeError:
-        return False
-    n = a.ndim
-    return axes == (*range(n - 2), n - 1, n - 2)
+    n = len(st.host.perm)
+    return n >= 2 and st.host.perm == (*range(n - 2), n - 1, n - 2)
 
 
 def _empty_index(index: tuple[bool, Any]) -> bool:
@@ -2250,5 +2217,6 @@ def _compare_type(abstracts: list[Any]) -> ir.Type:
     return LLTYPE[_dtname(dt)]
 
 
-def _nbytes(a: Any) -> int:
-    return prod(a.shape) * np.dtype(memdtype(a.dtype)).itemsize
+def _buffer(v: Value) -> tuple[tuple, np.dtype]:
+    """The shape and element type of a buffer holding ``v`` (a bool as one byte)."""
+    return tuple(v.shape), memdtype(np.dtype(v.dtype))

@@ -47,6 +47,7 @@ def _mode(prog: Any, tiers: str) -> str:
 
 def _why(prog: Any, loop: Any) -> str:
     """Why ``prog`` (a whole program, or ``loop``'s body) is not native code."""
+    from myc.lower.program import once_view
     from myc.lower.target import target
 
     if os.environ.get("MYC_NO_NATIVE_LOOPS"):
@@ -63,12 +64,12 @@ def _why(prog: Any, loop: Any) -> str:
         if blockers:  # then its small array ops stayed NumPy steps, outside kernels
             return f"the native generator does not cover {', '.join(blockers)}"
     try:
-        from myc.backends.cpu.loopgen import NativeLoop, Unsupported, _once_view
+        from myc.backends.cpu.loopgen import NativeLoop, Unsupported
     except ImportError:  # pragma: no cover - the kernel backend is optional
         return "the native code generator is not available"
     try:
         if loop is None:
-            NativeLoop(_once_view(prog), 0)
+            NativeLoop(once_view(prog), 0)
         else:
             NativeLoop(prog, loop.nstate, loop.tape)
     except Unsupported as exc:

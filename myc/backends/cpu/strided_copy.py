@@ -115,8 +115,9 @@ def c_strides(b: ir.IRBuilder, shape: list[Count] | tuple) -> list[Count]:
 
 
 def permute(b: ir.IRBuilder, ty: ir.Type, dst: ir.Value, src: ir.Value,
-            src_shape: list[Count] | tuple, perm: Any) -> None:
+            src_shape: list[Count] | tuple, perm: Any, name: str = "tr") -> None:
     """``dst = np.transpose(src, perm)`` for a C-contiguous ``src`` of ``src_shape``
-    (``dst`` C-contiguous): a copy reading ``src`` along its permuted strides."""
+    (``dst`` C-contiguous): a copy reading ``src`` along its permuted strides (a
+    ``hostplan.Permute`` step, the JIT's and AOT's; ``name``: its blocks')."""
     st = c_strides(b, src_shape)
-    copy(b, ty, dst, src, [src_shape[a] for a in perm], [st[a] for a in perm], name="tr")
+    copy(b, ty, dst, src, [src_shape[a] for a in perm], [st[a] for a in perm], name=name)
