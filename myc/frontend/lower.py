@@ -1739,17 +1739,19 @@ class FunctionLowerer:
                 return None
         if _rebound_names(body) & tnames:
             return None
-        if not ({w for w, _ in _loop_writes(s)} | self._passed_to_writers(s.body, block)
+        if not ({w for w, _ in _loop_writes(s)} | set(self._passed_to_writers(s.body, block))
                 ) & tnames:
             return None  # (nothing updated in place: the loop as any other)
         return rows
 
-    def _passed_to_writers(self, stmts: list[ast.stmt], block: Block) -> set[str]:
+    def _passed_to_writers(self, stmts: list[ast.stmt], block: Block
+                           ) -> dict[str, ast.Call]:
         """The names ``stmts`` pass as ``out=`` or to module-level functions that change
-        that parameter in place (``set_bnd(0, x)``)."""
-        out: set[str] = set()
-        for c in _calls_in(stmts):
-            out.update(k.value.id for k in c.keywords
+        that parameter in place (``set_bnd(0, x)``), each with such a call."""
+        out: dict[str, ast.Call] = {}
+        for c in sorted(_calls_in(stmts), key=lambda c: (c.lineno, c.col_offset),
+                        reverse=True):  # (the first call of each name kept)
+            out.update((k.value.id, c) for k in c.keywords
                        if k.arg == "out" and isinstance(k.value, ast.Name))
             try:
                 callee = self._static_callee(c.func, block)
@@ -1767,7 +1769,7 @@ class FunctionLowerer:
                 continue
             given = dict(zip(sig.names[:sig.n_positional], c.args, strict=False))
             given.update({k.arg: k.value for k in c.keywords if k.arg in sig.names})
-            out.update(a.id for i, name in enumerate(sig.names)
+            out.update((a.id, c) for i, name in enumerate(sig.names)
                        if i in writes and isinstance(a := given.get(name), ast.Name))
         return out
 
@@ -1809,7 +1811,12 @@ class FunctionLowerer:
         iterated sequence may hold are refused if read as arrays afterwards (all the
         names it may hold: zip's other sequences too, conservatively)."""
         targets = assigned_names([ast.Assign(targets=[s.target])])
-        written = [(n, ws) for n, ws in self._written_in_place(s).items()
+        writes_of = self._written_in_place(s)
+        for n, call in self._passed_to_writers(s.body, block).items():
+            if n in targets:  # ``for g in grads: np.clip(g, -1, 1, out=g)`` / ``h(g)``
+                writes_of.setdefault(n, []).append(call)
+        written = [(n, sorted(ws, key=lambda w: (w.lineno, w.col_offset)))
+                   for n, ws in writes_of.items()
                    if n in targets and not _fresh_first(n, s.body)]
         if not written:
             return

@@ -570,8 +570,13 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
     def p_alias_guard(self, args, loc):
         value, updated, message = args
-        upd = updated.abstract if isinstance(updated, Node) else abstract_of(updated)
-        shared = isinstance(upd, AArray) and upd.ndim > 0
+        if isinstance(updated, (Node, np.ndarray)):
+            upd = updated.abstract if isinstance(updated, Node) else abstract_of(updated)
+            shared = isinstance(upd, AArray) and upd.ndim > 0
+        else:  # a list or dict whose arrays a loop variable updated in place
+            shared = any(isinstance(leaf.abstract, AArray) and leaf.abstract.ndim > 0
+                         for leaf in _sym_leaves(updated)) or any(
+                isinstance(x, np.ndarray) and x.ndim > 0 for x in _const_leaves(updated))
         if shared and (any(isinstance(leaf.abstract, AArray) for leaf in _sym_leaves(value))
                        or isinstance(value, np.ndarray)):
             raise MycValueError(message, loc)
@@ -814,6 +819,18 @@ def _coerce(value: Any, a: AScalar) -> Any:
     if a.weak:
         return {"f": float, "i": int, "b": bool}[a.dtype.kind](value)
     return a.dtype.type(value)
+
+
+def _const_leaves(v: Any):
+    """The leaves of a structure that are not nodes (constants held in it)."""
+    if isinstance(v, tuple):
+        for x in v:
+            yield from _const_leaves(x)
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from _const_leaves(x)
+    elif not isinstance(v, Node):
+        yield v
 
 
 def _sym_leaves(v: Any):

@@ -13,7 +13,7 @@ import operator
 import numpy as np
 
 from myc.errors import MycNameError, MycTypeError, MycValueError
-from myc.prims.containers import DictValue
+from myc.prims.containers import DictValue, leaves
 from myc.prims.registry import register
 from myc.prims.values import UNDEF
 
@@ -409,11 +409,11 @@ register("check_defined", "value name", _check_defined)
 
 
 def _alias_guard(value, updated, message):
-    """Refuse reading ``value`` when the in-place update of ``updated`` (an array) would
+    """Refuse reading ``value`` when the in-place update of ``updated`` (an array, or a
+    list or dict whose arrays a loop variable updated: ``for g in grads: g -= 1``) would
     have changed it in CPython; scalars are rebound, so nothing is shared."""
-    if isinstance(updated, np.ndarray) and updated.ndim > 0 and (
-            isinstance(value, np.ndarray) or (isinstance(value, tuple) and any(
-                isinstance(v, np.ndarray) for v in value))):
+    if any(isinstance(u, np.ndarray) and u.ndim > 0 for u in leaves(updated)) and \
+            any(isinstance(v, np.ndarray) for v in leaves(value)):
         raise MycValueError(message)
     return value
 

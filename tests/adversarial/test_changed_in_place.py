@@ -1123,3 +1123,54 @@ def star_pure(f, a):
 def test_star_calls_through_values_that_change_nothing_run():
     a = np.arange(3.0)
     np.testing.assert_array_equal(myc.jit(star_pure)(scaled, a), star_pure(scaled, a))
+
+
+# ---------------------------------------------------------------- a list's arrays updated
+# through a loop variable, then the list read (these returned the old arrays silently)
+
+
+def list_read_after_aug(a):
+    grads = [a * 3.0, a * -4.0]
+    for g in grads:
+        g -= 1.0
+    return grads[0] + grads[1]
+
+
+def list_read_after_out(a):
+    grads = [a * 3.0, a * -4.0]
+    for g in grads:
+        np.clip(g, -1, 1, out=g)
+    return grads[0] + grads[1]
+
+
+def list_read_after_call(a):
+    grads = [a * 3.0, a * -4.0]
+    for g in grads:
+        set_first(g)
+    return grads[0]
+
+
+def dict_values_read_after_aug(a):
+    d = {"w": a * 3.0, "b": a * -4.0}
+    for v in d.values():
+        v -= 1.0
+    return d["w"]
+
+
+@pytest.mark.parametrize("fn", [list_read_after_aug, list_read_after_out,
+                                list_read_after_call, dict_values_read_after_aug],
+                         ids=["aug", "out", "call", "dict_values"])
+def test_container_read_after_its_arrays_changed_through_a_loop_variable_is_refused(fn):
+    with pytest.raises(MycValueError, match="a loop variable over a sequence holding it"):
+        myc.jit(fn)(np.linspace(-1.0, 1.0, 4))
+
+
+def test_numbers_listed_and_bumped_keep_their_values():
+    def f(a):
+        xs = [1.0, 2.0]
+        for v in xs:
+            v += 1.0  # rebinds v: the list is unchanged, as in CPython
+        return a * xs[0]
+
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(myc.jit(f)(a), f(a))
