@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import myc
-from myc.errors import MycError, MycIndexError, MycSyntaxError, MycTypeError
+from myc.errors import MycError, MycIndexError, MycSyntaxError, MycTypeError, MycValueError
 from tests.adversarial.common import assert_compiled
 from tests.backends import BACKENDS
 
@@ -317,7 +317,7 @@ def e_append_to_array(x):
 
 ERRORS = [
     (e_unsupported_method, ([1.0],), MycSyntaxError, ".pop()"),
-    (e_sort_statement, ([1.0],), MycSyntaxError, ".sort()"),
+    (e_sort_statement, ([1.0],), MycValueError, "list.sort() is not supported"),
     (e_append_expression, ([1.0],), MycSyntaxError, "statement"),
     (e_append_global, (1.0,), MycSyntaxError, "global"),
     (e_alias_then_mutate, (1.0,), MycSyntaxError, "'a'"),

@@ -413,7 +413,8 @@ def w_loop_variable_updated(x):
 
 def w_loop_variable_written(x):
     W = x * 1.0
-    for p in [W]:
+    ws = [W]  # (a display of variables, for p in [W], writes back: test_changed_in_place)
+    for p in ws:
         p[0] = 9.0
     return W * 1.0
 

@@ -93,8 +93,7 @@ def test_ranking_loss_by_take_along_axis_gradient():
 
 
 def test_refusals_name_the_call():
-    with pytest.raises(myc.MycError, match=r"np\.clip: out="):
-        myc.jit(lambda a: np.clip(a, -1, 1, out=a))(A3)
+    # (np.clip's out= writes into the array since session 16: tests/unit/test_ufunc_out.py)
     with pytest.raises(myc.MycError, match=r"np\.cross: incompatible dimensions"):
         myc.jit(lambda a: np.cross(a, a))(S)
     with pytest.raises(myc.MycError, match=r"np\.vander: x must be"):
