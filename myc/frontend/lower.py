@@ -3097,6 +3097,11 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, "abs() takes exactly one argument", e)
             out = self.apply(block, P.abs, args[0], node=e)
             return self.apply(block, P.to_weak, out, args[0], node=e)
+        if callee is str and len(e.args) == 1 and not e.keywords:
+            # str(l) of a value known when compiling ("W" + str(l)): an f-string's format
+            values = self.apply(block, P.make_tuple, self.expr(e.args[0], block), node=e)
+            return self.apply(block, P.fstring, values, Constant(((0, "s", ""),),
+                                                                 self.loc(e)), node=e)
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block, numpy=True)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})

@@ -60,6 +60,14 @@ def flatten(a, order="C"):
     return np.reshape(a, (-1,)).copy()
 
 
+def item(a):
+    """``x.item()``: the one element of a size-1 array (NumPy's ValueError otherwise)."""
+    if np.size(a) != 1:
+        return P.lib_error("ndarray.item(): can only convert an array of size 1 to a "
+                           "Python scalar")
+    return np.reshape(a, ())[()]
+
+
 def atleast_1d(a):
     if np.ndim(a) == 0:
         return np.reshape(a, (1,))
