@@ -100,6 +100,12 @@ _COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator 
                    "DictComp": "dict comprehension"}
 
 
+def _attribute_target(t: ast.AST) -> bool:
+    """``obj.attr = v``, ``self.a.b = v``: an attribute of an object held by a variable."""
+    return isinstance(t, ast.Attribute) and (isinstance(t.value, ast.Name) or
+                                             _attribute_target(t.value))
+
+
 def _item_target(t: ast.AST) -> bool:
     """``name[index]`` as an assignment target (a list's, dict's or array's item)."""
     return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
@@ -1036,8 +1042,8 @@ class FunctionLowerer:
                                  sub)
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
             if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
-                    and not _item_target(sub) and not (isinstance(sub, ast.Subscript) and
-                                                       _item_target(sub.value)):
+                    and not _item_target(sub) and not _attribute_target(sub) and not (
+                        isinstance(sub, ast.Subscript) and _item_target(sub.value)):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -1527,6 +1533,8 @@ class FunctionLowerer:
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, ast.Subscript) and _item_target(target.value):
             self._item_of_item(target, value, block)
+        elif _attribute_target(target):  # self.output = v: the object is a value
+            self._assign_attribute(target, value, block)  # type: ignore[arg-type]
         elif isinstance(target, (ast.Tuple, ast.List)):
             stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
             if len(stars) > 1:
@@ -1546,6 +1554,22 @@ class FunctionLowerer:
                 self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
         else:
             self._reject_target(target)
+
+    def _assign_attribute(self, target: ast.Attribute, value: Node, block: Block) -> None:
+        """``obj.attr = v`` (``self.output = ...`` in a method): the variable holding the
+        object rebound to a new object with the attribute set, as ``d[k] = v`` rebinds
+        a dict (``mutate``: other names for the object refused if read afterwards); a
+        method that does this to ``self`` is called through its write-back twin, which
+        returns the final ``self`` to the caller (``objects.method_graph``,
+        ``object_method``).  ``self.a.b = v`` rebuilds ``self.a``, then ``self``."""
+        attr = Constant(target.attr, self.loc(target))
+        if isinstance(target.value, ast.Name):
+            self.mutate(target.value.id, lambda cur: self.py_call(
+                "setattr_value", [cur, attr, value], target, block), target, block)
+            return
+        inner = self.expr(target.value, block)
+        self._assign_attribute(target.value, self.py_call(  # type: ignore[arg-type]
+            "setattr_value", [inner, attr, value], target, block), block)
 
     # -- if ----------------------------------------------------------------------
     def stmt_Assert(self, s: ast.Assert, block: Block) -> Block | None:
@@ -3038,6 +3062,8 @@ class FunctionLowerer:
             return special
         if callee is print:
             return effects.print_call(self, e, block)
+        if objects.is_user_class(callee):  # Layer_Dense(2, 16): __init__ on a new object
+            return objects.construct(self, callee, e, block, parse)
         if callee is functools.partial:
             return self.expr_Lambda(self._partial_lambda(e, block), block)
         made = effects.maker_kind(callee)
@@ -3345,14 +3371,89 @@ class FunctionLowerer:
 
         # a method takes the object as self; an attribute holding a function does not
         # (``self.act = np.tanh``; known when the program specializes)
-        method = self._lazy(block, e, "method", lambda b: bound(b, obj))
-        plain = self._lazy(block, e, "attribute", lambda b: bound(b))
-        out = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
-                           method, plain, e)
+        recv = e.func.value  # type: ignore[attr-defined]
+        if isinstance(recv, ast.Call) and objects.is_user_class(
+                self._static_callee(recv.func, block)):  # PCA(2).fit(X): a new object
+            method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+            plain = self._lazy(block, e, "attribute", lambda b: bound(b))
+            written = self._lazy(block, e, "self_written", lambda b: self.apply(
+                b, P.getitem, self._select(b, self.apply(b, P.binds_self, obj, attr, node=e),
+                                           method, plain, e), 0, node=e))
+            kept = self._lazy(block, e, "self_kept", lambda b: self._select(
+                b, self.apply(b, P.binds_self, obj, attr, node=e), method, plain, e))
+            out = self._select(block, self.apply(block, P.self_returned, fn, node=e),
+                               written, kept, e)
+        elif not self._self_write_back(recv, block):
+            method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+            plain = self._lazy(block, e, "attribute", lambda b: bound(b))
+            out = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                               method, plain, e)
+            # a method assigning attributes of self cannot show them here: refused then
+            out = self.apply(block, P.unchanged_by, out, obj, Constant((attr, -1)), Constant(
+                f"'{ast.unparse(recv)}' cannot be rebound to the changed object after the "
+                f"call at line {e.lineno + self.info.line_offset} (call the method on a "
+                "variable that holds the object, not a loop variable or an item)"), node=e)
+        else:
+            # ``layer.forward(x)`` where ``forward`` sets ``self.output``: its write-back
+            # twin returns (result, final self), and the variable is rebound to the
+            # latter (``objects.method_graph``); one that does not returns the result
+            def written(b: Block) -> Node:
+                r = bound(b, obj)
+                k = self.apply(b, P.self_returned, fn, node=e)
+                yes = self._lazy(b, e, "self_written", lambda b2: self.apply(
+                    b2, P.make_tuple, self.apply(b2, P.getitem, r, 0, node=e),
+                    self.apply(b2, P.getitem, r, k, node=e), node=e))
+                no = self._lazy(b, e, "self_kept", lambda b2: self.apply(
+                    b2, P.make_tuple, r, obj, node=e))
+                return self._select(b, k, yes, no, e)
+
+            method = self._lazy(block, e, "method", written)
+            plain = self._lazy(block, e, "attribute", lambda b: self.apply(
+                b, P.make_tuple, bound(b), obj, node=e))
+            both = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                                method, plain, e)
+            out = self.apply(block, P.getitem, both, 0, node=e)
+            self._rebind_receiver(recv, self.apply(block, P.getitem, both, 1, node=e),
+                                  block)
+            # other names for the object (an alias, a list holding it) would show
+            # CPython's change: refused if read, when the method changes self
+            root = recv
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            rebound = block.env.vars[root.id]  # type: ignore[attr-defined]
+            self.guard_call_through(obj, attr, [(-1, obj)], e, block)
+            block.env.vars[root.id] = rebound  # type: ignore[attr-defined]
         if star is None:
             self.guard_call_through(obj, attr, [*enumerate(args), *kwargs.items()], e,
                                     block)
         return out
+
+    def _self_write_back(self, recv: ast.AST, block: Block) -> bool:
+        """Can ``recv.m(...)`` rebind ``recv`` to the object the method changed: a local
+        variable (or an attribute of one, ``self.activation``) that is no loop target
+        (the sequence it came from would keep the old object)?"""
+        root = recv
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in self.locals or \
+                root.id not in block.env.vars or in_library(self.info.filename):
+            return False
+        targets = set()
+        for n in ast.walk(self.info.tree):
+            if isinstance(n, (ast.For, ast.comprehension)):
+                targets |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+        return root.id not in targets and (isinstance(recv, ast.Name) or
+                                           _attribute_target(recv))
+
+    def _rebind_receiver(self, recv: ast.AST, new: Node, block: Block) -> None:
+        if isinstance(recv, ast.Name):
+            block.env.vars[recv.id] = new
+            block.env.stale.pop(recv.id, None)
+            return
+        attr = Constant(recv.attr, self.loc(recv))  # type: ignore[attr-defined]
+        inner = self.expr(recv.value, block)  # type: ignore[attr-defined]
+        self._rebind_receiver(recv.value, self.py_call(  # type: ignore[attr-defined]
+            "setattr_value", [inner, attr, new], recv, block), block)
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""
