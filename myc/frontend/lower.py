@@ -2757,6 +2757,13 @@ class FunctionLowerer:
         the ones it assigns (``_written_back`` rebinds them after each call)."""
         out: set[str] = set()
         for n in _calls_in([*s.body, *s.orelse]):
+            recv = n.func.value if isinstance(n.func, ast.Attribute) else None
+            while isinstance(recv, ast.Attribute):
+                recv = recv.value
+            if isinstance(recv, ast.Name) and recv.id in self.locals and not (
+                    n.func.attr in _VALUE_METHODS or n.func.attr in B.METHOD_LIBRARY or  # type: ignore[attr-defined]
+                    n.func.attr in _MUTATORS or n.func.attr in _DICT_METHODS):  # type: ignore[attr-defined]
+                out.add(recv.id)  # layer.forward(x) may rebind layer (object_method)
             if not any(isinstance(a, ast.Name) for a in n.args):
                 continue
             try:
@@ -3390,9 +3397,10 @@ class FunctionLowerer:
                                method, plain, e)
             # a method assigning attributes of self cannot show them here: refused then
             out = self.apply(block, P.unchanged_by, out, obj, Constant((attr, -1)), Constant(
-                f"'{ast.unparse(recv)}' cannot be rebound to the changed object after the "
-                f"call at line {e.lineno + self.info.line_offset} (call the method on a "
-                "variable that holds the object, not a loop variable or an item)"), node=e)
+                f"the call at line {e.lineno + self.info.line_offset} changes the object "
+                f"'{ast.unparse(recv)}', and myc can rebind only a local variable (or an "
+                "attribute of one) to the changed object, not a global, a loop variable or "
+                "an item of a container"), node=e)
         else:
             # ``layer.forward(x)`` where ``forward`` sets ``self.output``: its write-back
             # twin returns (result, final self), and the variable is rebound to the
