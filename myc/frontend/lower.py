@@ -54,7 +54,7 @@ from myc.frontend.libraries import (
     scipy_refusal,
     supported_methods,
 )
-from myc.frontend.scope import assigned_names, inplace_target
+from myc.frontend.scope import assigned_names, attribute_roots, inplace_target
 from myc.frontend.source import SourceInfo, read_function
 from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
@@ -98,6 +98,12 @@ _DICT_METHODS = {"items": ("dict_items", 0), "values": ("dict_values", 0),
                  "get": ("dict_get", (1, 2))}
 _COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator expression",
                    "DictComp": "dict comprehension"}
+
+
+# calls that make a new array (no other name holds it): np.zeros(...), x.copy()
+_FRESH_ARRAYS = frozenset(("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                           "empty_like", "full_like", "copy", "array", "eye", "arange",
+                           "linspace"))
 
 
 def _attribute_target(t: ast.AST) -> bool:
@@ -161,6 +167,17 @@ def _advanced_index(index: Node) -> bool:
         return name in ("array", "arange", "linspace", "lt", "le", "gt", "ge", "eq", "ne",
                         "and_", "or_", "invert", "astype", "zeros", "ones", "full")
     return False
+
+
+def _reads_attribute(n: Node, attr: str) -> bool:
+    """Is ``n`` a read of attribute ``attr`` of an object (``getitem`` at its
+    ``field_index``): each ``self.buf`` read is a new node, so a view made from an
+    earlier read is found by the attribute's name."""
+    if _made_by(n) != "getitem" or len(n.inputs) < 3:
+        return False
+    pos = n.inputs[2]
+    return _made_by(pos) == "field_index" and isinstance(pos.inputs[2], Constant) and \
+        pos.inputs[2].value == attr
 
 
 def _made_by(n: Node) -> str:
@@ -1043,7 +1060,8 @@ class FunctionLowerer:
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
             if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
                     and not _item_target(sub) and not _attribute_target(sub) and not (
-                        isinstance(sub, ast.Subscript) and _item_target(sub.value)):
+                        isinstance(sub, ast.Subscript) and (_item_target(sub.value) or
+                                                            _attribute_target(sub.value))):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -1535,6 +1553,8 @@ class FunctionLowerer:
             self._item_of_item(target, value, block)
         elif _attribute_target(target):  # self.output = v: the object is a value
             self._assign_attribute(target, value, block)  # type: ignore[arg-type]
+        elif isinstance(target, ast.Subscript) and _attribute_target(target.value):
+            self._attribute_item(target, value, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
             stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
             if len(stars) > 1:
@@ -1554,6 +1574,43 @@ class FunctionLowerer:
                 self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
         else:
             self._reject_target(target)
+
+    def _attribute_item(self, target: ast.Subscript, value: Node, block: Block) -> None:
+        """``self._mean[idx, :] = v`` (naive Bayes' ``fit``): the attribute's array
+        rebuilt with the item (a new array, as ``x[i] = v``) and stored back into the
+        object.  Only where this function made that array itself (every assignment of
+        the attribute here is ``np.zeros(...)``, ``np.empty(...)``, ``x.copy()``...): an
+        array it was given may be the caller's, which CPython changes in place; local
+        names that may view it are refused if read afterwards (``mutate``)."""
+        text = ast.unparse(target.value)
+        made = [n.value for n in ast.walk(self.info.tree) if isinstance(n, ast.Assign)
+                and any(ast.unparse(t) == text for t in n.targets)]
+        if not made or not all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                               and v.func.attr in _FRESH_ARRAYS for v in made):
+            raise self.error(MycSyntaxError, f"item assignment through an attribute ({text}"
+                             "[...] = ...) is supported where this function made the array "
+                             f"({text} = np.zeros(...)): this one may be shared with the "
+                             "caller, whose array CPython changes in place", target,
+                             hint=f"assign into a local copy and store it back: v = "
+                                  f"{text}.copy(); v[...] = ...; {text} = v")
+        current = self.expr(target.value, block)
+        self.note_param_write(current, target, False)
+        index = self.subscript_index(target.slice, block)
+        new = self.py_call("setitem", [current, index, value], target, block)
+        line = target.lineno + self.info.line_offset
+        root = target.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        others = set(_sharing(root.id, current, block.env))  # type: ignore[attr-defined]
+        for other, node in block.env.vars.items():  # views of an earlier read of it
+            if other != root.id and any(  # type: ignore[attr-defined]
+                    _reads_attribute(f, target.value.attr)  # type: ignore[attr-defined]
+                    for f in _view_family(node, block.env.views)[1:]):
+                others.add(other)
+        self._assign_attribute(target.value, new, block)  # type: ignore[arg-type]
+        for other in sorted(others):  # (after the object's own rebinding marks them)
+            block.env.stale[other] = (f"'{text}' was updated in place (line {line})",
+                                      current, root.id)  # type: ignore[attr-defined]
 
     def _assign_attribute(self, target: ast.Attribute, value: Node, block: Block) -> None:
         """``obj.attr = v`` (``self.output = ...`` in a method): the variable holding the
@@ -1741,8 +1798,8 @@ class FunctionLowerer:
         g = block.graph
         self.n_loops += 1
         counter = f"$i{self.n_loops}"
-        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block)) &
-                       self.locals)
+        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block) |
+                        attribute_roots(s.body)) & self.locals)
         if for_info is not None:
             names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
             names.append(counter)

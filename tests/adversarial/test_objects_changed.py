@@ -190,3 +190,71 @@ def test_constructing_a_class_with_properties_is_refused_at_the_line():
     with pytest.raises(MycNameError, match="class 'WithProperty' .which has properties") as info:
         myc.jit(_made_with_property)(np.ones(2))
     assert info.value.loc.line == _made_with_property.__code__.co_firstlineno + 1
+
+
+class Stats:
+    def fit(self, X, labels, n_classes):
+        self.mean = np.zeros((n_classes, X.shape[1]))
+        self.count = np.zeros(n_classes)
+        for c in range(n_classes):
+            w = (labels == c).astype(float)
+            self.count[c] = np.sum(w)
+            self.mean[c, :] = w @ X / np.sum(w)
+        return self
+
+
+class Shared:
+    def __init__(self, w):
+        self.w = w                 # the caller's array
+
+    def zero_first(self):
+        self.w[0] = 0.0            # CPython changes the caller's array
+
+
+def _fit_stats(X, labels):
+    s = Stats().fit(X, labels, 3)
+    return np.sum(s.mean ** 2) + np.sum(s.count)
+
+
+def _shared(w):
+    s = Shared(w)
+    s.zero_first()
+    return np.sum(w)
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_item_assignment_through_an_attribute_the_method_made(backend):
+    rng = np.random.default_rng(0)
+    X, labels = rng.normal(size=(9, 2)), np.arange(9) % 3
+    assert myc.jit(_fit_stats, backend=backend)(X, labels) == pytest.approx(
+        _fit_stats(X, labels), rel=1e-13)
+    np.testing.assert_allclose(myc.grad(_fit_stats, backend=backend)(X, labels),
+                               fd_grad(lambda v: _fit_stats(v, labels), (X,), 0), rtol=1e-6)
+
+
+def test_item_assignment_through_an_attribute_it_was_given_is_refused():
+    w = np.ones(3)
+    assert _shared(w.copy()) == 2.0  # CPython: the caller's w changed
+    with pytest.raises(myc.MycError, match=r"item assignment through an attribute "
+                       r"\(self.w\[...\] = ...\)") as info:
+        myc.jit(_shared)(w)
+    assert "zero_first" in str(info.value) or info.value.loc.line == \
+        _shared.__code__.co_firstlineno + 2
+
+
+class Viewed:
+    def fill(self, x):
+        self.buf = np.zeros(3)
+        first = self.buf[:2]       # a view: CPython's shows the write below
+        self.buf[0] = np.sum(x)
+        return first
+
+
+def _viewed(x):
+    return np.sum(Viewed().fill(x))
+
+
+def test_a_view_of_an_attribute_written_in_place_is_refused_when_read():
+    with pytest.raises(MycValueError, match="'self.buf' was updated in place") as info:
+        myc.jit(_viewed)(np.ones(3))
+    assert info.value.loc.line == Viewed.fill.__code__.co_firstlineno + 4
