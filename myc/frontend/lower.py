@@ -2595,6 +2595,18 @@ class FunctionLowerer:
         return self.expr(index, block)
 
     def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
+        joiner = self._static_callee(e.value, block)
+        if joiner is np.r_ or joiner is np.c_:  # np.c_[np.ones(n), X]: a concatenation
+            elts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+            if any(isinstance(x, ast.Slice) or (isinstance(x, ast.Constant) and isinstance(
+                    x.value, str)) for x in elts):
+                raise self.error(MycSyntaxError, f"{ast.unparse(e.value)}[...] with slices "
+                                 "or string directives is not supported (arrays, lists and "
+                                 "numbers are)", e, hint="use np.arange / np.concatenate")
+            items = self.apply(block, P.make_tuple, *[self.numpy_arg(x, block) for x in elts],
+                               node=e)
+            lib = _library_graph("index_r" if joiner is np.r_ else "index_c")
+            return self.apply(block, Constant(lib, self.loc(e)), items, node=e)
         value = self.expr(e.value, block)
         index = self.subscript_index(e.slice, block)
         node = self.apply(block, P.getitem, value, index, node=e)
@@ -3194,6 +3206,10 @@ class FunctionLowerer:
                                                                  self.loc(e)), node=e)
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block, numpy=True)
+            copy = kwargs.pop("copy", None) if callee is np.array else None
+            if copy is not None and not (isinstance(copy, Constant) and copy.value is True):
+                raise self.error(MycTypeError, "np.array(..., copy=) is supported with "
+                                 "copy=True (myc's arrays are values: a copy is one)", e)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
         linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         lib = library_function(callee)
@@ -3552,8 +3568,9 @@ class FunctionLowerer:
             if len(args) > 1:
                 args = [self.apply(block, P.make_tuple, *args, node=e)]
             return self.call_prim(prim, [obj, *args], kwargs, e, block)
-        if attr == "copy" and not args and not kwargs:
-            return self.apply(block, P.pos, obj, node=e)
+        if attr == "copy" and not args and not kwargs:  # (of a list or dict: refused)
+            return self.apply(block, P.pos, self.py_call("array_to_copy", [obj], e, block),
+                              node=e)
         if attr in B.METHOD_LIBRARY:  # x.ravel(): the library function of x
             g = _library_graph(B.METHOD_LIBRARY[attr])
             return self.call_graph(g, Constant(g, self.loc(e)), [obj, *args], kwargs, e,

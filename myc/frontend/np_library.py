@@ -108,6 +108,30 @@ def vstack(tup):
     return np.concatenate(parts, 0)
 
 
+def index_r(tup):
+    """``np.r_[a, b, ...]`` of arrays, lists and numbers: joined along the first axis
+    (numbers and 0-d arrays as length-1 rows), as NumPy's ``r_`` does without its
+    slice and string directives (the frontend refuses those at the line)."""
+    parts = ()
+    for a in tup:
+        parts = parts + (np.atleast_1d(np.asarray(a)),)
+    return np.concatenate(parts, 0)
+
+
+def index_c(tup):
+    """``np.c_[a, b, ...]``: 1-D arrays as columns, numbers as 1x1, 2-D and more as
+    they are, joined along the last axis (NumPy's ``c_``, ``r_['-1,2,0', ...]``)."""
+    parts = ()
+    for a in tup:
+        a = np.asarray(a)
+        if np.ndim(a) == 0:
+            a = np.reshape(a, (1, 1))
+        elif np.ndim(a) == 1:
+            a = np.reshape(a, (-1, 1))
+        parts = parts + (a,)
+    return np.concatenate(parts, -1)
+
+
 def column_stack(tup):
     parts = ()
     for a in tup:

@@ -171,6 +171,16 @@ def setattr_value(obj, name, value):
     return P.pack(layout[0], vals)
 
 
+def array_to_copy(x):
+    """The receiver of ``x.copy()``, which must be an array: a list's or dict's copy is
+    written ``list(xs)`` / ``dict(d)`` in compiled code."""
+    kind = P.container_kind(x)
+    if kind == "dict" or kind == "list":
+        return P.fail(x, "'{kind}.copy()' is not supported in compiled code|hint|make "
+                         "the copy with dict(d) or list(xs)")
+    return x
+
+
 def append(x, value):
     if P.container_kind(x) != "list":
         return P.fail(x, "'{kind}' object has no attribute 'append'")

@@ -93,3 +93,49 @@ def test_item_of_a_bigger_array_is_numpys_error_at_the_line():
     with pytest.raises(myc.MycError, match="size 1") as info:
         myc.jit(_item_of_many)(np.arange(3.0))
     assert "x.item()" in str(info.value)
+
+
+def _joins(theta, X, v):
+    a = np.r_[[[0]], theta[1:]]               # the bias row of an L2 gradient
+    b = np.c_[np.ones(X.shape[0]), X]         # a bias column
+    c = np.r_[v, 2.0, v * 3]
+    d = np.c_[X, v[:X.shape[0]], 1.5 * X]
+    e = np.c_[1.0, 2.0]
+    z = np.array(X, copy=True)
+    z[0] = 0
+    return a, b, c, d, e, z
+
+
+@pytest.mark.parametrize("backend", ["cpu", "interp"])
+def test_r_and_c_join_as_numpy_does(backend):
+    theta = np.arange(4.0).reshape(4, 1)
+    X, v = np.arange(6.0).reshape(3, 2), np.array([1.0, -2.0, 3.0])
+    for got, want in zip(myc.jit(_joins, backend=backend)(theta, X, v), _joins(theta, X, v),
+                         strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+    def s(theta, X, v):
+        return np.sum(np.r_[theta[1:] ** 2, [[1.0]]]) + np.sum(np.c_[v, X] ** 3)
+
+    g = myc.grad(s, (0, 1, 2), backend=backend)(theta, X, v)
+    np.testing.assert_allclose(g[0], np.r_[[[0.0]], 2 * theta[1:]])
+    np.testing.assert_allclose(g[1], 3 * X ** 2)
+    np.testing.assert_allclose(g[2], 3 * v ** 2)
+
+
+def _r_slice(x):
+    return np.r_[0:3, x]
+
+
+def _array_no_copy(x):
+    return np.array(x, copy=False)
+
+
+def test_r_with_a_slice_and_array_without_copy_are_refused_at_the_line():
+    with pytest.raises(myc.MycError, match="slices or string directives") as info:
+        myc.jit(_r_slice)(np.ones(2))
+    assert info.value.loc.line == _r_slice.__code__.co_firstlineno + 1
+    with pytest.raises(myc.MycError, match="copy=True") as info:
+        myc.jit(_array_no_copy)(np.ones(2))
+    assert info.value.loc.line == _array_no_copy.__code__.co_firstlineno + 1
