@@ -677,6 +677,9 @@ def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
         return g
 
 
+objects.WRITING_BACK = parse_writing_back  # (a method assigning self's attributes)
+
+
 def _parse_new(fn: types.FunctionType) -> Graph:
     """Lower ``fn`` into a new graph, entered in ``_GRAPHS`` first (for recursion); on
     failure, it and every graph entered since are forgotten.  Holds ``_PARSE_LOCK``."""

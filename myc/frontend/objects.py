@@ -33,6 +33,9 @@ FunctionLowerer = Any
 Block = Any
 
 _READING: set[int] = set()  # objects being read now (a reference cycle is refused)
+# ``myc.frontend.lower.parse_writing_back``, registered by that module (which imports
+# this one): a function lowered again to return the final values of its parameters
+WRITING_BACK: Callable[[Any, tuple[str, ...]], Graph] | None = None
 
 
 def is_user_object(value: Any) -> bool:
@@ -136,9 +139,8 @@ def writing_self(fn: Any, g: Graph, qual: str) -> Graph:
         raise MycTypeError(f"{qual} changes '{me}' in place ({text}, line {line}) in a way "
                            "myc cannot return to its caller (it also rebinds it, or the "
                            "change is made where it cannot be followed)")
-    from myc.frontend.lower import parse_writing_back  # (lower imports this module)
-
-    twin = parse_writing_back(info[0], info[1])
+    assert WRITING_BACK is not None  # (set by myc.frontend.lower, which imports us)
+    twin = WRITING_BACK(info[0], info[1])
     twin.flags["returns_self"] = 1 + info[1].index(me)
     return twin
 
