@@ -97,6 +97,8 @@ class ForwardAD(GraphTransform):
             fg.flags["primal_signature"] = sig
         if "param_writes" in g.flags:  # what it changes in place (``unchanged_by``)
             fg.flags["param_writes"] = g.flags["param_writes"]
+        if "returns_self" in g.flags:  # a method returning its changed self
+            fg.flags["returns_self"] = g.flags["returns_self"]
         if "defaults" in g.flags:
             fg.flags["defaults"] = [v for d in g.flags["defaults"] for v in (d, UNDEF if
                                                                            d is UNDEF

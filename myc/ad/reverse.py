@@ -175,6 +175,8 @@ class ReverseAD(GraphTransform):
             jg.flags["primal_signature"] = sig
         if "param_writes" in g.flags:  # what it changes in place (``unchanged_by``)
             jg.flags["param_writes"] = g.flags["param_writes"]
+        if "returns_self" in g.flags:  # a method returning its changed self
+            jg.flags["returns_self"] = g.flags["returns_self"]
         order = self.order(g)
         out = g.output
         tail = isinstance(out, Apply) and out.graph is g and not self.mng.users.get(out)

@@ -60,7 +60,7 @@ METHOD_LIBRARY = {
     "std": "std", "repeat": "repeat", "prod": "prod", "cumsum": "cumsum",
     "swapaxes": "swapaxes", "take": "take", "trace": "trace", "argsort": "argsort",
     "round": "around", "all": "all", "any": "any", "cumprod": "cumprod", "dot": "dot",
-    "clip": "clip",
+    "clip": "clip", "item": "item",
 }
 
 # NumPy ufuncs that share a primitive with a Python operator (``np.add`` / ``+``)

@@ -54,7 +54,7 @@ from myc.frontend.libraries import (
     scipy_refusal,
     supported_methods,
 )
-from myc.frontend.scope import assigned_names, inplace_target
+from myc.frontend.scope import assigned_names, attribute_roots, inplace_target
 from myc.frontend.source import SourceInfo, read_function
 from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
@@ -98,6 +98,18 @@ _DICT_METHODS = {"items": ("dict_items", 0), "values": ("dict_values", 0),
                  "get": ("dict_get", (1, 2))}
 _COMPREHENSIONS = {"ListComp": "list comprehension", "GeneratorExp": "generator expression",
                    "DictComp": "dict comprehension"}
+
+
+# calls that make a new array (no other name holds it): np.zeros(...), x.copy()
+_FRESH_ARRAYS = frozenset(("zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                           "empty_like", "full_like", "copy", "array", "eye", "arange",
+                           "linspace"))
+
+
+def _attribute_target(t: ast.AST) -> bool:
+    """``obj.attr = v``, ``self.a.b = v``: an attribute of an object held by a variable."""
+    return isinstance(t, ast.Attribute) and (isinstance(t.value, ast.Name) or
+                                             _attribute_target(t.value))
 
 
 def _item_target(t: ast.AST) -> bool:
@@ -155,6 +167,17 @@ def _advanced_index(index: Node) -> bool:
         return name in ("array", "arange", "linspace", "lt", "le", "gt", "ge", "eq", "ne",
                         "and_", "or_", "invert", "astype", "zeros", "ones", "full")
     return False
+
+
+def _reads_attribute(n: Node, attr: str) -> bool:
+    """Is ``n`` a read of attribute ``attr`` of an object (``getitem`` at its
+    ``field_index``): each ``self.buf`` read is a new node, so a view made from an
+    earlier read is found by the attribute's name."""
+    if _made_by(n) != "getitem" or len(n.inputs) < 3:
+        return False
+    pos = n.inputs[2]
+    return _made_by(pos) == "field_index" and isinstance(pos.inputs[2], Constant) and \
+        pos.inputs[2].value == attr
 
 
 def _made_by(n: Node) -> str:
@@ -654,6 +677,9 @@ def parse_writing_back(fn: types.FunctionType, names: tuple[str, ...]) -> Graph:
         return g
 
 
+objects.WRITING_BACK = parse_writing_back  # (a method assigning self's attributes)
+
+
 def _parse_new(fn: types.FunctionType) -> Graph:
     """Lower ``fn`` into a new graph, entered in ``_GRAPHS`` first (for recursion); on
     failure, it and every graph entered since are forgotten.  Holds ``_PARSE_LOCK``."""
@@ -1037,8 +1063,9 @@ class FunctionLowerer:
                                  sub)
             # the rest of what lowering rejects by syntax alone, so dead code agrees with it
             if isinstance(sub, (ast.Subscript, ast.Attribute)) and isinstance(sub.ctx, ast.Store) \
-                    and not _item_target(sub) and not (isinstance(sub, ast.Subscript) and
-                                                       _item_target(sub.value)):
+                    and not _item_target(sub) and not _attribute_target(sub) and not (
+                        isinstance(sub, ast.Subscript) and (_item_target(sub.value) or
+                                                            _attribute_target(sub.value))):
                 self._reject_target(sub)
             if isinstance(sub, ast.arguments):
                 self._check_arguments(sub)
@@ -1571,6 +1598,10 @@ class FunctionLowerer:
                 "setitem", [cur, index, value], target, block), target, block)
         elif isinstance(target, ast.Subscript) and _item_target(target.value):
             self._item_of_item(target, value, block)
+        elif _attribute_target(target):  # self.output = v: the object is a value
+            self._assign_attribute(target, value, block)  # type: ignore[arg-type]
+        elif isinstance(target, ast.Subscript) and _attribute_target(target.value):
+            self._attribute_item(target, value, block)
         elif isinstance(target, (ast.Tuple, ast.List)):
             stars = [i for i, elt in enumerate(target.elts) if isinstance(elt, ast.Starred)]
             if len(stars) > 1:
@@ -1590,6 +1621,59 @@ class FunctionLowerer:
                 self.assign(elt, self.apply(block, P.getitem, checked, i, node=elt), block)
         else:
             self._reject_target(target)
+
+    def _attribute_item(self, target: ast.Subscript, value: Node, block: Block) -> None:
+        """``self._mean[idx, :] = v`` (naive Bayes' ``fit``): the attribute's array
+        rebuilt with the item (a new array, as ``x[i] = v``) and stored back into the
+        object.  Only where this function made that array itself (every assignment of
+        the attribute here is ``np.zeros(...)``, ``np.empty(...)``, ``x.copy()``...): an
+        array it was given may be the caller's, which CPython changes in place; local
+        names that may view it are refused if read afterwards (``mutate``)."""
+        text = ast.unparse(target.value)
+        made = [n.value for n in ast.walk(self.info.tree) if isinstance(n, ast.Assign)
+                and any(ast.unparse(t) == text for t in n.targets)]
+        if not made or not all(isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute)
+                               and v.func.attr in _FRESH_ARRAYS for v in made):
+            raise self.error(MycSyntaxError, f"item assignment through an attribute ({text}"
+                             "[...] = ...) is supported where this function made the array "
+                             f"({text} = np.zeros(...)): this one may be shared with the "
+                             "caller, whose array CPython changes in place", target,
+                             hint=f"assign into a local copy and store it back: v = "
+                                  f"{text}.copy(); v[...] = ...; {text} = v")
+        current = self.expr(target.value, block)
+        self.note_param_write(current, target, False)
+        index = self.subscript_index(target.slice, block)
+        new = self.py_call("setitem", [current, index, value], target, block)
+        line = target.lineno + self.info.line_offset
+        root = target.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        others = set(_sharing(root.id, current, block.env))  # type: ignore[attr-defined]
+        for other, node in block.env.vars.items():  # views of an earlier read of it
+            if other != root.id and any(  # type: ignore[attr-defined]
+                    _reads_attribute(f, target.value.attr)  # type: ignore[attr-defined]
+                    for f in _view_family(node, block.env.views)[1:]):
+                others.add(other)
+        self._assign_attribute(target.value, new, block)  # type: ignore[arg-type]
+        for other in sorted(others):  # (after the object's own rebinding marks them)
+            block.env.stale[other] = (f"'{text}' was updated in place (line {line})",
+                                      current, root.id)  # type: ignore[attr-defined]
+
+    def _assign_attribute(self, target: ast.Attribute, value: Node, block: Block) -> None:
+        """``obj.attr = v`` (``self.output = ...`` in a method): the variable holding the
+        object rebound to a new object with the attribute set, as ``d[k] = v`` rebinds
+        a dict (``mutate``: other names for the object refused if read afterwards); a
+        method that does this to ``self`` is called through its write-back twin, which
+        returns the final ``self`` to the caller (``objects.method_graph``,
+        ``object_method``).  ``self.a.b = v`` rebuilds ``self.a``, then ``self``."""
+        attr = Constant(target.attr, self.loc(target))
+        if isinstance(target.value, ast.Name):
+            self.mutate(target.value.id, lambda cur: self.py_call(
+                "setattr_value", [cur, attr, value], target, block), target, block)
+            return
+        inner = self.expr(target.value, block)
+        self._assign_attribute(target.value, self.py_call(  # type: ignore[arg-type]
+            "setattr_value", [inner, attr, value], target, block), block)
 
     # -- if ----------------------------------------------------------------------
     def stmt_Assert(self, s: ast.Assert, block: Block) -> Block | None:
@@ -1875,8 +1959,8 @@ class FunctionLowerer:
         g = block.graph
         self.n_loops += 1
         counter = f"$i{self.n_loops}"
-        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block)) &
-                       self.locals)
+        names = sorted((assigned_names(s.body) | self._changed_by_calls(s, block) |
+                        attribute_roots(s.body)) & self.locals)
         if for_info is not None:
             names += sorted(assigned_names([ast.Assign(targets=[s.target])]) - set(names))
             names.append(counter)
@@ -2674,6 +2758,18 @@ class FunctionLowerer:
         return self.expr(index, block)
 
     def expr_Subscript(self, e: ast.Subscript, block: Block) -> Node:
+        joiner = self._static_callee(e.value, block)
+        if joiner is np.r_ or joiner is np.c_:  # np.c_[np.ones(n), X]: a concatenation
+            elts = e.slice.elts if isinstance(e.slice, ast.Tuple) else [e.slice]
+            if any(isinstance(x, ast.Slice) or (isinstance(x, ast.Constant) and isinstance(
+                    x.value, str)) for x in elts):
+                raise self.error(MycSyntaxError, f"{ast.unparse(e.value)}[...] with slices "
+                                 "or string directives is not supported (arrays, lists and "
+                                 "numbers are)", e, hint="use np.arange / np.concatenate")
+            items = self.apply(block, P.make_tuple, *[self.numpy_arg(x, block) for x in elts],
+                               node=e)
+            lib = _library_graph("index_r" if joiner is np.r_ else "index_c")
+            return self.apply(block, Constant(lib, self.loc(e)), items, node=e)
         value = self.expr(e.value, block)
         index = self.subscript_index(e.slice, block)
         node = self.apply(block, P.getitem, value, index, node=e)
@@ -2896,6 +2992,13 @@ class FunctionLowerer:
         for n in _calls_in([*s.body, *s.orelse]):
             out.update(k.value.id for k in n.keywords  # np.add(c, 1.0, out=c)
                        if k.arg == "out" and isinstance(k.value, ast.Name))
+            recv = n.func.value if isinstance(n.func, ast.Attribute) else None
+            while isinstance(recv, ast.Attribute):
+                recv = recv.value
+            if isinstance(recv, ast.Name) and recv.id in self.locals and not (
+                    n.func.attr in _VALUE_METHODS or n.func.attr in B.METHOD_LIBRARY or  # type: ignore[attr-defined]
+                    n.func.attr in _MUTATORS or n.func.attr in _DICT_METHODS):  # type: ignore[attr-defined]
+                out.add(recv.id)  # layer.forward(x) may rebind layer (object_method)
             if not any(isinstance(a, ast.Name) for a in n.args):
                 continue
             try:
@@ -3255,6 +3358,8 @@ class FunctionLowerer:
             return special
         if callee is print:
             return effects.print_call(self, e, block)
+        if objects.is_user_class(callee):  # Layer_Dense(2, 16): __init__ on a new object
+            return objects.construct(self, callee, e, block, parse)
         if callee is functools.partial:
             return self.expr_Lambda(self._partial_lambda(e, block), block)
         made = effects.maker_kind(callee)
@@ -3314,8 +3419,17 @@ class FunctionLowerer:
                 raise self.error(MycTypeError, "abs() takes exactly one argument", e)
             out = self.apply(block, P.abs, args[0], node=e)
             return self.apply(block, P.to_weak, out, args[0], node=e)
+        if callee is str and len(e.args) == 1 and not e.keywords:
+            # str(l) of a value known when compiling ("W" + str(l)): an f-string's format
+            values = self.apply(block, P.make_tuple, self.expr(e.args[0], block), node=e)
+            return self.apply(block, P.fstring, values, Constant(((0, "s", ""),),
+                                                                 self.loc(e)), node=e)
         if callee is np.array or callee is np.asarray:
             args, kwargs = self._args(e, block, numpy=True)
+            copy = kwargs.pop("copy", None) if callee is np.array else None
+            if copy is not None and not (isinstance(copy, Constant) and copy.value is True):
+                raise self.error(MycTypeError, "np.array(..., copy=) is supported with "
+                                 "copy=True (myc's arrays are values: a copy is one)", e)
             return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
         linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         lib = library_function(callee)
@@ -3603,10 +3717,59 @@ class FunctionLowerer:
 
         # a method takes the object as self; an attribute holding a function does not
         # (``self.act = np.tanh``; known when the program specializes)
-        method = self._lazy(block, e, "method", lambda b: bound(b, obj))
-        plain = self._lazy(block, e, "attribute", lambda b: bound(b))
-        out = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
-                           method, plain, e)
+        recv = e.func.value  # type: ignore[attr-defined]
+        if isinstance(recv, ast.Call) and objects.is_user_class(
+                self._static_callee(recv.func, block)):  # PCA(2).fit(X): a new object
+            method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+            plain = self._lazy(block, e, "attribute", lambda b: bound(b))
+            written = self._lazy(block, e, "self_written", lambda b: self.apply(
+                b, P.getitem, self._select(b, self.apply(b, P.binds_self, obj, attr, node=e),
+                                           method, plain, e), 0, node=e))
+            kept = self._lazy(block, e, "self_kept", lambda b: self._select(
+                b, self.apply(b, P.binds_self, obj, attr, node=e), method, plain, e))
+            out = self._select(block, self.apply(block, P.self_returned, fn, node=e),
+                               written, kept, e)
+        elif not self._self_write_back(recv, block):
+            method = self._lazy(block, e, "method", lambda b: bound(b, obj))
+            plain = self._lazy(block, e, "attribute", lambda b: bound(b))
+            out = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                               method, plain, e)
+            # a method assigning attributes of self cannot show them here: refused then
+            out = self.apply(block, P.unchanged_by, out, obj, Constant((attr, -1)), Constant(
+                f"the call at line {e.lineno + self.info.line_offset} changes the object "
+                f"'{ast.unparse(recv)}', and myc can rebind only a local variable (or an "
+                "attribute of one) to the changed object, not a global, a loop variable or "
+                "an item of a container"), node=e)
+        else:
+            # ``layer.forward(x)`` where ``forward`` sets ``self.output``: its write-back
+            # twin returns (result, final self), and the variable is rebound to the
+            # latter (``objects.method_graph``); one that does not returns the result
+            def written(b: Block) -> Node:
+                r = bound(b, obj)
+                k = self.apply(b, P.self_returned, fn, node=e)
+                yes = self._lazy(b, e, "self_written", lambda b2: self.apply(
+                    b2, P.make_tuple, self.apply(b2, P.getitem, r, 0, node=e),
+                    self.apply(b2, P.getitem, r, k, node=e), node=e))
+                no = self._lazy(b, e, "self_kept", lambda b2: self.apply(
+                    b2, P.make_tuple, r, obj, node=e))
+                return self._select(b, k, yes, no, e)
+
+            method = self._lazy(block, e, "method", written)
+            plain = self._lazy(block, e, "attribute", lambda b: self.apply(
+                b, P.make_tuple, bound(b), obj, node=e))
+            both = self._select(block, self.apply(block, P.binds_self, obj, attr, node=e),
+                                method, plain, e)
+            out = self.apply(block, P.getitem, both, 0, node=e)
+            self._rebind_receiver(recv, self.apply(block, P.getitem, both, 1, node=e),
+                                  block)
+            # other names for the object (an alias, a list holding it) would show
+            # CPython's change: refused if read, when the method changes self
+            root = recv
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            rebound = block.env.vars[root.id]  # type: ignore[attr-defined]
+            self.guard_call_through(obj, attr, [(-1, obj)], e, block)
+            block.env.vars[root.id] = rebound  # type: ignore[attr-defined]
         if star is None:
             self.guard_call_through(obj, attr, [*enumerate(args), *kwargs.items()], e,
                                     block)
@@ -3637,6 +3800,33 @@ class FunctionLowerer:
                            if name in self.locals and other is not node and _holds(
                                node, {f.id for f in _view_family(other, block.env.views)}))
         return list(dict.fromkeys(out))
+
+    def _self_write_back(self, recv: ast.AST, block: Block) -> bool:
+        """Can ``recv.m(...)`` rebind ``recv`` to the object the method changed: a local
+        variable (or an attribute of one, ``self.activation``) that is no loop target
+        (the sequence it came from would keep the old object)?"""
+        root = recv
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name) or root.id not in self.locals or \
+                root.id not in block.env.vars or in_library(self.info.filename):
+            return False
+        targets = set()
+        for n in ast.walk(self.info.tree):
+            if isinstance(n, (ast.For, ast.comprehension)):
+                targets |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+        return root.id not in targets and (isinstance(recv, ast.Name) or
+                                           _attribute_target(recv))
+
+    def _rebind_receiver(self, recv: ast.AST, new: Node, block: Block) -> None:
+        if isinstance(recv, ast.Name):
+            block.env.vars[recv.id] = new
+            block.env.stale.pop(recv.id, None)
+            return
+        attr = Constant(recv.attr, self.loc(recv))  # type: ignore[attr-defined]
+        inner = self.expr(recv.value, block)  # type: ignore[attr-defined]
+        self._rebind_receiver(recv.value, self.py_call(  # type: ignore[attr-defined]
+            "setattr_value", [inner, attr, new], recv, block), block)
 
     def value_method(self, obj: Node, e: ast.Call, block: Block) -> Node:
         """A method of an array, list, dict or random generator."""
@@ -3670,8 +3860,9 @@ class FunctionLowerer:
             if len(args) > 1:
                 args = [self.apply(block, P.make_tuple, *args, node=e)]
             return self.call_prim(prim, [obj, *args], kwargs, e, block)
-        if attr == "copy" and not args and not kwargs:
-            return self.apply(block, P.pos, obj, node=e)
+        if attr == "copy" and not args and not kwargs:  # (of a list or dict: refused)
+            return self.apply(block, P.pos, self.py_call("array_to_copy", [obj], e, block),
+                              node=e)
         if attr in B.METHOD_LIBRARY:  # x.ravel(): the library function of x
             g = _library_graph(B.METHOD_LIBRARY[attr])
             return self.call_graph(g, Constant(g, self.loc(e)), [obj, *args], kwargs, e,

@@ -60,6 +60,14 @@ def flatten(a, order="C"):
     return np.reshape(a, (-1,)).copy()
 
 
+def item(a):
+    """``x.item()``: the one element of a size-1 array (NumPy's ValueError otherwise)."""
+    if np.size(a) != 1:
+        return P.lib_error("ndarray.item(): can only convert an array of size 1 to a "
+                           "Python scalar")
+    return np.reshape(a, ())[()]
+
+
 def atleast_1d(a):
     if np.ndim(a) == 0:
         return np.reshape(a, (1,))
@@ -98,6 +106,30 @@ def vstack(tup):
     for a in tup:
         parts = parts + (atleast_2d(a),)
     return np.concatenate(parts, 0)
+
+
+def index_r(tup):
+    """``np.r_[a, b, ...]`` of arrays, lists and numbers: joined along the first axis
+    (numbers and 0-d arrays as length-1 rows), as NumPy's ``r_`` does without its
+    slice and string directives (the frontend refuses those at the line)."""
+    parts = ()
+    for a in tup:
+        parts = parts + (np.atleast_1d(np.asarray(a)),)
+    return np.concatenate(parts, 0)
+
+
+def index_c(tup):
+    """``np.c_[a, b, ...]``: 1-D arrays as columns, numbers as 1x1, 2-D and more as
+    they are, joined along the last axis (NumPy's ``c_``, ``r_['-1,2,0', ...]``)."""
+    parts = ()
+    for a in tup:
+        a = np.asarray(a)
+        if np.ndim(a) == 0:
+            a = np.reshape(a, (1, 1))
+        elif np.ndim(a) == 1:
+            a = np.reshape(a, (-1, 1))
+        parts = parts + (a,)
+    return np.concatenate(parts, -1)
 
 
 def column_stack(tup):

@@ -33,6 +33,9 @@ FunctionLowerer = Any
 Block = Any
 
 _READING: set[int] = set()  # objects being read now (a reference cycle is refused)
+# ``myc.frontend.lower.parse_writing_back``, registered by that module (which imports
+# this one): a function lowered again to return the final values of its parameters
+WRITING_BACK: Callable[[Any, tuple[str, ...]], Graph] | None = None
 
 
 def is_user_object(value: Any) -> bool:
@@ -112,10 +115,34 @@ def method_graph(cls: type, name: str, fn: Any, parse: Callable[[Any], Graph]) -
         return _refusing_graph(fn.__func__, qual, f"{qual} is a classmethod: myc calls the "
                                "plain and static methods of objects")
     try:
-        return parse(fn)
+        return writing_self(fn, parse(fn), qual)
     except MycError as exc:
         where = f" ({exc.loc})" if exc.loc is not None else ""
         return _refusing_graph(fn, qual, f"{qual} cannot be compiled: {exc.message}{where}")
+
+
+def writing_self(fn: Any, g: Graph, qual: str) -> Graph:
+    """The graph an object holds for method ``fn`` parsed as ``g``: ``g`` itself, or,
+    for a method that assigns attributes of ``self`` (``self.output = ...``, as "from
+    scratch" layer classes do in ``forward``), its write-back twin returning ``(result,
+    *final values of the parameters it changes)``, flagged ``returns_self`` with where
+    ``self`` is in that tuple: the caller rebinds its variable to the changed object
+    (``FunctionLowerer.object_method``), as CPython's caller sees it changed."""
+    code = getattr(fn, "__code__", None)
+    writes = g.flags.get("param_writes") or {}
+    if code is None or code.co_argcount == 0 or 0 not in writes:
+        return g
+    me = code.co_varnames[0]
+    info = g.flags.get("write_back")
+    if not info or me not in info[1]:
+        line, text, _ = writes[0]
+        raise MycTypeError(f"{qual} changes '{me}' in place ({text}, line {line}) in a way "
+                           "myc cannot return to its caller (it also rebinds it, or the "
+                           "change is made where it cannot be followed)")
+    assert WRITING_BACK is not None  # (set by myc.frontend.lower, which imports us)
+    twin = WRITING_BACK(info[0], info[1])
+    twin.flags["returns_self"] = 1 + info[1].index(me)
+    return twin
 
 
 def _static_method_graph(qual: str, fn: Any, parse: Callable[[Any], Graph]) -> Graph:
@@ -181,6 +208,51 @@ def _attribute(low: FunctionLowerer, v: Any, name: str, cls: type, node: ast.AST
         return Constant(Unsupported(f"attribute '{name}' of a '{cls.__name__}' object "
                                     f"cannot be used in compiled code: {exc.message}"),
                         low.loc(node))
+
+
+def construct(low: FunctionLowerer, cls: type, e: ast.Call, block: Block,
+              parse: Callable[[Any], Graph]) -> Node:
+    """``Cls(args)`` inside compiled code: a new object holding the class's methods and
+    no data attributes, then ``__init__`` called on it (its write-back twin, when it
+    assigns attributes of ``self``: the object it returns is the new object), its
+    arguments bound by its signature when the program specializes (``call_bound``).
+    A class with properties, or with an ``__init__`` myc cannot compile, is refused
+    at the call."""
+    methods, props = class_members(cls)
+    if props:
+        raise low.error(MycNameError, f"constructing an object of class '{cls.__name__}' "
+                        "(which has properties) inside compiled code is not supported",
+                        e, hint=f"build the {cls.__name__} before calling the compiled "
+                        "function and pass it in")
+    loc = low.loc(e)
+    graphs = [Constant(method_graph(cls, m, fn, parse), loc) for m, fn in methods.items()]
+    obj = low.apply(block, P.pack, Constant(ObjMeta(cls, (), tuple(methods)), loc),
+                    low.apply(block, P.make_tuple, *graphs, node=e), node=e)
+    init = getattr(cls, "__init__", object.__init__)
+    args, kwargs = low._args(e, block)
+    if init is object.__init__:
+        if args or kwargs:
+            raise low.error(MycTypeError, f"{cls.__name__}() takes no arguments", e)
+        return obj
+    if not isinstance(init, types.FunctionType):
+        raise refuse_construction(low, cls, e)
+    qual = f"{cls.__name__}.__init__"
+    try:
+        g = parse(init)
+        twin = writing_self(init, g, qual)
+    except MycError as exc:
+        where = f" ({exc.loc})" if exc.loc is not None else ""
+        raise low.error(MycNameError, f"constructing an object of class '{cls.__name__}' "
+                        f"inside compiled code: {qual} cannot be compiled: "
+                        f"{exc.message}{where}", e, hint=f"build the {cls.__name__} "
+                        "before calling the compiled function and pass it in") from None
+    kw = low.apply(block, P.pack, Constant(tuple(kwargs)), low.apply(
+        block, P.make_tuple, *kwargs.values(), node=e), node=e)
+    called = low.py_call("call_bound", [Constant(twin, loc), low.apply(
+        block, P.make_tuple, obj, *args, node=e), kw], e, block)
+    if twin is g:  # an __init__ that sets no attribute
+        return obj
+    return low.apply(block, P.getitem, called, twin.flags["returns_self"], node=e)
 
 
 def refuse_construction(low: FunctionLowerer, cls: type, node: ast.AST) -> MycError:

@@ -158,6 +158,29 @@ def choice_from_uniform(a, u, p):
     return np.asarray(a)[idx]
 
 
+def setattr_value(obj, name, value):
+    """``obj.name = value`` as a new object (objects of the user's classes are values in
+    myc, as lists and dicts are): the frontend rebinds the variable holding it."""
+    layout = P.with_attribute(obj, name)
+    vals = ()
+    for i in layout[1]:
+        if i < 0:
+            vals = vals + (value,)
+        else:
+            vals = vals + (obj[i],)
+    return P.pack(layout[0], vals)
+
+
+def array_to_copy(x):
+    """The receiver of ``x.copy()``, which must be an array: a list's or dict's copy is
+    written ``list(xs)`` / ``dict(d)`` in compiled code."""
+    kind = P.container_kind(x)
+    if kind == "dict" or kind == "list":
+        return P.fail(x, "'{kind}.copy()' is not supported in compiled code|hint|make "
+                         "the copy with dict(d) or list(xs)")
+    return x
+
+
 def append(x, value):
     if P.container_kind(x) != "list":
         return P.fail(x, "'{kind}' object has no attribute 'append'")

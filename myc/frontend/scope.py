@@ -22,6 +22,41 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
         _target_names(target.value, out)
 
 
+def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
+    """The variables whose objects ``stmts`` change by assigning attributes
+    (``self.total = ...``, ``self.mean[c, :] = ...``, ``self.a.b = ...``): myc rebinds
+    them to the changed object, so a loop carries them (not descending into nested
+    functions, whose writes to an enclosing variable are refused)."""
+    out: set[str] = set()
+
+    def root(t: ast.AST) -> None:
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Attribute):
+            t = t.value
+        if not isinstance(t, ast.Attribute):
+            return
+        while isinstance(t, ast.Attribute):
+            t = t.value
+        if isinstance(t, ast.Name):
+            out.add(t.id)
+
+    def visit(node: ast.AST) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                             ast.Lambda)):
+            return
+        if isinstance(node, ast.Assign):
+            for t in node.targets:
+                for sub in ast.walk(t):
+                    if isinstance(sub, (ast.Attribute, ast.Subscript)) and \
+                            isinstance(sub.ctx, ast.Store):
+                        root(sub)
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for s in stmts:
+        visit(s)
+    return out
+
+
 # NumPy calls that write into their first argument: ``np.fill_diagonal(a, v)``,
 # ``np.add.at(a, idx, v)`` (a ufunc's ``at``); myc rebinds that argument
 _WRITES_FIRST = frozenset({"fill_diagonal", "at", "copyto"})

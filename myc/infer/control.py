@@ -42,7 +42,7 @@ from myc.infer.stacked import StackList
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
 from myc.prims.abstract import AArray, AScalar, abstract_of
-from myc.prims.containers import container_meta, is_container
+from myc.prims.containers import DictValue, ObjectValue, container_meta, is_container, like
 
 
 class PendingResult(Exception):  # noqa: N818 - a control signal
@@ -417,7 +417,12 @@ class ControlFlow:
                 return stored
             return self.emit(P.select, [c, x, y], loc, abstract=ax)
         if isinstance(x, (tuple, list)) and type(x) is type(y) and len(x) == len(y):
-            return type(x)(self.merge_value(c, a, b, loc) for a, b in zip(x, y, strict=True))
+            keyed = type(x) is ObjectValue or type(x) is DictValue
+            if keyed and (getattr(x, "meta_", None) != getattr(y, "meta_", None) or
+                          getattr(x, "keys_", None) != getattr(y, "keys_", None)):
+                raise NoMerge("an object or dict has other attributes or keys on one side")
+            items = [self.merge_value(c, a, b, loc) for a, b in zip(x, y, strict=True)]
+            return like(x, items) if keyed else type(x)(items)
         if isinstance(x, dict) and isinstance(y, dict) and x.keys() == y.keys():
             return {k: self.merge_value(c, x[k], y[k], loc) for k in x}
         if _callable(x) and _callable(y):

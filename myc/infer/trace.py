@@ -335,8 +335,8 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
             return Interpreter.call_prim(prim, args, loc)
         name = prim.name
         if name == "fstring":  # of values computed from data: no strings at run time
-            raise MycSyntaxError("an f-string of a value computed from the arguments is not "
-                               "supported in compiled code", loc,
+            raise MycSyntaxError("an f-string or str() of a value computed from the "
+                               "arguments is not supported in compiled code", loc,
                                hint="format ints and strings known when the program is "
                                     "compiled (f'W{i}'); print values: print('loss', loss)")
         if name == "as_operand":  # a sequence made an array; an array (or a masked

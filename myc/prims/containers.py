@@ -420,6 +420,42 @@ def _signature_of(fn: Any) -> Any:
 
 register("signature_of", "fn", _signature_of, differentiable=False)
 
+
+def _with_attribute(x: Any, name: str) -> Any:
+    """``obj.name = v`` on an object of a user's class, as a new value (``setattr_value``):
+    the new object's ``ObjMeta`` and, per position, where its value comes from (a
+    position of ``x``, or -1 for the assigned value).  A new attribute goes after the
+    data attributes, as CPython's ``__dict__`` adds it; an instance attribute named as
+    a method shadows it (Python's lookup), so the method's slot stays for the class."""
+    if type(x) is not ObjectValue:
+        raise MycTypeError(f"attribute assignment (.{name} = ...) on a value of kind "
+                           f"'{kind_of(x)}' is not supported: only objects of your classes "
+                           "take new attributes in compiled code")
+    meta = x.meta_
+    if name in meta.props:
+        raise MycTypeError(f"'{meta.cls.__name__}.{name}' is a property: assigning it in "
+                           "compiled code is not supported")
+    fields = meta.fields if name in meta.fields else meta.fields + (name,)
+    new = ObjMeta(meta.cls, fields, meta.methods, meta.props, meta.origin)
+    sources = tuple(-1 if f == name else meta.fields.index(f) for f in fields) + tuple(
+        range(len(meta.fields), len(meta.names)))
+    return new, sources
+
+
+register("with_attribute", "x name", _with_attribute, differentiable=False)
+
+
+def _self_returned(fn: Any) -> int:
+    """Where a method's write-back twin returns its final ``self`` (1 + its position
+    among the parameters it writes back), or 0: a method that does not assign
+    attributes of ``self`` returns its result alone (``myc.frontend.objects``)."""
+    graph = getattr(fn, "graph", fn)
+    flags = getattr(graph, "flags", None)
+    return int(flags.get("returns_self", 0)) if flags is not None else 0
+
+
+register("self_returned", "fn", _self_returned, differentiable=False)
+
 def _field_index(x: Any, name: str) -> int:
     if type(x) is ObjectValue:
         meta = x.meta_
@@ -566,7 +602,7 @@ register("iter_seq", "x", _iter_seq,
 # evaluated during specialization on structures whose leaves may be symbolic: they only
 # read the structure (``myc.infer.trace``)
 STRUCTURAL = frozenset(["pack", "dict_keys", "sorted_keys", "keys_with", "container_kind",
-                        "instance_of", "signature_of",
+                        "instance_of", "signature_of", "with_attribute", "self_returned",
                         "field_index", "iter_seq", "method_field", "binds_self", "is_object", "is_",
                         "j_lift", "f_lift",  # (registered by myc.ad.reverse, .forward)
                         "transform_value"])  # (by myc.frontend.transform_value)

@@ -124,11 +124,11 @@ def _method_graph(cls: type, name: str, fn: Any) -> Graph:
     stand-in are built anew by ``method_graph``, so they are kept here: a new graph per
     call would be a new signature, a compile per call)."""
     from myc.frontend.lower import parse
-    from myc.frontend.objects import method_graph
+    from myc.frontend.objects import method_graph, writing_self
 
     if isinstance(fn, types.FunctionType):
         try:
-            return parse(fn)
+            return writing_self(fn, parse(fn), f"{cls.__name__}.{name}")
         except MycError:
             pass  # its refusing stand-in, kept below (a sampler's ``sample`` method that
             # jits a bound method: a new stand-in per call was a compile per call)
