@@ -40,6 +40,7 @@ class Jitted:
         self.__myc_function__ = fn
         self.backend = backend
         self._executable: Callable | None = None
+        self._writes_checked = False
         self._watch: Any = None
         self._label = f"jit({getattr(fn, '__name__', '?')})"  # (MYC_TIMINGS's report)
         # threads calling a fresh wrapper at once build one runner, not one each
@@ -71,6 +72,12 @@ class Jitted:
         try:
             with timings.call(self._label):
                 run = self._compile()
+                if not self._writes_checked:  # (once: the first call's arguments)
+                    self._writes_checked = True
+                    from myc.runtime.argument_writes import warn_argument_writes
+
+                    warn_argument_writes(self._source.parse(), self.__myc_function__,
+                                         args, kwargs)
                 return _call(self._source, run, args, kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
@@ -194,6 +201,7 @@ class Bound:
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(fn, "__doc__", None)
         self.backend = backend
+        self._writes_checked = False
 
     def _target(self, kwargs: dict) -> tuple[bound.Split, Callable, dict]:
         s, kwargs = bound.resplit(self._split, kwargs)
@@ -202,6 +210,15 @@ class Bound:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             s, run, kwargs = self._target(kwargs)
+            if not self._writes_checked:  # jit(net.update): self changed in place?
+                self._writes_checked = True
+                method = self.__wrapped__
+                if self.__name__.startswith("jit(") and inspect.ismethod(method) and \
+                        isinstance(method.__func__, types.FunctionType):
+                    from myc.runtime.argument_writes import warn_argument_writes
+
+                    warn_argument_writes(pipeline.parsed(method.__func__), method, args,
+                                         kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
         return run(*s.data, *args, **kwargs)

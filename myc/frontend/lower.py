@@ -3107,7 +3107,8 @@ class FunctionLowerer:
         given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
         for i, name in enumerate(sig.names):
             a = given.get(name)
-            if i not in writes or not isinstance(a, ast.Name) or a.id in self.locals:
+            if i not in writes or not isinstance(a, ast.Name) or a.id in self.locals or \
+                    a.id.startswith("__myc_"):  # (a bound method's data: myc's wrapper)
                 continue
             found_outer = self.outer is not None and any(
                 a.id in lw.locals for lw, _ in self._outers())
