@@ -1837,17 +1837,9 @@ class FunctionLowerer:
                         reverse=True):  # (the first call of each name kept)
             out.update((k.value.id, c) for k in c.keywords
                        if k.arg == "out" and isinstance(k.value, ast.Name))
-            try:
-                callee = self._static_callee(c.func, block)
-            except MycError:
+            g = self._user_callee(c, block)
+            if g is None:
                 continue
-            if not isinstance(callee, types.FunctionType) or \
-                    in_library(callee.__code__.co_filename):
-                continue
-            try:
-                g = parse(callee)
-            except MycError:
-                continue  # (refused where the call is lowered)
             sig, writes = g.flags.get("signature"), g.flags.get("param_writes", {})
             if sig is None or not writes:
                 continue
@@ -3001,19 +2993,25 @@ class FunctionLowerer:
                 out.add(recv.id)  # layer.forward(x) may rebind layer (object_method)
             if not any(isinstance(a, ast.Name) for a in n.args):
                 continue
-            try:
-                callee = self._static_callee(n.func, block)
-            except MycError:
-                continue
-            if not isinstance(callee, types.FunctionType) or \
-                    in_library(callee.__code__.co_filename):
-                continue
-            try:
-                g = parse(callee)
-            except MycError:
-                continue  # (refused where the call is lowered)
-            out.update(self._written_back(g, n, block).values())
+            g = self._user_callee(n, block)
+            if g is not None:
+                out.update(self._written_back(g, n, block).values())
         return out
+
+    def _user_callee(self, call: ast.Call, block: Block) -> Graph | None:
+        """The graph of the user's module-level function ``call`` names (not myc's,
+        NumPy's or SciPy's), or None: what may change its arguments in place."""
+        try:
+            callee = self._static_callee(call.func, block)
+        except MycError:
+            return None
+        if not isinstance(callee, types.FunctionType) or \
+                in_library(callee.__code__.co_filename):
+            return None
+        try:
+            return parse(callee)
+        except MycError:
+            return None  # (refused where the call is lowered)
 
     def _guard_loop_calls(self, s: ast.While | ast.For, block: Block,
                           carried: set[str]) -> set[str]:

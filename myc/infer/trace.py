@@ -821,27 +821,25 @@ def _coerce(value: Any, a: AScalar) -> Any:
     return a.dtype.type(value)
 
 
-def _const_leaves(v: Any):
-    """The leaves of a structure that are not nodes (constants held in it)."""
+def _leaves(v: Any, symbolic: bool):
+    """The leaves of a structure of tuples and dicts: its nodes (``symbolic``), or the
+    constants held in it."""
     if isinstance(v, tuple):
         for x in v:
-            yield from _const_leaves(x)
+            yield from _leaves(x, symbolic)
     elif isinstance(v, dict):
         for x in v.values():
-            yield from _const_leaves(x)
-    elif not isinstance(v, Node):
+            yield from _leaves(x, symbolic)
+    elif isinstance(v, Node) == symbolic:
         yield v
+
+
+def _const_leaves(v: Any):
+    return _leaves(v, False)
 
 
 def _sym_leaves(v: Any):
-    if isinstance(v, Node):
-        yield v
-    elif isinstance(v, tuple):
-        for x in v:
-            yield from _sym_leaves(x)
-    elif isinstance(v, dict):
-        for x in v.values():
-            yield from _sym_leaves(x)
+    return _leaves(v, True)
 
 
 def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
