@@ -821,25 +821,25 @@ def _coerce(value: Any, a: AScalar) -> Any:
     return a.dtype.type(value)
 
 
-def _leaves(v: Any, symbolic: bool):
+def _walk_leaves(v: Any, symbolic: bool):
     """The leaves of a structure of tuples and dicts: its nodes (``symbolic``), or the
     constants held in it."""
     if isinstance(v, tuple):
         for x in v:
-            yield from _leaves(x, symbolic)
+            yield from _walk_leaves(x, symbolic)
     elif isinstance(v, dict):
         for x in v.values():
-            yield from _leaves(x, symbolic)
+            yield from _walk_leaves(x, symbolic)
     elif isinstance(v, Node) == symbolic:
         yield v
 
 
 def _const_leaves(v: Any):
-    return _leaves(v, False)
+    return _walk_leaves(v, False)
 
 
 def _sym_leaves(v: Any):
-    return _leaves(v, True)
+    return _walk_leaves(v, True)
 
 
 def symbolize(value: Any, trace: Graph, path: str, vals: dict | None = None,
