@@ -72,13 +72,15 @@ class Jitted:
         try:
             with timings.call(self._label):
                 run = self._compile()
+                out = _call(self._source, run, args, kwargs)
                 if not self._writes_checked:  # (once: the first call's arguments)
                     self._writes_checked = True
-                    from myc.runtime.argument_writes import warn_argument_writes
+                    if self._source.graph is not None:  # (a disk-cache hit parses not)
+                        from myc.runtime.argument_writes import warn_argument_writes
 
-                    warn_argument_writes(self._source.parse(), self.__myc_function__,
-                                         args, kwargs)
-                return _call(self._source, run, args, kwargs)
+                        warn_argument_writes(self._source.graph, self.__myc_function__,
+                                             args, kwargs)
+                return out
         except MycError as exc:
             raise exc.with_traceback(None) from None
 
@@ -210,18 +212,21 @@ class Bound:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         try:
             s, run, kwargs = self._target(kwargs)
-            if not self._writes_checked:  # jit(net.update): self changed in place?
-                self._writes_checked = True
-                method = self.__wrapped__
-                if self.__name__.startswith("jit(") and inspect.ismethod(method) and \
-                        isinstance(method.__func__, types.FunctionType):
-                    from myc.runtime.argument_writes import warn_argument_writes
-
-                    warn_argument_writes(pipeline.parsed(method.__func__), method, args,
-                                         kwargs)
         except MycError as exc:
             raise exc.with_traceback(None) from None
-        return run(*s.data, *args, **kwargs)
+        out = run(*s.data, *args, **kwargs)
+        if not self._writes_checked:  # jit(net.update): self changed in place?
+            self._writes_checked = True
+            method = self.__wrapped__
+            source = getattr(run, "_source", None)
+            if self.__name__.startswith("jit(") and inspect.ismethod(method) and \
+                    isinstance(method.__func__, types.FunctionType) and \
+                    source is not None and source.graph is not None:  # (parsed now)
+                from myc.runtime.argument_writes import warn_argument_writes
+
+                warn_argument_writes(pipeline.parsed(method.__func__), method, args,
+                                     kwargs)
+        return out
 
     def stats(self):
         """How the calls of the compiled function behind it were served."""
