@@ -826,6 +826,15 @@ def _rebound_names(tree: ast.AST, swaps: set[int] = frozenset()) -> set[str]:
     return out
 
 
+def _given_args(sig: Signature, call: ast.Call) -> dict[str, ast.expr]:
+    """The argument expressions ``call`` passes to each of ``sig``'s parameters by
+    position or keyword (not through ``*args``/``**kw``)."""
+    given: dict[str, ast.expr] = dict(zip(sig.names[:sig.n_positional], call.args,
+                                          strict=False))
+    given.update({k.arg: k.value for k in call.keywords if k.arg in sig.names})
+    return given
+
+
 def _bare(writes: list[ast.AST]) -> bool:
     """Are all of these in-place writes into a name ``name += v`` (which rebinds a
     number: only an array shows the change)?"""
@@ -1843,8 +1852,7 @@ class FunctionLowerer:
             sig, writes = g.flags.get("signature"), g.flags.get("param_writes", {})
             if sig is None or not writes:
                 continue
-            given = dict(zip(sig.names[:sig.n_positional], c.args, strict=False))
-            given.update({k.arg: k.value for k in c.keywords if k.arg in sig.names})
+            given = _given_args(sig, c)
             out.update((a.id, c) for i, name in enumerate(sig.names)
                        if i in writes and isinstance(a := given.get(name), ast.Name))
         return out
@@ -3083,8 +3091,7 @@ class FunctionLowerer:
                 k.arg is None for k in e.keywords):
             return {}
         sig: Signature = g.flags["signature"]
-        given = dict(zip(sig.names[:sig.n_positional], e.args, strict=False))
-        given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
+        given = _given_args(sig, e)
         out = {}
         for pname in info[1]:
             a = given.get(pname)
@@ -3101,8 +3108,7 @@ class FunctionLowerer:
         writes, sig = g.flags.get("param_writes"), g.flags.get("signature")
         if not writes or sig is None:
             return
-        given = dict(zip(sig.names[:sig.n_positional], e.args, strict=False))
-        given.update({k.arg: k.value for k in e.keywords if k.arg in sig.names})
+        given = _given_args(sig, e)
         for i, name in enumerate(sig.names):
             a = given.get(name)
             if i not in writes or not isinstance(a, ast.Name) or a.id in self.locals or \
