@@ -203,6 +203,7 @@ class Bound:
         self.__qualname__ = self.__name__
         self.__doc__ = getattr(fn, "__doc__", None)
         self.backend = backend
+        self._kind = kind
         self._writes_checked = False
 
     def _target(self, kwargs: dict) -> tuple[bound.Split, Callable, dict]:
@@ -219,7 +220,7 @@ class Bound:
             self._writes_checked = True
             method = self.__wrapped__
             source = getattr(run, "_source", None)
-            if self.__name__.startswith("jit(") and inspect.ismethod(method) and \
+            if self._kind == "jit" and inspect.ismethod(method) and \
                     isinstance(method.__func__, types.FunctionType) and \
                     source is not None and source.graph is not None:  # (parsed now)
                 from myc.runtime.argument_writes import warn_argument_writes

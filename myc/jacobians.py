@@ -37,6 +37,7 @@ from myc.errors import LIBRARY_DIRS, MycError, MycTypeError
 from myc.misc.flatten import flatten
 from myc.misc.flatten import leaves as _leaves
 from myc.misc.flatten import rebuild as _rebuild
+from myc.prims import Primitive
 from myc.runtime import bound
 
 _MODES = ("jacrev", "jacfwd", "hessian", "elementwise_grad")
@@ -307,14 +308,6 @@ _JAC = {"jacrev": "np.reshape(flat, np.shape(out) + np.shape(x))",
         "elementwise_grad": "flat[0]"}
 
 
-class _PrimSignature:
-    """A primitive's parameters, read as a parsed function's ``Signature``."""
-
-    def __init__(self, names: list, n_positional: int, defaults: dict):
-        self.names, self.n_positional, self.defaults = names, n_positional, defaults
-        self.varargs = self.varkw = None
-
-
 def _in_program(mode: str) -> Callable:
     """The ``__myc_transform__`` of ``myc.<mode>``: its graph for a function ``fn``
     (a graph) used inside a compiled function."""
@@ -328,14 +321,16 @@ def _in_program(mode: str) -> Callable:
         nums, as_tuple = _normal_argnums(mode, _argnums(argnums, argnum))
         _backend_of(fn, backend)
         sig = getattr(fn, "flags", {}).get("signature")
-        if sig is None and getattr(fn, "params", None):  # a primitive: np.tanh
-            sig = _PrimSignature(list(fn.params), len(fn.params), fn.defaults)
-        if as_tuple or sig is None or sig.varargs is not None or sig.varkw is not None:
+        nargs = 0
+        if isinstance(fn, Primitive):  # np.tanh: its arguments without defaults
+            nargs = fn.min_args
+        elif sig is not None and sig.varargs is None and sig.varkw is None:
+            nargs = sum(1 for n in sig.names[:sig.n_positional] if n not in sig.defaults)
+        if as_tuple or nargs == 0:
             raise MycTypeError(f"myc.{mode} inside a compiled function takes a function "
                                "of positional parameters and one argnums int",
                                hint="call it outside the compiled function for tuples of "
                                     "argnums or *args")
-        nargs = sum(1 for n in sig.names[:sig.n_positional] if n not in sig.defaults)
         if not -nargs <= nums[0] < nargs:
             raise MycTypeError(f"myc.{mode}: argnums {nums[0]} is out of range for a "
                                f"function of {nargs} arguments")
