@@ -54,7 +54,7 @@ from myc.frontend.libraries import (
     scipy_refusal,
     supported_methods,
 )
-from myc.frontend.scope import assigned_names, attribute_roots, inplace_target
+from myc.frontend.scope import WRITES_SELF, assigned_names, attribute_roots, inplace_target
 from myc.frontend.source import SourceInfo, read_function
 from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
@@ -1253,7 +1253,7 @@ class FunctionLowerer:
         if isinstance(v, ast.Call) and self._static_callee(v.func, block) is np.copyto:
             return self.stmt_copyto(v, block)
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
-                v.func.attr in ("fill", "sort") and isinstance(v.func.value, ast.Name) and \
+                v.func.attr in WRITES_SELF and isinstance(v.func.value, ast.Name) and \
                 self._static_callee(v.func.value, block) is None:
             return self.stmt_method_in_place(v, block)
         if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \

@@ -60,7 +60,7 @@ def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
 # NumPy calls that write into their first argument: ``np.fill_diagonal(a, v)``,
 # ``np.add.at(a, idx, v)`` (a ufunc's ``at``); myc rebinds that argument
 _WRITES_FIRST = frozenset({"fill_diagonal", "at", "copyto"})
-_WRITES_SELF = frozenset({"fill", "sort"})
+WRITES_SELF = frozenset({"fill", "sort"})  # (array methods writing into their array)
 
 
 def inplace_target(call: ast.AST) -> str | None:
@@ -70,7 +70,7 @@ def inplace_target(call: ast.AST) -> str | None:
         if call.func.attr in _WRITES_FIRST and call.args and \
                 isinstance(call.args[0], ast.Name):
             return call.args[0].id
-        if call.func.attr in _WRITES_SELF and isinstance(call.func.value, ast.Name):
+        if call.func.attr in WRITES_SELF and isinstance(call.func.value, ast.Name):
             return call.func.value.id
     return None
 
