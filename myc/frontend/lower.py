@@ -377,7 +377,8 @@ def _held_inputs(m: Node) -> list[Node]:
     if isinstance(fn, Primitive):
         if getattr(fn, "elementwise", False) or fn.name in _FRESH:
             return []
-    elif not (isinstance(fn, Graph) and fn.loc is not None and in_library(fn.loc.filename)):
+    elif not (isinstance(fn, Graph) and fn.loc is not None and in_library(fn.loc.filename)) \
+            or fn.name in _FRESH_ARRAYS:  # np.full_like(x, v) holds nothing of x
         return []
     return list(m.inputs[1:])
 
@@ -394,6 +395,18 @@ _SAME_OBJECT = frozenset({"setitem", "append", "extend", "insert", "pop", "remov
                           "asanyarray"})
 _SAME_OBJECT_PRIMS = frozenset({"aug_assign", "default_if_undef", "check_defined",
                                 "alias_guard"})
+
+
+# a ufunc's argument position -> a value inside its domain where the function and its
+# derivative are finite: what ``where=`` computes on where its mask is off
+_MASKED_SAFE: dict[str, dict[int, int]] = {
+    **{n: {1: 1} for n in ("divide", "true_divide", "floor_divide", "remainder", "fmod",
+                           "arctan2")},
+    **{n: {0: 1} for n in ("log", "log2", "log10", "sqrt", "cbrt", "reciprocal", "power",
+                           "float_power", "hypot")},
+    **{n: {0: 0} for n in ("log1p", "arcsin", "arccos", "arctanh")},
+    "arccosh": {0: 2},
+}
 
 
 def _same_object_inputs(m: Node) -> list[Node]:
@@ -883,7 +896,8 @@ class FunctionLowerer:
         # (``guard_call_through``): name -> (the function's name, ``where``, line)
         self.param_writes_via: dict[str, tuple[str, tuple, int]] = {}
         # a loop's state parameter (node id) -> the value it starts from: a write into
-        # it in the body is a write into that value's object
+        # it in the body is a write into that value's object; the loop's result -> its
+        # state parameter (what it is when the body never runs)
         self.loop_inits: dict[int, Node] = {}
         # a join's or loop's parameter (node id) -> the values it may take (a loop's
         # state: its start and each iteration's end): what a container may hold is
@@ -2034,6 +2048,7 @@ class FunctionLowerer:
         for name in names:
             aenv.vars[name] = after.add_parameter(name, self.loc(s))
             self.flows[aenv.vars[name].id] = [henv.vars[name]]
+            self.loop_inits[aenv.vars[name].id] = henv.vars[name]  # after no iteration
             if name not in block.env.vars or name in block.env.maybe_undef:
                 aenv.maybe_undef.add(name)
         if x_end is None and not self._has_break(s.body):
@@ -3507,13 +3522,16 @@ class FunctionLowerer:
             raise self.error(MycTypeError, f"np.{ufunc.__name__}: out= takes one array "
                              "(a ufunc with one output)", kw.value)
         where = next((k for k in e.keywords if k.arg == "where"), None)
-        call = ast.copy_location(ast.Call(func=e.func, args=e.args, keywords=[
+        args = e.args
+        mask = None if where is None else self.expr(where.value, block)
+        if mask is not None:  # np.divide(a, b, out=z, where=b != 0): z kept elsewhere
+            args = self._masked_safe_args(ufunc, mask, e, block)
+        call = ast.copy_location(ast.Call(func=e.func, args=args, keywords=[
             k for k in e.keywords if k is not kw and k is not where]), e)
         result = self.static_call(ufunc, call, block)
         out = self.expr(value, block)
-        if where is not None:  # np.divide(a, b, out=z, where=b != 0): z kept elsewhere
-            result = self.call_prim(P.where, [self.expr(where.value, block), result, out],
-                                    {}, e, block)
+        if mask is not None:
+            result = self.call_prim(P.where, [mask, result, out], {}, e, block)
         g = _library_graph("ufunc_out")
         # (the call as ``ufunc_out(name, r, out=<the array>)``, so that the write-back
         # finds the caller's variable by its keyword)
@@ -3522,6 +3540,26 @@ class FunctionLowerer:
         return self.call_graph(g, Constant(g, self.loc(e)), [
             Constant(ufunc.__name__, self.loc(e)), result],
             {"out": out}, at, block)
+
+    def _masked_safe_args(self, ufunc: np.ufunc, mask: Node, e: ast.Call,
+                          block: Block) -> list[ast.expr]:
+        """The ufunc's arguments under ``where=``, each outside the domain's edge replaced
+        where the mask is off by a value the function and its derivative are finite at
+        (``np.divide(a, b, out=z, where=b != 0)`` divides by 1 there): the result there
+        is dropped, but its derivative is not -- 0 times an infinite derivative would
+        make the gradient nan (JAX's "double where").  Bound to names of their own so
+        the call lowers as written."""
+        safe = _MASKED_SAFE.get(ufunc.__name__, {})
+        args = list(e.args)
+        for i, v in safe.items():
+            if i < len(args) and not isinstance(args[i], ast.Starred):
+                name = f"$masked{i}"
+                self.locals.add(name)
+                block.env.vars[name] = self.call_prim(
+                    P.where, [mask, self.expr(args[i], block), Constant(v, self.loc(e))],
+                    {}, args[i], block)
+                args[i] = ast.copy_location(ast.Name(id=name, ctx=ast.Load()), args[i])
+        return args
 
     def transform_call(self, transform: Any, e: ast.Call, block: Block) -> Node:
         """``myc.grad(f, argnums=...)`` inside a program: ``f`` and the options must be

@@ -54,7 +54,7 @@ from myc.prims.arrays import concat_index
 from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
 from myc.prims.containers import DictValue, ListValue, is_container, is_object, like
 from myc.prims.effects import RngArg, is_generator
-from myc.prims.ops import called_change, unchanged_message
+from myc.prims.ops import aliased, called_change, unchanged_message, unchanged_refused
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -570,24 +570,14 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
     def p_alias_guard(self, args, loc):
         value, updated, message = args
-        if isinstance(updated, (Node, np.ndarray)):
-            upd = updated.abstract if isinstance(updated, Node) else abstract_of(updated)
-            shared = isinstance(upd, AArray) and upd.ndim > 0
-        else:  # a list or dict whose arrays a loop variable updated in place
-            shared = any(isinstance(leaf.abstract, AArray) and leaf.abstract.ndim > 0
-                         for leaf in _sym_leaves(updated)) or any(
-                isinstance(x, np.ndarray) and x.ndim > 0 for x in _const_leaves(updated))
-        if shared and (any(isinstance(leaf.abstract, AArray) for leaf in _sym_leaves(value))
-                       or isinstance(value, np.ndarray)):
+        if aliased(value, updated, _traced_ndim):
             raise MycValueError(message, loc)
         return value
 
     def p_unchanged_by(self, args, loc):
         value, fn, where, message = args
         change = called_change(fn, where)
-        if change is None or (change[4] and not any(
-                isinstance(leaf.abstract, AArray) for leaf in _sym_leaves(value))
-                and not isinstance(value, (np.ndarray, list, tuple, ListValue))):
+        if not unchanged_refused(change, value, _traced_ndim):
             return value
         text, _, hint = unchanged_message(change, message).partition("|hint|")
         raise MycValueError(text, loc, hint=hint)
@@ -832,6 +822,13 @@ def _walk_leaves(v: Any, symbolic: bool):
             yield from _walk_leaves(x, symbolic)
     elif isinstance(v, Node) == symbolic:
         yield v
+
+
+def _traced_ndim(x: Any) -> int:
+    """A traced leaf's rank for the alias rules (``ops.aliased``): -1 when not an array."""
+    if isinstance(x, Node):
+        return x.abstract.ndim if isinstance(x.abstract, AArray) else -1
+    return x.ndim if isinstance(x, np.ndarray) else -1
 
 
 def _const_leaves(v: Any):

@@ -9,6 +9,8 @@ modules and attach to these entries.
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -408,12 +410,24 @@ def _check_defined(value, name):
 register("check_defined", "value name", _check_defined)
 
 
+def ndarray_ndim(x: Any) -> int:
+    """A concrete leaf's rank for :func:`aliased`: -1 when it is not an array."""
+    return x.ndim if isinstance(x, np.ndarray) else -1
+
+
+def aliased(value: Any, updated: Any, ndim: Callable[[Any], int]) -> bool:
+    """The alias rule, one for the evaluator and the tracer (``ndim``: a leaf's rank, -1
+    for what is not an array): reading ``value`` after ``updated`` (an array, or a list or
+    dict whose arrays a loop variable updated: ``for g in grads: g -= 1``) changed in
+    place would show the change in CPython when both hold arrays; scalars are rebound,
+    so nothing is shared."""
+    return any(ndim(u) > 0 for u in leaves(updated)) and \
+        any(ndim(v) >= 0 for v in leaves(value))
+
+
 def _alias_guard(value, updated, message):
-    """Refuse reading ``value`` when the in-place update of ``updated`` (an array, or a
-    list or dict whose arrays a loop variable updated: ``for g in grads: g -= 1``) would
-    have changed it in CPython; scalars are rebound, so nothing is shared."""
-    if any(isinstance(u, np.ndarray) and u.ndim > 0 for u in leaves(updated)) and \
-            any(isinstance(v, np.ndarray) for v in leaves(value)):
+    """Refuse reading ``value`` where :func:`aliased` says CPython would show a change."""
+    if aliased(value, updated, ndarray_ndim):
         raise MycValueError(message)
     return value
 
@@ -472,12 +486,19 @@ def unchanged_message(change, message: str) -> str:
             "module-level function called by its name can change its arguments")
 
 
+def unchanged_refused(change, value: Any, ndim: Callable[[Any], int]) -> bool:
+    """Is reading ``value`` after a call whose ``change`` (:func:`called_change`) is
+    known refused?  A number stays (``a += v`` rebinds it: ``change``'s last field)."""
+    return change is not None and (not change[4] or isinstance(value, (list, tuple)) or
+                                   ndim(value) >= 0)
+
+
 def _unchanged_by(value, fn, where, message):
     """``value`` (what may hold an argument of a call through ``fn``) as read after the
     call, refused when the callee changes that argument in place: CPython shows the
-    change, the compiled call cannot.  A number stays (``a += v`` rebinds it)."""
+    change, the compiled call cannot."""
     change = called_change(fn, where)
-    if change is None or (change[4] and not isinstance(value, (np.ndarray, list, tuple))):
+    if not unchanged_refused(change, value, ndarray_ndim):
         return value
     text, _, hint = unchanged_message(change, message).partition("|hint|")
     raise MycValueError(text, hint=hint)

@@ -129,6 +129,44 @@ def test_objects_changed_in_loops_and_branches_match_python():
                                fd_grad(lambda v: _in_branches(v, True), (x,), 0), rtol=1e-6)
 
 
+class Batch:
+    """Nielsen's ``update_mini_batch`` shape: the attribute write follows a loop that
+    calls another method of ``self``."""
+
+    def __init__(self):
+        self.w = np.ones(2)
+
+    def grad_of(self, x):
+        return self.w * x
+
+    def update(self, batch, eta):
+        total = np.zeros(2)
+        for x in batch:
+            total = total + self.grad_of(x)
+        self.w = self.w - eta * total
+
+
+def _write_after_loop(batch):
+    net = Batch()
+    net.update(batch, 0.5)      # the method's write after its loop
+    total = np.zeros(2)
+    for x in batch:             # the same inline: an argument object's attribute
+        total = total + net.grad_of(x)
+    net.w = net.w - total
+    return net.w
+
+
+def test_an_attribute_written_after_a_loop_reaches_the_caller():
+    """Was silently the old object: the write after the loop was not seen as a write
+    into ``self`` (``self`` after the loop is the loop's result), so no write-back."""
+    batch = [np.ones(2), np.arange(2.0)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for backend in ("cpu", "interp"):
+            np.testing.assert_allclose(myc.jit(_write_after_loop, backend=backend)(batch),
+                                       _write_after_loop(batch), rtol=1e-15)
+
+
 def _alias(x):
     a = Acc()
     c = a

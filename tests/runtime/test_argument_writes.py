@@ -38,6 +38,16 @@ class Net:
     def update(self, g):
         self.w = self.w - g
 
+    def grad_of(self, x):
+        return self.w * x
+
+    def update_batch(self, batch, eta):
+        """Nielsen's ``update_mini_batch``: the write follows a loop calling a method."""
+        total = np.zeros(2)
+        for x in batch:
+            total = total + self.grad_of(x)
+        self.w = self.w - eta * total
+
 
 @pytest.mark.parametrize("fn,args,word", [
     (step, (np.ones(2), np.ones(2)), "'x' in place (x += 0.1 * v"),
@@ -63,8 +73,39 @@ def test_a_bound_methods_self_is_named():
     np.testing.assert_array_equal(net.w, np.ones(2))
 
 
+def test_a_write_after_a_loop_calling_a_method_is_named():
+    """``self`` is the loop's state there (its methods may change it); the write after
+    the loop is to the object the caller passed (was missed: no warning)."""
+    net = Net()
+    with pytest.warns(MycArgumentWriteWarning, match=r"'self' in place \(self.w"):
+        myc.jit(net.update_batch)([np.ones(2), np.arange(2.0)], 0.5)
+    np.testing.assert_array_equal(net.w, np.ones(2))
+
+
+def after_while(x, n):
+    i = 0
+    while i < n:
+        i += 1
+    x[1] = 2.0
+    return x.sum()
+
+
+def test_a_write_after_a_while_loop_is_named():
+    x = np.ones(3)
+    with pytest.warns(MycArgumentWriteWarning, match="'x' in place"):
+        assert myc.jit(after_while)(x, 3) == 4.0
+    np.testing.assert_array_equal(x, np.ones(3))
+
+
+def rebound_in_loop(x):
+    for _ in range(2):
+        x = x * 2.0
+    return x
+
+
 def test_no_warning_for_numbers_bumped_or_pure_functions():
     with warnings.catch_warnings():
         warnings.simplefilter("error", MycArgumentWriteWarning)
         assert myc.jit(bump)(3.0) == 4.0
         myc.jit(pure)(np.ones(2))
+        myc.jit(rebound_in_loop)(np.ones(2))

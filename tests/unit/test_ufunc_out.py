@@ -6,6 +6,8 @@ arguments are never written."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -81,6 +83,44 @@ def test_gradient_through_out_matches_differences():
     eps = 1e-6
     fd = np.array([(loss(x + eps * e) - loss(x - eps * e)) / (2 * eps) for e in np.eye(3)])
     np.testing.assert_allclose(g, fd, rtol=1e-7)
+
+
+def masked_domain(a, b):
+    q = np.divide(a, b, out=np.zeros_like(a), where=b != 0)
+    r = np.log(b, out=np.full_like(b, -3.0), where=b > 0)
+    s = np.sqrt(a, out=np.zeros_like(a), where=a > 0)
+    return np.sum(q * q) + np.sum(r * a) + np.sum(s)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_gradient_where_the_mask_is_off_is_zero_not_nan(backend):
+    """The function's derivative at the masked-off inputs (1/0, log 0, sqrt 0) is
+    infinite; the gradient there must still be 0 (was nan: "double where")."""
+    a = np.array([0.7, -0.4, 0.0, 1.3])
+    b = np.array([2.0, 0.0, -1.0, 0.5])
+    with np.errstate(all="ignore"):
+        want = masked_domain(a, b)
+    assert myc.jit(masked_domain, backend=backend)(a, b) == pytest.approx(want, rel=1e-14)
+    ga, gb = myc.grad(masked_domain, argnums=(0, 1), backend=backend)(a, b)
+    assert np.all(np.isfinite(ga)) and np.all(np.isfinite(gb))
+    eps = 1e-6
+    for x, g, i, ks in ((a, ga, 0, (0, 1, 3)), (b, gb, 1, (0, 2, 3))):
+        for k in ks:  # (a[2] = 0 and b[1] = 0 sit on a mask's edge)
+            e = np.zeros(4)
+            e[k] = eps
+            hi = [a, b]
+            lo = [a, b]
+            hi[i], lo[i] = x + e, x - e
+            with np.errstate(all="ignore"):
+                fd = (masked_domain(*hi) - masked_domain(*lo)) / (2 * eps)
+            assert g[k] == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    assert gb[1] == 0.0  # (every term masked off there)
+
+
+def test_out_made_by_full_like_of_an_argument_is_not_a_write_into_it():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        myc.jit(masked_domain)(np.ones(2), np.ones(2))
 
 
 def test_out_of_another_kind_is_refused_at_the_line():
