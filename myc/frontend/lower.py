@@ -196,10 +196,14 @@ _VIEW_MAKERS = frozenset({"reshape", "transpose", "squeeze", "expand_dims", "swa
 
 def _view_base(n: Node, views: dict | None = None) -> Node | None:
     """The array ``n`` is a NumPy view of (``x[1:]``, ``x[i]``, ``x.T``, ``x.reshape``,
-    ``np.reshape(x, s)``), or None.  ``views``: method calls known to make views
-    (``x.reshape(2, 2)``, dispatched at run time: ``Env.views``)."""
+    ``np.reshape(x, s)``, an argument a function of the user's returns), or None.
+    ``views``: method calls known to make views (``x.reshape(2, 2)``, dispatched at run
+    time: ``Env.views``)."""
     if views and n.id in views:
         return views[n.id]
+    returned = _returned_arguments(n)
+    if returned is not None:
+        return returned[0] if returned else None
     made_by = _made_by(n)
     if made_by == "getitem":  # an item of what unpacking (``a, b = ...``) reads
         box, at = n.inputs[1], n.inputs[2]
@@ -215,11 +219,48 @@ def _view_base(n: Node, views: dict | None = None) -> Node | None:
     return None
 
 
+def _user_call(n: Node) -> Graph | None:
+    """The user's function ``n`` calls by name (not myc's library's), or None."""
+    if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
+            isinstance(n.inputs[0].value, Graph):
+        g = n.inputs[0].value
+        if g.parent is None and not (g.loc is not None and in_library(g.loc.filename)):
+            return g
+    return None
+
+
+def _returned_arguments(n: Node) -> list[Node] | None:
+    """The arguments a call of the user's function may return (or a view or an item
+    of), when ``n`` is such a call or an item of its result at a constant index (``A,
+    cache = relu(Z)``: ``cache`` is ``Z``, ``A`` new); None when ``n`` is neither.
+    ``def row(H, t): return H[t]`` makes ``row(H, t)`` a view of ``H``, as CPython
+    shares it (the callee's ``returns_params``, per item ``returns_items``)."""
+    item = None
+    call = n
+    if _made_by(n) == "getitem" and isinstance(n.inputs[2], Constant) and \
+            type(n.inputs[2].value) is int:
+        call = n.inputs[1].inputs[1] if _made_by(n.inputs[1]) == "unpack" else n.inputs[1]
+        item = n.inputs[2].value
+    g = _user_call(call)
+    if g is None:
+        return None
+    at = g.flags.get("returns_params", ())
+    items = g.flags.get("returns_items")
+    if item is not None:
+        if items is None or not -len(items) <= item < len(items):
+            return [call] if at else []  # an item of the result, which may hold them
+        at = items[item]
+    return [call.inputs[i + 1] for i in at if i + 1 < len(call.inputs)]
+
+
 def _view_family(n: Node, views: dict | None = None) -> list[Node]:
     """``n`` and the arrays it is a view of, nearest first."""
     out = [n]
     while (base := _view_base(out[-1], views)) is not None and len(out) < 64:
         out.append(base)
+    for m in list(out):  # ``pick(a, b, c)`` returning ``a`` or ``b``: both, after
+        for other in (_returned_arguments(m) or [])[1:]:
+            out.extend(_view_family(other, views))
     return out
 
 
@@ -373,6 +414,9 @@ def _held_inputs(m: Node) -> list[Node]:
     if _made_by(m) == "getitem" and _made_by(m.inputs[1]) == "unpack" and \
             _made_by(m.inputs[1].inputs[1]) == "make_tuple":
         return [_view_base(m)]  # ``a, b = x, y``: ``a`` holds what ``x`` holds only
+    returned = _returned_arguments(m)  # a user's function: what it may return
+    if returned is not None:
+        return returned
     fn = m.inputs[0].value
     if isinstance(fn, Primitive):
         if getattr(fn, "elementwise", False) or fn.name in _FRESH:
@@ -427,6 +471,96 @@ def _same_object_inputs(m: Node) -> list[Node]:
             in_library(fn.loc.filename):
         return [m.inputs[1]]
     return []
+
+
+# primitives whose result shares no memory with their operands that ``_FRESH`` and
+# ``elementwise`` do not name: what describes a value (its shape, a test, an index
+# plan) and what factorizes or draws a new one
+_NO_SHARED_MEMORY = frozenset((
+    "shape ndim size len dtype contains all_zero container_kind instance_of float_dtype "
+    "finfo_max draw_size range_len fstring signature_of sorted_keys keys_with truth "
+    "to_bool to_int not_ is_ is_float is_int is_none is_object is_tuple is_undef is_zero "
+    "is_mask_of reduced_axes reduced_count reduced_size expand_dims_shape squeeze_shape "
+    "tile_shapes pad_widths split_bounds move_perm swap_perm inverse_axes einsum_plan "
+    "tensordot_plan axis_index flip_index repeat_index reverse_index roll_index "
+    "computed_index field_index cholesky det det_sign inv logabsdet linsolve "
+    "solve_triangular eigh_values eigh_vectors svd_s svd_u svd_vt pinv_rtol rng_draw "
+    "rng_integers tri_mask").split())
+
+
+def _returned_inputs(m: Node, fresh: set[int]) -> list[Node]:
+    """What the value of ``m`` may hold or view, for :func:`_returned_params`: as
+    :func:`_held_inputs`, but a call of a function (the user's or myc's library's)
+    holds only the arguments it may return (every argument while it is being lowered:
+    recursion), and ``fresh`` nodes (``np.array(x)``: a copy) hold nothing."""
+    if m.id in fresh or not isinstance(m, Apply) or not isinstance(m.inputs[0], Constant):
+        return []
+    h = m.inputs[0].value
+    if isinstance(h, Primitive) and h.name in _NO_SHARED_MEMORY:
+        return []
+    if isinstance(h, Primitive) and h.name in ("checked", "after"):
+        return [m.inputs[2]]  # (the value; its index checks or effects token: not it)
+    if isinstance(h, Graph) and h.parent is None:
+        at = h.flags.get("returns_params")
+        if at is None:
+            return list(m.inputs[1:])
+        return [m.inputs[i + 1] for i in at if i + 1 < len(m.inputs)]
+    return _held_inputs(m)
+
+
+def _returned_params(g: Graph, params: list[Node], links: dict[int, list[Node]],
+                     fresh: set[int]) -> tuple[tuple[int, ...], tuple | None]:
+    """The positions of the parameters ``g``'s result may be, hold or view (through its
+    branches, loops and the calls of functions returning their arguments), and per
+    item when it returns a tuple it makes (``return A, cache``): its callers treat the
+    result as sharing those arguments' memory."""
+    out = g.output
+    while _made_by(out) in ("checked", "after"):
+        out = out.inputs[2]  # (its index checks or effects token: not the value)
+    ids = {p.id: k for k, p in enumerate(params)}
+    if _made_by(out) == "make_tuple":
+        items = tuple(_params_met(x, ids, links, fresh) for x in out.inputs[1:])
+        return tuple(sorted(set().union(*items))), items
+    return _params_met(out, ids, links, fresh), None
+
+
+def _params_met(start: Node, ids: dict[int, int], links: dict[int, list[Node]],
+                fresh: set[int]) -> tuple[int, ...]:
+    """The positions ``ids`` of the parameters a walk of what ``start`` may be, hold or
+    view meets; a walk too long for its limit meets them all."""
+    met: set[int] = set()
+    todo, seen = [start], set()
+    while todo:
+        m = todo.pop()
+        if m is None or m.id in seen:
+            continue
+        if len(seen) >= 4096:
+            return tuple(sorted(ids.values()))
+        seen.add(m.id)
+        if m.id in ids:
+            met.add(ids[m.id])
+            continue
+        if m.id in links:
+            todo.extend(links[m.id])
+            continue
+        if isinstance(m, Constant):
+            h = m.value
+            if isinstance(h, Graph) and h.parent is not None and \
+                    h.kind in ("branch", "loop_header", "loop_body", "join"):
+                todo.append(h.output)  # a branch, a loop, what follows them
+            continue
+        if isinstance(m, Apply):
+            head = m.inputs[0]
+            if isinstance(head, Apply):  # switch(c, g1, g2)(): either branch
+                todo.append(head)
+            elif isinstance(head, Constant) and head.value is P.switch:
+                todo.extend(m.inputs[2:4])
+                continue
+            elif isinstance(head, Constant) and isinstance(head.value, Graph) and \
+                    head.value.parent is not None:
+                todo.append(head)  # a loop's header, a join
+        todo.extend(_returned_inputs(m, fresh))
+    return tuple(sorted(met))
 
 
 def _holds(n: Node, ids: set[int], links: dict[int, Node] | None = None) -> bool:
@@ -899,6 +1033,9 @@ class FunctionLowerer:
         # it in the body is a write into that value's object; the loop's result -> its
         # state parameter (what it is when the body never runs)
         self.loop_inits: dict[int, Node] = {}
+        # nodes known to be new arrays that a primitive's kind does not tell
+        # (``np.array(x)`` copies, ``np.asarray(x)`` does not): ``_returned_params``
+        self.fresh: set[int] = set()
         # a join's or loop's parameter (node id) -> the values it may take (a loop's
         # state: its start and each iteration's end): what a container may hold is
         # followed through loops and branches (``_may_flow``)
@@ -990,6 +1127,11 @@ class FunctionLowerer:
                 names.index(n): (names.index(f), where, line)
                 for n, (f, where, line) in self.param_writes_via.items()
                 if n in names and f in names}
+        if not self.write_back:  # (the twin returns the parameters it wrote, too)
+            whole, items = _returned_params(g, g.parameters, self.flows, self.fresh)
+            g.flags["returns_params"] = whole
+            if items is not None:
+                g.flags["returns_items"] = items
         if self.param_writes:
             g.flags["param_writes"] = {names.index(n) if n in names else -1: w
                                        for n, w in self.param_writes.items()}
@@ -2980,6 +3122,8 @@ class FunctionLowerer:
             return out
         py_fn, names = g.flags["write_back"]
         g2 = parse_writing_back(py_fn, names)
+        g2.flags["returns_params"] = g.flags.get("returns_params", ())  # (item 0 only:
+        # its written parameters' items are rebound to the caller's variables)
         both = self.apply(block, Constant(g2, self.loc(e)), *full, node=e)
         out = self.apply(block, P.getitem, both, 0, node=e)
         bare = g.flags["param_writes"]
@@ -3450,7 +3594,10 @@ class FunctionLowerer:
             if copy is not None and not (isinstance(copy, Constant) and copy.value is True):
                 raise self.error(MycTypeError, "np.array(..., copy=) is supported with "
                                  "copy=True (myc's arrays are values: a copy is one)", e)
-            return self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+            out = self.call_prim(P.array, args, kwargs, e, block, {"object": "obj"})
+            if callee is np.array:
+                self.fresh.add(out.id)  # a copy (np.asarray(x) is x)
+            return out
         linalg_library.note_callee(callee, B.LIBRARY)  # scipy.linalg's names, when used
         lib = library_function(callee)
         if lib is not None:  # a NumPy/SciPy function written in the subset

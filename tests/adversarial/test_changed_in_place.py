@@ -1174,3 +1174,109 @@ def test_numbers_listed_and_bumped_keep_their_values():
 
     a = np.arange(3.0)
     np.testing.assert_array_equal(myc.jit(f)(a), f(a))
+
+
+# -- a function returning its argument (or a view or an item of it): the result shares
+# the argument's memory, as in CPython (was taken as a new array: the caller's update
+# of the result silently did not show through the argument) --------------------------
+
+def ident(x):
+    return x
+
+
+def row(H, t):
+    return H[t]
+
+
+def pick(a, b, c):
+    if c:
+        return a
+    return b
+
+
+def reversed_after_loop(x, n):
+    for i in range(n):
+        if i > 5:
+            return x
+    return x[::-1]
+
+
+def relu_and_cache(Z):
+    A = np.maximum(0.0, Z)
+    cache = Z
+    return A, cache
+
+
+def copied(x):
+    return np.array(x)
+
+
+def through_ident(a):
+    b = a * 1.0
+    y = ident(b)
+    y += 1.0
+    return b
+
+
+def through_row(a):
+    H = np.outer(a, a)
+    r = row(H, 1)
+    r[0] = 9.0
+    return H
+
+
+def through_pick(a, flag):
+    u = a * 1.0
+    v = a * 2.0
+    y = pick(u, v, flag)
+    y += 1.0
+    return u + v
+
+
+def through_loop(a):
+    x = a * 1.0
+    y = reversed_after_loop(x, 3)
+    y += 1.0
+    return x
+
+
+@pytest.mark.parametrize("fn,args,line", [
+    (through_ident, (), 4), (through_row, (), 4), (through_pick, (True,), 5),
+    (through_pick, (False,), 5), (through_loop, (), 4)],
+    ids=["ident", "row_view", "pick_a", "pick_b", "after_loop"])
+def test_a_result_returning_an_argument_shares_its_memory(fn, args, line):
+    a = np.linspace(-1.0, 1.0, 3)
+    with pytest.raises(MycValueError, match="shares its array with a variable updated in "
+                       "place") as info:
+        myc.jit(fn)(a, *args)
+    assert f":{fn.__code__.co_firstlineno + line}:" in str(info.value)
+
+
+def tuple_item_fresh(a):
+    Z = a * 1.0
+    A, cache = relu_and_cache(Z)
+    A += 1.0               # A is new: Z unchanged
+    return A + Z
+
+
+def tuple_item_shared(a):
+    Z = a * 1.0
+    A, cache = relu_and_cache(Z)
+    cache += 1.0           # cache is Z
+    return A + Z
+
+
+def copy_returned(a):
+    x = a * 1.0
+    y = copied(x)
+    y += 1.0
+    return x + y
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_new_results_and_new_items_run(backend):
+    a = np.linspace(-1.0, 1.0, 3)
+    for fn in (tuple_item_fresh, copy_returned):
+        np.testing.assert_array_equal(myc.jit(fn, backend=backend)(a), fn(a))
+    with pytest.raises(MycValueError, match="'Z' shares its array"):
+        myc.jit(tuple_item_shared, backend=backend)(a)
