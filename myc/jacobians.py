@@ -224,6 +224,10 @@ class Jacobian:
         self.__wrapped__ = fn
         self.__doc__ = getattr(fn, "__doc__", None)
         self._programs: dict[tuple[Callable, tuple[int, ...], int, bool], Callable] = {}
+        self._graph: Any = None  # (its graph when called inside compiled code)
+        self._of_arrays: Jacobian | None = None  # (a Hessian of an array-valued fn)
+        # what the disk cache's source key describes (as ``grad``'s)
+        self._myc_source = (mode, fn, (argnums, has_aux, argnum))
 
     def _compiled(self, fn: Callable, nums: tuple[int, ...], nargs: int,
                   leaves: bool) -> Callable:
@@ -265,12 +269,33 @@ class Jacobian:
         except MycError as exc:
             if self._mode == "hessian" and str(exc).startswith("<myc.hessian") and \
                     "float scalar" in str(exc):  # grad's refusal, at our template's line
-                raise MycTypeError(
-                    f"myc.hessian: {_fn_name(self._fn)}() must return a float scalar "
-                    "(the Hessian of a function with array outputs is not supported)",
-                    hint="reduce the output (np.sum), or take myc.jacfwd(myc.jacrev(f)) "
-                         "row by row") from None
+                return self._of_array_valued(args)
             raise exc.with_traceback(None) from None
+
+    def _of_array_valued(self, args: tuple) -> Any:
+        """The Hessian of a function with array (or pytree) outputs: JAX's definition,
+        ``jacfwd(jacrev(f))`` -- shape ``out.shape + x.shape + x.shape``."""
+        if self._of_arrays is None:
+            fn, _, argnums, has_aux, backend, argnum = self._given
+            self._of_arrays = Jacobian(Jacobian(fn, "jacrev", argnums, has_aux, backend,
+                                                argnum), "jacfwd", argnums, has_aux, backend,
+                                       argnum)
+        try:
+            return self._of_arrays(*args)
+        except MycError as exc:
+            raise exc.with_traceback(None) from None
+
+    def __myc_graph__(self) -> Any:
+        """Its graph, called by a compiled function or by another transform
+        (``myc.jacfwd(myc.jacrev(f))``, ``myc.jit(myc.hessian(f))``): the program of
+        ``myc.<mode>`` inside a compiled function, for one argument."""
+        if self._graph is None:
+            from myc.frontend.lower import parse
+
+            fn, mode, argnums, has_aux, backend, argnum = self._given
+            self._graph = _in_program(mode)(parse(fn), argnums, has_aux, backend,
+                                            argnum=argnum)
+        return self._graph
 
     def stats(self):
         """How the compiled program's calls were served (per ``argnums`` resolved)."""
