@@ -379,7 +379,33 @@ def _possible_inputs(m: Node) -> list[Node]:
     if isinstance(fn, Graph) and fn.name in _FRESH and fn.loc is not None and \
             in_library(fn.loc.filename):  # NumPy's ``np.copy`` (myc's library)
         return []
+    if _copy_method_call(m):
+        return []
+    if isinstance(fn, Primitive) and fn.name in _GUARDS:
+        return [m.inputs[_GUARDS[fn.name]]]  # (the value guarded: not what guards it)
+    if fn is P.switch:
+        return m.inputs[2:4]  # (either branch: not the condition)
+    if isinstance(fn, Primitive) and fn.name in _NO_SHARED_MEMORY:
+        return []
     return list(m.inputs)
+
+
+# guards returning one of their operands, by its position: ``unchanged_by(value, fn,
+# ...)`` (``fn`` the callee that may change it), ``checked(checks, value)``
+_GUARDS = {"unchanged_by": 1, "alias_guard": 1, "checked": 2, "after": 2}
+
+
+def _copy_method_call(m: Node) -> bool:
+    """Is ``m`` ``x.copy()`` of an object (the branch of a ``.copy()`` whose receiver
+    turns out to be an object of the user's class when the program specializes)?  A
+    ``copy`` method makes a new object, as NumPy's, the standard library's and the
+    user's classes' do by convention; so ``A[i].copy()`` of an argument ``A`` (an array
+    or a list of objects) is new."""
+    if _made_by(m) != "call_bound":
+        return False
+    fn = m.inputs[1]
+    return _made_by(fn) == "getitem" and _made_by(fn.inputs[2]) == "method_field" and \
+        isinstance(fn.inputs[2].inputs[2], Constant) and fn.inputs[2].inputs[2].value == "copy"
 
 
 def _reaches(n: Node, ids: set[int], links: dict[int, Node] | None,
@@ -485,7 +511,7 @@ _NO_SHARED_MEMORY = frozenset((
     "tensordot_plan axis_index flip_index repeat_index reverse_index roll_index "
     "computed_index field_index cholesky det det_sign inv logabsdet linsolve "
     "solve_triangular eigh_values eigh_vectors svd_s svd_u svd_vt pinv_rtol rng_draw "
-    "rng_integers tri_mask").split())
+    "rng_integers tri_mask binds_self self_returned").split())
 
 
 def _returned_inputs(m: Node, fresh: set[int]) -> list[Node]:
@@ -498,8 +524,8 @@ def _returned_inputs(m: Node, fresh: set[int]) -> list[Node]:
     h = m.inputs[0].value
     if isinstance(h, Primitive) and h.name in _NO_SHARED_MEMORY:
         return []
-    if isinstance(h, Primitive) and h.name in ("checked", "after"):
-        return [m.inputs[2]]  # (the value; its index checks or effects token: not it)
+    if isinstance(h, Primitive) and h.name in _GUARDS:
+        return [m.inputs[_GUARDS[h.name]]]  # (the value, not what guards it)
     if isinstance(h, Graph) and h.parent is None:
         at = h.flags.get("returns_params")
         if at is None:
@@ -515,8 +541,8 @@ def _returned_params(g: Graph, params: list[Node], links: dict[int, list[Node]],
     item when it returns a tuple it makes (``return A, cache``): its callers treat the
     result as sharing those arguments' memory."""
     out = g.output
-    while _made_by(out) in ("checked", "after"):
-        out = out.inputs[2]  # (its index checks or effects token: not the value)
+    while _made_by(out) in _GUARDS:
+        out = out.inputs[_GUARDS[_made_by(out)]]  # (its index checks or effects token)
     ids = {p.id: k for k, p in enumerate(params)}
     if _made_by(out) == "make_tuple":
         items = tuple(_params_met(x, ids, links, fresh) for x in out.inputs[1:])

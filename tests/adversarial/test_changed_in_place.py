@@ -1280,3 +1280,28 @@ def test_new_results_and_new_items_run(backend):
         np.testing.assert_array_equal(myc.jit(fn, backend=backend)(a), fn(a))
     with pytest.raises(MycValueError, match="'Z' shares its array"):
         myc.jit(tuple_item_shared, backend=backend)(a)
+
+
+def rows_copied(A, v):
+    rows = []
+    for i in range(2):
+        rows.append(A[i].copy())   # new arrays (was counted as possibly views of A)
+    rows[0] += v
+    return rows[0] + A[0]
+
+
+def rows_viewed(A, v):
+    rows = []
+    for i in range(2):
+        rows.append(A[i])          # views: CPython's rows[0] += v changes A
+    rows[0] += v
+    return rows[0] + A[0]
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_copies_of_an_arguments_rows_are_new_arrays(backend):
+    A, v = np.arange(6.0).reshape(3, 2), np.ones(2)
+    np.testing.assert_array_equal(myc.jit(rows_copied, backend=backend)(A, v),
+                                  rows_copied(A.copy(), v))
+    with pytest.raises(MycValueError, match="'A' shares its array"):
+        myc.jit(rows_viewed, backend=backend)(A, v)
