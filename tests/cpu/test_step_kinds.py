@@ -10,6 +10,8 @@ import numpy as np
 
 import myc
 from myc.backends.cpu import loopgen
+from myc.lower.placement import ARRAY_KINDS, SCRATCH, Exit, Placement, Shared, State
+from myc.lower.program import once_view
 from myc.lower.step_ops import OP_KINDS, fill_value, op_kind, primitives_of
 from myc.lower.target import target
 from myc.prims import REGISTRY
@@ -60,7 +62,7 @@ def test_a_guarded_step_has_its_operations_kind():
 def test_every_operation_the_generator_covers_has_a_kind_it_dispatches_on():
     """A primitive native code covers is either an array step with its own check and
     emitter, or a step on numbers the scalar emitter computes by its name."""
-    array_steps = primitives_of(loopgen._ARRAY_KINDS)
+    array_steps = primitives_of(ARRAY_KINDS)
     assert {"getitem", "getitem_grad", "zeros", "ones_like", "concatenate"} <= array_steps
     for name in array_steps:
         kind = op_kind(name)
@@ -190,3 +192,44 @@ def test_transpose_steps_are_hostplan_permutes():
     assert perms == [(0, 2, 1), (2, 0, 1), (2, 1, 0)]
     assert prog.native is not None
     np.testing.assert_allclose(myc.jit(permuted)(x, y), permuted(x, y))
+
+
+def summed_products(a, b, c, d):
+    return (a @ b.T + c @ d) * 2.0
+
+
+def halved(x):
+    while np.sum(x) > 1.0:
+        x = x * 0.5
+    return x
+
+
+def test_buffers_are_placed_in_lower_by_value():
+    """Where each step result goes is ``lower/placement``'s, keyed by the result's
+    ``hostplan.Value``: the ``b.T`` a product reads is a transpose flag (never made),
+    the sum of products accumulates into the first product's buffer (nothing else reads
+    it), a run-once program's result is written into the array handed back, and a
+    loop's kernel writes the next state into the state's free buffer."""
+    a, b, c, d = np.ones((4, 3)), np.ones((5, 3)), np.ones((4, 2)), np.ones((2, 5))
+    (prog,) = programs_run(myc.jit(summed_products), a, b, c, d)
+    pl = Placement(once_view(prog), 0).place(set(), set(), False)
+    (mt,) = [st for st in prog.steps if st.op == "transpose"]
+    (gemm,) = [st for st in prog.steps if st.op == "gemm"]
+    (acc,) = [st for st in prog.steps if st.op == "gemm_acc"]
+    (kernel,) = [st for st in prog.steps if st.kind == "kernel"]
+    assert pl.flags == {mt.output: mt.inputs[0]} and not pl.copied
+    assert prog.values[mt.output] not in pl.buffers
+    assert pl.buffers[prog.values[gemm.output]] == SCRATCH
+    assert pl.buffers[prog.values[acc.output]] == Shared(prog.values[gemm.output])
+    assert pl.buffers[kernel.host.outputs[0]] == Exit(0)
+    assert prog.native is not None
+    np.testing.assert_allclose(myc.jit(summed_products)(a, b, c, d),
+                               summed_products(a, b, c, d))
+    (prog,) = programs_run(myc.jit(halved), np.ones(8))
+    (loop,) = [st for st in prog.steps if st.kind == "loop"]
+    body = loop.fn.body
+    pl = Placement(body, loop.fn.nstate).place(set(), set(), False)
+    (kernel,) = [st for st in body.steps if st.kind == "kernel"]
+    states = [pl.buffers[v] for v in kernel.host.outputs if isinstance(pl.buffers[v], State)]
+    assert states == [State(0)] and not pl.direct
+    np.testing.assert_allclose(myc.jit(halved)(np.ones(8)), halved(np.ones(8)))

@@ -85,19 +85,13 @@ from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.hostplan import Permute, Value
+from myc.lower.placement import ARRAY_KINDS, Exit, Placement, Shared, State
 from myc.lower.program import once_view
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
 
-# what the generator keys on is the step's kind (``Step.op``, ``myc.lower.step_ops``):
-# GEMM, with beta = 1 for ``gemm_acc`` (``a @ b + c`` into c's buffer)
-_GEMM_KINDS = ("gemm", "gemm_acc")
-# the kinds of array steps (``_array_step``): a buffer of their own, unless an alias
-# (``_alias``)
-_ARRAY_KINDS = frozenset({"index", "scatter_add", "index_set", "fill", "arg_extreme", "pack",
-                          "window", "window_add", "concatenate", "transpose", "alias"})
 # the kinds whose steps may compute a number (or choose or read a pointer) in
 # ``_emit_number``, besides ``scalar``
 _NUMBER_KINDS = frozenset({"select", "tape_get", "index", "arg_extreme"})
@@ -214,31 +208,17 @@ class NativeLoop(NativeRun):
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         self.once = bool(getattr(body, "once", False))
-        self.rows_in_place: dict[int, int] = {}  # (``_rows_in_place``, made with the code)
+        self.rows_in_place: dict[int, int] = {}  # (``Placement.rows``, made with the code)
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
         # guarded steps x[i, j, :] (or their gradients) by computed ints: run everywhere,
         # their index clamped, failing only where their path holds
         self.guarded_dynamic: set[int] = set()
         self.windows: set[int] = set()  # dynamic slices that are a contiguous window
-        # transposes that only feed matrix products become GEMM's transpose flags
-        self.mt_of: dict[int, Any] = {}
-        self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
-        readers: dict[int, list[bool]] = {}  # slot -> per read: is it a GEMM operand?
-        for si, st in enumerate(body.steps):
-            if _is_2d_transpose(st):
-                self.mt_of[st.output] = st.inputs[0]
-                self.mt_steps.add(si)
-            gemm = st.op in _GEMM_KINDS and not st.guarded
-            for k, (is_slot, x) in enumerate(st.inputs):
-                if is_slot:  # (a product's factors are GEMM operands; its addend is not)
-                    readers.setdefault(x, []).append(
-                        gemm and (st.op == "gemm" or k < 2))
-        for is_slot, x in body.outputs:
-            if is_slot:
-                readers.setdefault(x, []).append(False)
-        self.mt_copy = {x for x in self.mt_of if not all(readers.get(x, []))}
-        self.readers = {x: len(r) for x, r in readers.items()}
+        # where its buffers go (``lower/placement``): the reads and transposes read as
+        # GEMM flags now, the buffers once the checks have said which steps are views
+        self.placement = Placement(body, nstate)
+        self.nested = nested
         # calls of typed functions (recursion whose depth depends on data): each callee
         # is one LLVM function of this module, called with a frame of 8-byte argument and
         # result cells on the machine stack -- so a callee takes and returns scalars only
@@ -535,7 +515,7 @@ class NativeLoop(NativeRun):
         return True
 
     def _check_transpose(self, si, st, name, ins_, guard, out) -> bool:
-        if si in self.mt_steps:
+        if st.output in self.placement.flags:
             return True  # a GEMM's transpose flag, or copied as an mT
         return self._check_array(si, st, name, ins_, guard, out)
 
@@ -745,71 +725,37 @@ class NativeLoop(NativeRun):
         scratch_ptr: dict[tuple[int, int], ir.Value] = {}
         for key, x in self._const_inputs():
             const_ptr[key] = buf(("const", x))
-        # a program that runs once writes its array results straight into the arrays
-        # handed back (no copy at the end): the exit a step's output slot is, if any
-        direct: dict[int, int] = {}
-        if self.once:
-            written = set()  # slots a step writes into a buffer of its own
-            for si, st in enumerate(body.steps):
-                mt = si in self.mt_steps or st.op == "matrix_transpose"
-                if st.kind == "kernel":
-                    written.update(st.outputs)
-                elif st.op in _GEMM_KINDS or (mt and st.output not in self.mt_of) or (
-                        mt and st.output in self.mt_copy) or (
-                        si not in self.mt_steps and st.op in _ARRAY_KINDS
-                        and isinstance(specs[st.output], AArray) and not self._alias(si)):
-                    written.add(st.output)
-            for e, (is_slot, x) in enumerate(self.exit_outputs):
-                if is_slot and x in written and isinstance(specs[x], AArray) \
-                        and x not in direct:
-                    direct[x] = e
-        self.direct = direct
+        # where each step result goes (``lower/placement``: the array handed back, a
+        # state's free buffer, a sum's buffer, or a scratch buffer of its own)
+        pl = self.placement.place(
+            {si for si, st in enumerate(body.steps) if st.op in ARRAY_KINDS and self._alias(si)},
+            self.guarded_dynamic, self.nested)
+        self.rows_in_place = pl.rows
         partial_ptr: dict[tuple[int, int], ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
-        swap = self._swapped_states(n)
-        # (a nested loop stores by copies the rows of a state whose stored value is an
-        # exit: its exits are handed back as values)
-        self.rows_in_place = self._rows_in_place(n, nested=host is not None)
-        made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
-        self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
+        ptr: dict[Value, Any] = {}  # a placed value -> its buffer (or ("exit"/"state", k))
+
+        def placed(v: Value, record: tuple) -> Any:
+            where = pl.buffers[v]
+            ptr[v] = ("exit", where.index) if isinstance(where, Exit) else \
+                ("state", where.index) if isinstance(where, State) else \
+                ptr[where.value] if isinstance(where, Shared) else buf(record)
+            return ptr[v]
+
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
-                made.update((slot, (si, i)) for i, slot in enumerate(st.outputs))
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
                 self.chunks[si] = pieces
-                for i, (shape, dt) in enumerate((v.shape, np.dtype(v.dtype))
-                                                for v in st.host.outputs):
-                    if st.outputs[i] in direct:
-                        scratch_ptr[(si, i)] = ("exit", direct[st.outputs[i]])
-                    elif st.outputs[i] in swap and (tuple(shape), np.dtype(dt)) == swap[
-                            st.outputs[i]][1]:
-                        scratch_ptr[(si, i)] = ("state", swap[st.outputs[i]][0])
-                    else:
-                        scratch_ptr[(si, i)] = buf(("scratch", tuple(shape), np.dtype(dt)))
+                for i, v in enumerate(st.host.outputs):
+                    shape, dt = tuple(v.shape), np.dtype(v.dtype)
+                    scratch_ptr[(si, i)] = placed(v, ("scratch", shape, dt))
                     if len(pieces) > 1 and ck.plan.outs[i].shared:
-                        partial_ptr[(si, i)] = buf(("scratch", (len(pieces), *shape),
-                                                    np.dtype(dt)))
-            elif st.output in self.mt_of and st.output not in self.mt_copy:
-                continue  # never materialized
-            elif si in self.rows_in_place:
-                continue  # stored into its state's own buffer
-            elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
-                    st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
-                    and not self._alias(si)):
-                made[st.output] = (si, 0)
-                addend = st.inputs[2][1] if st.op == "gemm_acc" else None
-                if addend is not None and st.output not in direct and \
-                        self.readers.get(addend) == 1 and addend in made and \
-                        not isinstance(scratch_ptr.get(made[addend]), (tuple, type(None))):
-                    # the sum so far is read by this product only: accumulate in place
-                    scratch_ptr[(si, 0)] = scratch_ptr[made[addend]]
-                    self.acc_in_place.add(si)
-                elif st.output in direct:
-                    scratch_ptr[(si, 0)] = ("exit", direct[st.output])
-                else:
-                    scratch_ptr[(si, 0)] = buf(("scratch", *_buffer(values[st.output])))
+                        partial_ptr[(si, i)] = buf(("scratch", (len(pieces), *shape), dt))
+            elif values[st.output] in pl.buffers and st.kind == "op":
+                v = values[st.output]
+                scratch_ptr[(si, 0)] = placed(v, ("scratch", *_buffer(v)))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {}
@@ -823,8 +769,7 @@ class NativeLoop(NativeRun):
             if isinstance(v, tuple) and v[0] == "exit":
                 scratch_ptr[key] = exit_ptrs[v[1]]
         # state arrays a kernel writes straight into their next buffer (no copy)
-        self.in_place = {v[1] for v in scratch_ptr.values()
-                         if isinstance(v, tuple) and v[0] == "state"}
+        self.in_place = {w.index for w in pl.buffers.values() if isinstance(w, State)}
         self.partial_ptr = partial_ptr
         tape = rows = None
         if self.tape is not None and host is None:  # the states each iteration starts
@@ -935,7 +880,7 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
-        def store_row(si: int, dst: ir.Value) -> None:  # (``_rows_in_place``)
+        def store_row(si: int, dst: ir.Value) -> None:  # (``Placement._rows_in_place``)
             st = body.steps[si]
             _name, ins_, _off, guard = _unwrap(st)
             if not guard:
@@ -998,7 +943,7 @@ class NativeLoop(NativeRun):
                 for si in [si for si, jj in self.rows_in_place.items() if jj == j]:
                     store_row(si, buf)
                 b.store(buf, slot_var(x))
-            if isinstance(a, AArray) and direct.get(x) == e:
+            if isinstance(a, AArray) and pl.direct.get(x) == e:
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
@@ -1018,18 +963,20 @@ class NativeLoop(NativeRun):
         2-d transpose: a GEMM's transpose flag, else copied (``strided_copy.permute``)."""
         b, specs = e.b, self.body.specs
         mt = st.op in ("transpose", "matrix_transpose")
-        if mt and st.output in self.mt_of and st.output not in self.mt_copy:
+        flags = self.placement.flags
+        if mt and st.output in flags and st.output not in self.placement.copied:
             return True  # only read by GEMMs, as a transpose flag
         dst = e.scratch_ptr[(si, 0)]
         acc = st.op == "gemm_acc"
-        if acc and si not in self.acc_in_place:  # the sum so far, copied
+        if acc and not isinstance(self.placement.buffers[self.body.values[st.output]],
+                                  Shared):  # the sum so far, copied
             loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), self._nbytes(st.output))
         if not mt:
             ops = []
             for k in range(2):
                 s_, x = ins_[k]
-                if s_ and x in self.mt_of:  # (src).T: src with the transpose flag
-                    src_s, src_x = self.mt_of[x]
+                if s_ and x in flags:  # (src).T: src with the transpose flag
+                    src_s, src_x = flags[x]
                     ops.append((e.value(si, k, src_s, src_x), specs[x], True))
                 else:
                     ops.append((e.value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
@@ -1046,7 +993,7 @@ class NativeLoop(NativeRun):
         return True
 
     def _emit_transpose(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
-        if si in self.mt_steps:  # a swap of the last two axes: as an mT
+        if st.output in self.placement.flags:  # a swap of the last two axes: as an mT
             return self._emit_gemm(e, si, st, ins_, off, path, out)
         return self._emit_array(e, si, st, ins_, off, path, out)
 
@@ -1081,7 +1028,7 @@ class NativeLoop(NativeRun):
         guarded = st.guarded and si in self.guarded_dynamic
         if (st.guarded and not guarded) or not isinstance(out, AArray):
             return False
-        if si in self.rows_in_place:  # stored as the state advances (``_rows_in_place``)
+        if si in self.rows_in_place:  # stored as the state advances (``Placement._rows_in_place``)
             return True
         dst = e.scratch_ptr[(si, 0)]
         bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
@@ -1472,74 +1419,6 @@ class NativeLoop(NativeRun):
         if after is not None:
             b.branch(after)
             b.position_at_end(after)
-
-    def _rows_in_place(self, n: int, nested: bool = False) -> dict[int, int]:
-        """``index_set`` steps that update a loop-carried array in place, by step: state
-        ``j``'s next value is its own buffer with a view stored (an append to a stacked
-        list: a row at the count; a backward loop's cotangent of it, the row zeroed), and
-        nothing else reads that result but exit values (then the state itself is none:
-        the row is stored in the last run too, before the exits are copied).  The store is made
-        as the state advances (``loop_emit.Next.update``): after every step of the
-        iteration has read the buffer, and never in the run that finds the loop done
-        (whose exit values may be the buffer) -- so the buffer is neither copied nor
-        swapped per iteration (a copy of ``trips`` rows per append made an appending
-        loop quadratic).  The initial state is copied into the buffer once.  The next
-        value may be a chain of row stores into the state, each read only by the next
-        (a backward loop zeroing the cotangent of the row its primal wrote and adding
-        that of a row it read, ``myc.infer.row_merge.row_of_stores``): stored in step
-        order, their values computed from the state before any is stored."""
-        body, specs = self.body, self.body.specs
-        if self.once:
-            return {}
-        state_of = {p: j for j, p in enumerate(body.params[:n])}
-        exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
-        chains: dict[int, tuple[int, list[int]]] = {}  # last store's slot -> (j, steps)
-        for si, st in enumerate(body.steps):
-            _name, ins_, _off, guard = _unwrap(st)
-            # (a guarded one -- ``H[t] = h`` on the loop's own ``t < n``, or under an
-            # ``if`` -- is stored only where its path holds: elsewhere its value is
-            # discarded by a select, so the state left as it was serves as well)
-            if st.op != "index_set" or (guard and si not in self.guarded_dynamic) or \
-                    not ins_[0][0] or not isinstance(specs[st.output], AArray):
-                continue
-            base = ins_[0][1]
-            if base in state_of:
-                chains[st.output] = (state_of[base], [si])
-            elif base in chains and self.readers.get(base) == 1 and base not in exits and \
-                    specs[base] == specs[st.output]:
-                j, sis = chains.pop(base)
-                chains[st.output] = (j, [*sis, si])
-        found: dict[int, int] = {}
-        for out, (j, sis) in chains.items():
-            if j in found.values() or tuple(body.outputs[1 + j]) != (True, out) or \
-                    self.readers.get(out) != 1 + exits.count(out) or \
-                    (out in exits and (nested or body.params[j] in exits)) or \
-                    specs[out] != specs[body.params[j]]:
-                continue
-            found.update((si, j) for si in sis)
-        return found
-
-    def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
-        """Loop-carried arrays whose next value a kernel of the body computes, by that
-        kernel output's slot: ``slot -> (state index, (shape, dtype))``.  The kernel
-        writes into the state's buffer not being read this iteration -- the one the
-        iteration's end copied its result into -- so the copy goes (a 10^6-step loop
-        over 1000 floats copied 8 KB per step).  Nothing else reads that buffer during
-        the iteration: it held the state of the iteration before last."""
-        body, specs = self.body, self.body.specs
-        if self.once:
-            return {}
-        written = {o for st in body.steps if st.kind == "kernel" for o in st.outputs}
-        outs = [x for is_slot, x in body.outputs[1:1 + n] if is_slot]
-        found = {}
-        for j in range(n):
-            is_slot, x = body.outputs[1 + j]
-            a = specs[body.params[j]]
-            if not (is_slot and x in written and outs.count(x) == 1 and isinstance(a, AArray)
-                    and specs[x] == a and np.dtype(a.dtype) != np.bool_):
-                continue
-            found[x] = (j, (tuple(a.shape), np.dtype(a.dtype)))
-        return found
 
     def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry,
                      next_buf) -> None:
@@ -2158,17 +2037,6 @@ _EMITS = {
 # the op kinds this generator covers (never ``host``): what the backend declares
 # (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
-
-
-def _is_2d_transpose(st) -> bool:
-    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``) read
-    from a slot: ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or
-    ``transpose`` with axes ``(0, ..., n-3, n-1, n-2)`` (the step's ``Permute``).  A GEMM
-    reads such a value as a transpose flag."""
-    if st.guarded or not isinstance(st.host, Permute) or not st.inputs[0][0]:
-        return False
-    n = len(st.host.perm)
-    return n >= 2 and st.host.perm == (*range(n - 2), n - 1, n - 2)
 
 
 def _empty_index(index: tuple[bool, Any]) -> bool:
