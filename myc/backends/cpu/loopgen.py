@@ -722,7 +722,6 @@ class NativeLoop(NativeRun):
         # io order (``_run`` fills it the same way): inputs, constant arrays, scratch,
         # state buffers, exit values, tape
         const_ptr: dict[Any, ir.Value] = {}
-        scratch_ptr: dict[tuple[int, int], ir.Value] = {}
         for key, x in self._const_inputs():
             const_ptr[key] = buf(("const", x))
         # where each step result goes (``lower/placement``: the array handed back, a
@@ -731,16 +730,17 @@ class NativeLoop(NativeRun):
             {si for si, st in enumerate(body.steps) if st.op in ARRAY_KINDS and self._alias(si)},
             self.guarded_dynamic, self.nested)
         self.rows_in_place = pl.rows
-        partial_ptr: dict[tuple[int, int], ir.Value] = {}
+        partial_ptr: dict[Value, ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
-        ptr: dict[Value, Any] = {}  # a placed value -> its buffer (or ("exit"/"state", k))
+        # a placed value -> its buffer (an exit's: set below; ("state", j): state j's
+        # free buffer, which changes per iteration)
+        ptr: dict[Value, Any] = {}
 
-        def placed(v: Value, record: tuple) -> Any:
+        def placed(v: Value, record: tuple) -> None:
             where = pl.buffers[v]
-            ptr[v] = ("exit", where.index) if isinstance(where, Exit) else \
+            ptr[v] = where if isinstance(where, Exit) else \
                 ("state", where.index) if isinstance(where, State) else \
                 ptr[where.value] if isinstance(where, Shared) else buf(record)
-            return ptr[v]
 
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
@@ -750,12 +750,12 @@ class NativeLoop(NativeRun):
                 self.chunks[si] = pieces
                 for i, v in enumerate(st.host.outputs):
                     shape, dt = tuple(v.shape), np.dtype(v.dtype)
-                    scratch_ptr[(si, i)] = placed(v, ("scratch", shape, dt))
+                    placed(v, ("scratch", shape, dt))
                     if len(pieces) > 1 and ck.plan.outs[i].shared:
-                        partial_ptr[(si, i)] = buf(("scratch", (len(pieces), *shape), dt))
+                        partial_ptr[v] = buf(("scratch", (len(pieces), *shape), dt))
             elif values[st.output] in pl.buffers and st.kind == "op":
                 v = values[st.output]
-                scratch_ptr[(si, 0)] = placed(v, ("scratch", *_buffer(v)))
+                placed(v, ("scratch", *_buffer(v)))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {}
@@ -765,9 +765,9 @@ class NativeLoop(NativeRun):
         for j in self.rows_in_place.values():  # one buffer, updated in place
             state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
         exit_ptrs = [io_ptr() for _ in self.exit_outputs] if host is None else []
-        for key, v in list(scratch_ptr.items()):
-            if isinstance(v, tuple) and v[0] == "exit":
-                scratch_ptr[key] = exit_ptrs[v[1]]
+        for v, where in list(ptr.items()):
+            if isinstance(where, Exit):
+                ptr[v] = exit_ptrs[where.index]
         # state arrays a kernel writes straight into their next buffer (no copy)
         self.in_place = {w.index for w in pl.buffers.values() if isinstance(w, State)}
         self.partial_ptr = partial_ptr
@@ -858,14 +858,14 @@ class NativeLoop(NativeRun):
         def bail_on(bad: ir.Value, path=None) -> None:
             # a guarded operation fails only where its branch is taken
             bail_if(bad if path is None else b.and_(path, bad))
-        e = _Emitting(b, module, entry, value, convert, slot_var, scratch_ptr, bail_if,
+        e = _Emitting(b, module, entry, value, convert, slot_var, ptr, bail_if,
                       bail_on, call_cells, scalar, extra)
         for si, st in enumerate(body.steps):
             if st.kind == "loop":
                 self._loop_step(e, fn, fns, si, st)
                 continue
             if st.kind == "kernel":
-                self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
+                self._kernel_step(b, si, st, value, convert, slot_var, ptr, entry,
                                   next_buf)
                 continue
             if st.kind == "call":
@@ -966,7 +966,7 @@ class NativeLoop(NativeRun):
         flags = self.placement.flags
         if mt and st.output in flags and st.output not in self.placement.copied:
             return True  # only read by GEMMs, as a transpose flag
-        dst = e.scratch_ptr[(si, 0)]
+        dst = e.buffers[self.body.values[st.output]]
         acc = st.op == "gemm_acc"
         if acc and not isinstance(self.placement.buffers[self.body.values[st.output]],
                                   Shared):  # the sum so far, copied
@@ -1004,7 +1004,7 @@ class NativeLoop(NativeRun):
         if self._alias(si):
             b.store(e.value(si, 0, *ins_[0]), e.slot_var(st.output))  # an alias
         else:  # a number in a buffer of one element
-            dst = e.scratch_ptr[(si, 0)]
+            dst = e.buffers[self.body.values[st.output]]
             v = e.value(si, 0, *ins_[0], want=_ltype(out))
             b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
             b.store(dst, e.slot_var(st.output))
@@ -1019,7 +1019,7 @@ class NativeLoop(NativeRun):
     def _emit_index(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         if si in self.rows:  # x[i] (or its gradient) by a computed int: a row
             self._row_step(e.b, e.module, si, st.op, ins_, off, out, path, e.bail_on,
-                           e.value, e.scratch_ptr, e.slot_var)
+                           e.value, e.buffers, e.slot_var)
             return True
         return self._emit_array(e, si, st, ins_, off, path, out)
 
@@ -1030,7 +1030,7 @@ class NativeLoop(NativeRun):
             return False
         if si in self.rows_in_place:  # stored as the state advances (``Placement._rows_in_place``)
             return True
-        dst = e.scratch_ptr[(si, 0)]
+        dst = e.buffers[self.body.values[st.output]]
         bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
         self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, bail, e.value)
         e.b.store(dst, e.slot_var(st.output))
@@ -1420,7 +1420,7 @@ class NativeLoop(NativeRun):
             b.branch(after)
             b.position_at_end(after)
 
-    def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry,
+    def _kernel_step(self, b, si, st, value, convert, slot_var, buffers, entry,
                      next_buf) -> None:
         ck = st.fn.compiled
         op = st.host  # the step as data (``hostplan.KernelOp``)
@@ -1442,14 +1442,14 @@ class NativeLoop(NativeRun):
             ins.append(p)
         outs = []
         for i in range(len(st.outputs)):
-            p = scratch_ptr[(si, i)]
+            p = buffers[op.outputs[i]]
             if isinstance(p, tuple):  # ("state", j): the buffer the next state goes in
                 p = next_buf(p[1])
             outs.append(p)
         # one partial per chunk for an output several chunks reduce into, combined after
         # the join (placed in the scratch: ``partial_ptr``)
-        partials = {i: self.partial_ptr[(si, i)] for i in range(len(outs))
-                    if (si, i) in self.partial_ptr}
+        partials = {i: self.partial_ptr[v] for i, v in enumerate(op.outputs)
+                    if v in self.partial_ptr}
         kouts = kernel_calls.outputs(op, ck.plan, outs, lambda v: prod(v.shape),
                                      lambda i, p: p.init and i not in partials,
                                      lambda i, p: i in partials)
@@ -1625,7 +1625,7 @@ class NativeLoop(NativeRun):
         return si in self.windows or (si in self.rows and st.op == "index")
 
     def _row_step(self, b, module, si: int, kind: str, ins_: list, off: int, out: AArray,
-                  path, bail_on, value, scratch_ptr, slot_var) -> None:
+                  path, bail_on, value, buffers, slot_var) -> None:
         """``x[i]``: a pointer into ``x`` (rows of a C-contiguous array are contiguous, and
         nothing writes an array a step reads while the iteration runs); its gradient:
         zeros with row ``i`` set.  An index out of range (negative ones count from the
@@ -1649,7 +1649,7 @@ class NativeLoop(NativeRun):
                         source_etype=I8)
             b.store(ptr, slot_var(self.body.steps[si].output))
             return
-        dst = scratch_ptr[(si, 0)]
+        dst = buffers[self.body.values[self.body.steps[si].output]]
         kernel_calls.fill(b, dst, ty, 0, prod(out.shape))
         with b.if_then(b.not_(bad)):
             at = b.gep(dst, [b.mul(i, ir.Constant(I64, row))], source_etype=ty)
@@ -1986,7 +1986,7 @@ class _Emitting:
     value: Any  # (step, input position, is_slot, x, want=None) -> an LLVM value
     convert: Any  # (value, from type, to type) -> value
     slot_var: Any  # slot -> the alloca holding its value
-    scratch_ptr: dict
+    buffers: dict  # a step result's value (``hostplan.Value``) -> its buffer
     bail_if: Any  # (condition) -> leave for the host runner where it holds
     bail_on: Any  # (condition, path) -> the same, only where the step's path holds
     call_cells: dict  # a call's output slot -> (its result cells, the callee's exits)
