@@ -496,7 +496,8 @@ class NativeLoop(NativeRun):
             return False
         ins = [self._of(o) for o in ins_]
         acc = st.op == "gemm_acc"
-        why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out)
+        why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out,
+                                     st.host)
         if why is None and acc and (ins[2] != out or not ins_[2][0] or ins_[3][0]):
             why = "a product accumulated into a value of another type"
         if why is not None:
@@ -961,7 +962,7 @@ class NativeLoop(NativeRun):
     def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """A product (``gemm``, ``gemm_acc``: through BLAS or a loop, ``host_gemm``), or a
         2-d transpose: a GEMM's transpose flag, else copied (``strided_copy.permute``)."""
-        b, specs = e.b, self.body.specs
+        b = e.b
         mt = st.op in ("transpose", "matrix_transpose")
         flags = self.placement.flags
         if mt and st.output in flags and st.output not in self.placement.copied:
@@ -971,18 +972,11 @@ class NativeLoop(NativeRun):
         if acc and not isinstance(self.placement.buffers[self.body.values[st.output]],
                                   Shared):  # the sum so far, copied
             loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), self._nbytes(st.output))
-        if not mt:
-            ops = []
-            for k in range(2):
-                s_, x = ins_[k]
-                if s_ and x in flags:  # (src).T: src with the transpose flag
-                    src_s, src_x = flags[x]
-                    ops.append((e.value(si, k, src_s, src_x), specs[x], True))
-                else:
-                    ops.append((e.value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
-                                False))
-            host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
-                           *((float(ins_[3][1]), 1.0) if acc else ()))
+        if not mt:  # (src).T: src read with the transpose flag
+            flagged = [bool(s_ and x in flags) for s_, x in ins_[:2]]
+            ptrs = [e.value(si, k, *(flags[ins_[k][1]] if t else ins_[k]))
+                    for k, t in enumerate(flagged)]
+            host_gemm.gemm(b, e.module, self.symbols, st.host, *ptrs, dst, *flagged, e.entry)
         else:  # (the last two axes swapped)
             strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]),
                                  st.host.src.shape, st.host.perm)
