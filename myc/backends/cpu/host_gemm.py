@@ -1,13 +1,14 @@
-"""Matrix products in native host programs: a ``hostplan.Gemm`` (its batch as
-``np.matmul`` broadcasts it, planned by ``hostplan.gemm_op``), each product emitted by
-``gemm_emit`` (GEMM through NumPy's bundled OpenBLAS for floats, the blocked loop nest
-AOT libraries use for int64).  This module says whether native code computes a product
-(and the transposes GEMM reads as a flag or ``strided_copy`` copies) as NumPy does, and
-emits the products.
+"""Matrix products in native host programs and AOT libraries: a ``hostplan.Gemm`` (its
+batch as ``np.matmul`` broadcasts it, planned by ``hostplan.gemm_op``), each product
+emitted by ``gemm_emit`` (the JIT's: GEMM through NumPy's bundled OpenBLAS for floats,
+the blocked loop nest for int64; AOT libraries': the blocked nest, sizes maybe
+dynamic).  This module also says whether the JIT's native code computes a product (and
+the transposes GEMM reads as a flag or ``strided_copy`` copies) as NumPy does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 from typing import Any
 
@@ -16,7 +17,7 @@ from llvmlite import ir
 
 from myc.backends.cpu import gemm_emit, kernel_calls, native_ops
 from myc.backends.cpu.codegen import MEMTYPE
-from myc.backends.cpu.emit import I64
+from myc.backends.cpu.emit import I64, Count
 from myc.backends.cpu.runtime import num_threads
 from myc.lower.hostplan import Gemm
 from myc.prims.abstract import AArray, AScalar
@@ -75,29 +76,35 @@ def _batched(b: ir.IRBuilder, plan: Gemm, body) -> None:
 
 def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, plan: Gemm, pa: ir.Value,
          pb: ir.Value, dst: ir.Value, ta: bool = False, tb: bool = False,
-         entry: ir.Block | None = None) -> None:
+         entry: ir.Block | None = None, policy: Any = None,
+         size: Callable[[Any], Count] = int) -> None:
     """``plan`` into ``dst`` (row-major, contiguous): ``dst = a @ b``, or with ``plan.acc``
     ``dst = alpha * a @ b + dst`` (the sum so far already in ``dst``; floats only).  An
     operand at ``pa``/``pb`` transposed (``ta``/``tb``) is the array with its last two
     axes read swapped (GEMM's transpose flag).  Each matrix of the batch is one product
     of ``gemm_emit`` (one in all when the right operand has no batch: the left batch is
     one tall matrix): floats through BLAS (``gemm_emit.Blas``), int64 by the blocked
-    loop nest AOT libraries use (``gemm_emit.Blocked``), wrapping around like NumPy's.
-    Nothing is called for an empty product; ``k == 0`` gives zeros."""
-    n, k, m = plan.m, plan.k, plan.n  # (rows, depth, columns)
+    loop nest AOT libraries use (``gemm_emit.Blocked``), wrapping around like NumPy's
+    -- or by ``policy`` (AOT libraries: the blocked nest for every dtype, no BLAS).  A
+    static product: nothing is called when it is empty, ``k == 0`` gives zeros.
+    ``size``: a dimension of ``plan`` as ``gemm_emit`` takes one (an AOT library's may
+    be dynamic: computed)."""
+    n, m, k = (size(d) for d in (plan.m, plan.n, plan.k))  # (rows, columns, depth)
     alpha, beta = (plan.alpha, 1.0) if plan.acc is not None else (1.0, 0.0)
     ty = MEMTYPE[plan.a.dtype]
     count = prod(plan.batch)
-    if count * n * m == 0:
+    static = all(isinstance(x, int) for x in (n, k, m))
+    if static and count * n * m == 0:
         return
     assert (alpha, beta) == (1.0, 0.0) or plan.a.dtype[0] == "f", "an integer GEMM-accumulate"
-    if k == 0 and beta:
+    if static and k == 0 and beta:
         return  # adds nothing
-    if k == 0:
+    if static and k == 0:
         kernel_calls.fill(b, dst, ty, 0, count * n * m)
         return
-    policy = gemm_emit.Blocked() if plan.a.dtype == "int64" else \
-        gemm_emit.Blas(symbols, entry, num_threads())
+    if policy is None:
+        policy = gemm_emit.Blocked() if plan.a.dtype == "int64" else \
+            gemm_emit.Blas(symbols, entry, num_threads())
     if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
         policy.product(b, ty, pa, pb, dst, count * n, m, k, ta, tb, alpha, beta,
                        threaded=True)
