@@ -98,7 +98,7 @@ def array_setitem(x, key, value):
         # an element or a row at a run-time place (a table's cell, a preallocated
         # array's row ``H[t] = h``, a column ``H[:, t]``, by a loop's counter): a copy and
         # a store, any dtype -- in a native loop the store goes into the state's buffer
-        # in place (``loopgen.NativeLoop._rows_in_place``), so a loop writing a row per
+        # in place (``lower.placement.Placement._rows_in_place``), so a loop writing a row per
         # iteration is linear in its trip count
         return P.index_set(x, key, new.astype(x.dtype))
     if np.ndim(new) == 0:  # at a static place: selected by a constant mask (fusible)

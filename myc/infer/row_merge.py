@@ -12,7 +12,7 @@ with ``q`` the condition under which the store happened (the side's condition an
 store's own path) and ``t'`` the index where ``q`` can fail (its path false) replaced by
 0: where ``q`` does not hold, row 0 (or the row at ``t``) is written back with its own
 value.  The store is then one row: a native loop does it in place
-(``loopgen.NativeLoop._rows_in_place``), and its adjoint reads and zeroes one row of the
+(``lower.placement.Placement._rows_in_place``), and its adjoint reads and zeroes one row of the
 cotangent."""
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def row_of_stores(t: Any, old: Any, at: Any, row: Any, loc: Any, depth: int = 4)
     == w, v, B[at])`` per store at ``w``), never from the chain's results; None where
     ``old`` is not such a chain (or a stored value is not a row of type ``row``).  A row
     store whose value reads only the array it stores into is a row store updated in
-    place by a native loop (``loopgen.NativeLoop._rows_in_place``): the backward loop of
+    place by a native loop (``lower.placement.Placement._rows_in_place``): the backward loop of
     ``H[t + 1] = f(H[t])`` adds the cotangent of row ``t`` and zeroes that of row ``t +
     1``, two row stores per iteration into the cotangent, not a pass over it."""
     into = _stored_into(old)

@@ -18,7 +18,7 @@ and the loop is unrolled as before.
 
 Each append is a row store at the run-time count (``index_set``): native loops store
 the row into the state's own buffer as the state advances, no copy of the buffer
-(``loopgen._rows_in_place``), and the store's adjoint reads the cotangent's row and
+(``Placement._rows_in_place``), and the store's adjoint reads the cotangent's row and
 zeroes it -- nothing of the buffer -- so a gradient's tape does not store the buffers
 (``LoopBody.taped_states``): time and memory linear in the trip count.  A loop that
 reads the list (``hs[-1]``) tapes the row each append overwrites instead, and its

@@ -15,7 +15,7 @@ same element of the array before the store, and the read is made there instead. 
 are unchanged; what changes is the program's shape: the stores form a chain, each read
 only by the next, which a native loop makes in place in the state's buffer (it copied
 the array per store when an element of a stored array was read in between:
-``myc.backends.cpu.loopgen.NativeLoop._rows_in_place``), and unrolled stores at static
+``myc.lower.placement.Placement._rows_in_place``), and unrolled stores at static
 places form one chain of ``where`` s whose values all read the first array: one kernel,
 not a kernel and a pass over the array per element.
 

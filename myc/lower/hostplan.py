@@ -11,8 +11,9 @@ The step kinds:
 
 * :class:`KernelOp` -- a fused kernel (kernel IR), launched over its whole parallel
   range; ``divide_by`` divides an output in place afterwards (a ``mean``);
-* :class:`Gemm` -- ``C = A @ B`` on contiguous row-major float matrices (or ``C = acc +
-  alpha * A @ B``: a sum of products accumulated, ``myc.opt.products``);
+* :class:`Gemm` -- ``C = A @ B`` on contiguous row-major matrices (or ``C = acc +
+  alpha * A @ B``: a sum of products accumulated, ``myc.opt.products``), batched as
+  ``np.matmul`` broadcasts (the JIT's; :func:`gemm_op`);
 * :class:`Permute` -- a transpose, copied into a new contiguous buffer;
 * :class:`Alias` -- a view: the same contiguous data under another shape;
 * :class:`LoopOp` -- a data-dependent loop: a body of steps, its carried state, its
@@ -25,7 +26,8 @@ The step kinds:
 
 ``myc.lower.planned`` produces a plan from the optimized typed graph.  The JIT's host
 program (``myc.lower.program``) describes its slots with the same values
-(:func:`slot_value`) and its kernel launches as :class:`KernelOp` steps over them.
+(:func:`slot_value`), its kernel launches, products and transposes as :class:`KernelOp`,
+:class:`Gemm` and :class:`Permute` steps over them.
 """
 
 from __future__ import annotations
@@ -124,6 +126,10 @@ def transpose_op(kind: str, src: Value | None, out: Value | None, axes: Any = No
 
 @dataclass(eq=False)
 class Gemm:
+    """``out = a @ b``: ``m x k`` times ``k x n`` matrices, one per element of ``batch``
+    (np.matmul's broadcast batch dimensions; each operand's element stride per batch
+    dimension in ``a_strides``/``b_strides``, 0 where it is broadcast)."""
+
     a: Value
     b: Value
     out: Value
@@ -132,6 +138,47 @@ class Gemm:
     k: int
     acc: Value | None = None  # the sum so far: ``out = acc + alpha * a @ b``
     alpha: float = 1.0
+    batch: tuple[int, ...] = ()
+    a_strides: tuple[int, ...] = ()
+    b_strides: tuple[int, ...] = ()
+
+    @property
+    def tall(self) -> bool:
+        """A batch of left matrices times one right matrix: one tall product."""
+        return len(self.a.shape) > 2 and len(self.b.shape) <= 2
+
+
+def gemm_op(a: Value, b: Value, out: Value, acc: Value | None = None, alpha: float = 1.0
+            ) -> Gemm | None:
+    """``a @ b`` (``acc + alpha * a @ b`` with ``acc``) as data, the shapes paired as
+    ``np.matmul`` pairs them: a 1-d operand is a row (left) or column (right) matrix
+    whose extra dimension the result drops, batch dimensions broadcast.  None where
+    NumPy would refuse the shapes or ``out`` is not the product's shape."""
+    if not a.shape or not b.shape:
+        return None
+    a2 = (1, *a.shape) if len(a.shape) == 1 else tuple(a.shape)
+    b2 = (*b.shape, 1) if len(b.shape) == 1 else tuple(b.shape)
+    (m, k), (k2, n) = a2[-2:], b2[-2:]
+    try:
+        batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
+    except ValueError:  # batch dimensions that do not broadcast
+        return None
+    shape = (*batch, *((m,) if len(a.shape) > 1 else ()), *((n,) if len(b.shape) > 1 else ()))
+    if k != k2 or tuple(out.shape) != shape:
+        return None
+    return Gemm(a, b, out, m, n, k, acc, alpha, batch, _batch_strides(a2, len(batch)),
+                _batch_strides(b2, len(batch)))
+
+
+def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
+    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
+    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
+    strides, acc = [], shape[-1] * shape[-2]
+    for d in reversed(shape[:-2]):
+        strides.append(0 if d == 1 else acc)
+        acc *= d
+    strides += [0] * (nb - len(shape[:-2]))
+    return tuple(reversed(strides))
 
 
 @dataclass(eq=False)

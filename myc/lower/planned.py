@@ -29,7 +29,7 @@ from myc.lower.groups import (
     group_kernels,
     stored_members,
 )
-from myc.lower.hostplan import Alias, Gemm, HostPlan, KernelOp, Permute, Value
+from myc.lower.hostplan import Alias, HostPlan, KernelOp, Permute, Value, gemm_op
 from myc.lower.planned_loops import CONTROL, unguard_safe
 from myc.lower.program import prim_of_name, schedule_units
 from myc.opt.fusion import ELEMENTWISE, REDUCTIONS, FusionGroup, fuse
@@ -205,17 +205,12 @@ class PlannedLowering:
             if not (1 <= len(a.shape) <= 2 and 1 <= len(b.shape) <= 2):
                 self.reject(n, f"matmul of {a.describe()} and {b.describe()}: only 1-D and "
                             "2-D operands")
-            m = a.shape[0] if len(a.shape) == 2 else 1
-            k = a.shape[-1]
-            nn = b.shape[1] if len(b.shape) == 2 else 1
-            assert b.shape[0] == k
-            if p == "matmul_acc":  # out = acc + alpha * a @ b
-                acc = self.value(args[2])
-                if (acc.dtype, acc.shape) != (out.dtype, out.shape):
-                    self.reject(n, "a product accumulated into a value of another type")
-                self.ops.append(Gemm(a, b, out, m, nn, k, acc, float(args[3].value)))
-            else:
-                self.ops.append(Gemm(a, b, out, m, nn, k))
+            acc = self.value(args[2]) if p == "matmul_acc" else None  # acc + alpha * a @ b
+            if acc is not None and (acc.dtype, acc.shape) != (out.dtype, out.shape):
+                self.reject(n, "a product accumulated into a value of another type")
+            op = gemm_op(a, b, out, acc, float(args[3].value) if acc is not None else 1.0)
+            assert op is not None  # (the types were checked)
+            self.ops.append(op)
         elif p in ("mT", "transpose"):
             src = self.value(args[0])
             nd = len(src.shape)

@@ -22,7 +22,7 @@ from myc.errors import MycError
 from myc.ir.evaluator import translate_exception
 from myc.ir.manager import Manager, schedule
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
-from myc.lower.hostplan import kernel_op, slot_value, transpose_op
+from myc.lower.hostplan import gemm_op, kernel_op, slot_value, transpose_op
 from myc.lower.step_ops import classify, primitives_of
 from myc.lower.target import _TARGETS, Bailout, owner, target
 from myc.prims import P, Primitive
@@ -569,13 +569,16 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
     else:
         outputs = []
     values = [slot_value(a) for a in specs]
-    for st in steps:  # kernel launches and transposes as data, on their slots' values
+    for st in steps:  # kernel launches, products and transposes as data, on their slots'
+        # values
         if st.kind == "kernel":
             st.host = kernel_op(st.kernel, [p.divide_by for p in st.fn.plan.post],
                                 [values[x] if s else None for s, x in st.inputs],
                                 [values[x] for x in st.outputs])
         elif st.op in ("transpose", "matrix_transpose"):
             st.host = _permute(st, specs, values)
+        elif st.op in ("gemm", "gemm_acc") and not st.guarded:
+            st.host = _gemm(st, specs, values)
     steps = _live(steps, outputs)
     _predicate(steps, outputs)
     outputs = t.adapt(steps, outputs, specs)  # e.g. kernels on the device, other steps
@@ -585,6 +588,19 @@ def lower(typed: Graph, template: Any, name: str, fused: bool | None = None,
                        guards=list(typed.flags.get("guards", [])),
                        checks=typed.flags.get("checks", 0), specs=specs,
                        values=values, backend=backend)
+
+
+def _gemm(st: Step, specs: list[Any], values: list[Any]) -> Any:
+    """A product step's ``hostplan.Gemm`` (``gemm_acc``: ``acc + alpha * a @ b``), None
+    where its operands are not arrays np.matmul pairs (``hostplan.gemm_op``)."""
+    ops = [values[x] if is_slot else slot_value(abstract_of(x)) for is_slot, x in st.inputs]
+    if any(v is None for v in ops[:3]):
+        return None
+    if st.op == "gemm":
+        return gemm_op(ops[0], ops[1], values[st.output])
+    alpha = st.inputs[3][1]
+    return None if st.inputs[3][0] else gemm_op(ops[0], ops[1], values[st.output], ops[2],
+                                                 float(alpha))
 
 
 def _permute(st: Step, specs: list[Any], values: list[Any]) -> Any:

@@ -10,6 +10,9 @@ import numpy as np
 
 import myc
 from myc.backends.cpu import loopgen
+from myc.lower.hostplan import Value
+from myc.lower.placement import ARRAY_KINDS, SCRATCH, Exit, Placement, Shared, State
+from myc.lower.program import once_view
 from myc.lower.step_ops import OP_KINDS, fill_value, op_kind, primitives_of
 from myc.lower.target import target
 from myc.prims import REGISTRY
@@ -60,7 +63,7 @@ def test_a_guarded_step_has_its_operations_kind():
 def test_every_operation_the_generator_covers_has_a_kind_it_dispatches_on():
     """A primitive native code covers is either an array step with its own check and
     emitter, or a step on numbers the scalar emitter computes by its name."""
-    array_steps = primitives_of(loopgen._ARRAY_KINDS)
+    array_steps = primitives_of(ARRAY_KINDS)
     assert {"getitem", "getitem_grad", "zeros", "ones_like", "concatenate"} <= array_steps
     for name in array_steps:
         kind = op_kind(name)
@@ -106,7 +109,8 @@ def test_kernel_steps_are_hostplan_kernel_ops():
     (prog,) = programs_run(myc.jit(centered), x, w)
     kernels = [st for st in prog.steps if st.kind == "kernel"]
     assert kernels and all(isinstance(st.host, KernelOp) for st in kernels)
-    assert all(st.host is None for st in prog.steps if st.kind != "kernel")
+    assert all(st.host is None for st in prog.steps
+               if st.kind != "kernel" and st.op not in ("gemm", "gemm_acc"))
     divs = []
     for st in kernels:
         op = st.host
@@ -190,3 +194,81 @@ def test_transpose_steps_are_hostplan_permutes():
     assert perms == [(0, 2, 1), (2, 0, 1), (2, 1, 0)]
     assert prog.native is not None
     np.testing.assert_allclose(myc.jit(permuted)(x, y), permuted(x, y))
+
+
+def summed_products(a, b, c, d):
+    return (a @ b.T + c @ d) * 2.0
+
+
+def halved(x):
+    while np.sum(x) > 1.0:
+        x = x * 0.5
+    return x
+
+
+def test_buffers_are_placed_in_lower_by_value():
+    """Where each step result goes is ``lower/placement``'s, keyed by the result's
+    ``hostplan.Value``: the ``b.T`` a product reads is a transpose flag (never made),
+    the sum of products accumulates into the first product's buffer (nothing else reads
+    it), a run-once program's result is written into the array handed back, and a
+    loop's kernel writes the next state into the state's free buffer."""
+    a, b, c, d = np.ones((4, 3)), np.ones((5, 3)), np.ones((4, 2)), np.ones((2, 5))
+    (prog,) = programs_run(myc.jit(summed_products), a, b, c, d)
+    pl = Placement(once_view(prog), 0).place(set(), set(), False)
+    (mt,) = [st for st in prog.steps if st.op == "transpose"]
+    (gemm,) = [st for st in prog.steps if st.op == "gemm"]
+    (acc,) = [st for st in prog.steps if st.op == "gemm_acc"]
+    (kernel,) = [st for st in prog.steps if st.kind == "kernel"]
+    assert pl.flags == {mt.output: mt.inputs[0]} and not pl.copied
+    assert prog.values[mt.output] not in pl.buffers
+    assert pl.buffers[prog.values[gemm.output]] == SCRATCH
+    assert pl.buffers[prog.values[acc.output]] == Shared(prog.values[gemm.output])
+    assert pl.buffers[kernel.host.outputs[0]] == Exit(0)
+    assert prog.native is not None
+    np.testing.assert_allclose(myc.jit(summed_products)(a, b, c, d),
+                               summed_products(a, b, c, d))
+    (prog,) = programs_run(myc.jit(halved), np.ones(8))
+    (loop,) = [st for st in prog.steps if st.kind == "loop"]
+    body = loop.fn.body
+    pl = Placement(body, loop.fn.nstate).place(set(), set(), False)
+    (kernel,) = [st for st in body.steps if st.kind == "kernel"]
+    states = [pl.buffers[v] for v in kernel.host.outputs if isinstance(pl.buffers[v], State)]
+    assert states == [State(0)] and not pl.direct
+    np.testing.assert_allclose(myc.jit(halved)(np.ones(8)), halved(np.ones(8)))
+
+
+def batched_products(a, b, c, x, y, g):
+    return a @ b, a @ c, x @ c + y @ g
+
+
+def test_product_steps_are_hostplan_gemms():
+    """A JIT product step carries the ``hostplan.Gemm`` an AOT library's product is, the
+    shapes paired as np.matmul pairs them (``hostplan.gemm_op``: batch dimensions
+    broadcast, each operand's element stride per batch dimension, 0 where broadcast; a
+    1-d operand a row or column), which the native generator reads for its products."""
+    from myc.lower.hostplan import Gemm, gemm_op
+
+    a, b = np.arange(24.0).reshape(2, 1, 3, 4), np.ones((5, 4, 2))
+    c, x, y, g = np.ones((4, 6)), np.ones((3, 4)), np.full((3, 2), 2.0), np.ones((2, 6))
+    args = (a, b, c, x, y, g)
+    (prog,) = programs_run(myc.jit(batched_products), *args)
+    gemms = [st for st in prog.steps if st.op in ("gemm", "gemm_acc")]
+    assert len(gemms) == 4 and all(isinstance(st.host, Gemm) for st in gemms)
+    assert all(st.host.a is prog.values[st.inputs[0][1]] and st.host.b is prog.values[
+        st.inputs[1][1]] and st.host.out is prog.values[st.output] for st in gemms)
+    ab, ac = gemms[0].host, gemms[1].host
+    assert (ab.batch, ab.a_strides, ab.b_strides, ab.tall) == ((2, 5), (12, 0), (0, 8), False)
+    assert (ab.m, ab.n, ab.k) == (3, 2, 4)
+    assert (ac.batch, ac.tall, ac.m, ac.n, ac.k) == ((2, 1), True, 3, 6, 4)
+    (acc,) = [st for st in gemms if st.op == "gemm_acc"]
+    assert acc.host.acc is prog.values[acc.inputs[2][1]] and acc.host.alpha == 1.0
+    vec = Value("float64", (4,))
+    dot = gemm_op(vec, vec, Value("float64", ()))
+    assert (dot.m, dot.n, dot.k, dot.batch) == (1, 1, 4, ())
+    assert gemm_op(vec, Value("float64", (3, 2)), Value("float64", (2,))) is None
+    assert gemm_op(Value("float64", (2, 3, 4)), Value("float64", (3, 4, 2)),
+                   Value("float64", (3, 3, 2))) is None  # batches 2 and 3
+    assert prog.native is not None
+    for got, want in zip(myc.jit(batched_products)(*args), batched_products(*args),
+                         strict=True):
+        np.testing.assert_allclose(got, want)

@@ -36,7 +36,7 @@ import llvmlite.binding as llvm
 import numpy as np
 from llvmlite import ir
 
-from myc.backends.cpu import gemm_emit, jit, kernel_calls, loop_emit, strided_copy
+from myc.backends.cpu import gemm_emit, host_gemm, jit, kernel_calls, loop_emit, strided_copy
 from myc.backends.cpu.aot_abi import AbiMixin
 from myc.backends.cpu.aot_kernels import KernelCallMixin
 from myc.backends.cpu.aot_limits import LimitsMixin, check_static
@@ -231,11 +231,8 @@ class HostGen(AbiMixin, KernelCallMixin, SizesMixin, LimitsMixin):
             elif isinstance(op, Gemm):  # out = (acc +) alpha * a @ b: the blocked nest
                 if op.acc is not None and (not isinstance(op.out.nbytes, int) or op.out.nbytes):
                     b.call(self.memcpy, [get(op.out), get(op.acc), self.i64(op.out.nbytes)])
-                gemm_emit.Blocked().product(
-                    b, MEMTYPE[op.out.dtype], get(op.a), get(op.b), get(op.out),
-                    self.i64(op.m), self.i64(op.n), self.i64(op.k),
-                    alpha=op.alpha if op.acc is not None else 1.0,
-                    beta=0.0 if op.acc is None else 1.0)
+                host_gemm.gemm(b, self.m, {}, op, get(op.a), get(op.b), get(op.out),
+                               policy=gemm_emit.Blocked(), size=self.size)
             elif isinstance(op, Permute):  # the JIT's transposes' copy, sizes maybe dynamic
                 src = op.src
                 if not isinstance(op.out.nbytes, int) or op.out.nbytes:

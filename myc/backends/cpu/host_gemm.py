@@ -1,13 +1,14 @@
-"""Matrix products in native host programs: a batch as ``np.matmul`` broadcasts it, each
-product emitted by ``gemm_emit`` (GEMM through NumPy's bundled OpenBLAS for floats, the
-blocked loop nest AOT libraries use for int64).  The native generator (``loopgen``)
-decides which steps these are; this module says whether native code computes them (and
-the transposes GEMM reads as a flag or ``strided_copy`` copies) as NumPy does, and emits
-the products.
+"""Matrix products in native host programs and AOT libraries: a ``hostplan.Gemm`` (its
+batch as ``np.matmul`` broadcasts it, planned by ``hostplan.gemm_op``), each product
+emitted by ``gemm_emit`` (the JIT's: GEMM through NumPy's bundled OpenBLAS for floats,
+the blocked loop nest for int64; AOT libraries': the blocked nest, sizes maybe
+dynamic).  This module also says whether the JIT's native code computes a product (and
+the transposes GEMM reads as a flag or ``strided_copy`` copies) as NumPy does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from math import prod
 from typing import Any
 
@@ -16,15 +17,17 @@ from llvmlite import ir
 
 from myc.backends.cpu import gemm_emit, kernel_calls, native_ops
 from myc.backends.cpu.codegen import MEMTYPE
-from myc.backends.cpu.emit import I64
+from myc.backends.cpu.emit import I64, Count
 from myc.backends.cpu.runtime import num_threads
+from myc.lower.hostplan import Gemm
 from myc.prims.abstract import AArray, AScalar
 
 
-def gemm_refusal(name: str, ins: list[Any], out: Any) -> str | None:
-    """Why native code cannot compute this product (or transpose) the way NumPy does
-    (float32/float64 through BLAS GEMM, int64 by a generated loop wrapping like NumPy's,
-    batch dimensions broadcast as ``np.matmul`` broadcasts them); None where it can."""
+def gemm_refusal(name: str, ins: list[Any], out: Any, op: Gemm | None = None) -> str | None:
+    """Why native code cannot compute this product ``op`` (or transpose) the way NumPy
+    does (float32/float64 through BLAS GEMM, int64 by a generated loop wrapping like
+    NumPy's, batch dimensions broadcast as ``np.matmul`` broadcasts them: None where the
+    shapes do not pair so, ``hostplan.gemm_op``); None where it can."""
     if any(not isinstance(a, AArray) for a in ins):
         return f"{name} of non-arrays"
     if name == "mT":
@@ -40,66 +43,16 @@ def gemm_refusal(name: str, ins: list[Any], out: Any) -> str | None:
         pass
     elif a.dtype.kind != "f" or gemm_emit.blas_symbol(str(a.dtype)) is None:
         return "a matmul of this dtype (no BLAS GEMM, no integer loop)"
-    plan = _matmul_plan(a, b)
-    if plan is None or tuple(out.shape) != plan.out_shape:
+    if op is None:
         return "a matmul of shapes np.matmul does not pair this way"
     return None
 
 
-class _MatmulPlan:
-    """A (batched) matrix product with every shape static: ``batch`` the broadcast batch
-    dimensions, each operand's element stride per batch dimension (0 where it is
-    broadcast), the matrices ``n x k`` times ``k x m``; a 1-d operand is a row (left) or
-    column (right) matrix whose extra dimension the result drops."""
-
-    def __init__(self, a: AArray, b: AArray):
-        a2 = (1, *a.shape) if a.ndim == 1 else tuple(a.shape)
-        b2 = (*b.shape, 1) if b.ndim == 1 else tuple(b.shape)
-        self.n, self.k = a2[-2:]
-        self.k2, self.m = b2[-2:]
-        self.batch = tuple(np.broadcast_shapes(a2[:-2], b2[:-2]))
-        nb = len(self.batch)
-        self.a_strides = _batch_strides(a2, nb)
-        self.b_strides = _batch_strides(b2, nb)
-        self.out_shape = (*self.batch, *((self.n,) if a.ndim > 1 else ()),
-                          *((self.m,) if b.ndim > 1 else ()))
-        # a 2-d right operand: the batch of left matrices is one tall matrix
-        self.tall = b.ndim <= 2 and a.ndim > 2
-
-    @property
-    def count(self) -> int:
-        return prod(self.batch)
-
-
-def _batch_strides(shape: tuple[int, ...], nb: int) -> tuple[int, ...]:
-    """Element strides of a C-contiguous array's batch dimensions, right-aligned to
-    ``nb`` broadcast batch dimensions (0 for a dimension it lacks or has of size 1)."""
-    mat = shape[-1] * shape[-2]
-    own = shape[:-2]
-    strides, acc = [], mat
-    for d in reversed(own):
-        strides.append(0 if d == 1 else acc)
-        acc *= d
-    strides += [0] * (nb - len(own))
-    return tuple(reversed(strides))
-
-
-def _matmul_plan(a: AArray, b: AArray) -> _MatmulPlan | None:
-    """The plan of ``a @ b``, or None when NumPy would refuse the shapes."""
-    if a.ndim < 1 or b.ndim < 1:
-        return None
-    try:
-        plan = _MatmulPlan(a, b)
-    except ValueError:  # batch dimensions that do not broadcast
-        return None
-    return plan if plan.k == plan.k2 else None
-
-
-def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
+def _batched(b: ir.IRBuilder, plan: Gemm, body) -> None:
     """``body(a_offset, b_offset, out_offset)`` (elements, i64 values) for every matrix of
     the broadcast batch, in order."""
     c = ir.Constant
-    mat = plan.n * plan.m
+    mat = plan.m * plan.n
     out_strides, acc = [], mat
     for d in reversed(plan.batch):
         out_strides.append(acc)
@@ -121,35 +74,39 @@ def _batched(b: ir.IRBuilder, plan: _MatmulPlan, body) -> None:
     nest(0, c(I64, 0), c(I64, 0), c(I64, 0))
 
 
-def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, a_op, b_op, dst, out,
-         entry: ir.Block | None = None, alpha: float = 1.0, beta: float = 0.0) -> None:
-    """``dst = alpha * a @ b + beta * dst`` (row-major, contiguous; batched as
-    ``np.matmul`` broadcasts; ``beta`` 1 accumulates into what ``dst`` holds, ``alpha``
-    other than 1 scales the product: floats only); an
-    operand is ``(pointer, abstract value of the operand, transposed?)``: a transposed one
-    is the array at ``pointer`` with its last two axes read swapped (GEMM's transpose
-    flag).  Each matrix of the batch is one product of ``gemm_emit`` (one in all when
-    the right operand has no batch: the left batch is one tall matrix): floats through
-    BLAS (``gemm_emit.Blas``), int64 by the blocked loop nest AOT libraries use
-    (``gemm_emit.Blocked``), wrapping around like NumPy's.  Nothing is called for an
-    empty product; ``k == 0`` gives zeros."""
-    pa, a, ta = a_op
-    pb, bb, tb = b_op
-    plan = _matmul_plan(a, bb)
-    n, k, m = plan.n, plan.k, plan.m
-    ty = MEMTYPE[str(np.dtype(a.dtype))]
-    if plan.count * n * m == 0:
+def gemm(b: ir.IRBuilder, module: ir.Module, symbols: dict, plan: Gemm, pa: ir.Value,
+         pb: ir.Value, dst: ir.Value, ta: bool = False, tb: bool = False,
+         entry: ir.Block | None = None, policy: Any = None,
+         size: Callable[[Any], Count] = int) -> None:
+    """``plan`` into ``dst`` (row-major, contiguous): ``dst = a @ b``, or with ``plan.acc``
+    ``dst = alpha * a @ b + dst`` (the sum so far already in ``dst``; floats only).  An
+    operand at ``pa``/``pb`` transposed (``ta``/``tb``) is the array with its last two
+    axes read swapped (GEMM's transpose flag).  Each matrix of the batch is one product
+    of ``gemm_emit`` (one in all when the right operand has no batch: the left batch is
+    one tall matrix): floats through BLAS (``gemm_emit.Blas``), int64 by the blocked
+    loop nest AOT libraries use (``gemm_emit.Blocked``), wrapping around like NumPy's
+    -- or by ``policy`` (AOT libraries: the blocked nest for every dtype, no BLAS).  A
+    static product: nothing is called when it is empty, ``k == 0`` gives zeros.
+    ``size``: a dimension of ``plan`` as ``gemm_emit`` takes one (an AOT library's may
+    be dynamic: computed)."""
+    n, m, k = (size(d) for d in (plan.m, plan.n, plan.k))  # (rows, columns, depth)
+    alpha, beta = (plan.alpha, 1.0) if plan.acc is not None else (1.0, 0.0)
+    ty = MEMTYPE[plan.a.dtype]
+    count = prod(plan.batch)
+    static = all(isinstance(x, int) for x in (n, k, m))
+    if static and count * n * m == 0:
         return
-    assert (alpha, beta) == (1.0, 0.0) or a.dtype.kind == "f", "an integer GEMM-accumulate"
-    if k == 0 and beta:
+    assert (alpha, beta) == (1.0, 0.0) or plan.a.dtype[0] == "f", "an integer GEMM-accumulate"
+    if static and k == 0 and beta:
         return  # adds nothing
-    if k == 0:
-        kernel_calls.fill(b, dst, ty, 0, plan.count * n * m)
+    if static and k == 0:
+        kernel_calls.fill(b, dst, ty, 0, count * n * m)
         return
-    policy = gemm_emit.Blocked() if a.dtype == np.int64 else \
-        gemm_emit.Blas(symbols, entry, num_threads())
+    if policy is None:
+        policy = gemm_emit.Blocked() if plan.a.dtype == "int64" else \
+            gemm_emit.Blas(symbols, entry, num_threads())
     if plan.tall and not ta:  # (B.., n, k) @ (k, m): one (B*n, k) @ (k, m)
-        policy.product(b, ty, pa, pb, dst, plan.count * n, m, k, ta, tb, alpha, beta,
+        policy.product(b, ty, pa, pb, dst, count * n, m, k, ta, tb, alpha, beta,
                        threaded=True)
         return
 

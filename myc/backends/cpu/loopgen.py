@@ -85,19 +85,13 @@ from myc.backends.cpu.native_run import NativeRun, memdtype
 from myc.backends.cpu.scalar_llvm import MATH_OPS, ScalarLLVM, dtype_of
 from myc.backends.cpu.threads import CHUNKS_PER_THREAD, chunks, num_threads
 from myc.lower.hostplan import Permute, Value
+from myc.lower.placement import ARRAY_KINDS, Exit, Placement, Shared, State
 from myc.lower.program import once_view
 from myc.lower.step_ops import fill_value, primitives_of
 from myc.prims import REGISTRY
 from myc.prims.abstract import AArray, AScalar, ATape, abstract_of
 from myc.timings import timed
 
-# what the generator keys on is the step's kind (``Step.op``, ``myc.lower.step_ops``):
-# GEMM, with beta = 1 for ``gemm_acc`` (``a @ b + c`` into c's buffer)
-_GEMM_KINDS = ("gemm", "gemm_acc")
-# the kinds of array steps (``_array_step``): a buffer of their own, unless an alias
-# (``_alias``)
-_ARRAY_KINDS = frozenset({"index", "scatter_add", "index_set", "fill", "arg_extreme", "pack",
-                          "window", "window_add", "concatenate", "transpose", "alias"})
 # the kinds whose steps may compute a number (or choose or read a pointer) in
 # ``_emit_number``, besides ``scalar``
 _NUMBER_KINDS = frozenset({"select", "tape_get", "index", "arg_extreme"})
@@ -214,31 +208,17 @@ class NativeLoop(NativeRun):
         self.consts: list[np.ndarray] = []
         self.scratch: list[tuple[tuple[int, ...], np.dtype]] = []
         self.once = bool(getattr(body, "once", False))
-        self.rows_in_place: dict[int, int] = {}  # (``_rows_in_place``, made with the code)
+        self.rows_in_place: dict[int, int] = {}  # (``Placement.rows``, made with the code)
         self.tuples: dict[int, list] = {}  # slot -> the parts of the index tuple it holds
         self.rows: set[int] = set()  # steps x[i] (or its gradient) by a computed int i
         # guarded steps x[i, j, :] (or their gradients) by computed ints: run everywhere,
         # their index clamped, failing only where their path holds
         self.guarded_dynamic: set[int] = set()
         self.windows: set[int] = set()  # dynamic slices that are a contiguous window
-        # transposes that only feed matrix products become GEMM's transpose flags
-        self.mt_of: dict[int, Any] = {}
-        self.mt_steps: set[int] = set()  # steps that are 2-d transposes (mT or .T)
-        readers: dict[int, list[bool]] = {}  # slot -> per read: is it a GEMM operand?
-        for si, st in enumerate(body.steps):
-            if _is_2d_transpose(st):
-                self.mt_of[st.output] = st.inputs[0]
-                self.mt_steps.add(si)
-            gemm = st.op in _GEMM_KINDS and not st.guarded
-            for k, (is_slot, x) in enumerate(st.inputs):
-                if is_slot:  # (a product's factors are GEMM operands; its addend is not)
-                    readers.setdefault(x, []).append(
-                        gemm and (st.op == "gemm" or k < 2))
-        for is_slot, x in body.outputs:
-            if is_slot:
-                readers.setdefault(x, []).append(False)
-        self.mt_copy = {x for x in self.mt_of if not all(readers.get(x, []))}
-        self.readers = {x: len(r) for x, r in readers.items()}
+        # where its buffers go (``lower/placement``): the reads and transposes read as
+        # GEMM flags now, the buffers once the checks have said which steps are views
+        self.placement = Placement(body, nstate)
+        self.nested = nested
         # calls of typed functions (recursion whose depth depends on data): each callee
         # is one LLVM function of this module, called with a frame of 8-byte argument and
         # result cells on the machine stack -- so a callee takes and returns scalars only
@@ -516,7 +496,8 @@ class NativeLoop(NativeRun):
             return False
         ins = [self._of(o) for o in ins_]
         acc = st.op == "gemm_acc"
-        why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out)
+        why = host_gemm.gemm_refusal("matmul" if acc else name, ins[:2] if acc else ins, out,
+                                     st.host)
         if why is None and acc and (ins[2] != out or not ins_[2][0] or ins_[3][0]):
             why = "a product accumulated into a value of another type"
         if why is not None:
@@ -535,7 +516,7 @@ class NativeLoop(NativeRun):
         return True
 
     def _check_transpose(self, si, st, name, ins_, guard, out) -> bool:
-        if si in self.mt_steps:
+        if st.output in self.placement.flags:
             return True  # a GEMM's transpose flag, or copied as an mT
         return self._check_array(si, st, name, ins_, guard, out)
 
@@ -742,74 +723,40 @@ class NativeLoop(NativeRun):
         # io order (``_run`` fills it the same way): inputs, constant arrays, scratch,
         # state buffers, exit values, tape
         const_ptr: dict[Any, ir.Value] = {}
-        scratch_ptr: dict[tuple[int, int], ir.Value] = {}
         for key, x in self._const_inputs():
             const_ptr[key] = buf(("const", x))
-        # a program that runs once writes its array results straight into the arrays
-        # handed back (no copy at the end): the exit a step's output slot is, if any
-        direct: dict[int, int] = {}
-        if self.once:
-            written = set()  # slots a step writes into a buffer of its own
-            for si, st in enumerate(body.steps):
-                mt = si in self.mt_steps or st.op == "matrix_transpose"
-                if st.kind == "kernel":
-                    written.update(st.outputs)
-                elif st.op in _GEMM_KINDS or (mt and st.output not in self.mt_of) or (
-                        mt and st.output in self.mt_copy) or (
-                        si not in self.mt_steps and st.op in _ARRAY_KINDS
-                        and isinstance(specs[st.output], AArray) and not self._alias(si)):
-                    written.add(st.output)
-            for e, (is_slot, x) in enumerate(self.exit_outputs):
-                if is_slot and x in written and isinstance(specs[x], AArray) \
-                        and x not in direct:
-                    direct[x] = e
-        self.direct = direct
-        partial_ptr: dict[tuple[int, int], ir.Value] = {}
+        # where each step result goes (``lower/placement``: the array handed back, a
+        # state's free buffer, a sum's buffer, or a scratch buffer of its own)
+        pl = self.placement.place(
+            {si for si, st in enumerate(body.steps) if st.op in ARRAY_KINDS and self._alias(si)},
+            self.guarded_dynamic, self.nested)
+        self.rows_in_place = pl.rows
+        partial_ptr: dict[Value, ir.Value] = {}
         self.chunks: dict[int, list[tuple[int, int]]] = {}
-        swap = self._swapped_states(n)
-        # (a nested loop stores by copies the rows of a state whose stored value is an
-        # exit: its exits are handed back as values)
-        self.rows_in_place = self._rows_in_place(n, nested=host is not None)
-        made: dict[int, tuple[int, int]] = {}  # slot -> the (step, output) whose buffer it is
-        self.acc_in_place: set[int] = set()  # GEMM accumulations into their addend's buffer
+        # a placed value -> its buffer (an exit's: set below; ("state", j): state j's
+        # free buffer, which changes per iteration)
+        ptr: dict[Value, Any] = {}
+
+        def placed(v: Value, record: tuple) -> None:
+            where = pl.buffers[v]
+            ptr[v] = where if isinstance(where, Exit) else \
+                ("state", where.index) if isinstance(where, State) else \
+                ptr[where.value] if isinstance(where, Shared) else buf(record)
+
         for si, st in enumerate(body.steps):
             if st.kind == "kernel":
-                made.update((slot, (si, i)) for i, slot in enumerate(st.outputs))
                 ck = st.fn.compiled
                 pieces = [(0, ck.plan.extent)] if ck._serial else \
                     chunks(ck.plan, num_threads(), CHUNKS_PER_THREAD)
                 self.chunks[si] = pieces
-                for i, (shape, dt) in enumerate((v.shape, np.dtype(v.dtype))
-                                                for v in st.host.outputs):
-                    if st.outputs[i] in direct:
-                        scratch_ptr[(si, i)] = ("exit", direct[st.outputs[i]])
-                    elif st.outputs[i] in swap and (tuple(shape), np.dtype(dt)) == swap[
-                            st.outputs[i]][1]:
-                        scratch_ptr[(si, i)] = ("state", swap[st.outputs[i]][0])
-                    else:
-                        scratch_ptr[(si, i)] = buf(("scratch", tuple(shape), np.dtype(dt)))
+                for i, v in enumerate(st.host.outputs):
+                    shape, dt = tuple(v.shape), np.dtype(v.dtype)
+                    placed(v, ("scratch", shape, dt))
                     if len(pieces) > 1 and ck.plan.outs[i].shared:
-                        partial_ptr[(si, i)] = buf(("scratch", (len(pieces), *shape),
-                                                    np.dtype(dt)))
-            elif st.output in self.mt_of and st.output not in self.mt_copy:
-                continue  # never materialized
-            elif si in self.rows_in_place:
-                continue  # stored into its state's own buffer
-            elif st.output in self.mt_of or st.op in _GEMM_KINDS or (
-                    st.op in _ARRAY_KINDS and isinstance(specs[st.output], AArray)
-                    and not self._alias(si)):
-                made[st.output] = (si, 0)
-                addend = st.inputs[2][1] if st.op == "gemm_acc" else None
-                if addend is not None and st.output not in direct and \
-                        self.readers.get(addend) == 1 and addend in made and \
-                        not isinstance(scratch_ptr.get(made[addend]), (tuple, type(None))):
-                    # the sum so far is read by this product only: accumulate in place
-                    scratch_ptr[(si, 0)] = scratch_ptr[made[addend]]
-                    self.acc_in_place.add(si)
-                elif st.output in direct:
-                    scratch_ptr[(si, 0)] = ("exit", direct[st.output])
-                else:
-                    scratch_ptr[(si, 0)] = buf(("scratch", *_buffer(values[st.output])))
+                        partial_ptr[v] = buf(("scratch", (len(pieces), *shape), dt))
+            elif values[st.output] in pl.buffers and st.kind == "op":
+                v = values[st.output]
+                placed(v, ("scratch", *_buffer(v)))
         state_slots = body.params[:n]
         array_state = [j for j in range(n) if isinstance(specs[state_slots[j]], AArray)]
         state_bufs = {}
@@ -819,12 +766,11 @@ class NativeLoop(NativeRun):
         for j in self.rows_in_place.values():  # one buffer, updated in place
             state_bufs[j] = (state_bufs[j][0], state_bufs[j][0])
         exit_ptrs = [io_ptr() for _ in self.exit_outputs] if host is None else []
-        for key, v in list(scratch_ptr.items()):
-            if isinstance(v, tuple) and v[0] == "exit":
-                scratch_ptr[key] = exit_ptrs[v[1]]
+        for v, where in list(ptr.items()):
+            if isinstance(where, Exit):
+                ptr[v] = exit_ptrs[where.index]
         # state arrays a kernel writes straight into their next buffer (no copy)
-        self.in_place = {v[1] for v in scratch_ptr.values()
-                         if isinstance(v, tuple) and v[0] == "state"}
+        self.in_place = {w.index for w in pl.buffers.values() if isinstance(w, State)}
         self.partial_ptr = partial_ptr
         tape = rows = None
         if self.tape is not None and host is None:  # the states each iteration starts
@@ -913,14 +859,14 @@ class NativeLoop(NativeRun):
         def bail_on(bad: ir.Value, path=None) -> None:
             # a guarded operation fails only where its branch is taken
             bail_if(bad if path is None else b.and_(path, bad))
-        e = _Emitting(b, module, entry, value, convert, slot_var, scratch_ptr, bail_if,
+        e = _Emitting(b, module, entry, value, convert, slot_var, ptr, bail_if,
                       bail_on, call_cells, scalar, extra)
         for si, st in enumerate(body.steps):
             if st.kind == "loop":
                 self._loop_step(e, fn, fns, si, st)
                 continue
             if st.kind == "kernel":
-                self._kernel_step(b, si, st, value, convert, slot_var, scratch_ptr, entry,
+                self._kernel_step(b, si, st, value, convert, slot_var, ptr, entry,
                                   next_buf)
                 continue
             if st.kind == "call":
@@ -935,7 +881,7 @@ class NativeLoop(NativeRun):
                 continue
             self._emit_number(e, si, st, name, ins_, off, path, out)
 
-        def store_row(si: int, dst: ir.Value) -> None:  # (``_rows_in_place``)
+        def store_row(si: int, dst: ir.Value) -> None:  # (``Placement._rows_in_place``)
             st = body.steps[si]
             _name, ins_, _off, guard = _unwrap(st)
             if not guard:
@@ -998,7 +944,7 @@ class NativeLoop(NativeRun):
                 for si in [si for si, jj in self.rows_in_place.items() if jj == j]:
                     store_row(si, buf)
                 b.store(buf, slot_var(x))
-            if isinstance(a, AArray) and direct.get(x) == e:
+            if isinstance(a, AArray) and pl.direct.get(x) == e:
                 continue  # written in place
             if isinstance(a, AArray):
                 src = value(-1, -1, is_slot, x)
@@ -1016,26 +962,21 @@ class NativeLoop(NativeRun):
     def _emit_gemm(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         """A product (``gemm``, ``gemm_acc``: through BLAS or a loop, ``host_gemm``), or a
         2-d transpose: a GEMM's transpose flag, else copied (``strided_copy.permute``)."""
-        b, specs = e.b, self.body.specs
+        b = e.b
         mt = st.op in ("transpose", "matrix_transpose")
-        if mt and st.output in self.mt_of and st.output not in self.mt_copy:
+        flags = self.placement.flags
+        if mt and st.output in flags and st.output not in self.placement.copied:
             return True  # only read by GEMMs, as a transpose flag
-        dst = e.scratch_ptr[(si, 0)]
+        dst = e.buffers[self.body.values[st.output]]
         acc = st.op == "gemm_acc"
-        if acc and si not in self.acc_in_place:  # the sum so far, copied
+        if acc and not isinstance(self.placement.buffers[self.body.values[st.output]],
+                                  Shared):  # the sum so far, copied
             loop_emit.memcpy(b, dst, e.value(si, 2, *ins_[2]), self._nbytes(st.output))
-        if not mt:
-            ops = []
-            for k in range(2):
-                s_, x = ins_[k]
-                if s_ and x in self.mt_of:  # (src).T: src with the transpose flag
-                    src_s, src_x = self.mt_of[x]
-                    ops.append((e.value(si, k, src_s, src_x), specs[x], True))
-                else:
-                    ops.append((e.value(si, k, s_, x), specs[x] if s_ else abstract_of(x),
-                                False))
-            host_gemm.gemm(b, e.module, self.symbols, ops[0], ops[1], dst, out, e.entry,
-                           *((float(ins_[3][1]), 1.0) if acc else ()))
+        if not mt:  # (src).T: src read with the transpose flag
+            flagged = [bool(s_ and x in flags) for s_, x in ins_[:2]]
+            ptrs = [e.value(si, k, *(flags[ins_[k][1]] if t else ins_[k]))
+                    for k, t in enumerate(flagged)]
+            host_gemm.gemm(b, e.module, self.symbols, st.host, *ptrs, dst, *flagged, e.entry)
         else:  # (the last two axes swapped)
             strided_copy.permute(b, _mem(out), dst, e.value(si, 0, *ins_[0]),
                                  st.host.src.shape, st.host.perm)
@@ -1046,7 +987,7 @@ class NativeLoop(NativeRun):
         return True
 
     def _emit_transpose(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
-        if si in self.mt_steps:  # a swap of the last two axes: as an mT
+        if st.output in self.placement.flags:  # a swap of the last two axes: as an mT
             return self._emit_gemm(e, si, st, ins_, off, path, out)
         return self._emit_array(e, si, st, ins_, off, path, out)
 
@@ -1057,7 +998,7 @@ class NativeLoop(NativeRun):
         if self._alias(si):
             b.store(e.value(si, 0, *ins_[0]), e.slot_var(st.output))  # an alias
         else:  # a number in a buffer of one element
-            dst = e.scratch_ptr[(si, 0)]
+            dst = e.buffers[self.body.values[st.output]]
             v = e.value(si, 0, *ins_[0], want=_ltype(out))
             b.store(b.zext(v, I8) if out.dtype == np.bool_ else v, dst)
             b.store(dst, e.slot_var(st.output))
@@ -1072,7 +1013,7 @@ class NativeLoop(NativeRun):
     def _emit_index(self, e: _Emitting, si, st, ins_, off, path, out) -> bool:
         if si in self.rows:  # x[i] (or its gradient) by a computed int: a row
             self._row_step(e.b, e.module, si, st.op, ins_, off, out, path, e.bail_on,
-                           e.value, e.scratch_ptr, e.slot_var)
+                           e.value, e.buffers, e.slot_var)
             return True
         return self._emit_array(e, si, st, ins_, off, path, out)
 
@@ -1081,9 +1022,9 @@ class NativeLoop(NativeRun):
         guarded = st.guarded and si in self.guarded_dynamic
         if (st.guarded and not guarded) or not isinstance(out, AArray):
             return False
-        if si in self.rows_in_place:  # stored as the state advances (``_rows_in_place``)
+        if si in self.rows_in_place:  # stored as the state advances (``Placement._rows_in_place``)
             return True
-        dst = e.scratch_ptr[(si, 0)]
+        dst = e.buffers[self.body.values[st.output]]
         bail = (lambda bad: e.bail_on(bad, path)) if guarded else e.bail_if
         self._array_step(e.b, e.entry, si, st.op, st.name, ins_, out, dst, bail, e.value)
         e.b.store(dst, e.slot_var(st.output))
@@ -1473,75 +1414,7 @@ class NativeLoop(NativeRun):
             b.branch(after)
             b.position_at_end(after)
 
-    def _rows_in_place(self, n: int, nested: bool = False) -> dict[int, int]:
-        """``index_set`` steps that update a loop-carried array in place, by step: state
-        ``j``'s next value is its own buffer with a view stored (an append to a stacked
-        list: a row at the count; a backward loop's cotangent of it, the row zeroed), and
-        nothing else reads that result but exit values (then the state itself is none:
-        the row is stored in the last run too, before the exits are copied).  The store is made
-        as the state advances (``loop_emit.Next.update``): after every step of the
-        iteration has read the buffer, and never in the run that finds the loop done
-        (whose exit values may be the buffer) -- so the buffer is neither copied nor
-        swapped per iteration (a copy of ``trips`` rows per append made an appending
-        loop quadratic).  The initial state is copied into the buffer once.  The next
-        value may be a chain of row stores into the state, each read only by the next
-        (a backward loop zeroing the cotangent of the row its primal wrote and adding
-        that of a row it read, ``myc.infer.row_merge.row_of_stores``): stored in step
-        order, their values computed from the state before any is stored."""
-        body, specs = self.body, self.body.specs
-        if self.once:
-            return {}
-        state_of = {p: j for j, p in enumerate(body.params[:n])}
-        exits = [x for is_slot, x in body.outputs[1 + n:] if is_slot]
-        chains: dict[int, tuple[int, list[int]]] = {}  # last store's slot -> (j, steps)
-        for si, st in enumerate(body.steps):
-            _name, ins_, _off, guard = _unwrap(st)
-            # (a guarded one -- ``H[t] = h`` on the loop's own ``t < n``, or under an
-            # ``if`` -- is stored only where its path holds: elsewhere its value is
-            # discarded by a select, so the state left as it was serves as well)
-            if st.op != "index_set" or (guard and si not in self.guarded_dynamic) or \
-                    not ins_[0][0] or not isinstance(specs[st.output], AArray):
-                continue
-            base = ins_[0][1]
-            if base in state_of:
-                chains[st.output] = (state_of[base], [si])
-            elif base in chains and self.readers.get(base) == 1 and base not in exits and \
-                    specs[base] == specs[st.output]:
-                j, sis = chains.pop(base)
-                chains[st.output] = (j, [*sis, si])
-        found: dict[int, int] = {}
-        for out, (j, sis) in chains.items():
-            if j in found.values() or tuple(body.outputs[1 + j]) != (True, out) or \
-                    self.readers.get(out) != 1 + exits.count(out) or \
-                    (out in exits and (nested or body.params[j] in exits)) or \
-                    specs[out] != specs[body.params[j]]:
-                continue
-            found.update((si, j) for si in sis)
-        return found
-
-    def _swapped_states(self, n: int) -> dict[int, tuple[int, tuple]]:
-        """Loop-carried arrays whose next value a kernel of the body computes, by that
-        kernel output's slot: ``slot -> (state index, (shape, dtype))``.  The kernel
-        writes into the state's buffer not being read this iteration -- the one the
-        iteration's end copied its result into -- so the copy goes (a 10^6-step loop
-        over 1000 floats copied 8 KB per step).  Nothing else reads that buffer during
-        the iteration: it held the state of the iteration before last."""
-        body, specs = self.body, self.body.specs
-        if self.once:
-            return {}
-        written = {o for st in body.steps if st.kind == "kernel" for o in st.outputs}
-        outs = [x for is_slot, x in body.outputs[1:1 + n] if is_slot]
-        found = {}
-        for j in range(n):
-            is_slot, x = body.outputs[1 + j]
-            a = specs[body.params[j]]
-            if not (is_slot and x in written and outs.count(x) == 1 and isinstance(a, AArray)
-                    and specs[x] == a and np.dtype(a.dtype) != np.bool_):
-                continue
-            found[x] = (j, (tuple(a.shape), np.dtype(a.dtype)))
-        return found
-
-    def _kernel_step(self, b, si, st, value, convert, slot_var, scratch_ptr, entry,
+    def _kernel_step(self, b, si, st, value, convert, slot_var, buffers, entry,
                      next_buf) -> None:
         ck = st.fn.compiled
         op = st.host  # the step as data (``hostplan.KernelOp``)
@@ -1563,14 +1436,14 @@ class NativeLoop(NativeRun):
             ins.append(p)
         outs = []
         for i in range(len(st.outputs)):
-            p = scratch_ptr[(si, i)]
+            p = buffers[op.outputs[i]]
             if isinstance(p, tuple):  # ("state", j): the buffer the next state goes in
                 p = next_buf(p[1])
             outs.append(p)
         # one partial per chunk for an output several chunks reduce into, combined after
         # the join (placed in the scratch: ``partial_ptr``)
-        partials = {i: self.partial_ptr[(si, i)] for i in range(len(outs))
-                    if (si, i) in self.partial_ptr}
+        partials = {i: self.partial_ptr[v] for i, v in enumerate(op.outputs)
+                    if v in self.partial_ptr}
         kouts = kernel_calls.outputs(op, ck.plan, outs, lambda v: prod(v.shape),
                                      lambda i, p: p.init and i not in partials,
                                      lambda i, p: i in partials)
@@ -1746,7 +1619,7 @@ class NativeLoop(NativeRun):
         return si in self.windows or (si in self.rows and st.op == "index")
 
     def _row_step(self, b, module, si: int, kind: str, ins_: list, off: int, out: AArray,
-                  path, bail_on, value, scratch_ptr, slot_var) -> None:
+                  path, bail_on, value, buffers, slot_var) -> None:
         """``x[i]``: a pointer into ``x`` (rows of a C-contiguous array are contiguous, and
         nothing writes an array a step reads while the iteration runs); its gradient:
         zeros with row ``i`` set.  An index out of range (negative ones count from the
@@ -1770,7 +1643,7 @@ class NativeLoop(NativeRun):
                         source_etype=I8)
             b.store(ptr, slot_var(self.body.steps[si].output))
             return
-        dst = scratch_ptr[(si, 0)]
+        dst = buffers[self.body.values[self.body.steps[si].output]]
         kernel_calls.fill(b, dst, ty, 0, prod(out.shape))
         with b.if_then(b.not_(bad)):
             at = b.gep(dst, [b.mul(i, ir.Constant(I64, row))], source_etype=ty)
@@ -2107,7 +1980,7 @@ class _Emitting:
     value: Any  # (step, input position, is_slot, x, want=None) -> an LLVM value
     convert: Any  # (value, from type, to type) -> value
     slot_var: Any  # slot -> the alloca holding its value
-    scratch_ptr: dict
+    buffers: dict  # a step result's value (``hostplan.Value``) -> its buffer
     bail_if: Any  # (condition) -> leave for the host runner where it holds
     bail_on: Any  # (condition, path) -> the same, only where the step's path holds
     call_cells: dict  # a call's output slot -> (its result cells, the callee's exits)
@@ -2158,17 +2031,6 @@ _EMITS = {
 # the op kinds this generator covers (never ``host``): what the backend declares
 # (``myc.backends.registry.Cpu.native_kinds``); within a kind, the checks decide
 NATIVE_KINDS = frozenset(_CHECKS) | frozenset(_EMITS) | {"scalar"} | _NUMBER_KINDS
-
-
-def _is_2d_transpose(st) -> bool:
-    """A swap of the last two axes of an array of 2 or more dimensions (an ``mT``) read
-    from a slot: ``mT(x)``, ``transpose(x, None)`` / ``(1, 0)`` of a 2-d array, or
-    ``transpose`` with axes ``(0, ..., n-3, n-1, n-2)`` (the step's ``Permute``).  A GEMM
-    reads such a value as a transpose flag."""
-    if st.guarded or not isinstance(st.host, Permute) or not st.inputs[0][0]:
-        return False
-    n = len(st.host.perm)
-    return n >= 2 and st.host.perm == (*range(n - 2), n - 1, n - 2)
 
 
 def _empty_index(index: tuple[bool, Any]) -> bool:
