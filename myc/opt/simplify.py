@@ -2,7 +2,7 @@
 
 x*1, 1*x, x+0, 0+x, x-0, x/1, x**1 -> x;  x**2 -> x*x;  -(-x) -> x;
 transpose(transpose(x)) -> x for inverse permutations;  reshape/broadcast_to/sum_to/
-expand_reduced/cast_grad/astype/grad_cast/tangent_out to x's own type -> x;
+expand_reduced/cast_grad/astype/grad_cast/tangent_out/array (np.asarray) to x's own type -> x;
 sum of a broadcast scalar -> scalar * count;  select(c, select(c, x, y), z) ->
 select(c, x, z).  Every rule keeps the abstract value.
 """
@@ -18,7 +18,7 @@ from myc.prims.abstract import AArray
 
 _IDENTITY_ON_SAME = ("reshape", "broadcast_to", "sum_to", "expand_reduced", "cast_grad",
                      "astype", "grad_cast", "tangent_out", "to_weak", "pos",
-                     "check_scalar_output")
+                     "check_scalar_output", "array")
 
 
 def identities(g: Graph, n: Apply) -> Node | None:

@@ -6,6 +6,8 @@ and loops whose iterations copy no array (``host.transfers()``)."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -357,3 +359,21 @@ def test_float64_on_a_device_without_fp64_is_a_myc_error_at_compile_time(dev, mo
     x32 = np.linspace(0.0, 1.0, 64, dtype=np.float32)  # float32 runs as before
     got = myc.jit(scaled_sum, backend="opencl")(x32)
     np.testing.assert_allclose(got, scaled_sum(x32), rtol=1e-5)
+
+
+def test_writes_into_arrays_run_on_the_device():
+    """``out=`` and ``v[...] = a`` wrote through ``np.asarray`` of an array, which
+    ran on the host (a fallback warning per call site); an ``asarray`` of an array of
+    its own type is the array itself, and is simplified away."""
+    def f(a, b):
+        c = np.zeros_like(a)
+        np.add(a, b, out=c)
+        v = np.zeros(3)
+        v[...] = a
+        return c * 2.0 + v
+
+    a, b = np.arange(3.0), np.ones(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", myc.MycFallbackWarning)
+        got = myc.jit(f, backend="opencl")(a, b)
+    np.testing.assert_array_equal(got, f(a, b))
