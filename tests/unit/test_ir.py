@@ -107,6 +107,26 @@ def test_manager_users():
     assert [(u, i) for u, i in mng.users[call.inputs[0]]] == [(call, 0)]
 
 
+def test_manager_users_and_constants_of_a_shared_program():
+    """``users`` and ``constants`` are built on first read from the walk's record: every
+    edge of every owned ``Apply`` once, in the order the walk met them."""
+    def f(a, b):
+        c = a * b + 2.0
+        return c * c - b * 2.0
+
+    g = parse(f)
+    mng = Manager(g)
+    applies = [n for h in mng.graphs for n in mng.owned[h] if isinstance(n, Apply)]
+    edges = sorted((inp.id, n.id, i) for n in applies for i, inp in enumerate(n.inputs))
+    assert sorted((inp.id, u.id, i) for inp, us in mng.users.items() for u, i in us) == edges
+    for inp, us in mng.users.items():
+        assert all(u.inputs[i] is inp for u, i in us)
+    consts = [c for cs in mng.constants.values() for c in cs]
+    assert sorted(c.id for c in consts) == sorted(
+        inp.id for n in applies for inp in n.inputs if isinstance(inp, Constant))
+    assert mng.users is mng.users  # built once
+
+
 def test_manager_free_variables_and_nesting():
     outer, inner, x, y, prod, call = _closure_program()
     mng = Manager(outer)
