@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from operator import attrgetter
 
 from myc.ir.nodes import Apply, Constant, Graph, Node
 
@@ -170,30 +171,62 @@ def _owned_within(n: Node, g: Graph) -> bool:
 
 
 def schedule(g: Graph, owned: list[Node]) -> list[Apply]:
-    """Topological order of the ``Apply`` nodes ``g`` owns (inputs before users)."""
-    mine = {n.id for n in owned if isinstance(n, Apply)}
-    order: list[Apply] = []
-    done: set[int] = set()
+    """Topological order of the ``Apply`` nodes ``g`` owns (inputs before users): from
+    each of them in the order they were made, its inputs depth-first, then itself."""
+    applies = [n for n in owned if type(n) is Apply]
+    mine = set(applies)
     # the output goes last, so that when it is a call it can be a tail call
-    roots: list[Node] = sorted((n for n in owned if isinstance(n, Apply)), key=lambda n: n.id)
+    roots: list[Node] = sorted(applies, key=_node_id)
     if g.output is not None:
         roots.append(g.output)
+    order: list[Apply] = []
+    done: set[Node] = set()
+    opened: set[Node] = set()  # inputs pushed, itself not yet placed
     for root in roots:
-        if root.id not in mine or root.id in done:
+        if root not in mine or root in done:
             continue
-        stack: list[tuple[Node, bool]] = [(root, False)]
+        stack: list[Node] = [root]
+        pop, push = stack.pop, stack.append
         while stack:
-            n, expanded = stack.pop()
-            if n.id in done:
+            n = pop()
+            if n in done:
                 continue
-            if expanded:
-                done.add(n.id)
+            if n in opened:  # its inputs are placed (a DAG: none of them is n)
+                done.add(n)
                 order.append(n)  # type: ignore[arg-type]
                 continue
-            stack.append((n, True))
+            opened.add(n)
+            push(n)
             for inp in reversed(n.inputs):  # type: ignore[attr-defined]
-                if inp.id in mine and inp.id not in done:
-                    stack.append((inp, False))
+                if inp in mine and inp not in done:
+                    push(inp)
+    return order
+
+
+_node_id = attrgetter("id")
+
+
+_ORDER = "program order"  # the flag holding a settled program's schedules
+
+
+def settle(root: Graph) -> Graph:
+    """Declare that ``root``'s program no longer changes: a function's parsed and
+    differentiated program, which its fingerprint and every trace of every signature
+    walk.  :func:`program_order` then walks it once (kept in ``root.flags``)."""
+    root.flags.setdefault(_ORDER, None)
+    return root
+
+
+def program_order(root: Graph) -> list[tuple[Graph, list[Apply]]]:
+    """Every graph reachable from ``root`` (``Manager.graphs``' order) with its
+    :func:`schedule`; computed once for a :func:`settle` d root."""
+    kept = root.flags.get(_ORDER)
+    if kept is not None:
+        return kept
+    mng = Manager(root)
+    order = [(g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs]
+    if _ORDER in root.flags:
+        root.flags[_ORDER] = order
     return order
 
 
