@@ -19,7 +19,7 @@ from myc.timings import timed
 
 @timed("cache keys")
 def fingerprint(root: Graph) -> str:
-    program = program_order(root)
+    program = list(program_order(root))
     gidx = {g: i for i, (g, _) in enumerate(program)}
     h = hashlib.sha256()
     for g, order in program:

@@ -111,7 +111,7 @@ class Interpreter:
         """Precompute the plans of ``root`` and the graphs reachable from it."""
         if root in self.plans:
             return
-        for g, order in program_order(root):
+        for g, order in program_order(root, skip=self.plans):
             if g in self.plans:
                 continue
             tail = bool(order) and order[-1] is g.output

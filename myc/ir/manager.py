@@ -8,7 +8,7 @@ computed once on construction; ``schedule`` orders a graph's own nodes for evalu
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from operator import attrgetter
 
 from myc.ir.nodes import Apply, Constant, Graph, Node
@@ -217,17 +217,21 @@ def settle(root: Graph) -> Graph:
     return root
 
 
-def program_order(root: Graph) -> list[tuple[Graph, list[Apply]]]:
+def program_order(root: Graph, skip: Container[Graph] = ()
+                  ) -> Iterable[tuple[Graph, list[Apply]]]:
     """Every graph reachable from ``root`` (``Manager.graphs``' order) with its
-    :func:`schedule`; computed once for a :func:`settle` d root."""
+    :func:`schedule`; computed once for a :func:`settle` d root.  ``skip``: graphs the
+    caller has already seen, not scheduled again (read as the result is iterated) --
+    except in a settled root's kept list, which holds them all."""
     kept = root.flags.get(_ORDER)
     if kept is not None:
         return kept
     mng = Manager(root)
-    order = [(g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs]
     if _ORDER in root.flags:
-        root.flags[_ORDER] = order
-    return order
+        kept = [(g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs]
+        root.flags[_ORDER] = kept
+        return kept
+    return ((g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs if g not in skip)
 
 
 def node_count(graph: Graph) -> int:

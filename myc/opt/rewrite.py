@@ -27,8 +27,13 @@ def prim_of(n: Node) -> Primitive | None:
 
 
 def is_prim(n: Node, *names: str) -> bool:
-    p = prim_of(n)
-    return p is not None and p.name in names
+    # (prim_of inlined: every rule asks this of every node, each pass)
+    if isinstance(n, Apply):
+        f = n.inputs[0]
+        if isinstance(f, Constant):
+            v = f.value
+            return isinstance(v, Primitive) and v.name in names
+    return False
 
 
 def const_value(n: Node, default: Any = None) -> Any:

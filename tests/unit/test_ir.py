@@ -496,3 +496,37 @@ def test_closure_values_in_the_evaluator():
     interp = Interpreter(outer)
     assert interp.run(3.0) == 6.0
     assert isinstance(interp.fetch((3, outer, -1), None), Closure)
+
+
+def test_program_order_walks_a_settled_program_once():
+    """A function's settled program (``myc.runtime.specialize`` settles it) is walked once
+    for its fingerprint and every trace; any other root is walked at each call."""
+    from myc.frontend.fingerprint import fingerprint
+    from myc.ir.manager import program_order, settle
+
+    def f(a, b):
+        def inner(c):
+            return c * a + b
+        return inner(a) - b
+
+    g = parse(f)
+    fresh = list(program_order(g))
+    assert list(program_order(g)) is not fresh and list(program_order(g)) == fresh
+    mng = Manager(g)
+    assert fresh == [(h, schedule(h, mng.owned.get(h, []))) for h in mng.graphs]
+    before = fingerprint(g)
+    assert settle(g) is g
+    kept = program_order(g)
+    assert kept == fresh and program_order(g) is kept
+    assert fingerprint(g) == before
+    assert [h for h, _ in program_order(g, skip={g})] == [h for h, _ in fresh]  # (kept: all)
+
+
+    def f2(a):
+        def inner(c):
+            return c * a
+        return inner(a)
+
+    other = parse(f2)  # (not settled)
+    assert [h for h, _ in program_order(other, skip={other})] == \
+        [h for h in Manager(other).graphs if h is not other]
