@@ -11,7 +11,7 @@ import hashlib
 
 import numpy as np
 
-from myc.ir.manager import Manager, schedule
+from myc.ir.manager import program_order
 from myc.ir.nodes import Constant, Graph, Node
 from myc.prims import Primitive
 from myc.timings import timed
@@ -19,17 +19,16 @@ from myc.timings import timed
 
 @timed("cache keys")
 def fingerprint(root: Graph) -> str:
-    mng = Manager(root)
-    gidx = {g: i for i, g in enumerate(mng.graphs)}
+    program = list(program_order(root))
+    gidx = {g: i for i, (g, _) in enumerate(program)}
     h = hashlib.sha256()
-    for g in mng.graphs:
+    for g, order in program:
         nidx: dict[int, int] = {}
         parent = gidx.get(g.parent, -1) if g.parent is not None else -1
         h.update(f"G{gidx[g]} p{parent} n{len(g.parameters)} {g.flags.get('defaults')!r}|"
                  .encode())
         for i, p in enumerate(g.parameters):
             nidx[p.id] = i
-        order = schedule(g, mng.owned.get(g, []))
         for k, n in enumerate(order):
             nidx[n.id] = len(g.parameters) + k
         for n in order:

@@ -23,7 +23,7 @@ from myc.errors import (
     MycTypeError,
     MycValueError,
 )
-from myc.ir.manager import Manager, schedule
+from myc.ir.manager import program_order
 from myc.ir.nodes import Closure, Constant, Graph, Node
 from myc.prims import Primitive
 from myc.prims.containers import DictValue
@@ -111,11 +111,9 @@ class Interpreter:
         """Precompute the plans of ``root`` and the graphs reachable from it."""
         if root in self.plans:
             return
-        mng = Manager(root)
-        for g in mng.graphs:
+        for g, order in program_order(root, skip=self.plans):
             if g in self.plans:
                 continue
-            order = schedule(g, mng.owned.get(g, []))
             tail = bool(order) and order[-1] is g.output
             steps = [(n.id, [_operand(g, i) for i in n.inputs], n.loc)
                      for n in (order[:-1] if tail else order)]

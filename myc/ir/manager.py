@@ -8,7 +8,8 @@ computed once on construction; ``schedule`` orders a graph's own nodes for evalu
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
+from operator import attrgetter
 
 from myc.ir.nodes import Apply, Constant, Graph, Node
 
@@ -20,7 +21,12 @@ def graphs_used_by(node: Node) -> Graph | None:
 
 
 class Manager:
-    """Index of every graph reachable from ``roots`` through graph constants."""
+    """Index of every graph reachable from ``roots`` through graph constants.
+
+    ``graphs`` and ``owned`` are built on construction; ``users`` and ``constants``
+    (which most passes never read: they cost as much again as the walk) on first read,
+    from the walk's record of the nodes it visited.  Read them before changing the graph.
+    """
 
     def __init__(self, roots: Graph | Iterable[Graph], stop: frozenset[Graph] = frozenset()):
         if isinstance(roots, Graph):
@@ -31,52 +37,88 @@ class Manager:
         self.stop = stop
         self.graphs: list[Graph] = []
         self.owned: dict[Graph, list[Node]] = defaultdict(list)
-        self.users: dict[Node, list[tuple[Apply, int]]] = defaultdict(list)
-        self.constants: dict[Graph, list[Constant]] = defaultdict(list)
+        self._users: dict[Node, list[tuple[Apply, int]]] | None = None
+        self._constants: dict[Graph, list[Constant]] | None = None
+        # the Apply nodes in the order the walk expanded them, and for each graph walked
+        # from its output, where its share of them starts and ends
+        self._expanded: list[Apply] = []
+        self._walks: list[tuple[Graph, int, int]] = []
         self._fvs: dict[Graph, list[Node]] | None = None
         self._collect()
 
     def _collect(self) -> None:
-        seen_graphs: set[int] = set()
-        seen_nodes: set[int] = set()
+        # (nodes and graphs hash by identity; locals bound for the hot loop: this walk
+        # runs a few dozen times per compile over the whole program)
+        stop = self.stop
+        owned = self.owned
+        expanded = self._expanded
+        seen_graphs: set[Graph] = set()
+        seen_nodes: set[Node] = set()
+        seen = seen_nodes.add
         graph_stack = list(reversed(self.roots))
         while graph_stack:
             g = graph_stack.pop()
-            if g.id in seen_graphs or g in self.stop:
+            if g in seen_graphs or g in stop:
                 continue
-            seen_graphs.add(g.id)
+            seen_graphs.add(g)
             self.graphs.append(g)
             # parents are part of the program even when referenced only lexically
-            if g.parent is not None and g.parent.id not in seen_graphs:
+            if g.parent is not None and g.parent not in seen_graphs:
                 graph_stack.append(g.parent)
             for p in g.parameters:
-                if p.id not in seen_nodes:
-                    seen_nodes.add(p.id)
-                    self.owned[p.graph].append(p)
+                if p not in seen_nodes:
+                    seen(p)
+                    owned[p.graph].append(p)
             assert g.output is not None, f"graph {g.name} has no output"
+            start = len(expanded)
             stack: list[Node] = [g.output]
+            pop, push = stack.pop, stack.extend
             while stack:
-                n = stack.pop()
-                if n.id in seen_nodes:
+                n = pop()
+                if n in seen_nodes:
                     continue
-                seen_nodes.add(n.id)
-                if isinstance(n, Constant):
-                    sub = graphs_used_by(n)
-                    if sub is not None and sub.id not in seen_graphs:
+                seen(n)
+                cls = type(n)
+                if cls is Constant:
+                    sub = n.value  # type: ignore[attr-defined]
+                    if type(sub) is Graph and sub not in seen_graphs:
                         graph_stack.append(sub)
                     continue
-                if n.graph is not None:
-                    if n.graph in self.stop:
+                ng = n.graph
+                if ng is not None:
+                    if ng in stop:
                         continue
-                    self.owned[n.graph].append(n)
-                    if n.graph.id not in seen_graphs:
-                        graph_stack.append(n.graph)
-                if isinstance(n, Apply):
-                    for i, inp in enumerate(n.inputs):
-                        self.users[inp].append((n, i))
-                        if isinstance(inp, Constant):
-                            self.constants[g].append(inp)
-                        stack.append(inp)
+                    owned[ng].append(n)
+                    if ng not in seen_graphs:
+                        graph_stack.append(ng)
+                if cls is Apply:
+                    expanded.append(n)  # type: ignore[arg-type]
+                    push(n.inputs)  # type: ignore[attr-defined]
+            self._walks.append((g, start, len(expanded)))
+
+    @property
+    def users(self) -> dict[Node, list[tuple[Apply, int]]]:
+        """Every node's users: ``(apply, input index)``, in the walk's order."""
+        if self._users is None:
+            users: dict[Node, list[tuple[Apply, int]]] = defaultdict(list)
+            for n in self._expanded:
+                for i, inp in enumerate(n.inputs):
+                    users[inp].append((n, i))
+            self._users = users
+        return self._users
+
+    @property
+    def constants(self) -> dict[Graph, list[Constant]]:
+        """The constant inputs met walking from each graph's output, in order."""
+        if self._constants is None:
+            consts: dict[Graph, list[Constant]] = defaultdict(list)
+            for g, start, end in self._walks:
+                for n in self._expanded[start:end]:
+                    for inp in n.inputs:
+                        if type(inp) is Constant:
+                            consts[g].append(inp)
+            self._constants = consts
+        return self._constants
 
     def free_variables(self, g: Graph) -> list[Node]:
         """Nodes of enclosing graphs that ``g`` needs: those it or graphs nested in it use,
@@ -129,31 +171,67 @@ def _owned_within(n: Node, g: Graph) -> bool:
 
 
 def schedule(g: Graph, owned: list[Node]) -> list[Apply]:
-    """Topological order of the ``Apply`` nodes ``g`` owns (inputs before users)."""
-    mine = {n.id for n in owned if isinstance(n, Apply)}
-    order: list[Apply] = []
-    done: set[int] = set()
+    """Topological order of the ``Apply`` nodes ``g`` owns (inputs before users): from
+    each of them in the order they were made, its inputs depth-first, then itself."""
+    applies = [n for n in owned if type(n) is Apply]
+    mine = set(applies)
     # the output goes last, so that when it is a call it can be a tail call
-    roots: list[Node] = sorted((n for n in owned if isinstance(n, Apply)), key=lambda n: n.id)
+    roots: list[Node] = sorted(applies, key=_node_id)
     if g.output is not None:
         roots.append(g.output)
+    order: list[Apply] = []
+    done: set[Node] = set()
+    opened: set[Node] = set()  # inputs pushed, itself not yet placed
     for root in roots:
-        if root.id not in mine or root.id in done:
+        if root not in mine or root in done:
             continue
-        stack: list[tuple[Node, bool]] = [(root, False)]
+        stack: list[Node] = [root]
+        pop, push = stack.pop, stack.append
         while stack:
-            n, expanded = stack.pop()
-            if n.id in done:
+            n = pop()
+            if n in done:
                 continue
-            if expanded:
-                done.add(n.id)
+            if n in opened:  # its inputs are placed (a DAG: none of them is n)
+                done.add(n)
                 order.append(n)  # type: ignore[arg-type]
                 continue
-            stack.append((n, True))
+            opened.add(n)
+            push(n)
             for inp in reversed(n.inputs):  # type: ignore[attr-defined]
-                if inp.id in mine and inp.id not in done:
-                    stack.append((inp, False))
+                if inp in mine and inp not in done:
+                    push(inp)
     return order
+
+
+_node_id = attrgetter("id")
+
+
+_ORDER = "program order"  # the flag holding a settled program's schedules
+
+
+def settle(root: Graph) -> Graph:
+    """Declare that ``root``'s program no longer changes: a function's parsed and
+    differentiated program, which its fingerprint and every trace of every signature
+    walk.  :func:`program_order` then walks it once (kept in ``root.flags``)."""
+    root.flags.setdefault(_ORDER, None)
+    return root
+
+
+def program_order(root: Graph, skip: Container[Graph] = ()
+                  ) -> Iterable[tuple[Graph, list[Apply]]]:
+    """Every graph reachable from ``root`` (``Manager.graphs``' order) with its
+    :func:`schedule`; computed once for a :func:`settle` d root.  ``skip``: graphs the
+    caller has already seen, not scheduled again (read as the result is iterated) --
+    except in a settled root's kept list, which holds them all."""
+    kept = root.flags.get(_ORDER)
+    if kept is not None:
+        return kept
+    mng = Manager(root)
+    if _ORDER in root.flags:
+        kept = [(g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs]
+        root.flags[_ORDER] = kept
+        return kept
+    return ((g, schedule(g, mng.owned.get(g, []))) for g in mng.graphs if g not in skip)
 
 
 def node_count(graph: Graph) -> int:

@@ -27,8 +27,13 @@ def prim_of(n: Node) -> Primitive | None:
 
 
 def is_prim(n: Node, *names: str) -> bool:
-    p = prim_of(n)
-    return p is not None and p.name in names
+    # (prim_of inlined: every rule asks this of every node, each pass)
+    if isinstance(n, Apply):
+        f = n.inputs[0]
+        if isinstance(f, Constant):
+            v = f.value
+            return isinstance(v, Primitive) and v.name in names
+    return False
 
 
 def const_value(n: Node, default: Any = None) -> Any:
@@ -79,15 +84,17 @@ def rewrite(g: Graph, rules: list[Rule]) -> int:
     """Apply ``rules`` once over ``g``; return how many nodes were replaced."""
     mng = Manager(g)
     order = schedule(g, mng.owned.get(g, []))
-    new: dict[int, Node] = {}
+    new: dict[Node, Node] = {}  # (nodes hash and compare by identity)
+    get = new.get
     changes = 0
     for n in order:
-        inputs = [new.get(i.id, i) for i in n.inputs]
         cur: Node = n
-        if any(a is not b for a, b in zip(inputs, n.inputs, strict=True)):
-            cur = Apply(inputs, g, n.loc)
-            cur.abstract = n.abstract
-            cur.debug_name = n.debug_name
+        if new:  # (nothing replaced yet: every input is itself)
+            inputs = [get(i, i) for i in n.inputs]
+            if inputs != n.inputs:
+                cur = Apply(inputs, g, n.loc)
+                cur.abstract = n.abstract
+                cur.debug_name = n.debug_name
         for rule in rules:
             if not isinstance(cur, Apply):
                 break
@@ -96,7 +103,7 @@ def rewrite(g: Graph, rules: list[Rule]) -> int:
                 changes += 1
                 cur = r
         if cur is not n:
-            new[n.id] = cur
-    if g.output is not None and g.output.id in new:
-        g.output = new[g.output.id]
+            new[n] = cur
+    if g.output is not None and g.output in new:
+        g.output = new[g.output]
     return changes

@@ -29,6 +29,7 @@ from myc.backends.registry import backend as backend_named
 from myc.infer.runtime_ints import IntPolicy, NotRuntime, leaves, positions
 from myc.infer.signature import GraphBreak, signature_key
 from myc.ir.evaluator import Interpreter
+from myc.ir.manager import settle
 from myc.ir.nodes import Graph, Node
 from myc.prims.containers import leaves_of
 from myc.runtime import static_args, tiering, variants
@@ -50,7 +51,8 @@ class SpecializedFunction:
 
     def __init__(self, graph: Graph | None, source: Source | None = None,
                  backend: str = "cpu"):
-        self._graph = graph
+        # (its program is final: the fingerprint and every signature's trace walk it once)
+        self._graph = settle(graph) if graph is not None else None
         self.source = source
         self.backend = backend  # what kernels are compiled for ("cpu", "opencl", "cuda")
         # bounded (``myc.runtime.recompiles``); ints kept at run time where they decide
@@ -73,7 +75,7 @@ class SpecializedFunction:
     def graph(self) -> Graph:
         if self._graph is None:
             assert self.source is not None
-            self._graph = self.source.parse()
+            self._graph = settle(self.source.parse())
         return self._graph
 
     def fingerprint(self) -> str:

@@ -107,6 +107,26 @@ def test_manager_users():
     assert [(u, i) for u, i in mng.users[call.inputs[0]]] == [(call, 0)]
 
 
+def test_manager_users_and_constants_of_a_shared_program():
+    """``users`` and ``constants`` are built on first read from the walk's record: every
+    edge of every owned ``Apply`` once, in the order the walk met them."""
+    def f(a, b):
+        c = a * b + 2.0
+        return c * c - b * 2.0
+
+    g = parse(f)
+    mng = Manager(g)
+    applies = [n for h in mng.graphs for n in mng.owned[h] if isinstance(n, Apply)]
+    edges = sorted((inp.id, n.id, i) for n in applies for i, inp in enumerate(n.inputs))
+    assert sorted((inp.id, u.id, i) for inp, us in mng.users.items() for u, i in us) == edges
+    for inp, us in mng.users.items():
+        assert all(u.inputs[i] is inp for u, i in us)
+    consts = [c for cs in mng.constants.values() for c in cs]
+    assert sorted(c.id for c in consts) == sorted(
+        inp.id for n in applies for inp in n.inputs if isinstance(inp, Constant))
+    assert mng.users is mng.users  # built once
+
+
 def test_manager_free_variables_and_nesting():
     outer, inner, x, y, prod, call = _closure_program()
     mng = Manager(outer)
@@ -476,3 +496,37 @@ def test_closure_values_in_the_evaluator():
     interp = Interpreter(outer)
     assert interp.run(3.0) == 6.0
     assert isinstance(interp.fetch((3, outer, -1), None), Closure)
+
+
+def test_program_order_walks_a_settled_program_once():
+    """A function's settled program (``myc.runtime.specialize`` settles it) is walked once
+    for its fingerprint and every trace; any other root is walked at each call."""
+    from myc.frontend.fingerprint import fingerprint
+    from myc.ir.manager import program_order, settle
+
+    def f(a, b):
+        def inner(c):
+            return c * a + b
+        return inner(a) - b
+
+    g = parse(f)
+    fresh = list(program_order(g))
+    assert list(program_order(g)) is not fresh and list(program_order(g)) == fresh
+    mng = Manager(g)
+    assert fresh == [(h, schedule(h, mng.owned.get(h, []))) for h in mng.graphs]
+    before = fingerprint(g)
+    assert settle(g) is g
+    kept = program_order(g)
+    assert kept == fresh and program_order(g) is kept
+    assert fingerprint(g) == before
+    assert [h for h, _ in program_order(g, skip={g})] == [h for h, _ in fresh]  # (kept: all)
+
+
+    def f2(a):
+        def inner(c):
+            return c * a
+        return inner(a)
+
+    other = parse(f2)  # (not settled)
+    assert [h for h, _ in program_order(other, skip={other})] == \
+        [h for h in Manager(other).graphs if h is not other]
