@@ -3299,7 +3299,8 @@ class FunctionLowerer:
                  id(py.reversed): ("py_reversed", 1, 1), id(py.dict): ("to_dict", 0, 1),
                  id(py.zip): ("py_zip", 0, 99), id(py.range): ("py_range", 1, 3),
                  id(py.slice): ("make_slice", 1, 3), id(py.map): ("py_map", 2, 99),
-                 id(py.isinstance): ("py_isinstance", 2, 2), id(py.sorted): None}
+                 id(py.isinstance): ("py_isinstance", 2, 2), id(py.sorted): None,
+                 id(py.divmod): ("py_divmod", 2, 2)}
         if id(callee) not in table:
             if (callee is py.min or callee is py.max) and len(e.args) == 1 and \
                     not e.keywords:

@@ -246,7 +246,7 @@ def _integers(token, rng, method, low, high, size, endpoint):
     """``rng.integers(low, high, size, endpoint=)`` / ``rs.randint(low, high, size)``:
     the generator's own bounded-integer algorithm (so NumPy's draws), int64."""
     gen = resolve(rng)
-    if method == "randint":
+    if method == "randint" or (method == "choice" and isinstance(gen, np.random.RandomState)):
         return gen.randint(low, high, size=_size(size), dtype=np.int64)
     return gen.integers(low, high, size=_size(size), dtype=np.int64, endpoint=endpoint)
 
