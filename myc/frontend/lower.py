@@ -59,7 +59,7 @@ from myc.frontend.source import SourceInfo, read_function
 from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
-from myc.prims.containers import DictValue, ListValue, is_namedtuple
+from myc.prims.containers import DictValue, ListValue, const_set, is_namedtuple
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -1117,13 +1117,16 @@ class FunctionLowerer:
         full = list(args) + [sig.defaults[n] for n in sig.names[len(args):]]
         return self.apply(block, Constant(g, self.loc(node)), *full, node=node)
 
-    def mutate(self, name: str, build, node: ast.AST, block: Block) -> None:
+    def mutate(self, name: str, build, node: ast.AST, block: Block,
+               is_list: bool = False) -> None:
         """``name`` rebound to ``build(current value)``: how a list or dict is mutated.
 
         Python mutates the object, so every other name for it sees the change; myc's
         lists and dicts are values, so reading such another name afterwards is refused,
         and so is mutating a global or an enclosing function's variable (which the
-        caller would see)."""
+        caller would see).  ``is_list``: ``name`` holds a list (``.append``): a container
+        it was read from (``lst = d["k"]``) shows the change too, so reading that is
+        refused as well (were it an array, only reading its arrays would be)."""
         if name not in block.env.vars:
             found_outer = self.outer is not None and any(
                 name in lw.locals for lw, _ in self._outers())
@@ -1138,7 +1141,7 @@ class FunctionLowerer:
         value = build(current)
         line = getattr(node, "lineno", 0) + self.info.line_offset
         for other in _sharing(name, current, block.env):
-            if block.env.vars[other] is current:
+            if block.env.vars[other] is current or is_list:
                 block.env.stale[other] = (f"'{name}' was mutated (line {line})", None,
                                           name)
             else:  # an array's view (x[i] = v writes through it): refused if an array
@@ -1233,7 +1236,7 @@ class FunctionLowerer:
         for a, node in zip(args, e.args, strict=True):
             self._no_late_binding(a, node, "a list")
         self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
-                    block)
+                    block, is_list=True)
         return block
 
     def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
@@ -1895,6 +1898,7 @@ class FunctionLowerer:
         iterated sequence may hold are refused if read as arrays afterwards (all the
         names it may hold: zip's other sequences too, conservatively)."""
         targets = assigned_names([ast.Assign(targets=[s.target])])
+        self._mark_target_appends(s, targets, source, block)
         writes_of = self._written_in_place(s)
         for n, call in self._passed_to_writers(s.body, block).items():
             if n in targets:  # ``for g in grads: np.clip(g, -1, 1, out=g)`` / ``h(g)``
@@ -1914,6 +1918,29 @@ class FunctionLowerer:
             block.env.stale.setdefault(other, (
                 f"'{name}', a loop variable over a sequence holding it, is updated in place "
                 f"in the loop (line {line})", node, other))
+
+    def _mark_target_appends(self, s: ast.For, targets: set[str], source: Node,
+                             block: Block) -> None:
+        """``for row in rows: row.append(x)``: CPython appends to each list the
+        sequence holds, so ``rows`` (and every name that may hold those lists) changes;
+        the loop variable is rebound in myc, so reading those names afterwards is
+        refused."""
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name) and \
+                    n.func.value.id in targets and not _fresh_first(n.func.value.id, s.body):
+                line = n.lineno + self.info.line_offset
+                name = n.func.value.id
+                for other, node in list(block.env.vars.items()):
+                    # the sequence, an item of it (a list the loop appends to), or a
+                    # container that may hold the sequence (not the items' numbers)
+                    near = {f.id for f in _view_family(node, block.env.views)[:2]}
+                    if other not in targets and (source.id in near or
+                                                 _may_hold(node, {source.id})):
+                        block.env.stale.setdefault(other, (
+                            f"'{name}', a loop variable over a sequence holding it, is "
+                            f"mutated in the loop (line {line})", None, other))
+                return
 
     @staticmethod
     def _written_in_place(s: ast.While | ast.For) -> dict[str, list[ast.AST]]:
@@ -1949,10 +1976,12 @@ class FunctionLowerer:
                     name))
         for name, line in listed.items():
             current = block.env.vars.get(name)
-            for other, v in block.env.vars.items():
-                if current is not None and v is current and other != name:
-                    block.env.stale.setdefault(other, (
-                        f"'{name}' is mutated in the loop (line {line})", None, name))
+            if current is None:
+                continue
+            # the same list, or a container it was read from (``lst = d["k"]``)
+            for other in _sharing(name, current, block.env):
+                block.env.stale.setdefault(other, (
+                    f"'{name}' is mutated in the loop (line {line})", None, name))
 
     def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
               for_info: tuple | None) -> Block | None:
@@ -2236,6 +2265,10 @@ class FunctionLowerer:
             const = value.copy()
             const.flags.writeable = False
             return Constant(const, loc)
+        if isinstance(value, (set, frozenset)) and all(_static_key(k) for k in value):
+            # a set of constants (``HOLES = {5, 7}``): read when the program is parsed, for
+            # ``s in HOLES``, ``len`` and iteration in CPython's order at that moment
+            return Constant(const_set(value), loc)
         if isinstance(value, (list, dict)) or (isinstance(value, tuple) and
                                                type(value) is not tuple):
             # a list, dict or namedtuple: a static structure, read when the program is
