@@ -1471,6 +1471,8 @@ class FunctionLowerer:
                             f"'{ast.unparse(t)}' was updated in place (line {line})",
                             olds[-1], name)
             return block
+        if _attribute_target(s.target):  # self.t += 1: self.t = self.t + 1
+            return self._aug_assign_attribute(s, block)
         if not isinstance(s.target, ast.Name):
             self._reject_target(s.target)
         op = _BINOPS.get(type(s.op))
@@ -1491,6 +1493,33 @@ class FunctionLowerer:
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                       current, name)
         self.assign(s.target, value, block)
+        return block
+
+    def _aug_assign_attribute(self, s: ast.AugAssign, block: Block) -> Block:
+        """``self.t += 1`` (an environment's ``step``): the attribute's new value, kept
+        in its dtype and shape as NumPy's in-place update keeps an array's, assigned
+        as ``self.t = ...`` is (``_assign_attribute``: a method doing it to ``self`` is
+        called through its write-back twin).  Names that shared the array are refused
+        if read as arrays afterwards, as for ``a += v``."""
+        op = _BINOPS.get(type(s.op))
+        if op is None:
+            raise self.error(MycSyntaxError,
+                             f"operator '{type(s.op).__name__}=' is not supported", s)
+        t = s.target
+        load = ast.copy_location(ast.Attribute(value=t.value, attr=t.attr,  # type: ignore
+                                               ctx=ast.Load()), t)
+        current = self.expr(load, block)
+        value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
+        value = self.apply(block, P.aug_assign, current, value, node=s)
+        line = s.lineno + self.info.line_offset
+        root = t.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        owner = root.id if isinstance(root, ast.Name) else ""  # (rebound by the assignment)
+        for other in _sharing(owner, current, block.env):
+            block.env.stale[other] = (f"'{ast.unparse(t)}' was updated in place (line "
+                                      f"{line})", current, other)
+        self.assign(t, value, block)
         return block
 
     def _item_of_item(self, target: ast.Subscript, value: Node, block: Block) -> None:

@@ -168,6 +168,14 @@ def choice_population(a):
     return len(a)
 
 
+def permutation_length(x):
+    """How many items ``rng.permutation(x)`` shuffles: ``x`` for an int, else the
+    array's first dimension."""
+    if np.ndim(x) == 0:  # an int (one computed from data: refused by the draw)
+        return x
+    return np.shape(x)[0]
+
+
 def choice_pick(a, idx):
     """``rng.choice(a)``'s result given the drawn index: the index for an int ``a``."""
     if P.is_int(a):

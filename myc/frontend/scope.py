@@ -24,7 +24,7 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
 
 def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
     """The variables whose objects ``stmts`` change by assigning attributes
-    (``self.total = ...``, ``self.mean[c, :] = ...``, ``self.a.b = ...``): myc rebinds
+    (``self.total = ...``, ``self.t += 1``, ``self.mean[c, :] = ...``): myc rebinds
     them to the changed object, so a loop carries them (not descending into nested
     functions, whose writes to an enclosing variable are refused)."""
     out: set[str] = set()
@@ -43,8 +43,8 @@ def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
                              ast.Lambda)):
             return
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 for sub in ast.walk(t):
                     if isinstance(sub, (ast.Attribute, ast.Subscript)) and \
                             isinstance(sub.ctx, ast.Store):

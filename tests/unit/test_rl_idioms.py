@@ -124,3 +124,102 @@ def test_lists_copied_or_appended_directly_still_compile():
 
     assert myc.jit(f)(1.5) == f(1.5)
     assert myc.grad(f)(1.5) == pytest.approx(4.0 + 3.0)
+
+
+class _Env:
+    """A tutorial environment: ``step`` counts with ``self.t += 1``."""
+
+    def __init__(self):
+        self.n = 4
+
+    def reset(self):
+        self.state = 0
+        self.t = 0
+        return self.state
+
+    def step(self, action):
+        self.t += 1
+        self.state = min(self.state + action, self.n - 1)
+        return self.state, self.t >= 3
+
+
+def test_attribute_augmented_assignment_in_a_method_called_in_a_loop():
+    def f(x, env):
+        env.reset()
+        done = False
+        total = 0.0
+        while not done:
+            s, done = env.step(1)
+            total = total + x * s
+        return total + env.t
+
+    assert myc.jit(f)(2.0, _Env()) == f(2.0, _Env())
+    assert myc.grad(f)(2.0, _Env()) == 1.0 + 2.0 + 3.0
+
+
+class _Acc:
+    def __init__(self):
+        self.total = np.zeros(2)
+        self.n = 0
+
+    def add(self, v):
+        self.total += v
+        self.n += 1
+
+
+def test_attribute_augmented_assignment_of_an_array():
+    def f(x):
+        a = _Acc()
+        for i in range(3):
+            a.add(x * i)
+        return np.sum(a.total) / a.n
+
+    x = np.array([1.0, 2.0])
+    assert myc.jit(f)(x) == f(x)
+    np.testing.assert_allclose(myc.grad(f)(x), [1.0, 1.0])
+
+    def g(x, acc):
+        before = acc.total
+        acc.total += x  # CPython: ``before`` is the same array, changed
+        return np.sum(before)
+
+    with pytest.raises(myc.MycError, match="shares its array"):
+        myc.jit(g)(1.0, _Acc())
+
+
+def _permuted(rng, x):
+    p = rng.permutation(5)
+    q = rng.permutation(x)
+    return np.sum(p * np.arange(5)) + np.sum(q * np.arange(1, 5)[:, None]) + rng.normal()
+
+
+@pytest.mark.parametrize("make", [np.random.default_rng, np.random.RandomState])
+def test_permutation_draws_numpys_order(make):
+    x = np.arange(8.0).reshape(4, 2)
+    for seed in range(4):
+        assert myc.jit(_permuted)(make(seed), x) == _permuted(make(seed), x)
+
+
+def test_loop_over_a_permutation_and_its_gradient():
+    def visit(rng, n):
+        out = 0
+        for i in rng.permutation(n):
+            out = out * 10 + i
+        return out
+
+    assert myc.jit(visit)(np.random.default_rng(2), 4) == visit(np.random.default_rng(2), 4)
+    x = np.arange(8.0).reshape(4, 2)
+    g = myc.grad(lambda x, rng: np.sum(rng.permutation(x) * np.arange(4)[:, None]), 0)(
+        x, np.random.default_rng(7))
+    where = np.argsort(np.random.default_rng(7).permutation(4))
+    np.testing.assert_array_equal(g, np.repeat(where[:, None].astype(float), 2, axis=1))
+
+
+def test_permutation_of_a_length_from_data_is_refused_at_the_line():
+    def f(rng, x):
+        return rng.permutation(int(np.sum(x)))
+
+    with pytest.raises(myc.MycError, match="length known when the program is compiled") \
+            as info:
+        myc.jit(f)(np.random.default_rng(0), np.ones(3))
+    assert info.value.loc.line == f.__code__.co_firstlineno + 1
