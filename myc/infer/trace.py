@@ -43,7 +43,7 @@ from myc.infer.dynslice import DynamicSlices, DynSlice, holds_dynamic_slice
 from myc.infer.masked import WHY as MASK_WHY
 from myc.infer.masked import Masked, MaskedLen, MaskedSelections, holds_masked
 from myc.infer.rules import infer
-from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
+from myc.infer.signature import EFFECT_WHY, GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.infer.store_forward import read_through
 from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
@@ -233,8 +233,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 raise translate_exception(exc, prim.name, loc) from None
         effect = not prim.pure
         if effect and self.concrete:  # decisions taken on this call's values: not a draw's
-            raise GraphBreak("a random draw or print in a program specialized on its "
-                             "data-dependent decisions", loc)
+            raise GraphBreak(EFFECT_WHY, loc)
         if effect and getattr(self, "building", None):  # a typed function's own program
             raise GraphBreak("a random draw or print in a recursive function whose depth "
                              "depends on data", loc)

@@ -223,3 +223,26 @@ def test_permutation_of_a_length_from_data_is_refused_at_the_line():
             as info:
         myc.jit(f)(np.random.default_rng(0), np.ones(3))
     assert info.value.loc.line == f.__code__.co_firstlineno + 1
+
+
+def _discounted(p, rng):
+    r = np.where(rng.uniform(size=(5, 1)) < p, 1.0, 0.0)
+    out = np.zeros_like(r)
+    running_add = 0
+    for t in reversed(range(0, r.size)):
+        if r[t] != 0:
+            running_add = 0  # an int here, a (1,) array after the update below
+        running_add = running_add * 0.9 + r[t]
+        out[t] = running_add
+    return np.sum(out) * p
+
+
+def test_a_draw_in_a_specialized_program_names_the_decision_that_specialized_it():
+    # (a policy-gradient script's discount_rewards on sampled rewards: the evaluator
+    # runs it, and the warning says which line to change, not only the draw's)
+    line = _discounted.__code__.co_firstlineno + 4
+    with pytest.warns(myc.MycFallbackWarning,
+                      match=rf"because a loop variable changes type .* at "
+                            rf"test_rl_idioms.py:{line}\)"):
+        got = myc.jit(_discounted)(0.5, np.random.default_rng(1))
+    assert got == _discounted(0.5, np.random.default_rng(1))
