@@ -112,6 +112,27 @@ def _attribute_target(t: ast.AST) -> bool:
                                              _attribute_target(t.value))
 
 
+# ``Env.stale``'s "array" for names refused only if they are or hold a list or dict
+_LIST_ONLY = Constant(None)
+
+
+def _const_within(box: Node, item: Node) -> bool:
+    """Are ``box`` and ``item`` constants, ``item`` a list or dict equal to one that
+    ``box`` holds (``lst = []; d = {"k": lst}`` folds both: the link is by value)?"""
+    if not (isinstance(box, Constant) and isinstance(item, Constant) and
+            isinstance(item.value, (ListValue, DictValue))):
+        return False
+    want = item.value
+    todo = [box.value]
+    while todo:
+        v = todo.pop()
+        if type(v) is type(want) and v == want:
+            return True
+        if isinstance(v, tuple):  # (ListValue and DictValue are tuples too)
+            todo.extend(v)
+    return False
+
+
 def _item_target(t: ast.AST) -> bool:
     """``name[index]`` as an assignment target (a list's, dict's or array's item)."""
     return isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name)
@@ -1147,6 +1168,15 @@ class FunctionLowerer:
             else:  # an array's view (x[i] = v writes through it): refused if an array
                 block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                           current, name)
+        if is_list:
+            # a container holding the list (``d = {"k": lst}; lst.append(x)``) shows the
+            # change in CPython: refused if read as, or holding, a list or dict
+            for other, node in block.env.vars.items():
+                if other != name and (_reaches(node, {current.id}, self.flows,
+                                               _possible_inputs) or
+                                      _const_within(node, current)):
+                    block.env.stale.setdefault(other, (
+                        f"'{name}' was appended to (line {line})", _LIST_ONLY, name))
         block.env.vars[name] = value
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
@@ -1221,6 +1251,9 @@ class FunctionLowerer:
         """``out.append(h)`` / ``.extend`` / ``.insert`` as a statement."""
         attr = e.func.attr  # type: ignore[attr-defined]
         recv = e.func.value  # type: ignore[attr-defined]
+        if _item_target(recv) or (isinstance(recv, ast.Subscript) and
+                                  _item_target(recv.value)):
+            return self._mutate_item(e, block)
         if not isinstance(recv, ast.Name):
             raise self.error(MycSyntaxError, f"'.{attr}()' is supported on a variable "
                              "holding a list (out.append(x)), not on an expression", e,
@@ -1237,6 +1270,48 @@ class FunctionLowerer:
             self._no_late_binding(a, node, "a list")
         self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
                     block, is_list=True)
+        return block
+
+    def _mutate_item(self, e: ast.Call, block: Block) -> Block:
+        """``groups[k].append(x)`` / ``P[s][a].append(t)`` (Gym-style transition
+        tables): the item's list rebuilt with the element and stored back, the
+        container rebound (as ``d[k] = v``).  CPython appends to the list object
+        itself, so every other name that may hold it sees the change: names reading
+        the container (``row = P[s]``) are refused if read afterwards, and names whose
+        value the container may hold are refused if they are, or hold, a list or dict
+        (their numbers and arrays are not changed by an append)."""
+        attr = e.func.attr  # type: ignore[attr-defined]
+        recv = e.func.value  # type: ignore[attr-defined]
+        if e.keywords or len(e.args) != _MUTATORS[attr] or any(
+                isinstance(a, ast.Starred) for a in e.args):
+            raise self.error(MycTypeError, f"list.{attr}() takes exactly "
+                             f"{_MUTATORS[attr]} argument(s)", e)
+        args = [self.expr(a, block) for a in e.args]
+        for a, node in zip(args, e.args, strict=True):
+            self._no_late_binding(a, node, "a list")
+        keys = [recv.slice] if _item_target(recv) else [recv.value.slice, recv.slice]
+        root = recv.value if _item_target(recv) else recv.value.value
+        name = root.id
+        before = self.read_name(name, root, block)
+        line = e.lineno + self.info.line_offset
+        held = [other for other, node in block.env.vars.items() if other != name and (
+            self._may_flow(before, {f.id for f in _view_family(node, block.env.views)}) or
+            _const_within(before, node))]
+
+        def build(cur: Node) -> Node:
+            idx = [self.subscript_index(k, block) for k in keys]
+            items = [cur]
+            for k in idx:
+                items.append(self.apply(block, P.getitem, items[-1], k, node=recv))
+            new = self.py_call(attr, [items[-1], *args], e, block)
+            for box, k in zip(reversed(items[:-1]), reversed(idx), strict=True):
+                new = self.py_call("setitem", [box, k, new], recv, block)
+            return new
+
+        self.mutate(name, build, recv, block, is_list=True)
+        for other in held:  # (the container's own readers were refused by mutate)
+            block.env.stale.setdefault(other, (
+                f"'{ast.unparse(recv)}' was appended to (line {line})", _LIST_ONLY, name))
         return block
 
     def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
@@ -2215,6 +2290,12 @@ class FunctionLowerer:
                         f"{why}; CPython would show the change here, myc lists and dicts "
                         "are values", node, hint=f"copy it where it is made ({name} = "
                         "list(...) or dict(...)), or read the mutated variable")
+                if watched is _LIST_ONLY:  # refused if it is, or holds, a list or dict
+                    return self.apply(
+                        block, P.list_guard, value,
+                        f"'{name}' may hold a list that was appended to since: {why}; "
+                        "CPython would show the change here, myc lists are values|hint|"
+                        "read it through the container the list was appended in", node=node)
                 if not (watched.graph is None or block.graph.is_within(watched.graph)):
                     # updated on a path that has joined this one: the updated variable's
                     # value here has the type the guard needs (an update keeps it)

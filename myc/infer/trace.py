@@ -567,6 +567,15 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
     def p_dtype(self, args, loc):
         return self._from_abstract(P.dtype, args, loc)
 
+    def p_list_guard(self, args, loc):
+        from myc.prims.ops import holds_list
+
+        value, message = args
+        if holds_list(value):
+            text, _, hint = message.partition("|hint|")
+            raise MycSyntaxError(text, loc=loc, hint=hint or None)
+        return value
+
     def p_alias_guard(self, args, loc):
         value, updated, message = args
         if isinstance(updated, (Node, np.ndarray)):

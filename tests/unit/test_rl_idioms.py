@@ -246,3 +246,78 @@ def test_a_draw_in_a_specialized_program_names_the_decision_that_specialized_it(
                             rf"test_rl_idioms.py:{line}\)"):
         got = myc.jit(_discounted)(0.5, np.random.default_rng(1))
     assert got == _discounted(0.5, np.random.default_rng(1))
+
+
+def _transition_table(x):
+    P = {s: {a: [] for a in range(2)} for s in range(3)}
+    for s in range(3):
+        for a in range(2):
+            P[s][a].append((0.5, s, x * s, s == 2))
+            P[s][a].append((0.5, a, x, False))
+    tot = 0.0
+    for s in range(3):
+        for a in range(2):
+            tot = tot + sum(p * r for p, s_, r, d in P[s][a]) + len(P[s][a])
+    return tot
+
+
+def _history(x):
+    hist = {"loss": [], "acc": []}
+    for i in range(3):
+        hist["loss"].append(x * i)
+        hist["acc"].append(i)
+    return np.sum(np.array(hist["loss"])) + len(hist["acc"])
+
+
+def test_append_to_an_item_of_a_dict_or_of_its_item():
+    # Gym-style P[s][a].append((prob, next_state, reward, done)); a history dict
+    for fn, d in ((_transition_table, 6.0), (_history, 3.0)):
+        assert myc.jit(fn)(1.5) == fn(1.5)
+        assert myc.grad(fn)(1.5) == pytest.approx(d)
+
+
+def _list_then_stored(x):
+    lst = [x]
+    d = {"k": lst}
+    lst.append(x)  # CPython: d["k"] is lst, now two long
+    return len(d["k"]) * 1.0
+
+
+def _empty_list_then_stored(x):
+    lst = []
+    d = {"k": lst}
+    lst.append(x)
+    return len(d["k"]) * 1.0
+
+
+def _stored_then_appended_through_the_item(x):
+    lst = []
+    d = {"k": lst}
+    d["k"].append(x)  # CPython: lst is d["k"]
+    return len(lst) * 1.0
+
+
+@pytest.mark.parametrize("fn, cpython", [(_list_then_stored, 2.0),
+                                         (_empty_list_then_stored, 1.0),
+                                         (_stored_then_appended_through_the_item, 1.0)])
+def test_a_container_holding_an_appended_list_is_refused_not_stale(fn, cpython):
+    # (the first two gave the list's old length, 1.0 and 0.0, in silence)
+    assert fn(1.0) == cpython
+    with pytest.raises(myc.MycSyntaxError, match="appended to"):
+        myc.jit(fn)(1.0)
+
+
+def test_numbers_held_by_an_appended_container_stay_readable():
+    def f(x):
+        y = x * 2
+        n = 0
+        d = {"k": [y]}
+        n = len(d["k"])
+        d["k"].append(x)
+        xs = [y]
+        m = len(xs)
+        xs.append(x)
+        return y + n + m + len(d["k"]) + len(xs)
+
+    assert myc.jit(f)(1.5) == f(1.5)
+    assert myc.grad(f)(1.5) == 2.0
