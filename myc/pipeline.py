@@ -22,7 +22,7 @@ from typing import Any
 from myc import timings
 from myc.backends.registry import backend as backend_named
 from myc.backends.registry import names as backend_names
-from myc.infer.signature import GraphBreak
+from myc.infer.signature import EFFECT_WHY, GraphBreak
 from myc.ir.manager import node_count
 from myc.ir.nodes import Graph
 from myc.ir.verify import verify
@@ -123,7 +123,17 @@ def specialize(graph: Graph, args: list[Any]) -> tuple[Graph, Any, GraphBreak | 
             except GraphBreak as brk:
                 if not typed_calls and _recursion(brk):
                     calls = [False, True]
-    typed, template = trace(graph, args, guarded=True)
+    try:
+        typed, template = trace(graph, args, guarded=True)
+    except GraphBreak as brk:
+        if first is None or brk.reason != EFFECT_WHY:
+            raise
+        # a draw cannot be specialized on: say which decision asked for specialization
+        # (``if r[t] != 0: running_add = 0``), the line a rewrite would change
+        where = "" if first.loc is None else \
+            f" at {os.path.basename(first.loc.filename)}:{first.loc.line}"
+        raise GraphBreak(f"{brk.reason}, which it is because {first.reason}{where}",
+                         brk.loc) from None
     return typed, template, first
 
 

@@ -49,11 +49,13 @@ RNG_METHODS: dict[str, tuple[tuple[tuple[str, Any], ...], str, str]] = {
                   ("endpoint", False)), "integers", "integers"),
     "randint": ((("low", None), ("high", None), ("size", None), ("dtype", None)), "randint",
                 "integers"),
+    # the generator's own shuffle of arange(n), called with n; of an array: its rows so
+    "permutation": ((("x", None),), "permutation", "permutation"),
 }
 
 
 # NumPy draws myc does not run: named in the error, with what to do instead
-OTHER_DRAWS = frozenset("""permutation shuffle permuted exponential gamma
+OTHER_DRAWS = frozenset("""shuffle permuted exponential gamma
 beta binomial poisson multivariate_normal standard_t laplace lognormal random_integers
 bytes dirichlet multinomial geometric standard_exponential
 standard_gamma standard_cauchy chisquare f logistic gumbel pareto power rayleigh
@@ -195,24 +197,27 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
         dtype: Node = Constant(None)
     else:
         b = _bind(low, e, block, params, what)
-        size, dtype = b["size"], b.get("dtype", Constant(None))
+        size, dtype = b.get("size", Constant(None)), b.get("dtype", Constant(None))
         if form in ("normal", "uniform"):
             a, c = (b["loc"], b["scale"]) if form == "normal" else (b["low"], b["high"])
             size = low.apply(block, P.draw_size, size, low.apply(block, P.shape, a, node=e),
                              low.apply(block, P.shape, c, node=e), node=e)
     if form == "integers":
         return _integers_call(low, rng, method, b, e, block)
+    if form == "permutation":
+        n = low.py_call("permutation_length", [b["x"]], e, block)
+        idx = low.apply(block, P.rng_permutation, token(block), rng, n, node=e)
+        set_token(block, low.apply(block, P.token_of, idx, node=e))
+        return low.py_call("choice_pick", [b["x"], idx], e, block)
     if form == "choice":
-        for k in ("a", "p"):
-            if isinstance(b[k], Constant) and b[k].value is None:
-                raise low.error(MycTypeError, f"the random draw '.choice()' without {k}= is "
-                                "not supported inside compiled code (with p=, it draws as "
-                                "NumPy does)", e, hint="draw it outside the compiled function "
-                                "and pass the array as an argument, or give p=")
+        if isinstance(b["a"], Constant) and b["a"].value is None:
+            raise low.error(MycTypeError, "rng.choice() needs a (an int or a 1-d array)", e)
         if not (isinstance(b["replace"], Constant) and b["replace"].value is True):
             raise low.error(MycTypeError, "rng.choice(..., replace=False) is not supported "
                             "inside compiled code", e,
                             hint="draw it outside the compiled function and pass it in")
+        if isinstance(b["p"], Constant) and b["p"].value is None:
+            return _uniform_choice(low, rng, b, e, block)
     z = low.apply(block, P.rng_draw, token(block), rng, standard, size, dtype, node=e)
     set_token(block, low.apply(block, P.token_of, z, node=e))
     if form == "choice":
@@ -223,6 +228,16 @@ def rng_call(low, rng: Node, method: str, e: ast.Call, block) -> Node:
         width = low.apply(block, P.sub, c, a, node=e)
         return low.apply(block, P.add, a, low.apply(block, P.mul, width, z, node=e), node=e)
     return z
+
+
+def _uniform_choice(low, rng: Node, b: dict[str, Node], e: ast.Call, block) -> Node:
+    """``rng.choice(a, size)`` without ``p=``: NumPy draws the index as its bounded
+    integers in ``[0, len(a))`` (``integers``/``randint``: the same stream), then picks."""
+    n = low.py_call("choice_population", [b["a"]], e, block)
+    idx = low.apply(block, P.rng_integers, token(block), rng, "choice", Constant(0), n,
+                    b["size"], Constant(False), node=e)
+    set_token(block, low.apply(block, P.token_of, idx, node=e))
+    return low.py_call("choice_pick", [b["a"], idx], e, block)
 
 
 def _integers_call(low, rng: Node, method: str, b: dict[str, Node], e: ast.Call,

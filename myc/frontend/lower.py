@@ -59,7 +59,7 @@ from myc.frontend.source import SourceInfo, read_function
 from myc.frontend.transform_value import TRANSFORM_VALUE
 from myc.ir.nodes import Apply, Constant, Graph, Node, Parameter
 from myc.prims import UNDEF, ZERO, P, Primitive
-from myc.prims.containers import DictValue, ListValue, is_namedtuple
+from myc.prims.containers import DictValue, ListValue, const_set, is_namedtuple
 from myc.timings import timed
 
 _UNSUPPORTED_STMT = {
@@ -110,6 +110,27 @@ def _attribute_target(t: ast.AST) -> bool:
     """``obj.attr = v``, ``self.a.b = v``: an attribute of an object held by a variable."""
     return isinstance(t, ast.Attribute) and (isinstance(t.value, ast.Name) or
                                              _attribute_target(t.value))
+
+
+# ``Env.stale``'s "array" for names refused only if they are or hold a list or dict
+_LIST_ONLY = Constant(None)
+
+
+def _const_within(box: Node, item: Node) -> bool:
+    """Are ``box`` and ``item`` constants, ``item`` a list or dict equal to one that
+    ``box`` holds (``lst = []; d = {"k": lst}`` folds both: the link is by value)?"""
+    if not (isinstance(box, Constant) and isinstance(item, Constant) and
+            isinstance(item.value, (ListValue, DictValue))):
+        return False
+    want = item.value
+    todo = [box.value]
+    while todo:
+        v = todo.pop()
+        if type(v) is type(want) and v == want:
+            return True
+        if isinstance(v, tuple):  # (ListValue and DictValue are tuples too)
+            todo.extend(v)
+    return False
 
 
 def _item_target(t: ast.AST) -> bool:
@@ -1299,13 +1320,16 @@ class FunctionLowerer:
         full = list(args) + [sig.defaults[n] for n in sig.names[len(args):]]
         return self.apply(block, Constant(g, self.loc(node)), *full, node=node)
 
-    def mutate(self, name: str, build, node: ast.AST, block: Block) -> None:
+    def mutate(self, name: str, build, node: ast.AST, block: Block,
+               is_list: bool = False) -> None:
         """``name`` rebound to ``build(current value)``: how a list or dict is mutated.
 
         Python mutates the object, so every other name for it sees the change; myc's
         lists and dicts are values, so reading such another name afterwards is refused,
         and so is mutating a global or an enclosing function's variable (which the
-        caller would see)."""
+        caller would see).  ``is_list``: ``name`` holds a list (``.append``): a container
+        it was read from (``lst = d["k"]``) shows the change too, so reading that is
+        refused as well (were it an array, only reading its arrays would be)."""
         if name not in block.env.vars:
             found_outer = self.outer is not None and any(
                 name in lw.locals for lw, _ in self._outers())
@@ -1320,12 +1344,21 @@ class FunctionLowerer:
         value = build(current)
         line = getattr(node, "lineno", 0) + self.info.line_offset
         for other in _sharing(name, current, block.env):
-            if block.env.vars[other] is current:
+            if block.env.vars[other] is current or is_list:
                 block.env.stale[other] = (f"'{name}' was mutated (line {line})", None,
                                           name)
             else:  # an array's view (x[i] = v writes through it): refused if an array
                 block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                           current, name)
+        if is_list:
+            # a container holding the list (``d = {"k": lst}; lst.append(x)``) shows the
+            # change in CPython: refused if read as, or holding, a list or dict
+            for other, node in block.env.vars.items():
+                if other != name and (_reaches(node, {current.id}, self.flows,
+                                               _possible_inputs) or
+                                      _const_within(node, current)):
+                    block.env.stale.setdefault(other, (
+                        f"'{name}' was appended to (line {line})", _LIST_ONLY, name))
         block.env.vars[name] = value
         block.env.maybe_undef.discard(name)
         block.env.stale.pop(name, None)
@@ -1400,6 +1433,9 @@ class FunctionLowerer:
         """``out.append(h)`` / ``.extend`` / ``.insert`` as a statement."""
         attr = e.func.attr  # type: ignore[attr-defined]
         recv = e.func.value  # type: ignore[attr-defined]
+        if _item_target(recv) or (isinstance(recv, ast.Subscript) and
+                                  _item_target(recv.value)):
+            return self._mutate_item(e, block)
         if not isinstance(recv, ast.Name):
             raise self.error(MycSyntaxError, f"'.{attr}()' is supported on a variable "
                              "holding a list (out.append(x)), not on an expression", e,
@@ -1415,7 +1451,49 @@ class FunctionLowerer:
         for a, node in zip(args, e.args, strict=True):
             self._no_late_binding(a, node, "a list")
         self.mutate(recv.id, lambda cur: self.py_call(attr, [cur, *args], e, block), recv,
-                    block)
+                    block, is_list=True)
+        return block
+
+    def _mutate_item(self, e: ast.Call, block: Block) -> Block:
+        """``groups[k].append(x)`` / ``P[s][a].append(t)`` (Gym-style transition
+        tables): the item's list rebuilt with the element and stored back, the
+        container rebound (as ``d[k] = v``).  CPython appends to the list object
+        itself, so every other name that may hold it sees the change: names reading
+        the container (``row = P[s]``) are refused if read afterwards, and names whose
+        value the container may hold are refused if they are, or hold, a list or dict
+        (their numbers and arrays are not changed by an append)."""
+        attr = e.func.attr  # type: ignore[attr-defined]
+        recv = e.func.value  # type: ignore[attr-defined]
+        if e.keywords or len(e.args) != _MUTATORS[attr] or any(
+                isinstance(a, ast.Starred) for a in e.args):
+            raise self.error(MycTypeError, f"list.{attr}() takes exactly "
+                             f"{_MUTATORS[attr]} argument(s)", e)
+        args = [self.expr(a, block) for a in e.args]
+        for a, node in zip(args, e.args, strict=True):
+            self._no_late_binding(a, node, "a list")
+        keys = [recv.slice] if _item_target(recv) else [recv.value.slice, recv.slice]
+        root = recv.value if _item_target(recv) else recv.value.value
+        name = root.id
+        before = self.read_name(name, root, block)
+        line = e.lineno + self.info.line_offset
+        held = [other for other, node in block.env.vars.items() if other != name and (
+            self._may_flow(before, {f.id for f in _view_family(node, block.env.views)}) or
+            _const_within(before, node))]
+
+        def build(cur: Node) -> Node:
+            idx = [self.subscript_index(k, block) for k in keys]
+            items = [cur]
+            for k in idx:
+                items.append(self.apply(block, P.getitem, items[-1], k, node=recv))
+            new = self.py_call(attr, [items[-1], *args], e, block)
+            for box, k in zip(reversed(items[:-1]), reversed(idx), strict=True):
+                new = self.py_call("setitem", [box, k, new], recv, block)
+            return new
+
+        self.mutate(name, build, recv, block, is_list=True)
+        for other in held:  # (the container's own readers were refused by mutate)
+            block.env.stale.setdefault(other, (
+                f"'{ast.unparse(recv)}' was appended to (line {line})", _LIST_ONLY, name))
         return block
 
     def stmt_Pass(self, s: ast.Pass, block: Block) -> Block:
@@ -1650,6 +1728,8 @@ class FunctionLowerer:
                             f"'{ast.unparse(t)}' was updated in place (line {line})",
                             olds[-1], name)
             return block
+        if _attribute_target(s.target):  # self.t += 1: self.t = self.t + 1
+            return self._aug_assign_attribute(s, block)
         if not isinstance(s.target, ast.Name):
             self._reject_target(s.target)
         op = _BINOPS.get(type(s.op))
@@ -1670,6 +1750,33 @@ class FunctionLowerer:
             block.env.stale[other] = (f"'{name}' was updated in place (line {line})",
                                       current, name)
         self.assign(s.target, value, block)
+        return block
+
+    def _aug_assign_attribute(self, s: ast.AugAssign, block: Block) -> Block:
+        """``self.t += 1`` (an environment's ``step``): the attribute's new value, kept
+        in its dtype and shape as NumPy's in-place update keeps an array's, assigned
+        as ``self.t = ...`` is (``_assign_attribute``: a method doing it to ``self`` is
+        called through its write-back twin).  Names that shared the array are refused
+        if read as arrays afterwards, as for ``a += v``."""
+        op = _BINOPS.get(type(s.op))
+        if op is None:
+            raise self.error(MycSyntaxError,
+                             f"operator '{type(s.op).__name__}=' is not supported", s)
+        t = s.target
+        load = ast.copy_location(ast.Attribute(value=t.value, attr=t.attr,  # type: ignore
+                                               ctx=ast.Load()), t)
+        current = self.expr(load, block)
+        value = self.apply(block, getattr(P, op), current, self.expr(s.value, block), node=s)
+        value = self.apply(block, P.aug_assign, current, value, node=s)
+        line = s.lineno + self.info.line_offset
+        root = t.value
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        owner = root.id if isinstance(root, ast.Name) else ""  # (rebound by the assignment)
+        for other in _sharing(owner, current, block.env):
+            block.env.stale[other] = (f"'{ast.unparse(t)}' was updated in place (line "
+                                      f"{line})", current, other)
+        self.assign(t, value, block)
         return block
 
     def _item_of_item(self, target: ast.Subscript, value: Node, block: Block) -> None:
@@ -2077,6 +2184,7 @@ class FunctionLowerer:
         iterated sequence may hold are refused if read as arrays afterwards (all the
         names it may hold: zip's other sequences too, conservatively)."""
         targets = assigned_names([ast.Assign(targets=[s.target])])
+        self._mark_target_appends(s, targets, source, block)
         writes_of = self._written_in_place(s)
         for n, call in self._passed_to_writers(s.body, block).items():
             if n in targets:  # ``for g in grads: np.clip(g, -1, 1, out=g)`` / ``h(g)``
@@ -2096,6 +2204,29 @@ class FunctionLowerer:
             block.env.stale.setdefault(other, (
                 f"'{name}', a loop variable over a sequence holding it, is updated in place "
                 f"in the loop (line {line})", node, other))
+
+    def _mark_target_appends(self, s: ast.For, targets: set[str], source: Node,
+                             block: Block) -> None:
+        """``for row in rows: row.append(x)``: CPython appends to each list the
+        sequence holds, so ``rows`` (and every name that may hold those lists) changes;
+        the loop variable is rebound in myc, so reading those names afterwards is
+        refused."""
+        for n in ast.walk(ast.Module(body=s.body, type_ignores=[])):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _MUTATORS and isinstance(n.func.value, ast.Name) and \
+                    n.func.value.id in targets and not _fresh_first(n.func.value.id, s.body):
+                line = n.lineno + self.info.line_offset
+                name = n.func.value.id
+                for other, node in list(block.env.vars.items()):
+                    # the sequence, an item of it (a list the loop appends to), or a
+                    # container that may hold the sequence (not the items' numbers)
+                    near = {f.id for f in _view_family(node, block.env.views)[:2]}
+                    if other not in targets and (source.id in near or
+                                                 _may_hold(node, {source.id})):
+                        block.env.stale.setdefault(other, (
+                            f"'{name}', a loop variable over a sequence holding it, is "
+                            f"mutated in the loop (line {line})", None, other))
+                return
 
     @staticmethod
     def _written_in_place(s: ast.While | ast.For) -> dict[str, list[ast.AST]]:
@@ -2131,10 +2262,12 @@ class FunctionLowerer:
                     name))
         for name, line in listed.items():
             current = block.env.vars.get(name)
-            for other, v in block.env.vars.items():
-                if current is not None and v is current and other != name:
-                    block.env.stale.setdefault(other, (
-                        f"'{name}' is mutated in the loop (line {line})", None, name))
+            if current is None:
+                continue
+            # the same list, or a container it was read from (``lst = d["k"]``)
+            for other in _sharing(name, current, block.env):
+                block.env.stale.setdefault(other, (
+                    f"'{name}' is mutated in the loop (line {line})", None, name))
 
     def _loop(self, s: ast.While | ast.For, block: Block, test: ast.expr | None,
               for_info: tuple | None) -> Block | None:
@@ -2340,6 +2473,12 @@ class FunctionLowerer:
                         f"{why}; CPython would show the change here, myc lists and dicts "
                         "are values", node, hint=f"copy it where it is made ({name} = "
                         "list(...) or dict(...)), or read the mutated variable")
+                if watched is _LIST_ONLY:  # refused if it is, or holds, a list or dict
+                    return self.apply(
+                        block, P.list_guard, value,
+                        f"'{name}' may hold a list that was appended to since: {why}; "
+                        "CPython would show the change here, myc lists are values|hint|"
+                        "read it through the container the list was appended in", node=node)
                 if not (watched.graph is None or block.graph.is_within(watched.graph)):
                     # updated on a path that has joined this one: the updated variable's
                     # value here has the type the guard needs (an update keeps it)
@@ -2419,6 +2558,10 @@ class FunctionLowerer:
             const = value.copy()
             const.flags.writeable = False
             return Constant(const, loc)
+        if isinstance(value, (set, frozenset)) and all(_static_key(k) for k in value):
+            # a set of constants (``HOLES = {5, 7}``): read when the program is parsed, for
+            # ``s in HOLES``, ``len`` and iteration in CPython's order at that moment
+            return Constant(const_set(value), loc)
         if isinstance(value, (list, dict)) or (isinstance(value, tuple) and
                                                type(value) is not tuple):
             # a list, dict or namedtuple: a static structure, read when the program is
@@ -3484,7 +3627,8 @@ class FunctionLowerer:
                  id(py.reversed): ("py_reversed", 1, 1), id(py.dict): ("to_dict", 0, 1),
                  id(py.zip): ("py_zip", 0, 99), id(py.range): ("py_range", 1, 3),
                  id(py.slice): ("make_slice", 1, 3), id(py.map): ("py_map", 2, 99),
-                 id(py.isinstance): ("py_isinstance", 2, 2), id(py.sorted): None}
+                 id(py.isinstance): ("py_isinstance", 2, 2), id(py.sorted): None,
+                 id(py.divmod): ("py_divmod", 2, 2)}
         if id(callee) not in table:
             if (callee is py.min or callee is py.max) and len(e.args) == 1 and \
                     not e.keywords:

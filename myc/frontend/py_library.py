@@ -158,6 +158,31 @@ def choice_from_uniform(a, u, p):
     return np.asarray(a)[idx]
 
 
+def choice_population(a):
+    """How many items ``rng.choice(a)`` picks among: ``a`` itself for an int, else the
+    length of the 1-d array or list (NumPy's ValueError for another shape)."""
+    if P.is_int(a):
+        return a
+    if np.ndim(a) != 1:
+        raise ValueError("a must be 1-dimensional or an integer")
+    return len(a)
+
+
+def permutation_length(x):
+    """How many items ``rng.permutation(x)`` shuffles: ``x`` for an int, else the
+    array's first dimension."""
+    if np.ndim(x) == 0:  # an int (one computed from data: refused by the draw)
+        return x
+    return np.shape(x)[0]
+
+
+def choice_pick(a, idx):
+    """``rng.choice(a)``'s result given the drawn index: the index for an int ``a``."""
+    if P.is_int(a):
+        return idx
+    return np.asarray(a)[idx]
+
+
 def setattr_value(obj, name, value):
     """``obj.name = value`` as a new object (objects of the user's classes are values in
     myc, as lists and dicts are): the frontend rebinds the variable holding it."""
@@ -263,6 +288,12 @@ def py_enumerate(seq, start=0):
         out.append((i, v))
         i = i + 1
     return out
+
+
+def py_divmod(a, b):
+    """``divmod(a, b)``: Python's floor quotient and remainder (a grid index's row and
+    column, ``r, c = divmod(state, COLS)``)."""
+    return a // b, a % b
 
 
 def py_reversed(seq):

@@ -24,7 +24,7 @@ def _target_names(target: ast.AST, out: set[str]) -> None:
 
 def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
     """The variables whose objects ``stmts`` change by assigning attributes
-    (``self.total = ...``, ``self.mean[c, :] = ...``, ``self.a.b = ...``): myc rebinds
+    (``self.total = ...``, ``self.t += 1``, ``self.mean[c, :] = ...``): myc rebinds
     them to the changed object, so a loop carries them (not descending into nested
     functions, whose writes to an enclosing variable are refused)."""
     out: set[str] = set()
@@ -43,8 +43,8 @@ def attribute_roots(stmts: list[ast.stmt]) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
                              ast.Lambda)):
             return
-        if isinstance(node, ast.Assign):
-            for t in node.targets:
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
                 for sub in ast.walk(t):
                     if isinstance(sub, (ast.Attribute, ast.Subscript)) and \
                             isinstance(sub.ctx, ast.Store):
@@ -79,7 +79,19 @@ def _method_statement(call: ast.Call) -> bool:
     """``x.m(...)`` as a statement that is not a list mutation (``out.append(v)``)."""
     f = call.func
     return isinstance(f, ast.Attribute) and not (
-        f.attr in _MUTATING_METHODS and isinstance(f.value, ast.Name))
+        f.attr in _MUTATING_METHODS and mutated_root(f.value) is not None)
+
+
+def mutated_root(recv: ast.AST) -> str | None:
+    """The variable a list method's receiver is rebound through: ``out`` for
+    ``out.append``, ``d`` for ``d[k].append`` and ``P[s][a].append`` (None otherwise)."""
+    for _ in range(3):
+        if isinstance(recv, ast.Name):
+            return recv.id
+        if not isinstance(recv, ast.Subscript):
+            return None
+        recv = recv.value
+    return None
 
 
 def assigned_names(stmts: list[ast.stmt]) -> set[str]:
@@ -112,8 +124,8 @@ def assigned_names(stmts: list[ast.stmt]) -> set[str]:
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and \
                 isinstance(node.value.func, ast.Attribute) and \
                 node.value.func.attr in _MUTATING_METHODS and \
-                isinstance(node.value.func.value, ast.Name):
-            out.add(node.value.func.value.id)  # out.append(x) rebinds out
+                (root := mutated_root(node.value.func.value)) is not None:
+            out.add(root)  # out.append(x), d[k].append(x), P[s][a].append(t) rebind it
         if isinstance(node, ast.Expr) and (name := inplace_target(node.value)) is not None:
             out.add(name)  # np.fill_diagonal(R, v) rebinds R
         for child in ast.iter_child_nodes(node):

@@ -10,6 +10,10 @@ from myc.errors import Location
 from myc.prims.abstract import AArray, AScalar, abstract_of
 from myc.prims.containers import container_meta
 
+# why a guarded trace stops at a random draw or a print: its decisions are taken on this
+# call's values, which a draw's are not (``myc.pipeline.specialize`` adds which decision)
+EFFECT_WHY = "a random draw or print in a program specialized on its data-dependent decisions"
+
 
 class GraphBreak(Exception):  # noqa: N818 - a control signal, not an error
     """Specialization cannot continue: a condition depends on abstract data."""

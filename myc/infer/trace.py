@@ -43,7 +43,7 @@ from myc.infer.dynslice import DynamicSlices, DynSlice, holds_dynamic_slice
 from myc.infer.masked import WHY as MASK_WHY
 from myc.infer.masked import Masked, MaskedLen, MaskedSelections, holds_masked
 from myc.infer.rules import infer
-from myc.infer.signature import GraphBreak, signature_key  # noqa: F401 - re-exported
+from myc.infer.signature import EFFECT_WHY, GraphBreak, signature_key  # noqa: F401 - re-exported
 from myc.infer.store_forward import read_through
 from myc.ir.evaluator import Interpreter, translate_exception
 from myc.ir.nodes import Apply, Closure, Constant, Graph, Node
@@ -233,8 +233,7 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
                 raise translate_exception(exc, prim.name, loc) from None
         effect = not prim.pure
         if effect and self.concrete:  # decisions taken on this call's values: not a draw's
-            raise GraphBreak("a random draw or print in a program specialized on its "
-                             "data-dependent decisions", loc)
+            raise GraphBreak(EFFECT_WHY, loc)
         if effect and getattr(self, "building", None):  # a typed function's own program
             raise GraphBreak("a random draw or print in a recursive function whose depth "
                              "depends on data", loc)
@@ -567,6 +566,15 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
 
     def p_dtype(self, args, loc):
         return self._from_abstract(P.dtype, args, loc)
+
+    def p_list_guard(self, args, loc):
+        from myc.prims.ops import holds_list
+
+        value, message = args
+        if holds_list(value):
+            text, _, hint = message.partition("|hint|")
+            raise MycSyntaxError(text, loc=loc, hint=hint or None)
+        return value
 
     def p_alias_guard(self, args, loc):
         value, updated, message = args

@@ -502,6 +502,11 @@ def bprop_alias_guard(value, updated, message, out, dout):
     return (dout, ZERO, ZERO)
 
 
+@reverse_rule(P.list_guard)
+def bprop_list_guard(value, message, out, dout):
+    return (dout, ZERO)
+
+
 @reverse_rule(P.unchanged_by)
 def bprop_unchanged_by(value, fn, where, message, out, dout):
     return (dout, ZERO, ZERO, ZERO)

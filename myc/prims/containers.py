@@ -592,7 +592,22 @@ register("is_", "a b", _is, differentiable=False,
          doc="Python's ``a is b`` with ``None``, ``True`` or ``False`` on one side, known "
              "when the program specializes.")
 
+class ConstSet(frozenset):
+    """A set of constants read from a global (``HOLES = {5, 7}``): ``in`` and ``len`` as a
+    frozenset's; iterated in the order CPython iterated the user's set when it was read."""
+
+    order: tuple = ()
+
+
+def const_set(value: Any) -> ConstSet:
+    out = ConstSet(value)
+    out.order = tuple(value)
+    return out
+
+
 def _iter_seq(x: Any) -> Any:
+    if isinstance(x, ConstSet):
+        return x.order
     return ListValue(x.keys_) if isinstance(x, DictValue) else x
 
 

@@ -246,7 +246,7 @@ def _integers(token, rng, method, low, high, size, endpoint):
     """``rng.integers(low, high, size, endpoint=)`` / ``rs.randint(low, high, size)``:
     the generator's own bounded-integer algorithm (so NumPy's draws), int64."""
     gen = resolve(rng)
-    if method == "randint":
+    if method == "randint" or (method == "choice" and isinstance(gen, np.random.RandomState)):
         return gen.randint(low, high, size=_size(size), dtype=np.int64)
     return gen.integers(low, high, size=_size(size), dtype=np.int64, endpoint=endpoint)
 
@@ -271,6 +271,32 @@ integers = register("rng_integers", "token rng method low high size endpoint", _
                     differentiable=False)
 integers.infer = _integers_infer
 integers.pure = False
+
+
+def _permutation(token, rng, n):
+    """``rng.permutation(n)``: the generator's own shuffle of ``arange(n)`` (NumPy's
+    draws; ``permutation(x)`` is ``x[that]``, the same stream), int64."""
+    return np.asarray(resolve(rng).permutation(n), dtype=np.int64)
+
+
+def _permutation_infer(token, rng, n):
+    from myc.errors import MycTypeError
+
+    if isinstance(n, (float, np.floating, bool, np.bool_)) or (
+            isinstance(n, AScalar) and n.dtype.kind not in "iu"):
+        raise MycTypeError("'.permutation(x)': x must be an integer or at least "
+                           "1-dimensional")
+    if not isinstance(n, (int, np.integer)):
+        raise MycTypeError("'.permutation()' needs its length known when the program is "
+                           "compiled (an int, or an array: its length), not computed from "
+                           "data")
+    _draw_infer(token, rng, "permutation", None, None)
+    return AArray(np.dtype(np.int64), (int(n),))
+
+
+permutation = register("rng_permutation", "token rng n", _permutation, differentiable=False)
+permutation.infer = _permutation_infer
+permutation.pure = False
 
 
 # ---------------------------------------------------------------- making and seeding

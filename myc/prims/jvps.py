@@ -432,6 +432,11 @@ def jvp_alias_guard(value, updated, message, tvalue, tupdated, tmessage, out):
     return tvalue
 
 
+@forward_rule(P.list_guard, structural=True)
+def jvp_list_guard(value, message, tvalue, tmessage, out):
+    return tvalue
+
+
 @forward_rule(P.unchanged_by, structural=True)
 def jvp_unchanged_by(value, fn, where, message, tvalue, tfn, twhere, tmessage, out):
     return tvalue

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from myc.errors import MycNameError, MycTypeError, MycValueError
+from myc.errors import MycNameError, MycSyntaxError, MycTypeError, MycValueError
 from myc.prims.containers import DictValue, leaves
 from myc.prims.registry import register
 from myc.prims.values import UNDEF
@@ -433,6 +433,29 @@ def _alias_guard(value, updated, message):
 
 
 register("alias_guard", "value updated message", _alias_guard)
+
+
+def holds_list(value) -> bool:
+    """Is ``value`` a list or dict, or a tuple holding one (what an append through
+    another name changes in CPython)?"""
+    from myc.prims.containers import ListValue
+
+    if isinstance(value, (ListValue, DictValue)):
+        return True
+    return isinstance(value, tuple) and any(holds_list(v) for v in value)
+
+
+def _list_guard(value, message):
+    """Refuse reading ``value`` when it is or holds a list or dict: a list it may hold
+    was appended to through another name (``P[s][a].append(t)``), which CPython shows
+    here; numbers and arrays it holds are not changed by that."""
+    if holds_list(value):
+        text, _, hint = message.partition("|hint|")
+        raise MycSyntaxError(text, hint=hint or None)
+    return value
+
+
+register("list_guard", "value message", _list_guard)
 
 
 def called_change(fn, where):

@@ -460,9 +460,28 @@ def test_choice_with_probabilities_draws_as_numpy(make_rng):
               ref.random_sample(4) if hasattr(ref, "random_sample") else ref.random(4))
 
 
+def e_exponential(rng):
+    return rng.exponential(2.0)
+
+
+def e_global_gamma(x):
+    return x * np.random.gamma(2.0)
+
+
 def test_unsupported_draws_say_what_to_do():
-    for fn, args, what in ((e_permutation, (np.random.default_rng(0),), ".permutation()"),
-                           (e_global_choice, (np.ones(3),), ".choice()")):
+    for fn, args, what in ((e_exponential, (np.random.default_rng(0),), ".exponential()"),
+                           (e_global_gamma, (np.ones(3),), ".gamma()")):
         with pytest.raises(MycError, match="pass the array as an argument") as e:
             myc.jit(fn)(*args)
         assert what in str(e.value)
+
+
+def test_permutation_and_choice_without_p_draw_as_numpy():
+    """(once refused above): the generator's own shuffle and bounded integers."""
+    np.testing.assert_array_equal(myc.jit(e_permutation)(np.random.default_rng(0)),
+                                  e_permutation(np.random.default_rng(0)))
+    x = np.array([1.0, 2.0, 3.0])
+    np.random.seed(5)
+    want = e_global_choice(x)
+    np.random.seed(5)
+    assert myc.jit(e_global_choice)(x) == want
