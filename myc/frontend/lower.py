@@ -413,7 +413,7 @@ def _possible_inputs(m: Node) -> list[Node]:
 
 # guards returning one of their operands, by its position: ``unchanged_by(value, fn,
 # ...)`` (``fn`` the callee that may change it), ``checked(checks, value)``
-_GUARDS = {"unchanged_by": 1, "alias_guard": 1, "checked": 2, "after": 2}
+_GUARDS = {"unchanged_by": 1, "alias_guard": 1, "list_guard": 1, "checked": 2, "after": 2}
 
 
 def _copy_method_call(m: Node) -> bool:
