@@ -240,6 +240,13 @@ def _view_base(n: Node, views: dict | None = None) -> Node | None:
     return None
 
 
+def _tuple_node(n: Node) -> bool:
+    """Is ``n`` a tuple written out here or a constant one (``(r, c)``, ``GOAL = (2,
+    3)``): compared item by item, as Python compares tuples?"""
+    return _made_by(n) == "make_tuple" or (isinstance(n, Constant) and
+                                             type(n.value) is tuple)
+
+
 def _user_call(n: Node) -> Graph | None:
     """The user's function ``n`` calls by name (not myc's library's), or None."""
     if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
@@ -2954,6 +2961,10 @@ class FunctionLowerer:
             elif op in (ast.Is, ast.IsNot):  # with None/True/False: known when specialized
                 res = self.apply(b, P.is_, left, right, node=e)
                 if op is ast.IsNot:
+                    res = self.apply(b, P.not_, res, node=e)
+            elif op in (ast.Eq, ast.NotEq) and _tuple_node(left) and _tuple_node(right):
+                res = self.py_call("seq_eq", [left, right], e, b)  # (r, c) == GOAL
+                if op is ast.NotEq:
                     res = self.apply(b, P.not_, res, node=e)
             else:
                 res = self.apply(b, getattr(P, _CMPOPS[op]), left, right, node=e)

@@ -325,6 +325,22 @@ def seq_min(xs):
     return acc
 
 
+def seq_eq(a, b):
+    # tuple equality as Python's ((r, c) == GOAL with r, c from data): the same length
+    # and each pair of items equal
+    if len(a) != len(b):
+        return False
+    for k in range(len(a)):
+        x = a[k]
+        y = b[k]
+        if P.is_tuple(x) and P.is_tuple(y):
+            if not seq_eq(x, y):
+                return False
+        elif not x == y:
+            return False
+    return True
+
+
 def to_dict(x):
     """``dict(x)``: a dict's copy (a value already), or a dict of (key, value) pairs."""
     if P.container_kind(x) == "dict":

@@ -321,3 +321,27 @@ def test_numbers_held_by_an_appended_container_stay_readable():
 
     assert myc.jit(f)(1.5) == f(1.5)
     assert myc.grad(f)(1.5) == 2.0
+
+
+GOAL = (2, 3)
+
+
+def _tuple_compare(x, n):
+    r = int(np.sum(x > 0))        # data: known only when the program runs
+    c = n + 1
+    hit = 0.0
+    if (r, c) == GOAL:            # a grid world's goal test (was "eq: unsupported
+        hit = 1.0                 # operand of type tuple")
+    if (r, c) != (0, 0):
+        hit = hit + 2.0
+    nested = ((r, 1), 2) == ((2, 1), 2)
+    longer = (r, c) == (r, c, 0)
+    return np.sum(x) * hit, nested, longer
+
+
+@pytest.mark.parametrize("backend", ["interp", "cpu"])
+def test_tuples_of_data_compare_item_by_item(backend):
+    f = myc.jit(_tuple_compare, backend=backend)
+    for x, n in ((np.array([1.0, 2.0, -1.0]), 2), (np.array([1.0, 2.0, -1.0]), 1),
+                 (np.array([-1.0, -2.0, -1.0]), -1)):
+        assert f(x, n) == _tuple_compare(x, n)
