@@ -579,6 +579,13 @@ def py_min_value(x, y):
     return m(x, y) * 3.0
 
 
+def list_guarded(x):
+    v = x * 2.0
+    table = {"k": [v]}
+    table["k"].append(x)  # the table's lists appended to: v (an array) still readable
+    return v * table["k"][1]
+
+
 def alias_guarded_scalar(x):
     a = x * 2.0
     b = a

@@ -452,6 +452,7 @@ CASES: dict[str, list[Case]] = {
     "default_if_undef": [Case(F.default_through_value, st.tuples(value((2,)), value((2,))),
                               argnums=(0, 1))],
     "alias_guard": [Case(F.alias_guarded_scalar, st.tuples(st.floats(-2.0, 2.0)))],
+    "list_guard": [Case(F.list_guarded, st.tuples(value((3,))))],
     "unchanged_by": [Case(F.read_after_a_call_through_a_value, st.tuples(value((3,))))],
     "py_max": [Case(F.py_max_value, st.tuples(st.floats(-3.0, -0.1), st.floats(0.1, 3.0)),
                     argnums=(0, 1))],

@@ -55,7 +55,7 @@ class Model:
         self.layers = layers            # a list of objects
         self.offsets = offsets          # a dict keyed by the layer objects themselves
         self.shape = (2, 3)
-        self.seen = set()               # no value in compiled code: an error if read
+        self.seen = bytearray(2)        # no value in compiled code: an error if read
 
     def predict(self, x, extra=0.0):
         for layer in self.layers:
