@@ -247,6 +247,25 @@ def _tuple_node(n: Node) -> bool:
                                              type(n.value) is tuple)
 
 
+def _element_ints(n: Node, pid: int, links: dict[int, Node]) -> int | None:
+    """``n`` read from the parameter ``pid`` by int indices only (``x[0, -2]``,
+    ``x[1]``; followed from a loop's state to its start): how many, else None."""
+    for _ in range(64):
+        if n.id not in links:
+            break
+        n = links[n.id]
+    if _made_by(n) != "getitem" or n.inputs[1].id != pid:
+        return None
+    at = n.inputs[2]
+    parts = at.inputs[1:] if _made_by(at) == "make_tuple" else [at]
+    if all(isinstance(p, Constant) and type(p.value) is int for p in parts):
+        return len(parts)
+    if isinstance(at, Constant) and type(at.value) is tuple and \
+            all(type(v) is int for v in at.value):
+        return len(at.value)
+    return None
+
+
 def _user_call(n: Node) -> Graph | None:
     """The user's function ``n`` calls by name (not myc's library's), or None."""
     if isinstance(n, Apply) and isinstance(n.inputs[0], Constant) and \
@@ -1074,6 +1093,10 @@ class FunctionLowerer:
         # that reads its argument again would see the change in CPython (``call_graph``)
         self.params: dict[int, str] = {}
         self.param_writes: dict[str, tuple[int, str, bool]] = {}
+        # a parameter whose every in-place write is ``v op= ...`` on an element read by
+        # int indices (``s = x[0, -2]; s *= 2``): how many -- a number when the
+        # argument has no more dimensions, which CPython rebinds (no warning then)
+        self.param_element_writes: dict[str, int | None] = {}
         self.stale_at_return: set[str] = set()  # (those cannot be written back)
         # which of the caller's objects (by parameter name) each parameter name holds,
         # changed only by the permutations ``swaps`` (``_param_swaps``)
@@ -1189,6 +1212,10 @@ class FunctionLowerer:
         if self.param_writes:
             g.flags["param_writes"] = {names.index(n) if n in names else -1: w
                                        for n, w in self.param_writes.items()}
+            elements = {names.index(n): k for n, k in self.param_element_writes.items()
+                        if k is not None and n in names}
+            if elements:
+                g.flags["param_element_writes"] = elements
             rebound = _rebound_names(tree, self.swaps)
             back = tuple(n for n in names if n in self.param_writes and n not in rebound
                          and n not in self.stale_at_return)
@@ -1379,6 +1406,13 @@ class FunctionLowerer:
         changes the list, not the arrays in it)."""
         walk = _holds if held else _part_of
         for pid, pname in self.params.items():
+            if bare and not held and walk(current, {pid}, self.loop_inits):
+                ints = _element_ints(current, pid, self.loop_inits)
+                was = self.param_element_writes.get(pname, ints)
+                self.param_element_writes[pname] = ints if was == ints else None
+            elif pname in self.param_element_writes and walk(current, {pid},
+                                                              self.loop_inits):
+                self.param_element_writes[pname] = None
             if pname not in self.param_writes and walk(current, {pid}, self.loop_inits):
                 text = ast.unparse(node).split("\n")[0] + (
                     " = ..." if isinstance(node, ast.Subscript) else "")

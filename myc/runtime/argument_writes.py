@@ -43,6 +43,7 @@ def warn_argument_writes(graph: Any, fn: Any, args: tuple, kwargs: dict) -> None
     if owner is not None and len(sig.names) == len(args) + len(kwargs) + 1:
         given = [owner, *given]  # a bound method: ``self`` first
     name = getattr(fn, "__name__", "function")
+    elements = graph.flags.get("param_element_writes") or {}
     for i, (line, text, bare) in sorted(writes.items()):
         if not 0 <= i < len(sig.names):
             continue
@@ -50,6 +51,8 @@ def warn_argument_writes(graph: Any, fn: Any, args: tuple, kwargs: dict) -> None
         value = given[i] if i < len(given) else kwargs.get(pname)
         if value is None or not _shows_change(value, bare):
             continue
+        if i in elements and np.ndim(value) <= elements[i]:
+            continue  # ``s = x[0, -2]; s *= 2``: an element, a number CPython rebinds
         warnings.warn(
             f"myc: {name}() changes its argument '{pname}' in place ({text}, line {line}); "
             "a compiled function does not write into its caller's arrays or objects, so "

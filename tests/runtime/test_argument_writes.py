@@ -109,3 +109,37 @@ def test_no_warning_for_numbers_bumped_or_pure_functions():
         assert myc.jit(bump)(3.0) == 4.0
         myc.jit(pure)(np.ones(2))
         myc.jit(rebound_in_loop)(np.ones(2))
+
+
+def bump_element(x):
+    s = x[0, -2]
+    for _ in range(2):
+        s *= 2.0          # x[0, -2] of a 2-d array is a number: CPython rebinds it
+    return s
+
+
+def bump_row(x):
+    r = x[0]
+    r *= 2.0              # a row: a view, CPython changes x
+    return r.sum()
+
+
+def bump_element_then_row(x):
+    s = x[0, 1]
+    s *= 2.0
+    r = x[1]
+    r += 1.0
+    return s + r.sum()
+
+
+def test_an_element_bumped_is_not_a_write_into_the_argument():
+    """(was a false warning: the element read was counted as a view)"""
+    x = np.ones((2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MycArgumentWriteWarning)
+        assert myc.jit(bump_element)(x) == 4.0
+    for fn in (bump_row, bump_element_then_row):
+        with pytest.warns(MycArgumentWriteWarning, match="'x' in place"):
+            myc.jit(fn)(np.ones((2, 3)))
+    with pytest.warns(MycArgumentWriteWarning, match="'x' in place"):
+        myc.jit(bump_element)(np.ones((2, 3, 2)))  # x[0, -2] a row here
