@@ -17,9 +17,10 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 import myc
-from tests.realworld.run import Replay, run_one
+from tests.realworld.run import Replay, leaves, run_one
 from tests.realworld.wild import PROGRAMS
 
 PACKAGE = "tests.realworld.wild"
@@ -93,6 +94,28 @@ def check(name: str, package: str) -> None:
     assert "error" not in row, row["error"]
     assert row["max_err"] <= row["tol"], row
     assert row["value_err"] <= row["value_tol"], row
+
+
+def check_interpreter(case: dict, gradient=None) -> None:
+    """A corpus test: the reference interpreter gives NumPy's value and cpu's gradient
+    (``gradient``: the transform the program builds, else ``myc.grad`` of its
+    ``argnums``), the random draws replayed for each run."""
+    replay = Replay(case)
+    replay.reset()
+    want = float(case["fn"](*case["args"]))
+    replay.reset()
+    got = myc.jit(case["fn"], backend="interp")(*case["args"])
+    assert float(got) == pytest.approx(want, rel=1e-12, abs=1e-14)
+    replay.reset()
+    g_cpu = (gradient or myc.grad(case["fn"], case["argnums"]))(*case["args"])
+    replay.reset()
+    g_int = myc.grad(case["fn"], case["argnums"], backend="interp")(*case["args"])
+    for (pa, a), (pb, b) in zip(leaves(g_int), leaves(g_cpu), strict=True):
+        assert pa == pb
+        if a is None or b is None:  # an int attribute (n_heads): no gradient
+            assert a is None and b is None, pa
+            continue
+        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
 
 
 def markdown(rows: list[dict], features: dict[str, str]) -> str:

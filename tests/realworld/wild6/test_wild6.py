@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import myc
-from tests.realworld.run import Replay, gradient_fn, leaves
-from tests.realworld.wild.run import check
+from tests.realworld.run import gradient_fn
+from tests.realworld.wild.run import check, check_interpreter
 from tests.realworld.wild6 import PROGRAMS
 
 PACKAGE = "tests.realworld.wild6"
@@ -35,20 +35,7 @@ def test_value_and_gradient_match_numpy(name):
 def test_interpreter_backend_agrees(name):
     """The reference interpreter: the same value as NumPy, the same gradient as cpu's."""
     case = _mod(name).case()
-    replay = Replay(case)
-    replay.reset()
-    want = case["fn"](*case["args"])
-    replay.reset()
-    got = myc.jit(case["fn"], backend="interp")(*case["args"])
-    assert got == pytest.approx(want, rel=1e-12, abs=1e-14)
-    replay.reset()
-    g_cpu = gradient_fn(case)(*case["args"])
-    nums = case["argnums"]
-    replay.reset()
-    g_int = myc.grad(case["fn"], nums, backend="interp")(*case["args"])
-    for (pa, a), (pb, b) in zip(leaves(g_int), leaves(g_cpu), strict=True):
-        assert pa == pb
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    check_interpreter(case, gradient_fn(case))
 
 
 def test_gcn_adjacency_and_training():

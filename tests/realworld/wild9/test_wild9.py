@@ -11,8 +11,7 @@ import numpy as np
 import pytest
 
 import myc
-from tests.realworld.run import Replay, leaves
-from tests.realworld.wild.run import check
+from tests.realworld.wild.run import check, check_interpreter
 from tests.realworld.wild9 import PROGRAMS
 
 PACKAGE = "tests.realworld.wild9"
@@ -30,20 +29,7 @@ def test_value_and_gradient_match_numpy(name):
 
 @pytest.mark.parametrize("name", [p for p in PROGRAMS if p not in REFUSED])
 def test_interpreter_backend_agrees(name):
-    case = _mod(name).case()
-    replay = Replay(case)
-    replay.reset()
-    want = float(case["fn"](*case["args"]))
-    replay.reset()
-    got = myc.jit(case["fn"], backend="interp")(*case["args"])
-    assert float(got) == pytest.approx(want, rel=1e-12, abs=1e-14)
-    replay.reset()
-    g_int = myc.grad(case["fn"], case["argnums"], backend="interp")(*case["args"])
-    replay.reset()
-    g_cpu = myc.grad(case["fn"], case["argnums"])(*case["args"])
-    for (pa, a), (pb, b) in zip(leaves(g_int), leaves(g_cpu), strict=True):
-        assert pa == pb
-        np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+    check_interpreter(_mod(name).case())
 
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
