@@ -54,7 +54,7 @@ from myc.prims.arrays import concat_index
 from myc.prims.containers import STRUCTURAL as CONTAINER_PRIMS
 from myc.prims.containers import DictValue, ListValue, is_container, is_object, like
 from myc.prims.effects import RngArg, is_generator
-from myc.prims.ops import aliased, called_change, unchanged_message, unchanged_refused
+from myc.prims.ops import aliased, called_change, holds_list, unchanged_message, unchanged_refused
 
 MAX_NODES = 60_000
 _FOLD_LIMIT = 4096
@@ -568,8 +568,6 @@ class Tracer(Recursion, ControlFlow, DynamicSlices, MaskedSelections, Interprete
         return self._from_abstract(P.dtype, args, loc)
 
     def p_list_guard(self, args, loc):
-        from myc.prims.ops import holds_list
-
         value, message = args
         if holds_list(value):
             text, _, hint = message.partition("|hint|")

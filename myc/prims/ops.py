@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from myc.errors import MycNameError, MycSyntaxError, MycTypeError, MycValueError
-from myc.prims.containers import DictValue, leaves
+from myc.prims.containers import DictValue, ListValue, leaves
 from myc.prims.registry import register
 from myc.prims.values import UNDEF
 
@@ -438,8 +438,6 @@ register("alias_guard", "value updated message", _alias_guard)
 def holds_list(value) -> bool:
     """Is ``value`` a list or dict, or a tuple holding one (what an append through
     another name changes in CPython)?"""
-    from myc.prims.containers import ListValue
-
     if isinstance(value, (ListValue, DictValue)):
         return True
     return isinstance(value, tuple) and any(holds_list(v) for v in value)
